@@ -1,0 +1,103 @@
+"""The `mnemovault` command: a thin shell over MemoryService (or the running daemon)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+import typer
+
+from vault_sync.errors import MnemovaultError
+
+from . import output
+from .context import open_service
+from .errors import exit_code
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help="mnemovault: memories that live in your Obsidian vault.")
+
+VaultOpt = typer.Option(None, "--vault", "-v", help="The vault folder (else MNEMOVAULT_VAULT or the config).")
+JsonOpt = typer.Option(False, "--json", help="Print JSON instead of text.")
+
+
+def run(fn: Callable[[], Any]) -> Any:
+    """Turn engine errors into a one-line message and an exit code."""
+    try:
+        return fn()
+    except MnemovaultError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(exit_code(exc)) from None
+
+
+def emit(data: Any, as_json: bool, render: Callable[[Any], None]) -> None:
+    if as_json:
+        typer.echo(json.dumps(data, indent=2, default=str, ensure_ascii=False))
+    else:
+        render(data)
+
+
+@app.command()
+def sync(vault: Optional[Path] = VaultOpt, rebuild: bool = typer.Option(False, "--rebuild", help="Rebuild the index from scratch."), as_json: bool = JsonOpt):
+    """Bring the index up to date with the vault."""
+
+    def go():
+        with open_service(vault, initial_sync=False) as svc:
+            with output.progress("indexing", enabled=not as_json) as bar:
+                report = svc.sync(rebuild=rebuild, progress=bar)
+            emit(report.to_dict(), as_json, output.render_sync)
+
+    run(go)
+
+
+@app.command()
+def sweep(vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
+    """Recompute decay scores in STM and write back only the values that changed."""
+
+    def go():
+        with open_service(vault) as svc:
+            emit(svc.sweep().to_dict(), as_json, output.render_sweep)
+
+    run(go)
+
+
+@app.command()
+def status(vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
+    """Counts by kind and status, problems, conflicts, dangling links, last sync."""
+
+    def go():
+        with open_service(vault) as svc:
+            emit(svc.status(), as_json, output.render_status)
+
+    run(go)
+
+
+@app.command()
+def watch(vault: Optional[Path] = VaultOpt):
+    """Keep the index current while files change (Ctrl-C to stop)."""
+    from .daemon import watch_forever
+
+    run(lambda: watch_forever(vault))
+
+
+@app.command()
+def demo(
+    target: Path = typer.Argument(Path(".demo-vault"), help="Where to put the working copy."),
+    fresh: bool = typer.Option(True, help="Replace an existing copy."),
+    run_daemon: bool = typer.Option(True, "--daemon/--no-daemon", help="Start the daemon on the copy afterwards."),
+):
+    """Copy sample-vault/ with its dates shifted to today, index it and sweep it."""
+    from .demo import make_demo
+
+    run(lambda: make_demo(target, fresh, run_daemon))
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,92 @@
+"""Human-readable renderings of command results (the --json forms are the raw dicts)."""
+
+from __future__ import annotations
+
+import sys
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
+
+from rich.console import Console
+from rich.table import Table
+
+console = Console()
+
+
+@contextmanager
+def progress(label: str, enabled: bool = True) -> Iterator[Callable[[int, int], None] | None]:
+    """A progress callback drawing a bar on a terminal; None elsewhere."""
+    if not enabled or not sys.stderr.isatty():
+        yield None
+        return
+    from rich.progress import Progress
+
+    with Progress(console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(label, total=None)
+
+        def update(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield update
+
+
+def render_sync(r: dict) -> None:
+    console.print(
+        f"indexed in {r['seconds']:.2f}s: {r['added']} added, {r['updated']} updated, {r['moved']} moved, "
+        f"{r['removed']} removed, {r['unchanged']} unchanged; {r['problems']} with problems, {r['conflicts']} conflict copies"
+    )
+    for path, why in sorted(r.get("skipped", {}).items()):
+        console.print(f"  skipped {path}: {why}")
+    for fix in r.get("id_fixes", []):
+        console.print(f"  {fix}")
+
+
+def render_sweep(r: dict) -> None:
+    console.print(
+        f"swept {r['scanned']} memories in {r['seconds']:.2f}s: {r['written']} written, {r['unchanged']} unchanged, "
+        f"{r['quiet']} recently edited (left for later), {len(r['invalid'])} with problems (left alone)"
+    )
+    for item in r["invalid"]:
+        console.print(f"  [yellow]{item['path']}[/]: {item['cause']}")
+    for item in r["errors"]:
+        console.print(f"  [red]{item['path']}[/]: {item['cause']}")
+
+
+def render_status(s: dict) -> None:
+    c = s["counts"]
+    console.print(f"[bold]{s['vault']}[/]")
+    console.print(f"  memories: {c['stm']} short-term, {c['ltm']} long-term, {c['archive']} archived; {c['note']} other notes")
+    if s["stm_states"]:
+        console.print("  short-term: " + ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in sorted(s["stm_states"].items())))
+    console.print(f"  last sync: {s['last_sync'] or 'never'}; dangling links: {s['dangling_links']}")
+    emb = s["embeddings"]
+    console.print(f"  embeddings: {'on' if emb['enabled'] else 'off'} ({emb['done']}/{emb['total']})")
+    if s.get("watcher"):
+        w = s["watcher"]
+        console.print(f"  watcher: {w['mode']}" + (f" ({w['last_error']})" if w.get("last_error") else ""))
+    if s["conflicts"]:
+        console.print(f"  [yellow]{len(s['conflicts'])} sync-conflict copies[/] (not indexed):")
+        for item in s["conflicts"]:
+            console.print(f"    {item['path']} (copy of {item['original']})")
+    if s["problems"]:
+        console.print(f"  [yellow]{len(s['problems'])} problems[/]:")
+        for p in s["problems"]:
+            console.print(f"    {p['path']}: {p['cause']}")
+
+
+def table(rows: list[dict], columns: list[tuple[str, str]], title: str | None = None) -> None:
+    t = Table(title=title, show_lines=False)
+    for _, header in columns:
+        t.add_column(header)
+    for row in rows:
+        t.add_row(*[_fmt(row.get(key)) for key, _ in columns])
+    console.print(t)
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    if isinstance(value, list):
+        return ", ".join(map(str, value))
+    return str(value)

@@ -1,0 +1,23 @@
+"""Patching a note file's bytes: BOM kept, owned keys only, written atomically and conditionally."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .patch import patch_frontmatter
+from .writer import WriteResult, update_file
+
+BOM_BYTES = b"\xef\xbb\xbf"
+
+
+def patch_bytes(data: bytes, updates: dict[str, Any]) -> bytes:
+    bom = data.startswith(BOM_BYTES)
+    text = (data[3:] if bom else data).decode("utf-8")
+    out = patch_frontmatter(text, updates).encode("utf-8")
+    return BOM_BYTES + out if bom else out
+
+
+def patch_file(path: Path, expected: bytes, updates: dict[str, Any]) -> WriteResult:
+    """Apply `updates` to the note last read as `expected`; a newer edit is kept and re-patched."""
+    return update_file(path, expected, lambda current: patch_bytes(current, updates))

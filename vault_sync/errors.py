@@ -1,0 +1,51 @@
+"""The engine's one exception hierarchy. Front ends map `code` to tool errors and HTTP statuses."""
+
+
+class MnemovaultError(Exception):
+    """Base of every error the engine raises on purpose."""
+
+    code = "error"
+
+
+class SettingsError(MnemovaultError):
+    code = "invalid_settings"
+
+
+class InvalidInput(MnemovaultError):
+    code = "invalid"
+
+
+class PathOutsideVault(InvalidInput):
+    code = "bad_path"
+
+
+class Refused(InvalidInput):
+    """The intake gate refused the content (empty, too short, a secret)."""
+
+    code = "refused"
+
+
+class NotFound(MnemovaultError):
+    code = "not_found"
+
+
+class Ambiguous(MnemovaultError):
+    code = "ambiguous"
+
+
+class WrongState(MnemovaultError):
+    """The operation does not apply to the note in its current state."""
+
+    code = "wrong_state"
+
+
+class WriteConflict(MnemovaultError):
+    """The note changed under us and the change could not be re-applied."""
+
+    code = "conflict"
+
+
+class NoteProblem(MnemovaultError):
+    """The note cannot be written safely (unreadable frontmatter, invalid values)."""
+
+    code = "note_problem"

@@ -1,0 +1,61 @@
+"""The shadow index's tables. Derived data: a version change means rebuild."""
+
+SCHEMA_VERSION = 3
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS notes (
+    rowid INTEGER PRIMARY KEY,
+    path TEXT NOT NULL UNIQUE,
+    name TEXT NOT NULL,            -- lower-cased file stem, for [[name]] resolution
+    id TEXT,
+    kind TEXT NOT NULL,            -- stm | ltm | archive | note
+    title TEXT NOT NULL,
+    status TEXT,
+    use_count INTEGER,
+    strength REAL,
+    created TEXT,
+    last_used TEXT,
+    decay_score REAL,
+    review_priority REAL,
+    review_count INTEGER,
+    cross_domain_count INTEGER,
+    promoted_at TEXT,
+    archived_at TEXT,
+    pinned INTEGER NOT NULL DEFAULT 0,
+    writable INTEGER NOT NULL,
+    checksum TEXT NOT NULL,
+    content_hash TEXT NOT NULL,     -- of what gets embedded: moves and score writes keep it
+    mtime_ns INTEGER NOT NULL,
+    size INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS notes_id ON notes(id);
+CREATE INDEX IF NOT EXISTS notes_name ON notes(name);
+CREATE INDEX IF NOT EXISTS notes_kind ON notes(kind);
+CREATE TABLE IF NOT EXISTS tags (note INTEGER NOT NULL, tag TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS tags_note ON tags(note);
+CREATE INDEX IF NOT EXISTS tags_tag ON tags(tag);
+CREATE TABLE IF NOT EXISTS aliases (note INTEGER NOT NULL, alias TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS aliases_note ON aliases(note);
+CREATE INDEX IF NOT EXISTS aliases_alias ON aliases(alias);
+CREATE TABLE IF NOT EXISTS links (
+    source INTEGER NOT NULL,
+    target TEXT NOT NULL,          -- as written, without subpath
+    target_name TEXT NOT NULL,     -- lower-cased last component, for lookups
+    subpath TEXT NOT NULL,
+    alias TEXT NOT NULL,
+    kind TEXT NOT NULL,            -- link | embed | heading | block
+    markdown INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS links_source ON links(source);
+CREATE INDEX IF NOT EXISTS links_target ON links(target_name);
+CREATE TABLE IF NOT EXISTS problems (path TEXT NOT NULL, cause TEXT NOT NULL, blocking INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS problems_path ON problems(path);
+CREATE TABLE IF NOT EXISTS conflicts (path TEXT PRIMARY KEY, original TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS embeddings (content_hash TEXT PRIMARY KEY, model TEXT NOT NULL, vector BLOB NOT NULL);
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
+    title, body, tags, tokenize = 'porter unicode61 remove_diacritics 2'
+);
+"""
+
+DERIVED_TABLES = ("notes", "tags", "aliases", "links", "problems", "conflicts", "fts")

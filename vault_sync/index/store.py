@@ -1,0 +1,225 @@
+"""IndexStore: the SQLite shadow index (one file per vault, outside the vault, WAL)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+from ..dates import format_datetime
+from ..note import Note
+from .schema import DERIVED_TABLES, SCHEMA, SCHEMA_VERSION
+
+NOTE_COLUMNS = (
+    "path", "name", "id", "kind", "title", "status", "use_count", "strength", "created", "last_used",
+    "decay_score", "review_priority", "review_count", "cross_domain_count", "promoted_at", "archived_at",
+    "pinned", "writable", "checksum", "content_hash", "mtime_ns", "size",
+)
+
+
+def content_hash(note: Note) -> str:
+    text = f"{note.title}\n{' '.join(note.all_tags)}\n{note.body}"
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def embed_text(title: str, tags: list[str], body: str) -> str:
+    return f"{title}\n{' '.join(tags)}\n{body}".strip()
+
+
+def _iso(value) -> str | None:
+    return format_datetime(value) if value is not None else None
+
+
+@dataclass(frozen=True)
+class Stat:
+    mtime_ns: int
+    size: int
+
+
+def note_row(note: Note, kind: str, stat: Stat) -> tuple:
+    f = note.fields
+    name = note.path.rsplit("/", 1)[-1]
+    name = name[:-3] if name.lower().endswith(".md") else name
+    return (
+        note.path, name.lower(), f.id, kind, note.title, f.status if note.has_frontmatter or f.id else None,
+        f.use_count, f.strength, _iso(f.created), _iso(f.last_used), f.decay_score, f.review_priority,
+        f.review_count, f.cross_domain_count, _iso(f.promoted_at), _iso(f.archived_at), int(f.pinned),
+        int(note.writable), note.checksum, content_hash(note), stat.mtime_ns, stat.size,
+    )
+
+
+class IndexStore:
+    """All access goes through one connection guarded by a lock (watcher + front ends)."""
+
+    def __init__(self, path: Path | str):
+        self.path = Path(path) if path != ":memory:" else path
+        if isinstance(self.path, Path):
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.lock = threading.RLock()
+        self.db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
+        self.db.row_factory = sqlite3.Row
+        if isinstance(self.path, Path):
+            try:
+                os.chmod(self.path, 0o600)  # it holds the person's notes' text
+            except OSError:
+                pass
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.execute("PRAGMA foreign_keys=OFF")
+        self.rebuilt = self._ensure_schema()
+
+    def close(self) -> None:
+        with self.lock:
+            self.db.close()
+
+    def _ensure_schema(self) -> bool:
+        with self.lock:
+            has_meta = self.db.execute("SELECT 1 FROM sqlite_master WHERE name='meta'").fetchone()
+            version = None
+            if has_meta:
+                row = self.db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+                version = row[0] if row else None
+            if version == str(SCHEMA_VERSION):
+                return False
+            names = [r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type IN ('table','view') AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'fts_%'")]
+            for name in names:
+                self.db.execute(f'DROP TABLE IF EXISTS "{name}"')
+            self.db.executescript(SCHEMA)
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+            return bool(has_meta)
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        with self.lock:
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.db
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+            self.db.execute("COMMIT")
+
+    def clear(self) -> None:
+        with self.transaction() as db:
+            for table in DERIVED_TABLES:
+                db.execute(f"DELETE FROM {table}")
+
+    # -- meta --
+    def get_meta(self, key: str) -> str | None:
+        with self.lock:
+            row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+            return row[0] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self.lock:
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+
+    # -- writes (call inside transaction()) --
+    def upsert(self, db: sqlite3.Connection, note: Note, kind: str, stat: Stat, reuse_rowid: int | None = None) -> int:
+        row = note_row(note, kind, stat)
+        existing = db.execute("SELECT rowid FROM notes WHERE path=?", (note.path,)).fetchone()
+        rowid = existing[0] if existing else reuse_rowid
+        placeholders = ", ".join(f"{c}=?" for c in NOTE_COLUMNS)
+        if rowid is not None:
+            db.execute(f"UPDATE notes SET {placeholders} WHERE rowid=?", (*row, rowid))
+            self._clear_children(db, rowid, old_path=None)
+        else:
+            cur = db.execute(
+                f"INSERT INTO notes ({', '.join(NOTE_COLUMNS)}) VALUES ({', '.join('?' * len(NOTE_COLUMNS))})", row
+            )
+            rowid = cur.lastrowid
+        db.execute("DELETE FROM problems WHERE path=?", (note.path,))
+        self._insert_children(db, rowid, note)
+        return rowid
+
+    def _insert_children(self, db: sqlite3.Connection, rowid: int, note: Note) -> None:
+        tags = note.all_tags
+        if tags:
+            db.executemany("INSERT INTO tags VALUES (?, ?)", [(rowid, t) for t in tags])
+        if note.fields.aliases:
+            db.executemany("INSERT INTO aliases VALUES (?, ?)", [(rowid, a.lower()) for a in note.fields.aliases])
+        if note.links:
+            db.executemany(
+                "INSERT INTO links VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(rowid, l.target, l.target.rsplit("/", 1)[-1].lower(), l.subpath, l.alias, l.kind, int(l.markdown)) for l in note.links],
+            )
+        if note.problems:
+            db.executemany("INSERT INTO problems VALUES (?, ?, ?)", [(note.path, p.cause, int(p.blocking)) for p in note.problems])
+        db.execute("INSERT INTO fts (rowid, title, body, tags) VALUES (?, ?, ?, ?)", (rowid, note.title, note.body, " ".join(tags)))
+
+    def _clear_children(self, db: sqlite3.Connection, rowid: int, old_path: str | None) -> None:
+        for table in ("tags", "aliases", "links"):
+            col = "source" if table == "links" else "note"
+            db.execute(f"DELETE FROM {table} WHERE {col}=?", (rowid,))
+        db.execute("DELETE FROM fts WHERE rowid=?", (rowid,))
+        if old_path:
+            db.execute("DELETE FROM problems WHERE path=?", (old_path,))
+
+    def delete_path(self, db: sqlite3.Connection, path: str) -> int | None:
+        row = db.execute("SELECT rowid FROM notes WHERE path=?", (path,)).fetchone()
+        db.execute("DELETE FROM problems WHERE path=?", (path,))
+        if not row:
+            return None
+        self._clear_children(db, row[0], old_path=path)
+        db.execute("DELETE FROM notes WHERE rowid=?", (row[0],))
+        return row[0]
+
+    def move_row(self, db: sqlite3.Connection, old_path: str, new_path: str) -> None:
+        db.execute("DELETE FROM problems WHERE path=?", (old_path,))
+        db.execute("UPDATE notes SET path=? WHERE path=?", (new_path, old_path))
+
+    def touch_stat(self, db: sqlite3.Connection, path: str, stat: Stat) -> None:
+        db.execute("UPDATE notes SET mtime_ns=?, size=? WHERE path=?", (stat.mtime_ns, stat.size, path))
+
+    def record_problem(self, db: sqlite3.Connection, path: str, cause: str, blocking: bool = True) -> None:
+        db.execute("DELETE FROM problems WHERE path=? AND cause=?", (path, cause))
+        db.execute("INSERT INTO problems VALUES (?, ?, ?)", (path, cause, int(blocking)))
+
+    # -- reads --
+    def query(self, sql: str, params: tuple | dict = ()) -> list[sqlite3.Row]:
+        with self.lock:
+            return self.db.execute(sql, params).fetchall()
+
+    def one(self, sql: str, params: tuple | dict = ()) -> sqlite3.Row | None:
+        with self.lock:
+            return self.db.execute(sql, params).fetchone()
+
+    def stats_by_path(self) -> dict[str, tuple[int, int]]:
+        return {r[0]: (r[1], r[2]) for r in self.query("SELECT path, mtime_ns, size FROM notes")}
+
+    def note(self, path: str) -> sqlite3.Row | None:
+        return self.one("SELECT rowid, * FROM notes WHERE path=?", (path,))
+
+    def notes_with_id(self, note_id: str) -> list[sqlite3.Row]:
+        return self.query("SELECT rowid, * FROM notes WHERE id=?", (note_id,))
+
+    def tags_of(self, rowid: int) -> list[str]:
+        return [r[0] for r in self.query("SELECT tag FROM tags WHERE note=? ORDER BY rowid", (rowid,))]
+
+    def canonical_dump(self) -> dict[str, Any]:
+        """Everything derived from the vault, independent of row ids and timing: for Index = f(vault)."""
+        with self.lock:
+            notes = {}
+            for r in self.db.execute("SELECT rowid, * FROM notes ORDER BY path"):
+                d = dict(r)
+                rowid = d.pop("rowid")
+                d["tags"] = sorted(x[0] for x in self.db.execute("SELECT tag FROM tags WHERE note=?", (rowid,)))
+                d["aliases"] = sorted(x[0] for x in self.db.execute("SELECT alias FROM aliases WHERE note=?", (rowid,)))
+                d["links"] = sorted(tuple(x) for x in self.db.execute(
+                    "SELECT target, subpath, alias, kind, markdown FROM links WHERE source=?", (rowid,)))
+                fts = self.db.execute("SELECT title, body, tags FROM fts WHERE rowid=?", (rowid,)).fetchone()
+                d["fts"] = tuple(fts) if fts else None
+                notes[d["path"]] = d
+            problems = sorted(tuple(r) for r in self.db.execute("SELECT path, cause, blocking FROM problems"))
+            conflicts = sorted(tuple(r) for r in self.db.execute("SELECT path, original FROM conflicts"))
+            orphans = self.db.execute(
+                "SELECT (SELECT count(*) FROM tags WHERE note NOT IN (SELECT rowid FROM notes))"
+                " + (SELECT count(*) FROM links WHERE source NOT IN (SELECT rowid FROM notes))"
+                " + (SELECT count(*) FROM fts WHERE rowid NOT IN (SELECT rowid FROM notes))"
+            ).fetchone()[0]
+        return {"notes": notes, "problems": problems, "conflicts": conflicts, "orphans": orphans}

@@ -1,0 +1,278 @@
+"""The one path from vault files to the index: full reconcile and per-path sync share it.
+
+A run is a pure diff between what is on disk and what is indexed (fast path on
+(mtime_ns, size), then checksum), applied in one transaction. Moves keep their row:
+matched by memory id, else by checksum.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+import uuid
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable
+
+from ..note import Note, parse_note, unreadable_note
+from ..edit import patch_file
+from ..patch import PatchError
+from ..vault import Layout, Walked, conflict_original, walk
+from .store import IndexStore, Stat
+
+TEMP_MAX_AGE_S = 60.0
+MEMORY_KINDS = ("stm", "ltm", "archive")
+
+
+@dataclass
+class Change:
+    type: str  # indexed | deleted | moved
+    path: str
+    id: str | None = None
+    old_path: str | None = None
+
+
+@dataclass
+class SyncReport:
+    added: int = 0
+    updated: int = 0
+    removed: int = 0
+    moved: int = 0
+    unchanged: int = 0
+    problems: int = 0
+    conflicts: int = 0
+    skipped: dict[str, str] = field(default_factory=dict)
+    id_fixes: list[str] = field(default_factory=list)
+    temp_cleaned: int = 0
+    seconds: float = 0.0
+    changes: list[Change] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d.pop("changes")
+        return d
+
+
+class Indexer:
+    def __init__(
+        self,
+        store: IndexStore,
+        layout: Layout,
+        max_note_bytes: int = 2_000_000,
+        on_changes: Callable[[list[Change]], None] | None = None,
+    ):
+        self.store = store
+        self.layout = layout
+        self.max_note_bytes = max_note_bytes
+        self.on_changes = on_changes
+        self.sync_lock = threading.RLock()  # one sync run at a time: a read is never applied after a newer one
+
+    # -- entry points --
+    def reconcile(self, rebuild: bool = False, progress: Callable[[int, int], None] | None = None) -> SyncReport:
+        with self.sync_lock:
+            return self._reconcile(rebuild, progress)
+
+    def sync_paths(self, rels: Iterable[str]) -> SyncReport:
+        """Bring these vault-relative paths (files or folders, present or gone) up to date."""
+        with self.sync_lock:
+            return self._sync_paths(rels)
+
+    def _reconcile(self, rebuild: bool, progress) -> SyncReport:
+        started = time.perf_counter()
+        walked = walk(self.layout)
+        report = SyncReport(skipped=dict(walked.skipped))
+        report.temp_cleaned = self._clean_temp(walked.temp_files)
+        indexed = {} if rebuild else self.store.stats_by_path()
+        self._apply(walked.files, indexed, report, progress, rebuild=rebuild, conflicts=walked.conflicts, all_conflicts=True)
+        report.seconds = time.perf_counter() - started
+        self.store.set_meta("last_sync", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+        return report
+
+    def _sync_paths(self, rels: Iterable[str]) -> SyncReport:
+        started = time.perf_counter()
+        report = SyncReport()
+        on_disk: dict[str, os.stat_result] = {}
+        conflicts: dict[str, str] = {}
+        scope: set[str] = set()
+        prefixes: list[str] = []
+        for rel in set(rels):
+            rel = rel.strip("/")
+            if not rel or self.layout.is_ignored(rel):
+                continue
+            path = self.layout.abs(rel)
+            if path.is_dir() and not path.is_symlink():
+                sub = walk(Layout(path, "\0", "\0", "\0"))
+                on_disk.update({f"{rel}/{k}": v for k, v in sub.files.items()})
+                conflicts.update({f"{rel}/{k}": f"{rel}/{v}" for k, v in sub.conflicts.items()})
+                report.skipped.update({f"{rel}/{k}": v for k, v in sub.skipped.items()})
+                prefixes.append(rel + "/")
+                continue
+            prefixes.append(rel + "/")  # a folder that is gone: its rows must go too
+            scope.add(rel)
+            if not rel.lower().endswith(".md"):
+                continue
+            name = rel.rsplit("/", 1)[-1]
+            if conflict_original(name) is not None:
+                if path.is_file():
+                    conflicts[rel] = rel[: len(rel) - len(name)] + conflict_original(name)
+                continue
+            try:
+                if path.is_symlink():
+                    report.skipped[rel] = "symbolic link (not followed)"
+                    continue
+                on_disk[rel] = os.stat(path, follow_symlinks=False)
+            except FileNotFoundError:
+                pass
+            except OSError as exc:
+                report.skipped[rel] = f"cannot read: {exc.strerror or exc}"
+        all_indexed = self.store.stats_by_path()
+        indexed = {p: s for p, s in all_indexed.items() if p in scope or p in on_disk or p.startswith(tuple(prefixes))}
+        gone_conflicts = [c for c in scope if c not in conflicts]
+        self._apply(on_disk, indexed, report, None, conflicts=conflicts, drop_conflicts=gone_conflicts)
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def sync_path(self, rel: str) -> SyncReport:
+        return self.sync_paths([rel])
+
+    # -- the shared diff --
+    def _read(self, rel: str, st: os.stat_result) -> Note | None:
+        if st.st_size > self.max_note_bytes:
+            return unreadable_note(rel, st.st_size, f"too large to index ({st.st_size} bytes > {self.max_note_bytes})")
+        try:
+            data = self.layout.abs(rel).read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            return unreadable_note(rel, st.st_size, f"cannot read: {exc.strerror or exc}")
+        return parse_note(rel, data)
+
+    def _apply(self, on_disk, indexed, report, progress, rebuild=False, conflicts=None, all_conflicts=False, drop_conflicts=()):
+        to_read = [rel for rel, st in on_disk.items() if indexed.get(rel) != (st.st_mtime_ns, st.st_size)]
+        report.unchanged += len(on_disk) - len(to_read)
+        gone = [p for p in indexed if p not in on_disk]
+        parsed: list[tuple[Note, Stat]] = []
+        total = len(to_read)
+        for i, rel in enumerate(sorted(to_read)):
+            st = on_disk[rel]
+            note = self._read(rel, st)
+            if note is None:
+                if rel in indexed:
+                    gone.append(rel)
+                continue
+            parsed.append((note, Stat(st.st_mtime_ns, st.st_size)))
+            if progress and (i % 200 == 0 or i == total - 1):
+                progress(i + 1, total)
+        changes: list[Change] = []
+        with self.store.transaction() as db:
+            if rebuild:
+                for table in ("notes", "tags", "aliases", "links", "problems", "conflicts", "fts"):
+                    db.execute(f"DELETE FROM {table}")
+            gone_rows = {}
+            for p in gone:
+                r = db.execute("SELECT rowid, id, checksum FROM notes WHERE path=?", (p,)).fetchone()
+                if r:
+                    gone_rows[p] = r
+            by_id = {r["id"]: p for p, r in gone_rows.items() if r["id"]}
+            by_sum = {r["checksum"]: p for p, r in gone_rows.items() if r["checksum"]}
+            for note, stat in parsed:
+                kind = self.layout.kind_of(note.path)
+                if note.path in indexed and not rebuild:
+                    old = db.execute("SELECT checksum FROM notes WHERE path=?", (note.path,)).fetchone()
+                    if old and old[0] == note.checksum:
+                        self.store.touch_stat(db, note.path, stat)
+                        report.unchanged += 1
+                        continue
+                    self.store.upsert(db, note, kind, stat)
+                    report.updated += 1
+                    changes.append(Change("indexed", note.path, note.fields.id))
+                    continue
+                source = None
+                if note.fields.id and note.fields.id in by_id:
+                    source = by_id.pop(note.fields.id)
+                elif note.checksum and note.checksum in by_sum:
+                    source = by_sum.pop(note.checksum)
+                if source is None and note.fields.id and not rebuild:
+                    source = self._moved_elsewhere(db, note.fields.id, note.path)
+                if source is not None:
+                    row = db.execute("SELECT rowid FROM notes WHERE path=?", (source,)).fetchone()
+                    self.store.move_row(db, source, note.path)
+                    self.store.upsert(db, note, kind, stat, reuse_rowid=row[0] if row else None)
+                    gone_rows.pop(source, None)
+                    report.moved += 1
+                    changes.append(Change("moved", note.path, note.fields.id, old_path=source))
+                    continue
+                self.store.upsert(db, note, kind, stat)
+                report.added += 1
+                changes.append(Change("indexed", note.path, note.fields.id))
+            for p in gone_rows:
+                self.store.delete_path(db, p)
+                report.removed += 1
+                changes.append(Change("deleted", p))
+            if all_conflicts:
+                db.execute("DELETE FROM conflicts")
+            for c in drop_conflicts:
+                db.execute("DELETE FROM conflicts WHERE path=?", (c,))
+            for c, original in (conflicts or {}).items():
+                db.execute("INSERT OR REPLACE INTO conflicts VALUES (?, ?)", (c, original))
+        report.problems = self.store.one("SELECT count(DISTINCT path) FROM problems")[0]
+        report.conflicts = self.store.one("SELECT count(*) FROM conflicts")[0]
+        new_ids = {n.fields.id for n, _ in parsed if n.fields.id}
+        if new_ids:
+            self._fix_duplicate_ids(new_ids, report)
+        report.changes.extend(changes)
+        if changes and self.on_changes:
+            self.on_changes(changes)
+
+    def _moved_elsewhere(self, db, note_id: str, new_path: str) -> str | None:
+        """A row with this id whose file is gone: the note moved and we missed the delete."""
+        for r in db.execute("SELECT path FROM notes WHERE id=? AND path != ?", (note_id, new_path)).fetchall():
+            if not self.layout.abs(r[0]).exists():
+                return r[0]
+        return None
+
+    def _clean_temp(self, temp_files: list[str]) -> int:
+        cleaned = 0
+        now = time.time()
+        for rel in temp_files:
+            path = self.layout.abs(rel)
+            try:
+                if now - path.stat().st_mtime > TEMP_MAX_AGE_S:  # a younger one may be a write in flight
+                    path.unlink()
+                    cleaned += 1
+            except OSError:
+                pass
+        return cleaned
+
+    def _fix_duplicate_ids(self, ids: set[str], report: SyncReport) -> None:
+        """Two memories with one id: the later copy gets a new id, surgically."""
+        marks = ",".join("?" * len(ids))
+        rows = self.store.query(
+            f"SELECT rowid, path, id, kind, writable FROM notes WHERE id IN ({marks}) ORDER BY id, rowid", tuple(ids)
+        )
+        first: dict[str, str] = {}
+        fixed: list[str] = []
+        for r in rows:
+            if r["id"] not in first:
+                first[r["id"]] = r["path"]
+                continue
+            if r["kind"] not in MEMORY_KINDS or not r["writable"]:
+                continue
+            path: Path = self.layout.abs(r["path"])
+            try:
+                data = path.read_bytes()
+            except OSError:
+                continue
+            new_id = str(uuid.uuid4())
+            try:
+                patch_file(path, data, {"id": new_id})
+            except (PatchError, OSError) as exc:
+                report.id_fixes.append(f"{r['path']}: duplicate id {r['id']} (same as {first[r['id']]}); could not fix: {exc}")
+                continue
+            report.id_fixes.append(f"{r['path']}: duplicate id {r['id']} (same as {first[r['id']]}); given new id {new_id}")
+            fixed.append(r["path"])
+        if fixed:
+            sub = self.sync_paths(fixed)
+            report.changes.extend(sub.changes)
+

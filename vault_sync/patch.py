@@ -1,0 +1,370 @@
+"""Surgical frontmatter patch: set, add or remove owned keys; every other byte stays.
+
+We edit the raw text line by line instead of dumping YAML: key order, comments, quoting,
+list style, indentation, line endings and the body are the person's, not ours. Each result
+is re-parsed and checked before anyone writes it.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import re
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+
+from .dates import format_datetime, parse_datetime
+from .fmblock import BOM, UnclosedFrontmatter, YamlProblem, detect_newline, find_block, load_frontmatter, load_yaml
+
+REMOVE = object()  # an update value that deletes the key
+
+_KEYLINE = re.compile(
+    r"^(?P<key>\"(?:[^\"\\\n]|\\.)+\"|'(?:[^'\n]|'')+'|[^\s#'\"\-?:,\[\]{}&*!|>%@`](?:[^:\n]|:(?![ \t]|$))*?)"
+    r"(?P<colon>[ \t]*:)(?=[ \t]|$)(?P<rest>.*)$",
+    re.S,
+)
+_SEQ_ITEM = re.compile(r"^-(?:[ \t]|\r?\n|\r?$)")
+_LINE = re.compile(r"[^\n]*\n|[^\n]+")
+
+
+class PatchError(ValueError):
+    """The frontmatter cannot be patched without risking the person's content."""
+
+
+@dataclass
+class _Entry:
+    key: str
+    start: int  # line index of "key:"
+    end: int  # one past its last continuation line
+
+
+def _split_lines(text: str) -> list[str]:
+    """Lines with their endings; only \\n ends a line (str.splitlines also splits on \\x0c, \\x85...)."""
+    return _LINE.findall(text)
+
+
+def _key_name(raw: str) -> str:
+    raw = raw.strip()
+    if len(raw) >= 2 and raw[0] == raw[-1] == "'":
+        return raw[1:-1].replace("''", "'")
+    if len(raw) >= 2 and raw[0] == raw[-1] == '"':
+        if "\\" in raw:
+            try:
+                return str(load_yaml("k: " + raw)["k"])
+            except (YamlProblem, TypeError, KeyError):
+                return raw[1:-1]
+        return raw[1:-1]
+    return raw
+
+
+def _is_blank_or_comment(line: str) -> bool:
+    s = line.strip()
+    return not s or s.startswith("#")
+
+
+def _entries(lines: list[str]) -> list[_Entry]:
+    out: list[_Entry] = []
+    for i, line in enumerate(lines):
+        if line.startswith((" ", "\t")):
+            if out and line.strip():
+                out[-1].end = i + 1
+            continue
+        if _SEQ_ITEM.match(line):  # a block-sequence item at column 0 (YAML allows it)
+            if out:
+                out[-1].end = i + 1
+            continue
+        m = _KEYLINE.match(line.rstrip("\r\n"))
+        if m:
+            out.append(_Entry(_key_name(m.group("key")), i, i + 1))
+        elif out and not _is_blank_or_comment(line):
+            out[-1].end = i + 1  # a flow collection or quoted scalar continued at column 0
+    for e in out:  # comment lines after an entry belong to what follows, not to the entry
+        if lines[e.start].split(":", 1)[-1].strip()[:1] in ("|", ">"):
+            continue  # inside a block scalar a '#' line is text
+        while e.end - 1 > e.start and _is_blank_or_comment(lines[e.end - 1]):
+            e.end -= 1
+    return out
+
+
+def _split_comment(rest: str) -> tuple[str, str]:
+    """(value, trailing ' # comment' with its leading spaces) of a single-line value."""
+    quote = None
+    prev = ""  # last non-blank character outside quotes
+    i, n = 0, len(rest)
+    while i < n:
+        ch = rest[i]
+        if quote == "'":
+            if ch == "'":
+                if i + 1 < n and rest[i + 1] == "'":
+                    i += 2
+                    continue
+                quote, prev = None, ch
+        elif quote == '"':
+            if ch == "\\":
+                i += 2
+                continue
+            if ch == '"':
+                quote, prev = None, ch
+        elif ch in "'\"" and prev in ("", "[", "{", ",", ":", "?", "-"):
+            quote = ch
+        elif ch == "#" and i > 0 and rest[i - 1] in " \t":
+            value = rest[:i].rstrip(" \t")
+            return value, rest[len(value):]
+        elif ch not in " \t":
+            prev = ch
+        i += 1
+    value = rest.rstrip(" \t")
+    return value, rest[len(value):]
+
+
+def format_float(value: float) -> str:
+    value = float(value)
+    if math.isnan(value):
+        return ".nan"
+    if math.isinf(value):
+        return ".inf" if value > 0 else "-.inf"
+    text = repr(value)
+    if "e" in text:  # YAML 1.1 floats need a '.' in the mantissa and a signed exponent
+        mantissa, exp = text.split("e")
+        if "." not in mantissa:
+            mantissa += ".0"
+        if exp[0] not in "+-":
+            exp = "+" + exp
+        text = f"{mantissa}e{exp}"
+    return text
+
+
+def _double_quoted(s: str) -> str:
+    out = ['"']
+    for ch in s:
+        o = ord(ch)
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif o < 0x20 or 0x7F <= o <= 0x9F or ch in "\u2028\u2029\ufeff" or 0xD800 <= o <= 0xDFFF or o in (0xFFFE, 0xFFFF):
+            out.append(f"\\u{o:04x}" if o <= 0xFFFF else f"\\U{o:08x}")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def _plain_ok(s: str, flow: bool) -> bool:
+    if not s or s != s.strip() or "\n" in s or "\r" in s or " #" in s or s.startswith("#"):
+        return False
+    if _double_quoted(s) != f'"{s}"':
+        return False  # control characters and the like need escapes
+    doc = f"k: [{s}]" if flow else f"k: {s}"
+    try:
+        loaded = load_yaml(doc)
+    except YamlProblem:
+        return False
+    want = [s] if flow else s
+    return isinstance(loaded, dict) and loaded.get("k") == want
+
+
+def render_scalar(value: Any, flow: bool = False, quote: str | None = None) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, numbers.Real):
+        return format_float(float(value))
+    if isinstance(value, datetime):
+        return format_datetime(value)
+    if isinstance(value, date):
+        return value.isoformat()
+    if value is None:
+        return "null"
+    s = str(value)
+    if quote == "'" and "\n" not in s and _double_quoted(s) == f'"{s}"':
+        return "'" + s.replace("'", "''") + "'"
+    if quote is None and _plain_ok(s, flow):
+        return s
+    return _double_quoted(s)
+
+
+def _flow_list(values: list) -> str:
+    return "[" + ", ".join(render_scalar(v, flow=True) for v in values) + "]"
+
+
+def _item_prefix(item_lines: list[str]) -> str | None:
+    """The indentation and dash spacing of a block list, e.g. '  - ' or '- '."""
+    for ln in item_lines:
+        stripped = ln.lstrip(" \t")
+        if stripped.startswith("-") and _SEQ_ITEM.match(stripped):
+            indent = ln[: len(ln) - len(stripped)]
+            gap = re.match(r"-([ \t]*)", stripped).group(1) or " "
+            return f"{indent}-{gap}"
+    return None
+
+
+def _block_list(head: str, comment: str, first_nl: str, prefix: str, values: list, nl: str) -> list[str]:
+    if not values:
+        return [f"{head} []{comment}{first_nl}"]
+    return [f"{head}{comment}{first_nl}"] + [f"{prefix}{render_scalar(v)}{nl}" for v in values]
+
+
+def _render_entry(lines: list[str], entry: _Entry | None, key: str, value: Any, nl: str, prefix: str) -> list[str]:
+    """Replacement lines for one key, in the style already used there."""
+    if entry is None:
+        if isinstance(value, (list, tuple)):
+            return _block_list(f"{key}:", "", nl, prefix, list(value), nl)
+        return [f"{key}: {render_scalar(value)}{nl}"]
+    first = lines[entry.start]
+    line_nl = "\r\n" if first.endswith("\r\n") else ("\n" if first.endswith("\n") else nl)
+    m = _KEYLINE.match(first.rstrip("\r\n"))
+    assert m is not None
+    head = first[: m.end("colon")]
+    old_value, comment = _split_comment(m.group("rest"))
+    gap = old_value[: len(old_value) - len(old_value.lstrip(" \t"))] or " "
+    bare = old_value.strip()
+    multiline = entry.end - entry.start > 1
+    if isinstance(value, (list, tuple)):
+        value = list(value)
+        if bare.startswith("["):  # flow list (possibly spread over lines): one line, same style
+            return [f"{head}{gap}{_flow_list(value)}{comment if not multiline else ''}{line_nl}"]
+        if multiline and not bare:
+            own = _item_prefix(lines[entry.start + 1:entry.end]) or prefix
+            return _block_list(head, comment, line_nl, own, value, line_nl)
+        return _block_list(head, comment, line_nl, prefix, value, line_nl)
+    if multiline or bare[:1] in ("|", ">", "&", "!", "*", "[", "{"):
+        return [f"{head} {render_scalar(value)}{comment if not multiline else ''}{line_nl}"]
+    quote = bare[0] if bare[:1] in ("'", '"') and isinstance(value, str) else None
+    return [f"{head}{gap}{render_scalar(value, quote=quote)}{comment}{line_nl}"]
+
+
+def _new_block(text: str, updates: dict[str, Any]) -> str:
+    nl = detect_newline(text) if "\n" in text else "\n"
+    new_lines: list[str] = []
+    for key, value in updates.items():
+        if value is not REMOVE:
+            new_lines += _render_entry([], None, key, value, nl, "  - ")
+    if not new_lines:
+        return text
+    result = "---" + nl + "".join(new_lines) + "---" + nl + text
+    _verify({}, result, updates)
+    return result
+
+
+def patch_frontmatter(text: str, updates: dict[str, Any]) -> str:
+    """Text (no BOM) with `updates` applied to its frontmatter; raises PatchError when unsafe."""
+    if text.startswith(BOM):
+        return BOM + patch_frontmatter(text[1:], updates)
+    if not updates:
+        return text
+    try:
+        block = find_block(text)
+    except UnclosedFrontmatter as exc:
+        raise PatchError(str(exc)) from None
+    if block is None:
+        return _new_block(text, updates)
+    yaml_text = text[block.yaml_start:block.yaml_end]
+    try:
+        before, dupes = load_frontmatter(yaml_text)
+    except YamlProblem as exc:
+        raise PatchError(str(exc)) from None
+    before = {} if before is None else before
+    if not isinstance(before, dict):
+        raise PatchError("frontmatter is not a mapping of keys to values")
+    if dupes:
+        raise PatchError(f"duplicate frontmatter key(s): {', '.join(dupes)}")
+    nl = block.newline
+    lines = _split_lines(yaml_text)
+    entries = _entries(lines)
+    by_key: dict[str, _Entry] = {}
+    for e in entries:
+        if e.key in by_key:
+            raise PatchError(f"duplicate frontmatter key {e.key!r}")
+        by_key[e.key] = e
+    prefix = "  - "
+    for e in entries:
+        if e.end - e.start > 1:
+            found = _item_prefix(lines[e.start + 1:e.end])
+            if found:
+                prefix = found
+                break
+    replaced: dict[int, tuple[int, list[str]]] = {}
+    appended: list[str] = []
+    for key, value in updates.items():
+        entry = by_key.get(key)
+        if (entry is not None) != (key in before):
+            raise PatchError(f"cannot locate {key!r} in the frontmatter's layout")
+        if value is REMOVE:
+            if entry is not None:
+                replaced[entry.start] = (entry.end, [])
+            continue
+        rendered = _render_entry(lines, entry, key, value, nl, prefix)
+        if entry is None:
+            appended += rendered
+        else:
+            replaced[entry.start] = (entry.end, rendered)
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        if i in replaced:
+            end, new = replaced[i]
+            out += new
+            i = end
+        else:
+            out.append(lines[i])
+            i += 1
+    if appended and out and not out[-1].endswith("\n"):
+        out[-1] += nl
+    out += appended
+    result = text[: block.yaml_start] + "".join(out) + text[block.yaml_end:]
+    _verify(before, result, updates)
+    return result
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equality where NaN equals NaN (a person's `x: .nan` must not block every patch)."""
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    return type(a) is type(b) and a == b
+
+
+def _verify(before: dict, result: str, updates: dict[str, Any]) -> None:
+    try:
+        block = find_block(result)
+        after, dupes = load_frontmatter(result[block.yaml_start:block.yaml_end]) if block else ({}, [])
+    except (UnclosedFrontmatter, YamlProblem) as exc:
+        raise PatchError(f"patching would break the frontmatter: {exc}") from None
+    after = {} if after is None else after
+    if not isinstance(after, dict) or dupes:
+        raise PatchError("patching would break the frontmatter")
+    for key in set(before) | set(after):
+        if key in updates:
+            continue
+        if (key in before) != (key in after) or not _same(before.get(key), after.get(key)):
+            raise PatchError(f"patching would change the person's key {key!r}")
+    for key, value in updates.items():
+        if value is REMOVE:
+            if key in after:
+                raise PatchError(f"could not remove {key!r}")
+            continue
+        if key not in after:
+            raise PatchError(f"{key!r} would not be written")
+        got = after[key]
+        if isinstance(value, datetime):
+            g = parse_datetime(got) if isinstance(got, (datetime, str)) else None
+            ok = g is not None and abs((g - value.astimezone()).total_seconds()) < 1
+        elif isinstance(value, float) and math.isnan(value):
+            ok = isinstance(got, float) and math.isnan(got)
+        elif isinstance(value, numbers.Real) and not isinstance(value, bool) and not isinstance(value, numbers.Integral):
+            ok = isinstance(got, (int, float)) and not isinstance(got, bool) and (
+                got == value or abs(got - value) <= 1e-12 * max(1.0, abs(value)))
+        elif isinstance(value, tuple):
+            ok = got == list(value)
+        else:
+            ok = got == value and (isinstance(got, bool) == isinstance(value, bool))
+        if not ok:
+            raise PatchError(f"{key!r} would read back as {got!r}, not {value!r}")

@@ -1,0 +1,177 @@
+"""MemoryService: the one facade every front end holds (CLI, MCP, HTTP bridge, daemon)."""
+
+from __future__ import annotations
+
+import threading
+from datetime import datetime
+from typing import Any, Callable
+
+from .dates import utc_now
+from .errors import Ambiguous, NotFound
+from .index.resolver import build_resolver
+from .index.store import IndexStore
+from .index.sync import Change, Indexer, SyncReport
+from .scoring import ScoringParams
+from .settings import Settings
+from .vault import Layout
+from .views import note_view, row_score, row_state
+
+Listener = Callable[[str, dict], None]
+
+
+class MemoryService:
+    def __init__(self, settings: Settings, clock: Callable[[], datetime] = utc_now, store: IndexStore | None = None):
+        self.settings = settings
+        self.clock = clock
+        self.layout = Layout.from_settings(settings)
+        self.params = ScoringParams.from_settings(settings)
+        self.store = store or IndexStore(settings.resolved_index_path())
+        self.indexer = Indexer(self.store, self.layout, settings.max_note_bytes, on_changes=self._on_changes)
+        self._listeners: list[Listener] = []
+        self._listeners_lock = threading.Lock()
+        self.write_lock = threading.RLock()  # one engine operation writes at a time
+        self.watcher = None  # set by the daemon
+        self.embedder = None  # set when embeddings are enabled (search module)
+
+    def close(self) -> None:
+        self.store.close()
+
+    def now(self) -> datetime:
+        return self.clock()
+
+    # -- events --
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        with self._listeners_lock:
+            self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            with self._listeners_lock:
+                if listener in self._listeners:
+                    self._listeners.remove(listener)
+
+        return unsubscribe
+
+    def emit(self, kind: str, data: dict) -> None:
+        with self._listeners_lock:
+            listeners = list(self._listeners)
+        for listener in listeners:
+            try:
+                listener(kind, data)
+            except Exception:  # a broken subscriber must not break an operation
+                pass
+
+    def _on_changes(self, changes: list[Change]) -> None:
+        for c in changes:
+            if c.type == "deleted":
+                self.emit("deleted", {"path": c.path})
+            else:
+                self.emit("indexed", {"path": c.path, "id": c.id, "old_path": c.old_path})
+        problems = self.store.query(
+            f"SELECT path, cause FROM problems WHERE path IN ({','.join('?' * len(changes))})", tuple(c.path for c in changes)
+        )
+        for p in problems:
+            self.emit("problem", {"path": p["path"], "cause": p["cause"]})
+
+    def emit_scores(self, paths: list[str]) -> None:
+        now = self.now()
+        for rel in paths:
+            row = self.store.note(rel)
+            if row is not None:
+                value = row_score(self.params, row, now)
+                self.emit("score_changed", {"path": rel, "id": row["id"], "score": value, "state": row_state(self.params, row, now)})
+
+    # -- sync --
+    def sync(self, rebuild: bool = False, progress=None) -> SyncReport:
+        return self.indexer.reconcile(rebuild=rebuild, progress=progress)
+
+    # -- lookups --
+    def resolve(self, ref: str, kinds: tuple[str, ...] | None = None):
+        """An indexed note by memory id or vault-relative path."""
+        if not isinstance(ref, str) or not ref.strip():
+            raise NotFound("no note given: pass a memory id or a path inside the vault")
+        ref = ref.strip()
+        rows = self.store.notes_with_id(ref)
+        if not rows:
+            rel = self.layout.safe_rel(ref if ref.lower().endswith(".md") or "/" in ref else ref)
+            row = self.store.note(rel) or self.store.note(rel + ".md")
+            if row is None and "/" not in rel:
+                row = self._by_name(rel)
+            rows = [row] if row is not None else []
+        if kinds:
+            rows = [r for r in rows if r["kind"] in kinds] or rows
+        if not rows:
+            raise NotFound(f"no note with id or path {ref!r}")
+        if len(rows) > 1:
+            raise Ambiguous(f"{ref!r} matches {len(rows)} notes: {', '.join(r['path'] for r in rows)}")
+        return rows[0]
+
+    def _by_name(self, name: str):
+        rows = self.store.query("SELECT rowid, * FROM notes WHERE name = ?", (name.lower().removesuffix(".md"),))
+        if len(rows) > 1:
+            raise Ambiguous(f"{name!r} names {len(rows)} notes: {', '.join(r['path'] for r in rows)}")
+        return rows[0] if rows else None
+
+    def view(self, row) -> dict:
+        problems = [p["cause"] for p in self.store.query("SELECT cause FROM problems WHERE path=?", (row["path"],))]
+        return note_view(self.params, row, self.store.tags_of(row["rowid"]), problems, self.now())
+
+    def note(self, ref: str) -> dict:
+        return self.view(self.resolve(ref))
+
+    # -- status --
+    def status(self) -> dict:
+        counts = {k: 0 for k in ("stm", "ltm", "archive", "note")}
+        for r in self.store.query("SELECT kind, count(*) c FROM notes GROUP BY kind"):
+            counts[r["kind"]] = r["c"]
+        by_status = {r["status"]: r["c"] for r in self.store.query(
+            "SELECT status, count(*) c FROM notes WHERE kind != 'note' AND status IS NOT NULL GROUP BY status")}
+        now = self.now()
+        states: dict[str, int] = {}
+        for row in self.store.query("SELECT rowid, * FROM notes WHERE kind = 'stm'"):
+            st = row_state(self.params, row, now)
+            states[st] = states.get(st, 0) + 1
+        problems = [dict(r) for r in self.store.query("SELECT path, cause, blocking FROM problems ORDER BY path, cause")]
+        for p in problems:
+            p["blocking"] = bool(p["blocking"])
+        conflicts = [dict(r) for r in self.store.query("SELECT path, original FROM conflicts ORDER BY path")]
+        dangling = self.dangling_links()
+        watcher = self.watcher
+        return {
+            "vault": str(self.layout.root),
+            "index": str(self.store.path),
+            "counts": counts,
+            "by_status": by_status,
+            "stm_states": states,
+            "problems": problems,
+            "conflicts": conflicts,
+            "dangling_links": len(dangling),
+            "dangling": dangling[:50],
+            "last_sync": self.store.get_meta("last_sync"),
+            "watcher": None if watcher is None else {
+                "mode": watcher.mode, "missed_events": watcher.missed_events, "last_error": watcher.last_error},
+            "embeddings": self.embedding_status(),
+            "scoring": self.params.public(),
+        }
+
+    def embedding_status(self) -> dict:
+        total = self.store.one("SELECT count(DISTINCT content_hash) FROM notes")[0]
+        done = self.store.one(
+            "SELECT count(DISTINCT n.content_hash) FROM notes n JOIN embeddings e ON e.content_hash = n.content_hash")[0]
+        return {"enabled": bool(self.settings.embeddings), "model": self.settings.embedding_model, "done": done, "total": total}
+
+    def dangling_links(self) -> list[dict[str, Any]]:
+        resolver = build_resolver(self.store)
+        out = []
+        for r in self.store.query(
+            "SELECT n.path, l.target, l.subpath, l.markdown FROM links l JOIN notes n ON n.rowid = l.source ORDER BY n.path"
+        ):
+            if resolver.resolve(r["target"], r["path"], bool(r["markdown"])) is None:
+                out.append({"source": r["path"], "target": r["target"] + r["subpath"]})
+        return out
+
+    # -- lifecycle --
+    def sweep(self, paths: list[str] | None = None):
+        from .ops.sweep import sweep
+
+        with self.write_lock:
+            return sweep(self, paths)

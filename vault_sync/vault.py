@@ -1,0 +1,144 @@
+"""The vault's layout: which files are notes, what kind each is, safe paths, the walk."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from .errors import PathOutsideVault
+from .writer import is_temp_file
+
+# Conflict copies made by file-sync tools; never indexed as notes of their own.
+_CONFLICT_PATTERNS = [
+    re.compile(r"^(?P<base>.+?)\.sync-conflict-\d{8}-\d{6}(?:-[A-Z0-9]+)?(?P<ext>\.md)$", re.I),  # Syncthing
+    re.compile(r"^(?P<base>.+?) \([^()]*conflicted copy[^()]*\)(?P<ext>\.md)$", re.I),  # Dropbox
+    re.compile(r"^(?P<base>.+?) \(Conflict[^()]*\)(?P<ext>\.md)$", re.I),  # Obsidian Sync, Nextcloud
+    re.compile(r"^(?P<base>.+?) \(conflict \d+\)(?P<ext>\.md)$", re.I),
+    re.compile(r"^(?P<base>.+?)-(?:DESKTOP|LAPTOP)-[A-Z0-9]{5,}(?:-\d+)?(?P<ext>\.md)$"),  # OneDrive
+    re.compile(r"^(?P<base>.+?) \[Conflict(?: \d+)?\](?P<ext>\.md)$", re.I),  # Google Drive
+    re.compile(r"^(?P<base>.+?)\.icloud-conflict[^.]*(?P<ext>\.md)$", re.I),
+]
+
+
+def conflict_original(name: str) -> str | None:
+    """For a conflict copy's file name, the name of the note it copies; else None."""
+    for pattern in _CONFLICT_PATTERNS:
+        m = pattern.match(name)
+        if m:
+            return m.group("base") + m.group("ext")
+    return None
+
+
+def is_note_name(name: str) -> bool:
+    return name.lower().endswith(".md") and not name.startswith(".")
+
+
+@dataclass(frozen=True)
+class Layout:
+    root: Path
+    stm: str = "STM"
+    ltm: str = "LTM"
+    archive: str = "Archive"
+
+    @classmethod
+    def from_settings(cls, s) -> "Layout":
+        return cls(s.vault_path(), s.stm_dir, s.ltm_dir, s.archive_dir)
+
+    def kind_of(self, rel: str) -> str:
+        top = rel.split("/", 1)[0]
+        if "/" not in rel:
+            return "note"
+        if top == self.stm:
+            return "stm"
+        if top == self.ltm:
+            return "ltm"
+        if top == self.archive:
+            return "archive"
+        return "note"
+
+    def abs(self, rel: str) -> Path:
+        return self.root / PurePosixPath(rel)
+
+    def rel(self, path: Path | str) -> str | None:
+        """Vault-relative posix path of an absolute path inside the vault, else None."""
+        try:
+            rel = Path(os.path.abspath(path)).relative_to(self.root)
+        except ValueError:
+            return None
+        return rel.as_posix()
+
+    def is_ignored(self, rel: str) -> bool:
+        """Dot-folders, dot-files, temp files: not part of the vault's notes."""
+        return any(part.startswith(".") for part in rel.split("/"))
+
+    def safe_rel(self, user_path: str) -> str:
+        """Validate a vault-relative path from a tool argument; raises PathOutsideVault."""
+        if not isinstance(user_path, str) or not user_path.strip():
+            raise PathOutsideVault("empty path")
+        if "\x00" in user_path:
+            raise PathOutsideVault("path contains a NUL byte")
+        p = user_path.replace("\\", "/").strip()
+        if p.startswith("/") or re.match(r"^[A-Za-z]:", p):
+            raise PathOutsideVault(f"{user_path!r}: absolute paths are not accepted; give a path inside the vault")
+        parts = [x for x in p.split("/") if x not in ("", ".")]
+        if any(x == ".." for x in parts):
+            raise PathOutsideVault(f"{user_path!r}: '..' is not allowed; give a path inside the vault")
+        if not parts:
+            raise PathOutsideVault(f"{user_path!r} is not a note path")
+        rel = "/".join(parts)
+        target = self.root / rel
+        real_root = os.path.realpath(self.root)
+        real = os.path.realpath(target)
+        if real != real_root and not real.startswith(real_root + os.sep):
+            raise PathOutsideVault(f"{user_path!r} resolves outside the vault (symlink?)")
+        return rel
+
+
+@dataclass
+class Walked:
+    files: dict[str, os.stat_result]  # rel path -> stat
+    conflicts: dict[str, str]  # rel path of a conflict copy -> rel path of its original
+    skipped: dict[str, str]  # rel path -> reason
+    temp_files: list[str]  # our leftover temp files (rel)
+
+
+def walk(layout: Layout) -> Walked:
+    """Every note in the vault, without following symlinked folders (no loops)."""
+    out = Walked({}, {}, {}, [])
+    stack = [("", layout.root)]
+    while stack:
+        prefix, folder = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError as exc:
+            out.skipped[prefix or "."] = f"cannot list folder: {exc.strerror or exc}"
+            continue
+        for entry in entries:
+            name = entry.name
+            rel = f"{prefix}{name}"
+            if name.startswith("."):
+                if is_temp_file(name):
+                    out.temp_files.append(rel)
+                continue
+            try:
+                if entry.is_symlink():
+                    if name.lower().endswith(".md") or entry.is_dir():
+                        out.skipped[rel] = "symbolic link (not followed)"
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append((rel + "/", Path(entry.path)))
+                    continue
+                if not name.lower().endswith(".md"):
+                    continue
+                st = entry.stat(follow_symlinks=False)
+            except OSError as exc:
+                out.skipped[rel] = f"cannot read: {exc.strerror or exc}"
+                continue
+            original = conflict_original(name)
+            if original is not None:
+                out.conflicts[rel] = f"{prefix}{original}"
+                continue
+            out.files[rel] = st
+    return out

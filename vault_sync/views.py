@@ -1,0 +1,64 @@
+"""Plain-dict views of indexed notes, shared by every front end."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from .dates import parse_datetime
+from .scoring import ScoringParams, decide, review_priority, score_at, state_of
+
+
+def row_score(params: ScoringParams, row, now: datetime) -> float | None:
+    """The score of an indexed memory right now (None for a person's note)."""
+    if row["kind"] == "note":
+        return None
+    last = parse_datetime(row["last_used"]) or parse_datetime(row["created"])
+    return score_at(params, row["use_count"] or 0, last, row["strength"] if row["strength"] is not None else 1.0, now)
+
+
+def row_decision(params: ScoringParams, row, now: datetime) -> tuple[str, str, float | None]:
+    """(decision, reason, score) for an STM memory; other kinds are 'keep'."""
+    value = row_score(params, row, now)
+    if value is None or row["kind"] != "stm":
+        return "keep", "", value
+    created = parse_datetime(row["created"])
+    age = (now - created).total_seconds() if created else None
+    decision, reason = decide(params, value, row["use_count"] or 0, age)
+    return decision, reason, value
+
+
+def row_state(params: ScoringParams, row, now: datetime) -> str:
+    if row["kind"] == "note":
+        return "note"
+    if row["kind"] == "ltm" or row["status"] == "promoted":
+        return "promoted"
+    if row["kind"] == "archive" or row["status"] == "archived":
+        return "archived"
+    decision, _, value = row_decision(params, row, now)
+    if value is None:
+        return "note"
+    if decision == "forget" and row["pinned"]:
+        decision = "keep"
+    return state_of(params, value, decision)
+
+
+def note_view(params: ScoringParams, row, tags: list[str], problems: list[str], now: datetime) -> dict:
+    value = row_score(params, row, now)
+    return {
+        "path": row["path"],
+        "id": row["id"],
+        "kind": row["kind"],
+        "title": row["title"],
+        "status": row["status"],
+        "tags": tags,
+        "use_count": row["use_count"],
+        "strength": row["strength"],
+        "last_used": row["last_used"],
+        "created": row["created"],
+        "decay_score": row["decay_score"],
+        "score": round(value, 6) if value is not None else None,
+        "review_priority": round(review_priority(params, value), 6) if value is not None and row["kind"] == "stm" else 0.0,
+        "state": row_state(params, row, now),
+        "pinned": bool(row["pinned"]),
+        "problems": problems,
+    }

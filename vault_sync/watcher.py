@@ -1,0 +1,182 @@
+"""Live sync: the real watchdog observer, events coalesced per short window into path sets.
+
+The OS part is only the observer; everything after it is `Indexer.sync_paths`, the same
+code a full reconcile and every operation use.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Callable
+
+from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.observers import Observer
+
+from .index.sync import Indexer, SyncReport
+from .vault import Layout
+
+log = logging.getLogger("mnemovault.watcher")
+
+
+class _Collector(FileSystemEventHandler):
+    def __init__(self, watcher: "VaultWatcher"):
+        self.w = watcher
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        kind = event.event_type
+        if kind in ("opened", "closed_no_write"):
+            return
+        if kind == "modified" and self.w.has_close_events and not event.is_directory:
+            return  # inotify: the write's 'closed' follows; the first 'modified' is the empty truncate
+        if kind == "modified" and event.is_directory:
+            return
+        paths = [event.src_path]
+        if kind == "moved":
+            paths.append(event.dest_path)
+        self.w.push(paths)
+
+
+class VaultWatcher:
+    """Watches a vault and keeps the index current; a periodic reconcile catches dropped events."""
+
+    def __init__(
+        self,
+        indexer: Indexer,
+        layout: Layout,
+        debounce: float = 0.02,
+        max_delay: float = 0.1,
+        reconcile_interval: float = 600.0,
+        on_report: Callable[[SyncReport], None] | None = None,
+    ):
+        self.indexer = indexer
+        self.layout = layout
+        self.debounce = debounce
+        self.max_delay = max_delay
+        self.reconcile_interval = reconcile_interval
+        self.on_report = on_report
+        self._pending: set[str] = set()
+        self._first: float | None = None
+        self._last: float = 0.0
+        self._cond = threading.Condition()
+        self._stop = threading.Event()
+        self._observer = None
+        self._thread: threading.Thread | None = None
+        self.mode = "stopped"  # inotify/fsevents/... | polling (watch limit reached) | stopped
+        self.last_error: str | None = None
+        self.missed_events = 0  # changes only the safety reconcile found
+        self.has_close_events = False
+
+    def push(self, abs_paths: list[str]) -> None:
+        rels = []
+        for p in abs_paths:
+            rel = self.layout.rel(p)
+            if rel and rel != "." and not self.layout.is_ignored(rel):
+                rels.append(rel)
+        if not rels:
+            return
+        with self._cond:
+            now = time.monotonic()
+            if self._first is None:
+                self._first = now
+            self._last = now
+            self._pending.update(rels)
+            self._cond.notify()
+
+    def start(self) -> None:
+        self._stop.clear()
+        observer = Observer()
+        self.has_close_events = type(observer).__name__.lower().startswith("inotify")
+        try:
+            observer.schedule(_Collector(self), str(self.layout.root), recursive=True)
+            observer.start()
+            self._observer = observer
+            self.mode = type(observer).__name__.replace("Observer", "").lower() or "native"
+        except OSError as exc:
+            # e.g. the inotify watch limit: keep working by reconciling often instead
+            self.last_error = f"file watching unavailable ({exc}); falling back to a reconcile every 2 s"
+            log.warning(self.last_error)
+            self.mode = "polling"
+            self.reconcile_interval = min(self.reconcile_interval, 2.0)
+        self._thread = threading.Thread(target=self._run, name="mnemovault-watch", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        with self._cond:
+            self._cond.notify_all()
+        if self._observer is not None:
+            self._observer.stop()
+            self._observer.join(timeout=5)
+            self._observer = None
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+        self.mode = "stopped"
+
+    def wait_idle(self, timeout: float = 5.0) -> bool:
+        """True once no events are pending (tests and benchmarks use it)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self._cond:
+                if not self._pending and not self._busy:
+                    return True
+            time.sleep(0.005)
+        return False
+
+    _busy = False
+
+    def _run(self) -> None:
+        next_reconcile = time.monotonic() + self.reconcile_interval
+        while not self._stop.is_set():
+            with self._cond:
+                while not self._pending and not self._stop.is_set():
+                    timeout = next_reconcile - time.monotonic()
+                    if timeout <= 0:
+                        break
+                    self._cond.wait(timeout)
+                if self._stop.is_set():
+                    break
+                batch: set[str] = set()
+                if self._pending:
+                    now = time.monotonic()
+                    quiet = now - self._last
+                    waited = now - (self._first or now)
+                    if quiet < self.debounce and waited < self.max_delay:
+                        self._cond.wait(min(self.debounce - quiet, self.max_delay - waited))
+                        continue
+                    batch, self._pending, self._first = self._pending, set(), None
+                self._busy = True
+            try:
+                if batch:
+                    self._sync(batch)
+                if time.monotonic() >= next_reconcile:
+                    self._safety_reconcile()
+                    next_reconcile = time.monotonic() + self.reconcile_interval
+            finally:
+                with self._cond:
+                    self._busy = False
+
+    def _sync(self, batch: set[str]) -> None:
+        try:
+            report = self.indexer.sync_paths(batch)
+        except Exception as exc:  # the watcher must survive anything a file can do
+            self.last_error = f"sync failed for {len(batch)} path(s): {exc}"
+            log.exception("sync failed")
+            return
+        if self.on_report:
+            self.on_report(report)
+
+    def _safety_reconcile(self) -> None:
+        try:
+            report = self.indexer.reconcile()
+        except Exception as exc:
+            self.last_error = f"safety reconcile failed: {exc}"
+            log.exception("safety reconcile failed")
+            return
+        found = report.added + report.updated + report.removed + report.moved
+        if found and self.mode != "polling":
+            self.missed_events += found
+            log.warning("safety reconcile found %d change(s) the watcher missed", found)
+        if self.on_report:
+            self.on_report(report)

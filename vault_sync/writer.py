@@ -1,0 +1,169 @@
+"""Atomic, conditional writes: a note is always old or new, and a newer edit always wins."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from .errors import WriteConflict
+
+TEMP_MARK = ".mvtmp-"
+
+
+def temp_name(target: Path) -> Path:
+    # dot-prefixed so Obsidian and our own walker never see it as a note; the note's name
+    # is cut to fit in a 255-byte file name
+    stem = target.name.encode("utf-8", "surrogateescape")[:200].decode("utf-8", "ignore")
+    return target.with_name(f".{stem}{TEMP_MARK}{secrets.token_hex(4)}")
+
+
+def is_temp_file(name: str) -> bool:
+    return name.startswith(".") and TEMP_MARK in name
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return  # not supported everywhere (Windows)
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def write_atomic(target: Path, data: bytes, mode: int | None = None,
+                 check: Callable[[], None] | None = None) -> None:
+    """Temp file in the same folder, fsync, rename over the target.
+
+    `check` runs after the temp file is on disk and just before the rename; raising there
+    abandons the write (the temp file is removed).
+    """
+    tmp = temp_name(target)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644 if mode is None else mode & 0o7777)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode & 0o7777)
+        if check is not None:
+            check()
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    _fsync_dir(target.parent)
+
+
+def create_exclusive(target: Path, data: bytes) -> None:
+    """A new note, atomically, failing if the name was taken meanwhile."""
+    tmp = temp_name(target)
+    try:
+        with open(tmp, "xb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    try:
+        os.link(tmp, target)  # fails if target exists: no overwrite race
+    except FileExistsError:
+        os.unlink(tmp)
+        raise
+    except OSError:
+        # filesystems without hard links: fall back to a checked rename
+        if target.exists():
+            os.unlink(tmp)
+            raise FileExistsError(str(target)) from None
+        os.replace(tmp, target)
+        _fsync_dir(target.parent)
+        return
+    os.unlink(tmp)
+    _fsync_dir(target.parent)
+
+
+@dataclass
+class WriteResult:
+    written: bool
+    data: bytes  # the bytes now on disk (new, or the newer ones we left alone)
+    retried: bool = False
+
+
+def update_file(
+    target: Path,
+    expected: bytes,
+    transform: Callable[[bytes], bytes | None],
+    attempts: int = 3,
+) -> WriteResult:
+    """Apply `transform` to the note as last read (`expected`) and write it atomically.
+
+    Just before replacing, the file is re-read: if someone changed it since `expected`, the
+    transform is re-applied to their newer bytes (it only touches owned keys), up to
+    `attempts` times. `transform` returns None to say "nothing to change".
+    """
+    if target.is_symlink():
+        target = Path(os.path.realpath(target))  # write the linked note, keep the link
+    current = expected
+    retried = False
+    for _ in range(attempts):
+        new = transform(current)
+        if new is None or new == current:
+            return WriteResult(False, current, retried)
+        try:
+            st = os.stat(target)
+            on_disk = target.read_bytes()
+        except FileNotFoundError:
+            raise WriteConflict(f"{target.name}: the note disappeared before it could be written") from None
+        if on_disk != current:
+            current, retried = on_disk, True
+            continue
+        changed: list[bytes] = []
+
+        def unchanged_since_read() -> None:
+            # the last look, after the slow part (writing and syncing the temp file)
+            try:
+                latest = target.read_bytes()
+            except FileNotFoundError:
+                raise WriteConflict(f"{target.name}: the note disappeared before it could be written") from None
+            if latest != current:
+                changed.append(latest)
+                raise _Changed
+
+        try:
+            write_atomic(target, new, st.st_mode, check=unchanged_since_read)
+        except _Changed:
+            current, retried = changed[0], True
+            continue
+        return WriteResult(True, new, retried)
+    raise WriteConflict(f"{target.name}: the note kept changing while it was being written; left as it is")
+
+
+class _Changed(Exception):
+    pass
+
+
+def clean_temp_files(folder: Path, names: list[str]) -> list[str]:
+    """Remove our leftover temp files (from a crash) among `names` in `folder`."""
+    removed = []
+    for name in names:
+        if is_temp_file(name):
+            try:
+                os.unlink(folder / name)
+                removed.append(name)
+            except OSError:
+                pass
+    return removed
