@@ -12,10 +12,9 @@ import typer
 from vault_sync.errors import MnemovaultError
 
 from . import output
-from .context import open_service
 from .errors import exit_code
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help="mnemovault: memories that live in your Obsidian vault.")
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, help="mnemovault: memories that live in your Obsidian vault.")
 
 VaultOpt = typer.Option(None, "--vault", "-v", help="The vault folder (else MNEMOVAULT_VAULT or the config).")
 JsonOpt = typer.Option(False, "--json", help="Print JSON instead of text.")
@@ -42,6 +41,8 @@ def sync(vault: Optional[Path] = VaultOpt, rebuild: bool = typer.Option(False, "
     """Bring the index up to date with the vault."""
 
     def go():
+        from .context import open_service
+
         with open_service(vault, initial_sync=False) as svc:
             with output.progress("indexing", enabled=not as_json) as bar:
                 report = svc.sync(rebuild=rebuild, progress=bar)
@@ -55,6 +56,8 @@ def sweep(vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
     """Recompute decay scores in STM and write back only the values that changed."""
 
     def go():
+        from .context import open_service
+
         with open_service(vault) as svc:
             emit(svc.sweep().to_dict(), as_json, output.render_sweep)
 
@@ -66,6 +69,8 @@ def status(vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
     """Counts by kind and status, problems, conflicts, dangling links, last sync."""
 
     def go():
+        from .context import open_service
+
         with open_service(vault) as svc:
             emit(svc.status(), as_json, output.render_status)
 
@@ -101,3 +106,7 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+from . import cli_memory  # noqa: E402,F401  registers the lifecycle and search commands
+from . import cli_admin  # noqa: E402,F401  registers daemon, mcp, service, plugin, init

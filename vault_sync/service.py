@@ -7,10 +7,15 @@ from datetime import datetime
 from typing import Any, Callable
 
 from .dates import utc_now
-from .errors import Ambiguous, NotFound
+from .errors import Ambiguous, InvalidInput, NotFound, PathOutsideVault
 from .index.resolver import build_resolver
 from .index.store import IndexStore
 from .index.sync import Change, Indexer, SyncReport
+from .ops import lifecycle, moves
+from .ops import relate as relate_op
+from .ops import save as save_op
+from .ops import sweep as sweep_op
+from .ops import touch as touch_op
 from .scoring import ScoringParams
 from .settings import Settings
 from .vault import Layout
@@ -169,9 +174,126 @@ class MemoryService:
                 out.append({"source": r["path"], "target": r["target"] + r["subpath"]})
         return out
 
-    # -- lifecycle --
-    def sweep(self, paths: list[str] | None = None):
-        from .ops.sweep import sweep
-
+    # -- lifecycle (each a few lines over vault_sync.ops) --
+    def recover(self) -> list[str]:
+        """Finish moves a crash interrupted; call before serving."""
         with self.write_lock:
-            return sweep(self, paths)
+            return moves.recover(self)
+
+    def sweep(self, paths: list[str] | None = None):
+        with self.write_lock:
+            return sweep_op.sweep(self, paths)
+
+    def save(self, text: str, tags: list[str] | None = None, title: str | None = None, strength: float = 1.0) -> dict:
+        with self.write_lock:
+            return save_op.save(self, text, tags, title, strength)
+
+    def create_memory(self, text: str, tags: list[str] | None = None, title: str | None = None, strength: float = 1.0,
+                      use_count: int = 1, created=None, last_used=None, extra: dict | None = None) -> dict:
+        with self.write_lock:
+            return save_op.create_memory(self, text, tags, title, strength, use_count, created, last_used, extra)
+
+    def touch(self, ref: str, boost: bool = False) -> dict:
+        return touch_op.touch(self, ref, boost)
+
+    def observe(self, refs: list[str], context_tags: list[str] | None = None) -> dict:
+        return touch_op.observe(self, refs, context_tags)
+
+    def review(self, limit: int = 20) -> list[dict]:
+        return lifecycle.review(self, limit)
+
+    def promote(self, ref: str | None = None, dry_run: bool = False) -> dict:
+        return lifecycle.promote(self, ref, dry_run)
+
+    def gc(self, dry_run: bool = True, delete: bool = False) -> dict:
+        return lifecycle.gc(self, dry_run, delete)
+
+    def archive(self, ref: str, reason: str = "archived on request", extra: dict | None = None) -> dict:
+        return lifecycle.archive(self, ref, reason, extra)
+
+    def restore(self, ref: str) -> dict:
+        return lifecycle.restore(self, ref)
+
+    def run_lifecycle(self) -> dict:
+        return lifecycle.run_lifecycle(self)
+
+    def relate(self, a: str, b: str, rel_type: str = "related") -> dict:
+        return relate_op.relate(self, a, b, rel_type)
+
+    def graph(self, include_notes: bool = True) -> dict:
+        return relate_op.graph(self, include_notes)
+
+    def get_memory(self, refs: list[str]) -> list[dict]:
+        """Memories (or notes) with their text, links and backlinks."""
+        out = []
+        for ref in refs:
+            row = self.resolve(ref)
+            view = self.view(row)
+            fts = self.store.one("SELECT body FROM fts WHERE rowid = ?", (row["rowid"],))
+            view["body"] = fts[0] if fts else ""
+            view["links"] = relate_op.outlinks(self, row)
+            view["backlinks"] = relate_op.backlinks(self, row["path"])
+            out.append(view)
+        return out
+
+    def read_note(self, path: str) -> dict:
+        """Any note of the vault by path (inside the vault only), as text."""
+        rel = self.layout.safe_rel(path)
+        if not rel.lower().endswith(".md"):
+            rel += ".md"
+        if self.layout.is_ignored(rel):
+            raise PathOutsideVault(f"{path!r} is in a hidden folder of the vault")
+        target = self.layout.abs(rel)
+        if not target.is_file():
+            raise NotFound(f"no note at {rel}")
+        size = target.stat().st_size
+        if size > self.settings.max_note_bytes:
+            raise InvalidInput(f"{rel} is too large to read here ({size} bytes)")
+        try:
+            text = target.read_bytes().decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise InvalidInput(f"{rel} is not valid UTF-8 text") from None
+        row = self.store.note(rel)
+        return {"path": rel, "text": text, "note": self.view(row) if row is not None else None}
+
+    # -- search (vault_sync.search) --
+    def get_embedder(self):
+        if not self.settings.embeddings:
+            return None
+        from .search.embeddings import get_embedder
+
+        return get_embedder(self)
+
+    def search(self, query: str, limit: int = 10, scope: str = "all", tags: list[str] | None = None,
+               status: str | None = None, since_days: float | None = None, blend_review: bool = True) -> dict:
+        from .search.hybrid import search
+
+        return search(self, query, limit, scope, tags, status, since_days, blend_review)
+
+    def semantic_neighbours(self, row, limit: int = 3) -> list[str]:
+        """Names of memories closest in meaning (empty when embeddings are off)."""
+        if not self.settings.embeddings:
+            return []
+        try:
+            from .search.embeddings import neighbours
+        except ImportError:
+            return []
+        try:
+            return neighbours(self, row, limit)
+        except Exception:  # an extra: never fail a promotion over it
+            return []
+
+    def cluster(self, threshold: float = 0.83) -> list[dict]:
+        from .search.cluster import cluster
+
+        return cluster(self, threshold)
+
+    def consolidate(self, ids: list[str], apply: bool = False) -> dict:
+        from .search.consolidate import consolidate
+
+        return consolidate(self, ids, apply)
+
+    def embed(self, progress=None) -> dict:
+        from .search.embeddings import backfill
+
+        return backfill(self, progress)

@@ -1,6 +1,6 @@
 """The shadow index's tables. Derived data: a version change means rebuild."""
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
@@ -26,12 +26,14 @@ CREATE TABLE IF NOT EXISTS notes (
     writable INTEGER NOT NULL,
     checksum TEXT NOT NULL,
     content_hash TEXT NOT NULL,     -- of what gets embedded: moves and score writes keep it
+    body_hash TEXT NOT NULL,        -- of the body, whitespace- and case-folded: exact duplicates at save
     mtime_ns INTEGER NOT NULL,
     size INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS notes_id ON notes(id);
 CREATE INDEX IF NOT EXISTS notes_name ON notes(name);
 CREATE INDEX IF NOT EXISTS notes_kind ON notes(kind);
+CREATE INDEX IF NOT EXISTS notes_body ON notes(body_hash);
 CREATE TABLE IF NOT EXISTS tags (note INTEGER NOT NULL, tag TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS tags_note ON tags(note);
 CREATE INDEX IF NOT EXISTS tags_tag ON tags(tag);

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import sqlite3
 import threading
 from contextlib import contextmanager
@@ -12,13 +13,14 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..dates import format_datetime
+from ..links import WIKILINK, Link, parse_wikilink
 from ..note import Note
 from .schema import DERIVED_TABLES, SCHEMA, SCHEMA_VERSION
 
 NOTE_COLUMNS = (
     "path", "name", "id", "kind", "title", "status", "use_count", "strength", "created", "last_used",
     "decay_score", "review_priority", "review_count", "cross_domain_count", "promoted_at", "archived_at",
-    "pinned", "writable", "checksum", "content_hash", "mtime_ns", "size",
+    "pinned", "writable", "checksum", "content_hash", "body_hash", "mtime_ns", "size",
 )
 
 
@@ -27,8 +29,25 @@ def content_hash(note: Note) -> str:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
+def normalized_hash(text: str) -> str:
+    """Same text whatever the whitespace and case (exact-duplicate detection at save)."""
+    norm = re.sub(r"\s+", " ", text).strip().casefold()
+    return hashlib.blake2b(norm.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
 def embed_text(title: str, tags: list[str], body: str) -> str:
     return f"{title}\n{' '.join(tags)}\n{body}".strip()
+
+
+def related_links(note: Note) -> list[Link]:
+    """The frontmatter `related` list ("[[B]]" items) as links of kind 'related'."""
+    out = []
+    for item in note.fields.related:
+        m = WIKILINK.search(item)
+        link = parse_wikilink(m.group(1), False) if m else (parse_wikilink(item, False) if item.strip() else None)
+        if link:
+            out.append(Link(link.target, link.subpath, link.alias, "related", False))
+    return out
 
 
 def _iso(value) -> str | None:
@@ -49,7 +68,7 @@ def note_row(note: Note, kind: str, stat: Stat) -> tuple:
         note.path, name.lower(), f.id, kind, note.title, f.status if note.has_frontmatter or f.id else None,
         f.use_count, f.strength, _iso(f.created), _iso(f.last_used), f.decay_score, f.review_priority,
         f.review_count, f.cross_domain_count, _iso(f.promoted_at), _iso(f.archived_at), int(f.pinned),
-        int(note.writable), note.checksum, content_hash(note), stat.mtime_ns, stat.size,
+        int(note.writable), note.checksum, content_hash(note), normalized_hash(note.body), stat.mtime_ns, stat.size,
     )
 
 
@@ -70,6 +89,7 @@ class IndexStore:
                 pass
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.execute("PRAGMA busy_timeout=10000")  # the CLI and the daemon may share the file
         self.db.execute("PRAGMA foreign_keys=OFF")
         self.rebuilt = self._ensure_schema()
 
@@ -143,10 +163,11 @@ class IndexStore:
             db.executemany("INSERT INTO tags VALUES (?, ?)", [(rowid, t) for t in tags])
         if note.fields.aliases:
             db.executemany("INSERT INTO aliases VALUES (?, ?)", [(rowid, a.lower()) for a in note.fields.aliases])
-        if note.links:
+        all_links = note.links + related_links(note)
+        if all_links:
             db.executemany(
                 "INSERT INTO links VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [(rowid, l.target, l.target.rsplit("/", 1)[-1].lower(), l.subpath, l.alias, l.kind, int(l.markdown)) for l in note.links],
+                [(rowid, l.target, l.target.rsplit("/", 1)[-1].lower(), l.subpath, l.alias, l.kind, int(l.markdown)) for l in all_links],
             )
         if note.problems:
             db.executemany("INSERT INTO problems VALUES (?, ?, ?)", [(note.path, p.cause, int(p.blocking)) for p in note.problems])

@@ -1,0 +1,72 @@
+"""Finding and calling a running daemon for a vault (used by the CLI)."""
+
+from __future__ import annotations
+
+import json
+import os
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from vault_sync import errors as e
+
+from .paths import bridge_file
+
+_BY_CODE = {
+    "bad_path": e.PathOutsideVault, "refused": e.Refused, "invalid": e.InvalidInput, "invalid_settings": e.SettingsError,
+    "not_found": e.NotFound, "ambiguous": e.Ambiguous, "wrong_state": e.WrongState, "conflict": e.WriteConflict,
+    "note_problem": e.NoteProblem,
+}
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    except OSError:
+        return False
+    return True
+
+
+class DaemonClient:
+    def __init__(self, info: dict):
+        self.info = info
+        self.base = f"http://127.0.0.1:{info['port']}"
+
+    def request(self, method: str, path: str, body: dict | None = None, timeout: float = 120.0) -> Any:
+        data = json.dumps(body).encode("utf-8") if body is not None else None
+        req = urllib.request.Request(self.base + path, data=data, method=method, headers={
+            "Authorization": f"Bearer {self.info['token']}", "Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=timeout) as resp:
+                return json.loads(resp.read().decode("utf-8"))
+        except urllib.error.HTTPError as exc:
+            try:
+                err = json.loads(exc.read().decode("utf-8"))["error"]
+            except Exception:
+                raise e.MnemovaultError(f"daemon answered {exc.code}") from None
+            raise _BY_CODE.get(err.get("code"), e.MnemovaultError)(err.get("message", "error")) from None
+
+    def rpc(self, op: str, args: dict) -> Any:
+        return self.request("POST", "/api/rpc", {"op": op, "args": args})["result"]
+
+
+def daemon_for(vault: Path | None) -> DaemonClient | None:
+    """The daemon serving this vault, if one runs (and MNEMOVAULT_NO_DAEMON is not set)."""
+    if os.environ.get("MNEMOVAULT_NO_DAEMON"):
+        return None
+    vault = vault or (Path(os.environ["MNEMOVAULT_VAULT"]) if os.environ.get("MNEMOVAULT_VAULT") else None)
+    if vault is None:
+        return None
+    path = bridge_file(Path(vault).expanduser())
+    try:
+        info = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(info, dict) or not _alive(int(info.get("pid", -1))):
+        return None
+    return DaemonClient(info)

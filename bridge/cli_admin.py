@@ -1,0 +1,109 @@
+"""CLI commands for the daemon, MCP, login service, plugin and config (registered on bridge.cli.app)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from vault_sync.errors import InvalidInput
+
+from . import output
+from .cli import VaultOpt, app, run
+
+service_app = typer.Typer(help="Start the daemon at login (systemd, launchd, Task Scheduler).", no_args_is_help=True)
+plugin_app = typer.Typer(help="The Obsidian plugin.", no_args_is_help=True)
+app.add_typer(service_app, name="service")
+app.add_typer(plugin_app, name="plugin")
+
+
+@app.command()
+def daemon(vault: Optional[Path] = VaultOpt, port: Optional[int] = typer.Option(None, "--port", help="Bridge port (default: a free one)."),
+           verbose: bool = typer.Option(False, "--verbose")):
+    """Watch the vault, keep scores current, serve the plugin bridge and MCP over HTTP."""
+    from .server import serve
+
+    run(lambda: serve(vault, port, verbose))
+
+
+@app.command()
+def mcp(vault: Optional[Path] = VaultOpt):
+    """Serve MCP over stdio (for Claude Desktop, Claude Code and other MCP clients)."""
+    from .mcp_stdio import run_stdio
+
+    run(lambda: run_stdio(vault))
+
+
+@app.command()
+def init(vault: Path = typer.Argument(..., help="The vault folder.")):
+    """Create STM/, LTM/, Archive/ and .mnemovault/config.toml in a vault."""
+    from vault_sync.settings import load_settings
+
+    def go():
+        settings = load_settings(vault=vault)
+        root = settings.vault_path()
+        for name in (settings.stm_dir, settings.ltm_dir, settings.archive_dir):
+            (root / name).mkdir(exist_ok=True)
+        cfg = root / ".mnemovault" / "config.toml"
+        if not cfg.exists():
+            cfg.parent.mkdir(exist_ok=True)
+            cfg.write_text("# mnemovault settings for this vault (env vars MNEMOVAULT_<NAME> override these)\n"
+                           "# decay_model = \"power_law\"\n# half_life_days = 3.0\n# auto_promote = true\n# auto_gc = true\n",
+                           encoding="utf-8")
+        output.console.print(f"ready: {root} (next: mnemovault daemon --vault {root})")
+
+    run(go)
+
+
+def _service_file(vault: Optional[Path], system: Optional[str]):
+    from vault_sync.settings import load_settings
+
+    from .login_service import service_file
+
+    root = load_settings(vault=vault).vault_path()
+    try:
+        return service_file(root, system)
+    except ValueError as exc:
+        raise InvalidInput(str(exc)) from None
+
+
+@service_app.command("install")
+def service_install(vault: Optional[Path] = VaultOpt, dry_run: bool = typer.Option(False, "--dry-run", help="Print the file only."),
+                    system: Optional[str] = typer.Option(None, "--platform", help="linux | macos | windows (default: this one)")):
+    """Write and enable the login service for this vault."""
+    from .login_service import install
+
+    def go():
+        sf = _service_file(vault, system)
+        if dry_run:
+            typer.echo(f"# {sf.path}\n{sf.content}")
+            return
+        for line in install(sf):
+            output.console.print(line)
+
+    run(go)
+
+
+@service_app.command("uninstall")
+def service_uninstall(vault: Optional[Path] = VaultOpt, system: Optional[str] = typer.Option(None, "--platform")):
+    """Disable and remove the login service."""
+    from .login_service import uninstall
+
+    run(lambda: [output.console.print(line) for line in uninstall(_service_file(vault, system))])
+
+
+@service_app.command("status")
+def service_status(vault: Optional[Path] = VaultOpt, system: Optional[str] = typer.Option(None, "--platform")):
+    """Is the login service installed and running?"""
+    from .login_service import status
+
+    run(lambda: [output.console.print(line) for line in status(_service_file(vault, system))])
+
+
+@plugin_app.command("install")
+def plugin_install(vault: Optional[Path] = VaultOpt):
+    """Build the plugin if needed and copy it into the vault's .obsidian/plugins/."""
+    from .plugin_install import install_plugin
+
+    run(lambda: output.console.print(f"installed into {install_plugin(vault)}; enable it in Obsidian's community plugins"))

@@ -1,0 +1,198 @@
+"""CLI commands for the memory lifecycle and search (registered on bridge.cli.app)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from vault_sync.errors import InvalidInput
+
+from . import output
+from .cli import JsonOpt, VaultOpt, app, emit, run
+from .client import call
+
+TagsOpt = typer.Option(None, "--tags", "-t", help="Comma-separated tags (nested with /).")
+
+
+def _tags(value: Optional[str]) -> list[str] | None:
+    return [t for t in value.split(",") if t.strip()] if value else None
+
+
+def _moves(result: dict, key: str) -> None:
+    verb = key.replace("_", " ")
+    if result.get("dry_run"):
+        cands = result.get("candidates", [])
+        output.console.print(f"{len(cands)} candidate(s) (dry run, nothing changed):")
+        output.table(cands, [("title", "title"), ("score", "score"), ("reason", "reason")])
+        return
+    for m in result.get(key, []):
+        output.console.print(f"{verb}: {m['from']} -> {m['to']}  ({m['reason']})")
+    for e in result.get("errors", []):
+        output.console.print(f"[red]not {verb}[/]: {e['path']}: {e['error']}")
+    if not result.get(key) and not result.get("errors"):
+        output.console.print(f"nothing {verb}")
+
+
+@app.command()
+def save(
+    text: Optional[str] = typer.Argument(None, help="The memory; read from stdin when omitted."),
+    tags: Optional[str] = TagsOpt,
+    title: Optional[str] = typer.Option(None, "--title", help="Title (and file name); else the first words."),
+    strength: float = typer.Option(1.0, "--strength", help="0.0-2.0"),
+    vault: Optional[Path] = VaultOpt,
+    as_json: bool = JsonOpt,
+):
+    """Save a new short-term memory (refuses secrets; reinforces an exact duplicate)."""
+    if text is None:
+        text = sys.stdin.read()
+
+    def render(r: dict) -> None:
+        if r.get("reinforced"):
+            output.console.print(r["message"])
+        else:
+            output.console.print(f"saved {r['note']['path']} (id {r['note']['id']})")
+        for n in r.get("near_duplicates", []):
+            output.console.print(f"  similar to {n['path']} ({n['similarity']:.2f})")
+
+    run(lambda: emit(call(vault, "save", text=text, tags=_tags(tags), title=title, strength=strength), as_json, render))
+
+
+@app.command()
+def touch(ref: str = typer.Argument(..., help="Memory id or path."), boost: bool = typer.Option(False, "--boost", help="Also strength +0.1."),
+          vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
+    """Reinforce a memory: last_used = now, use_count + 1."""
+
+    def render(r: dict) -> None:
+        output.console.print(f"{r['note']['path']}: score {r['old_score']:.3f} -> {r['new_score']:.3f} (uses {r['note']['use_count']})")
+
+    run(lambda: emit(call(vault, "touch", ref=ref, boost=boost), as_json, render))
+
+
+@app.command()
+def observe(refs: List[str] = typer.Argument(..., help="Memory ids or paths used together."),
+            context_tags: Optional[str] = typer.Option(None, "--context-tags", help="Tags of the context of use."),
+            vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
+    """Record that memories were used in a context; cross-domain use strengthens them."""
+
+    def render(r: dict) -> None:
+        for o in r["observed"]:
+            extra = " (cross-domain)" if o.get("cross_domain") else ""
+            output.console.print(f"{o['note']['path']}: {o['old_score']:.3f} -> {o['new_score']:.3f}{extra}")
+        for e in r["errors"]:
+            output.console.print(f"[red]{e['ref']}[/]: {e['error']}")
+
+    run(lambda: emit(call(vault, "observe", refs=refs, context_tags=_tags(context_tags)), as_json, render))
+
+
+@app.command()
+def review(limit: int = typer.Option(20, "--limit", "-n"), vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
+    """Memories in the danger zone, highest review priority first."""
+    run(lambda: emit(call(vault, "review", limit=limit), as_json, lambda items: output.table(
+        items, [("title", "title"), ("score", "score"), ("review_priority", "priority"), ("path", "path")], "review queue")))
+
+
+@app.command()
+def promote(ref: Optional[str] = typer.Argument(None, help="Memory id or path; omit with --auto."),
+            auto: bool = typer.Option(False, "--auto", help="Promote every candidate."),
+            dry_run: bool = typer.Option(False, "--dry-run", help="Show what would be promoted."),
+            vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
+    """Move memories to LTM with backlinks; links elsewhere follow."""
+
+    def go():
+        if not ref and not auto and not dry_run:
+            raise InvalidInput("give a memory id or path, or --auto (add --dry-run to preview)")
+        emit(call(vault, "promote", ref=ref, dry_run=dry_run), as_json, lambda r: _moves(r, "promoted"))
+
+    run(go)
+
+
+@app.command()
+def gc(dry_run: bool = typer.Option(False, "--dry-run", help="List the candidates only."),
+       delete: bool = typer.Option(False, "--delete", help="Move to Obsidian's .trash instead of Archive."),
+       vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
+    """Archive memories below the forget threshold (pinned ones are immune)."""
+    run(lambda: emit(call(vault, "gc", dry_run=dry_run, delete=delete), as_json, lambda r: _moves(r, "archived")))
+
+
+@app.command()
+def archive(ref: str = typer.Argument(...), vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
+    """Archive one memory now."""
+    run(lambda: emit(call(vault, "archive", ref=ref), as_json, lambda m: output.console.print(f"archived: {m['from']} -> {m['to']}")))
+
+
+@app.command()
+def restore(ref: str = typer.Argument(...), vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
+    """Bring an archived memory back to STM."""
+    run(lambda: emit(call(vault, "restore", ref=ref), as_json, lambda m: output.console.print(f"restored: {m['from']} -> {m['to']}")))
+
+
+@app.command()
+def relate(a: str = typer.Argument(...), b: str = typer.Argument(...), rel_type: str = typer.Option("related", "--type"),
+           vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
+    """Link memory A to B in A's frontmatter."""
+    run(lambda: emit(call(vault, "relate", a=a, b=b, rel_type=rel_type), as_json,
+                     lambda r: output.console.print(f"{r['from']} -[{r['type']}]-> {r['to']}" + ("" if r["added"] else " (already there)"))))
+
+
+@app.command()
+def graph(vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
+    """The graph of memories and their links."""
+    run(lambda: emit(call(vault, "graph"), as_json,
+                     lambda g: output.console.print(f"{len(g['nodes'])} nodes, {len(g['edges'])} edges (use --json for the graph)")))
+
+
+@app.command()
+def search(query: str = typer.Argument(...), limit: int = typer.Option(10, "--limit", "-n"),
+           scope: str = typer.Option("all", "--scope", help="stm | ltm | all"), tags: Optional[str] = TagsOpt,
+           vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
+    """Search memories and notes (full text, plus meaning when embeddings are on)."""
+
+    def render(r: dict) -> None:
+        if r.get("notice"):
+            output.console.print(f"[yellow]{r['notice']}[/]")
+        for i, hit in enumerate(r["results"], 1):
+            mark = " [review]" if hit.get("review") else ""
+            output.console.print(f"{i:2}. [bold]{hit['title']}[/] ({hit['path']}) {hit['score']:.3f}{mark}")
+            if hit.get("snippet"):
+                output.console.print(f"    {hit['snippet']}")
+
+    run(lambda: emit(call(vault, "search", query=query, limit=limit, scope=scope, tags=_tags(tags)), as_json, render))
+
+
+@app.command()
+def embed(status_only: bool = typer.Option(False, "--status", help="Show coverage only."), vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
+    """Compute missing embeddings (with progress), or show coverage."""
+    from .context import open_service
+
+    def go():
+        with open_service(vault, embeddings=True) as svc:
+            if not status_only:
+                with output.progress("embedding", enabled=not as_json) as bar:
+                    svc.embed(progress=bar)
+            emit(svc.embedding_status(), as_json, lambda s: output.console.print(f"embeddings: {s['done']}/{s['total']} ({s['model']})"))
+
+    run(go)
+
+
+@app.command()
+def cluster(threshold: float = typer.Option(0.83, "--threshold"), vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
+    """Groups of similar short-term memories, with a suggested action."""
+
+    def render(clusters: list) -> None:
+        for c in clusters:
+            output.console.print(f"[bold]{c['id']}[/] cohesion {c['cohesion']:.2f} -> {c['action']}")
+            for m in c["members"]:
+                output.console.print(f"   {m['title']} ({m['path']})")
+
+    run(lambda: emit(call(vault, "cluster", threshold=threshold), as_json, render))
+
+
+@app.command()
+def consolidate(ids: List[str] = typer.Argument(..., help="Memory ids or paths (or one cluster id)."),
+                apply: bool = typer.Option(False, "--apply", help="Write the merged note and archive the originals."),
+                vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
+    """Merge similar memories into one note (preview unless --apply)."""
+    run(lambda: emit(call(vault, "consolidate", ids=ids, apply=apply), as_json, lambda r: output.console.print_json(data=r)))

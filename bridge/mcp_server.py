@@ -1,0 +1,172 @@
+"""The MCP server: one tool per operation, each a few lines over MemoryService."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Callable, Literal
+
+from anyio import to_thread
+from fastmcp import FastMCP
+from fastmcp.exceptions import ResourceError, ToolError
+from pydantic import Field
+
+from vault_sync.errors import MnemovaultError
+
+from .client import plain
+
+INSTRUCTIONS = """mnemovault keeps memories as Markdown notes in the user's Obsidian vault.
+Save short facts worth remembering with save_memory; search before answering questions about
+the user's work with search_memory; after using memories, report them with
+observe_memory_usage so they stay alive. Memories fade unless used; strong ones are
+promoted to long-term notes, weak ones archived (never deleted)."""
+
+
+Ref = Annotated[str, Field(description="A memory id, or a note's path inside the vault (e.g. 'STM/Some note.md').")]
+Offset = Annotated[int, Field(ge=0, description="Skip this many items (pagination).")]
+
+
+def page(items: list, offset: int, limit: int) -> dict:
+    return {"items": items[offset:offset + limit], "total": len(items), "offset": offset,
+            "next_offset": offset + limit if offset + limit < len(items) else None}
+
+
+def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
+    mcp = FastMCP("mnemovault", instructions=INSTRUCTIONS)
+
+    async def call(fn: Callable[[Any], Any]) -> Any:
+        svc = get_service()
+        try:
+            return json.loads(json.dumps(plain(await to_thread.run_sync(lambda: fn(svc))), default=str))
+        except MnemovaultError as exc:
+            raise ToolError(f"{exc.code}: {exc}") from None
+
+    @mcp.tool
+    async def save_memory(
+        text: Annotated[str, Field(description="The memory: one self-contained fact, decision or preference, in plain words.")],
+        tags: Annotated[list[str] | None, Field(description="Topic tags, e.g. ['project/atlas', 'database'].")] = None,
+        title: Annotated[str | None, Field(description="Short title; becomes the note's name. Default: the first words.")] = None,
+        strength: Annotated[float, Field(ge=0.0, le=2.0, description="Importance 0-2 (1 = normal).")] = 1.0,
+    ) -> dict:
+        """Save a new short-term memory. Secrets are refused; an exact duplicate reinforces the existing memory instead."""
+        return await call(lambda s: s.save(text, tags, title, strength))
+
+    @mcp.tool
+    async def search_memory(
+        query: Annotated[str, Field(description="What you are looking for, in natural language.")],
+        limit: Annotated[int, Field(ge=1, le=100)] = 10,
+        scope: Annotated[Literal["stm", "ltm", "all"], Field(description="stm: short-term memories; ltm: long-term; all: also the user's notes.")] = "all",
+        tags: Annotated[list[str] | None, Field(description="Only results with all these tags.")] = None,
+        status: Annotated[str | None, Field(description="Only memories with this status (active, promoted, archived).")] = None,
+        since_days: Annotated[float | None, Field(gt=0, description="Only memories used within this many days.")] = None,
+        blend_review: Annotated[bool, Field(description="Mix in fading memories relevant to the query (marked review).")] = True,
+    ) -> dict:
+        """Search memories and notes by meaning and words; results carry path, id, title, snippet and score."""
+        return await call(lambda s: s.search(query, limit, scope, tags, status, since_days, blend_review))
+
+    @mcp.tool
+    async def get_memory(refs: Annotated[list[str], Field(min_length=1, max_length=50, description="Memory ids or note paths.")]) -> list:
+        """Read memories in full: text, fields, score, outgoing links and backlinks."""
+        return await call(lambda s: s.get_memory(refs))
+
+    @mcp.tool
+    async def touch_memory(ref: Ref, boost: Annotated[bool, Field(description="Also raise strength by 0.1.")] = False) -> dict:
+        """Reinforce one memory you used: last_used = now, use_count + 1. Returns old and new score."""
+        return await call(lambda s: s.touch(ref, boost))
+
+    @mcp.tool
+    async def observe_memory_usage(
+        refs: Annotated[list[str], Field(min_length=1, max_length=100, description="The memories you used.")],
+        context_tags: Annotated[list[str] | None, Field(description="Tags describing the current conversation's topic.")] = None,
+    ) -> dict:
+        """Report memories used together in a context; use across unrelated topics strengthens them more."""
+        return await call(lambda s: s.observe(refs, context_tags))
+
+    @mcp.tool
+    async def review_queue(limit: Annotated[int, Field(ge=1, le=200)] = 20) -> list:
+        """Memories about to be forgotten, most urgent first: mention them if relevant so they stay alive."""
+        return await call(lambda s: s.review(limit))
+
+    @mcp.tool
+    async def promote_memory(
+        ref: Annotated[str | None, Field(description="Memory to promote; omit with auto=true.")] = None,
+        auto: Annotated[bool, Field(description="Promote every memory that meets the promotion rule.")] = False,
+        dry_run: Annotated[bool, Field(description="Only list what would be promoted.")] = True,
+    ) -> dict:
+        """Move memories to long-term notes with backlinks (dry run by default)."""
+        if not ref and not auto:
+            raise ToolError("invalid: give ref, or auto=true")
+        return await call(lambda s: s.promote(None if auto else ref, dry_run))
+
+    @mcp.tool
+    async def gc(
+        dry_run: Annotated[bool, Field(description="Only list the candidates (default).")] = True,
+        offset: Offset = 0,
+        limit: Annotated[int, Field(ge=1, le=500)] = 100,
+    ) -> dict:
+        """Archive memories below the forget threshold (restorable; pinned memories are immune)."""
+        result = await call(lambda s: s.gc(dry_run=dry_run))
+        result["candidates"] = page(result.get("candidates", []), offset, limit)
+        return result
+
+    @mcp.tool
+    async def restore_memory(ref: Ref) -> dict:
+        """Bring an archived memory back to short-term memory."""
+        return await call(lambda s: s.restore(ref))
+
+    @mcp.tool
+    async def create_relation(
+        source: Ref,
+        target: Ref,
+        relation_type: Annotated[str, Field(description="Frontmatter list to add the link to.")] = "related",
+    ) -> dict:
+        """Link one memory to another note (a [[wikilink]] in the source's frontmatter)."""
+        return await call(lambda s: s.relate(source, target, relation_type))
+
+    @mcp.tool
+    async def read_graph(offset: Offset = 0, limit: Annotated[int, Field(ge=1, le=2000)] = 500) -> dict:
+        """The graph of memories and the notes linked with them (paginated edges)."""
+        g = await call(lambda s: s.graph())
+        return {"nodes": g["nodes"], "edges": page(g["edges"], offset, limit)}
+
+    @mcp.tool
+    async def cluster_memories(threshold: Annotated[float, Field(ge=0.5, le=0.99)] = 0.83) -> list:
+        """Groups of similar short-term memories, with a suggested action for each."""
+        return await call(lambda s: s.cluster(threshold))
+
+    @mcp.tool
+    async def consolidate_memories(
+        refs: Annotated[list[str], Field(min_length=1, description="Memory ids/paths to merge, or one cluster id.")],
+        apply: Annotated[bool, Field(description="Write the merged note and archive the originals.")] = False,
+    ) -> dict:
+        """Merge similar memories into one note (preview unless apply=true)."""
+        return await call(lambda s: s.consolidate(refs, apply))
+
+    @mcp.tool
+    async def read_note(path: Annotated[str, Field(description="A note's path inside the vault, e.g. 'Projects/Atlas.md'.")]) -> dict:
+        """Read any note of the vault as Markdown (paths outside the vault are refused)."""
+        return await call(lambda s: s.read_note(path))
+
+    @mcp.tool
+    async def status() -> dict:
+        """Counts by kind and status, problems found, conflicts, index and embedding health."""
+        return await call(lambda s: s.status())
+
+    @mcp.tool
+    async def sync(rebuild: Annotated[bool, Field(description="Rebuild the index from scratch.")] = False) -> dict:
+        """Bring the index up to date with the vault now."""
+        return await call(lambda s: s.sync(rebuild=rebuild))
+
+    @mcp.resource("memory://{memory_id}", mime_type="application/json")
+    async def memory_resource(memory_id: str) -> str:
+        """One memory with its fields, text and links."""
+        try:
+            return json.dumps(await call(lambda s: s.get_memory([memory_id])[0]), default=str)
+        except ToolError as exc:
+            raise ResourceError(str(exc)) from None
+
+    @mcp.resource("mnemovault://status", mime_type="application/json")
+    async def status_resource() -> str:
+        """The vault's memory status."""
+        return json.dumps(await call(lambda s: s.status()), default=str)
+
+    return mcp

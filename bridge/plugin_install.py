@@ -1,0 +1,32 @@
+"""Copy the built Obsidian plugin into a vault."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+from vault_sync.errors import InvalidInput
+from vault_sync.settings import load_settings
+
+PLUGIN_SRC = Path(__file__).resolve().parent.parent / "obsidian-plugin"
+FILES = ("main.js", "manifest.json", "styles.css")
+
+
+def install_plugin(vault: Path | None) -> Path:
+    root = load_settings(vault=vault).vault_path()
+    if not (PLUGIN_SRC / "manifest.json").is_file():
+        raise InvalidInput(f"plugin sources not found at {PLUGIN_SRC}")
+    if not (PLUGIN_SRC / "main.js").is_file():
+        if shutil.which("npm") is None:
+            raise InvalidInput("main.js is not built and npm is not installed; run `make plugin` where Node is available")
+        if not (PLUGIN_SRC / "node_modules").is_dir():
+            subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=PLUGIN_SRC, check=True)
+        subprocess.run(["npm", "run", "build"], cwd=PLUGIN_SRC, check=True)
+    manifest = json.loads((PLUGIN_SRC / "manifest.json").read_text(encoding="utf-8"))
+    target = root / ".obsidian" / "plugins" / manifest["id"]
+    target.mkdir(parents=True, exist_ok=True)
+    for name in FILES:
+        shutil.copy2(PLUGIN_SRC / name, target / name)
+    return target

@@ -1,0 +1,210 @@
+"""The daemon process: one per vault. Live sync, the lifecycle on a schedule, embedding
+backfill, and the HTTP bridge with MCP at /mcp, on 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import logging.handlers
+import os
+import signal
+import socket
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from vault_sync.dates import format_datetime, utc_now
+from vault_sync.errors import MnemovaultError
+from vault_sync.watcher import VaultWatcher
+
+from .context import open_service
+from .paths import bridge_file, device_token, lock_file, log_dir, private_write
+
+log = logging.getLogger("mnemovault.daemon")
+
+
+class AlreadyRunning(MnemovaultError):
+    code = "already_running"
+
+
+def setup_logging(verbose: bool = False) -> Path:
+    folder = log_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "mnemovault.log"
+    root = logging.getLogger("mnemovault")
+    root.setLevel(logging.DEBUG if verbose else logging.INFO)
+    if not root.handlers:
+        fmt = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+        file_handler = logging.handlers.RotatingFileHandler(path, maxBytes=1_000_000, backupCount=3, encoding="utf-8")
+        file_handler.setFormatter(fmt)
+        stderr = logging.StreamHandler(sys.stderr)
+        stderr.setFormatter(fmt)
+        root.addHandler(file_handler)
+        root.addHandler(stderr)
+    return path
+
+
+class VaultLock:
+    """An exclusive OS lock per vault: a second daemon is told who holds it."""
+
+    def __init__(self, vault: Path):
+        self.path = lock_file(vault)
+        self.fh = None
+
+    def acquire(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fh = open(self.path, "a+", encoding="utf-8")
+        try:
+            if os.name == "nt":  # pragma: no cover - Windows
+                import msvcrt
+
+                msvcrt.locking(fh.fileno(), msvcrt.LK_NBLCK, 1)
+            else:
+                import fcntl
+
+                fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            fh.seek(0)
+            holder = fh.read().strip() or "unknown"
+            fh.close()
+            raise AlreadyRunning(f"another mnemovault daemon (pid {holder}) already serves this vault") from None
+        fh.seek(0)
+        fh.truncate()
+        fh.write(str(os.getpid()))
+        fh.flush()
+        self.fh = fh
+
+    def release(self) -> None:
+        if self.fh is not None:
+            self.fh.close()
+            self.fh = None
+
+
+@dataclass
+class Worker:
+    """A background loop that runs `job` every `interval` seconds or when poked."""
+
+    name: str
+    interval: float
+    job: object
+
+    def __post_init__(self):
+        self.stop_event = threading.Event()
+        self.poke_event = threading.Event()
+        self.thread = threading.Thread(target=self._run, name=self.name, daemon=True)
+
+    def start(self, first_delay: float = 0.0) -> None:
+        self.first_delay = first_delay
+        self.thread.start()
+
+    def poke(self) -> None:
+        self.poke_event.set()
+
+    def stop(self, timeout: float = 30.0) -> None:
+        self.stop_event.set()
+        self.poke_event.set()
+        self.thread.join(timeout)
+
+    def _run(self) -> None:
+        if self.stop_event.wait(self.first_delay):
+            return
+        while not self.stop_event.is_set():
+            try:
+                self.job()
+            except Exception:  # noqa: BLE001 - a failed run is logged; the daemon keeps going
+                log.exception("%s failed", self.name)
+            self.poke_event.wait(self.interval)
+            self.poke_event.clear()
+
+
+def serve(vault: Path | None, port: int | None = None, verbose: bool = False) -> None:
+    log_path = setup_logging(verbose)
+    with open_service(vault, initial_sync=False) as svc:
+        lock = VaultLock(svc.layout.root)
+        lock.acquire()
+        try:
+            _serve(svc, port, log_path)
+        finally:
+            lock.release()
+
+
+def _serve(svc, port: int | None, log_path: Path) -> None:
+    import uvicorn
+
+    from .http_app import build_app
+    from .mcp_server import build_mcp
+
+    for line in svc.recover():
+        log.warning(line)
+    report = svc.sync()
+    log.info("indexed %s in %.2fs (%d added, %d updated, %d removed)", svc.layout.root, report.seconds,
+             report.added, report.updated, report.removed)
+    watcher = VaultWatcher(svc.indexer, svc.layout, reconcile_interval=svc.settings.reconcile_interval_seconds)
+    svc.watcher = watcher
+    watcher.start()
+    lifecycle = Worker("mnemovault-lifecycle", svc.settings.lifecycle_interval_seconds, lambda: _lifecycle(svc))
+    lifecycle.start(first_delay=min(10.0, svc.settings.lifecycle_interval_seconds))
+    embedder = None
+    if svc.settings.embeddings:
+        embedder = Worker("mnemovault-embed", 300.0, lambda: _embed(svc))
+        svc.subscribe(lambda kind, data: embedder.poke() if kind == "indexed" else None)
+        embedder.start(first_delay=0.5)
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", port or int(os.environ.get("MNEMOVAULT_PORT", "0") or 0)))
+    bound = sock.getsockname()[1]
+    token = device_token()
+    started = format_datetime(utc_now())
+    state = {"pid": os.getpid(), "started": started}
+    mcp_app = build_mcp(lambda: svc).http_app(path="/mcp")
+    app = build_app(svc, token, lambda: bound, mcp_app=mcp_app, state=state)
+    info = {"port": bound, "token": token, "pid": os.getpid(), "vault": str(svc.layout.root), "version": 1,
+            "started": started, "log": str(log_path)}
+    bfile = bridge_file(svc.layout.root)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", timeout_graceful_shutdown=3))
+    # uvicorn re-raises the signal it caught once it has stopped; with these handlers that
+    # re-raise is harmless and our cleanup below runs instead of the default kill
+    signal.signal(signal.SIGTERM, lambda *_: None)
+    signal.signal(signal.SIGINT, lambda *_: None)
+    try:
+        private_write(bfile, json.dumps(info, indent=2))
+        log.info("serving %s on 127.0.0.1:%d (bridge file %s)", svc.layout.root, bound, bfile)
+        asyncio.run(server.serve(sockets=[sock]))
+    finally:
+        log.info("stopping: finishing the write in progress")
+        _remove_if_ours(bfile)
+        lifecycle.stop()
+        if embedder is not None:
+            embedder.stop(timeout=5)
+        watcher.stop()
+        with svc.write_lock:  # wait for an operation still writing
+            pass
+        log.info("stopped cleanly")
+
+
+def _remove_if_ours(bfile: Path) -> None:
+    try:
+        if json.loads(bfile.read_text(encoding="utf-8")).get("pid") == os.getpid():
+            bfile.unlink()
+    except (OSError, ValueError):
+        pass
+
+
+def _lifecycle(svc) -> None:
+    started = time.perf_counter()
+    report = svc.run_lifecycle()
+    moved = len(report.get("promote", {}).get("promoted", [])) + len(report.get("gc", {}).get("archived", []))
+    written = report["sweep"]["written"]
+    if moved or written:
+        log.info("lifecycle: %d scores written, %d moved (%.2fs)", written, moved, time.perf_counter() - started)
+
+
+def _embed(svc) -> None:
+    try:
+        svc.embed()
+    except ImportError as exc:
+        log.warning("embeddings unavailable: %s", exc)

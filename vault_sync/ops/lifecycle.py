@@ -1,0 +1,300 @@
+"""promote, gc (archive or trash), restore, review, and the automatic lifecycle."""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import TYPE_CHECKING
+
+from ..dates import format_datetime
+from ..edit import patch_bytes
+from ..errors import MnemovaultError, WrongState
+from ..index.resolver import build_resolver
+from ..note import stem_of
+from ..patch import REMOVE
+from ..scoring import review_priority
+from ..views import row_decision, row_score
+from ..writer import create_exclusive, update_file
+from .moves import Move, free_path, move_note
+from .sweep import recently_modified
+
+if TYPE_CHECKING:
+    from ..service import MemoryService
+
+STATUS_FOR_FOLDER = {"ltm": "promoted", "archive": "archived", "stm": "active"}
+INDEX_NOTE = "LTM Index"
+MAX_RELATED = 8
+
+
+# -- candidates --
+def _stm_rows(svc: "MemoryService"):
+    return svc.store.query("SELECT rowid, * FROM notes WHERE kind = 'stm' AND writable = 1 ORDER BY path")
+
+
+def promote_candidates(svc: "MemoryService") -> list[dict]:
+    now = svc.now()
+    out = []
+    for row in _stm_rows(svc):
+        decision, reason, value = row_decision(svc.params, row, now)
+        if decision == "promote":
+            out.append({"id": row["id"], "title": row["title"], "path": row["path"], "score": value, "reason": reason})
+    return sorted(out, key=lambda c: -c["score"])
+
+
+def gc_candidates(svc: "MemoryService") -> list[dict]:
+    now = svc.now()
+    out = []
+    for row in _stm_rows(svc):
+        decision, reason, value = row_decision(svc.params, row, now)
+        if decision == "forget" and not row["pinned"]:
+            out.append({"id": row["id"], "title": row["title"], "path": row["path"], "score": value, "reason": reason})
+    return sorted(out, key=lambda c: c["score"])
+
+
+def review(svc: "MemoryService", limit: int = 20) -> list[dict]:
+    now = svc.now()
+    items = []
+    for row in svc.store.query("SELECT rowid, * FROM notes WHERE kind = 'stm'"):
+        value = row_score(svc.params, row, now)
+        if value is not None and svc.params.danger_zone_min <= value <= svc.params.danger_zone_max:
+            items.append((review_priority(svc.params, value), row))
+    items.sort(key=lambda t: (-t[0], t[1]["path"]))
+    return [svc.view(row) for _, row in items[:limit]]
+
+
+# -- promote --
+MIN_TAG_SCORE = 0.3  # share at least this fraction of the note's tag information (IDF-weighted)
+
+
+def _tag_neighbours(svc: "MemoryService", row) -> list[str]:
+    """Paths of memories sharing this note's tags, weighted by how rare each shared tag is.
+
+    A tag carried by many memories ("people", "project/atlas") says little; a rare one says a
+    lot. Each candidate scores the IDF-weighted fraction of this note's tags it shares, and
+    only candidates with a meaningful score are kept, best first.
+    """
+    tags = sorted(set(svc.store.tags_of(row["rowid"])))
+    if not tags:
+        return []
+    total = svc.store.one("SELECT count(*) FROM notes WHERE kind IN ('stm', 'ltm')")[0] or 1
+    marks = ",".join("?" * len(tags))
+    df = {r[0]: r[1] for r in svc.store.query(
+        f"SELECT t.tag, count(DISTINCT t.note) FROM tags t JOIN notes n ON n.rowid = t.note "
+        f"WHERE t.tag IN ({marks}) AND n.kind IN ('stm', 'ltm') GROUP BY t.tag", tuple(tags))}
+    idf = {t: math.log((total + 1) / max(1, df.get(t, 1))) for t in tags}
+    own = sum(idf.values()) or 1.0
+    scores: dict[str, float] = {}
+    kinds: dict[str, str] = {}
+    for r in svc.store.query(
+        f"SELECT DISTINCT n.path, n.kind, t.tag FROM tags t JOIN notes n ON n.rowid = t.note "
+        f"WHERE t.tag IN ({marks}) AND n.rowid != ? AND n.kind IN ('stm', 'ltm')",
+        (*tags, row["rowid"]),
+    ):
+        scores[r["path"]] = scores.get(r["path"], 0.0) + idf[r["tag"]]
+        kinds[r["path"]] = r["kind"]
+    ranked = sorted(((s / own, p) for p, s in scores.items()), key=lambda t: (-t[0], kinds[t[1]] != "ltm", t[1]))
+    return [p for s, p in ranked if s >= MIN_TAG_SCORE][:MAX_RELATED]
+
+
+def _related_names(svc: "MemoryService", row, dst_rel: str | None = None) -> list[str]:
+    """Names to link from a promoted note: its `related` list, then notes sharing its rare tags,
+    then semantic neighbours; each written so that [[name]] resolves to the intended note."""
+    resolver = build_resolver(svc.store)
+    paths: list[str] = []
+    for r in svc.store.query("SELECT target FROM links WHERE source = ? AND kind = 'related'", (row["rowid"],)):
+        hit = resolver.resolve(r[0], row["path"])
+        if hit is not None:  # a dangling related item would add a dangling link
+            paths.append(hit)
+    paths += _tag_neighbours(svc, row)
+    for name in svc.semantic_neighbours(row, limit=3):
+        hit = resolver.resolve(name, row["path"])
+        if hit is not None:
+            paths.append(hit)
+    names: list[str] = []
+    seen = {row["path"]}
+    where = dst_rel or row["path"]
+    for p in paths:
+        if p in seen:
+            continue
+        seen.add(p)
+        stem = stem_of(p)
+        # a name shared with another note would resolve elsewhere: qualify it with its folder
+        names.append(stem if resolver.resolve(stem, where) == p else p[:-3])
+    return names[:MAX_RELATED]
+
+
+def _with_related(text: str, names: list[str]) -> str:
+    """The note's text with a '## Related' section listing [[names]] (merged if present)."""
+    if not names:
+        return text
+    nl = "\r\n" if "\r\n" in text else "\n"
+    m = re.search(r"^## Related[ \t]*\r?$", text, re.M)
+    if m:
+        section_end = re.search(r"^#{1,2} ", text[m.end():], re.M)
+        end = m.end() + section_end.start() if section_end else len(text)
+        section = text[m.end():end]
+        have = {x.strip().lower() for x in re.findall(r"\[\[([^\]|#]+)", section)}
+        new = [n for n in names if n.lower() not in have]
+        if not new:
+            return text
+        addition = "".join(f"- [[{n}]]{nl}" for n in new)
+        body = section.rstrip("\r\n") + nl + addition
+        return text[:m.end()] + body + (nl if section_end else "") + text[end:]
+    lead = "" if text.endswith(nl + nl) else (nl if text.endswith(nl) else nl + nl)
+    return text + lead + f"## Related{nl}{nl}" + "".join(f"- [[{n}]]{nl}" for n in names)
+
+
+related_section = _with_related
+
+
+def _check_promotable(svc: "MemoryService", row) -> None:
+    if row["kind"] == "ltm":
+        raise WrongState(f"{row['path']} is already promoted")
+    if row["kind"] == "archive":
+        raise WrongState(f"{row['path']} is archived; restore it before promoting it")
+    if row["kind"] != "stm":
+        raise WrongState(f"{row['path']} is not a memory in {svc.layout.stm}/")
+    if not row["writable"]:
+        raise WrongState(f"{row['path']} has invalid frontmatter; fix it before promoting it")
+
+
+def promote_one(svc: "MemoryService", row, reason: str) -> Move:
+    _check_promotable(svc, row)
+    now = svc.now()
+    dst = f"{svc.layout.ltm}/{row['path'].split('/', 1)[1]}"
+    names = _related_names(svc, row, dst)
+    move = move_note(
+        svc, row, dst,
+        lambda note: {"status": "promoted", "promoted_at": now},
+        reason,
+        body_edit=lambda text, note: _with_related(text, names),
+        journal_extra={"related": names, "index_entry": stem_of(dst), "at": format_datetime(now)},
+    )
+    add_to_index_note(svc, stem_of(dst), now)
+    svc.emit("promoted", move.to_dict())
+    return move
+
+
+def add_to_index_note(svc: "MemoryService", name: str, now) -> None:
+    rel = f"{svc.layout.ltm}/{INDEX_NOTE}.md"
+    path = svc.layout.abs(rel)
+    line = f"- [[{name}]] (promoted {format_datetime(now)[:10]})"
+    if not path.exists():
+        text = f"# {INDEX_NOTE}\n\nLong-term memories, newest last.\n\n{line}\n"
+        try:
+            create_exclusive(path, text.encode("utf-8"))
+            svc.indexer.sync_paths([rel])
+            return
+        except FileExistsError:
+            pass
+
+    def transform(current: bytes) -> bytes | None:
+        text = current.decode("utf-8", errors="strict")
+        if f"[[{name}]]" in text:
+            return None
+        nl = "\r\n" if "\r\n" in text else "\n"
+        return (text + ("" if text.endswith(nl) or not text else nl) + line + nl).encode("utf-8")
+
+    try:
+        update_file(path, path.read_bytes(), transform)
+    except (UnicodeDecodeError, OSError, MnemovaultError):
+        return  # the index note is a convenience: never fail a promotion over it
+    svc.indexer.sync_paths([rel])
+
+
+def promote(svc: "MemoryService", ref: str | None = None, dry_run: bool = False) -> dict:
+    if ref:
+        row = svc.resolve(ref)
+        cands = [c for c in promote_candidates(svc) if c["path"] == row["path"]]
+        reason = cands[0]["reason"] if cands else "requested"
+        _check_promotable(svc, row)
+        if dry_run:
+            return {"dry_run": True, "candidates": [{"id": row["id"], "title": row["title"], "path": row["path"], "reason": reason}], "promoted": []}
+        with svc.write_lock:
+            return {"dry_run": False, "promoted": [promote_one(svc, row, reason).to_dict()], "errors": []}
+    cands = [c for c in promote_candidates(svc) if not recently_modified(svc, c["path"])]
+    if dry_run:
+        return {"dry_run": True, "candidates": cands, "promoted": []}
+    return _run_many(svc, cands, lambda row, c: promote_one(svc, row, c["reason"]), "promoted")
+
+
+def _run_many(svc: "MemoryService", cands: list[dict], act, key: str) -> dict:
+    done, errors = [], []
+    with svc.write_lock:
+        for c in cands:
+            row = svc.store.note(c["path"])
+            if row is None:
+                continue
+            try:
+                done.append(act(row, c).to_dict())
+            except Exception as exc:  # one bad note must not stop the batch
+                errors.append({"path": c["path"], "error": str(exc)})
+    return {"dry_run": False, key: done, "errors": errors}
+
+
+# -- gc / archive / restore --
+def archive_one(svc: "MemoryService", row, reason: str, extra: dict | None = None) -> Move:
+    if row["kind"] == "archive":
+        raise WrongState(f"{row['path']} is already archived")
+    if row["kind"] == "note":
+        raise WrongState(f"{row['path']} is one of your notes, not a memory; only memories are archived")
+    now = svc.now()
+    dst = f"{svc.layout.archive}/{row['path'].split('/', 1)[1]}"
+    keys = {"status": "archived", "archived_at": now, "archive_reason": reason, **(extra or {})}
+    move = move_note(svc, row, dst, lambda note: keys, reason)
+    svc.emit("archived", move.to_dict())
+    return move
+
+
+def trash_one(svc: "MemoryService", row, reason: str) -> Move:
+    """Obsidian's .trash: out of sight, still recoverable by hand; never unlinked."""
+    dst = free_path(svc, ".trash", stem_of(row["path"]))
+    move = move_note(svc, row, dst, lambda note: {"status": "archived", "archived_at": svc.now(), "archive_reason": reason}, reason, rewrite=False)
+    svc.emit("archived", move.to_dict())
+    return move
+
+
+def gc(svc: "MemoryService", dry_run: bool = True, delete: bool = False) -> dict:
+    cands = [c for c in gc_candidates(svc) if not recently_modified(svc, c["path"])]
+    if dry_run:
+        return {"dry_run": True, "candidates": cands, "archived": []}
+    act = (lambda row, c: trash_one(svc, row, c["reason"])) if delete else (lambda row, c: archive_one(svc, row, c["reason"]))
+    out = _run_many(svc, cands, act, "archived")
+    out["candidates"] = cands
+    return out
+
+
+def archive(svc: "MemoryService", ref: str, reason: str = "archived on request", extra: dict | None = None) -> dict:
+    row = svc.resolve(ref)
+    with svc.write_lock:
+        return archive_one(svc, row, reason, extra).to_dict()
+
+
+def restore(svc: "MemoryService", ref: str) -> dict:
+    row = svc.resolve(ref)
+    if row["kind"] != "archive":
+        raise WrongState(f"{row['path']} is not archived; only notes in {svc.layout.archive}/ can be restored")
+    now = svc.now()
+    dst = f"{svc.layout.stm}/{row['path'].split('/', 1)[1]}"
+
+    def keys(note) -> dict:
+        out = {"status": "active", "last_used": now, "archived_at": REMOVE, "archive_reason": REMOVE}
+        if "merged_into" in note.frontmatter:
+            out["merged_into"] = REMOVE
+        return out
+
+    with svc.write_lock:
+        move = move_note(svc, row, dst, keys, "restored on request")
+    svc.emit("restored", move.to_dict())
+    return move.to_dict()
+
+
+# -- automatic --
+def run_lifecycle(svc: "MemoryService") -> dict:
+    """What the daemon runs on a schedule: sweep, then promote and archive by the rules."""
+    report: dict = {"sweep": svc.sweep().to_dict()}
+    if svc.settings.auto_promote:
+        report["promote"] = promote(svc)
+    if svc.settings.auto_gc:
+        report["gc"] = gc(svc, dry_run=False)
+    return report

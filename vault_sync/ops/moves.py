@@ -1,0 +1,273 @@
+"""Moving a memory between STM, LTM, Archive and the trash: exactly once, links kept.
+
+Order of a move: check the new path is free, journal the intent (with the keys and body
+edit to apply), hard-link the note at its new path (fails if the name is taken), unlink
+the old path, patch the new file's owned keys, rewrite path-qualified links elsewhere,
+journal done. A crash leaves the note at one path or both paths of one inode; `recover`
+finishes the move at the next start from the journal entry.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+from ..dates import format_datetime, parse_datetime
+from ..edit import BOM_BYTES, patch_bytes
+from ..errors import InvalidInput, MnemovaultError, NoteProblem, WrongState
+from ..index.resolver import Resolver, build_resolver
+from ..index.store import normalized_hash
+from ..note import parse_note
+from ..patch import REMOVE
+from ..writer import update_file
+from .linkrewrite import rewrite_links
+
+if TYPE_CHECKING:
+    from ..service import MemoryService
+
+JOURNAL = ".mnemovault/journal"
+
+
+@dataclass
+class Move:
+    id: str | None
+    title: str
+    src: str
+    dst: str
+    reason: str
+
+    def to_dict(self) -> dict:
+        return {"id": self.id, "title": self.title, "from": self.src, "to": self.dst, "reason": self.reason}
+
+
+def _journal_dir(svc: "MemoryService") -> Path:
+    return svc.layout.root / JOURNAL
+
+
+def _journal(svc: "MemoryService", entry: dict) -> Path:
+    folder = _journal_dir(svc)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{uuid.uuid4().hex}.json"
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(entry), encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def _encode_keys(keys: dict) -> dict:
+    """Owned-key updates as JSON (dates and REMOVE tagged), for the journal."""
+    out: dict[str, Any] = {}
+    for k, v in keys.items():
+        if v is REMOVE:
+            out[k] = {"$remove": True}
+        elif isinstance(v, datetime):
+            out[k] = {"$dt": format_datetime(v)}
+        elif isinstance(v, (str, int, float, bool, list)) or v is None:
+            out[k] = v
+        else:
+            out[k] = str(v)
+    return out
+
+
+def _decode_keys(keys: dict) -> dict:
+    out: dict[str, Any] = {}
+    for k, v in (keys or {}).items():
+        if isinstance(v, dict) and v.get("$remove"):
+            out[k] = REMOVE
+        elif isinstance(v, dict) and "$dt" in v:
+            out[k] = parse_datetime(v["$dt"])
+        else:
+            out[k] = v
+    return out
+
+
+def _taken(dst: Path) -> bool:
+    return dst.exists() or dst.is_symlink()
+
+
+def _link_or_rename(src: Path, dst: Path) -> None:
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.link(src, dst)  # refuses to replace an existing file: no clobbering a person's note
+    except FileExistsError:
+        raise WrongState(f"cannot move {src.name}: {dst.parent.name}/{dst.name} already exists") from None
+    except OSError:
+        if _taken(dst):
+            raise WrongState(f"cannot move {src.name}: {dst.parent.name}/{dst.name} already exists") from None
+        os.rename(src, dst)
+        return
+    os.unlink(src)
+
+
+def _apply_edits(current: bytes, rel: str, keys: dict, body_edit: Callable[[str, Any], str] | None) -> bytes:
+    fresh = parse_note(rel, current)
+    if not fresh.writable:
+        raise NoteProblem(f"{rel}: {'; '.join(p.cause for p in fresh.problems if p.blocking)}; fix it first")
+    out = patch_bytes(current, keys)
+    if body_edit is not None:
+        bom = out.startswith(BOM_BYTES)
+        text = (out[3:] if bom else out).decode("utf-8")
+        out = (BOM_BYTES if bom else b"") + body_edit(text, fresh).encode("utf-8")
+    return out
+
+
+def move_note(
+    svc: "MemoryService",
+    row,
+    dst_rel: str,
+    updates: Callable[[Any], dict],
+    reason: str,
+    body_edit: Callable[[str, Any], str] | None = None,
+    rewrite: bool = True,
+    journal_extra: dict | None = None,
+) -> Move:
+    """Move one indexed note to `dst_rel`, patching owned keys (and optionally the body).
+
+    `journal_extra` is stored with the journal entry so `recover` can redo what the caller
+    does after the move (e.g. the promoted note's Related names and LTM index entry).
+    """
+    src_rel = row["path"]
+    if src_rel == dst_rel:
+        raise WrongState(f"{src_rel} is already there")
+    src, dst = svc.layout.abs(src_rel), svc.layout.abs(dst_rel)
+    try:
+        data = src.read_bytes()
+    except FileNotFoundError:
+        svc.indexer.sync_paths([src_rel])
+        raise WrongState(f"{src_rel} is gone from the vault (moved or deleted meanwhile); nothing was moved") from None
+    if src.is_symlink():
+        raise WrongState(f"{src_rel} is a symbolic link; not moving it")
+    note = parse_note(src_rel, data)
+    if not note.writable:
+        raise NoteProblem(f"{src_rel}: {'; '.join(p.cause for p in note.problems if p.blocking)}; fix it first")
+    if _taken(dst):
+        raise WrongState(f"cannot move {src_rel} to {dst_rel}: a note with that name already exists there; "
+                         f"rename one of them first")
+    keys = updates(note)
+    resolver = build_resolver(svc.store)  # before the move: what links meant until now
+    entry = {"src": src_rel, "dst": dst_rel, "reason": reason, "id": note.fields.id, "keys": _encode_keys(keys),
+             "rewrite": rewrite, **(journal_extra or {})}
+    journal = _journal(svc, entry)
+    try:
+        _link_or_rename(src, dst)
+    except BaseException:
+        journal.unlink(missing_ok=True)  # nothing moved: nothing to recover
+        raise
+
+    def transform(current: bytes) -> bytes | None:
+        fresh = parse_note(dst_rel, current)
+        return _apply_edits(current, dst_rel, updates(fresh), body_edit)
+
+    update_file(dst, data, transform)  # a failure here leaves the journal: recover finishes the move
+    changed = rewrite_links(svc, resolver, src_rel, dst_rel) if rewrite else []
+    svc.indexer.sync_paths([src_rel, dst_rel, *changed])
+    journal.unlink(missing_ok=True)
+    return Move(note.fields.id, note.title, src_rel, dst_rel, reason)
+
+
+def recover(svc: "MemoryService") -> list[str]:
+    """Finish moves a crash interrupted (call at start; safe after a sync too)."""
+    folder = _journal_dir(svc)
+    if not folder.is_dir():
+        return []
+    done = []
+    for path in sorted(folder.glob("*.json")):
+        try:
+            entry = json.loads(path.read_text(encoding="utf-8"))
+            src_rel, dst_rel = svc.layout.safe_rel(entry["src"]), svc.layout.safe_rel(entry["dst"])
+        except (OSError, ValueError, KeyError, TypeError, MnemovaultError):
+            path.unlink(missing_ok=True)
+            continue
+        src, dst = svc.layout.abs(src_rel), svc.layout.abs(dst_rel)
+        try:
+            moved = _settle(src, dst, entry)
+        except OSError as exc:
+            done.append(f"could not finish the move of {src_rel} to {dst_rel}: {exc}; will retry at the next start")
+            continue
+        if moved:
+            try:
+                _finish(svc, entry, src_rel, dst_rel)
+            except (MnemovaultError, OSError, UnicodeDecodeError) as exc:
+                done.append(f"moved {src_rel} to {dst_rel} but could not finish it: {exc}")
+            else:
+                done.append(f"completed move of {src_rel} to {dst_rel}")
+        else:
+            svc.indexer.sync_paths([src_rel, dst_rel])
+            done.append(f"rolled back move of {src_rel} (never reached {dst_rel})")
+        path.unlink(missing_ok=True)
+    for tmp in folder.glob("*.tmp"):
+        tmp.unlink(missing_ok=True)
+    return done
+
+
+def _same_note(src: Path, dst: Path, entry: dict) -> bool:
+    """dst is the moved note whose hard link was split (e.g. a sync gave one name a new id)."""
+    try:
+        a, b = parse_note("a.md", src.read_bytes()), parse_note("b.md", dst.read_bytes())
+    except OSError:
+        return False
+    return entry.get("id") is not None and a.fields.id == entry["id"] and normalized_hash(a.body) == normalized_hash(b.body)
+
+
+def _settle(src: Path, dst: Path, entry: dict) -> bool:
+    """Leave the note at exactly one path; True when that is the new one."""
+    if src.exists() and dst.exists():
+        if os.path.samefile(src, dst):
+            os.unlink(src)  # crashed between link and unlink: one inode, two names
+        elif _same_note(src, dst, entry):
+            # both names of the move, split into two files: keep the newer one's bytes at dst
+            if src.stat().st_mtime_ns > dst.stat().st_mtime_ns:
+                os.replace(src, dst)
+            else:
+                data = dst.read_bytes()
+                if parse_note("b.md", data).fields.id != entry["id"]:
+                    update_file(dst, data, lambda cur: patch_bytes(cur, {"id": entry["id"]}))
+                os.unlink(src)
+        else:
+            return False  # dst is another note: the move never happened
+    return dst.exists() and not src.exists()
+
+
+def _finish(svc: "MemoryService", entry: dict, src_rel: str, dst_rel: str) -> None:
+    """Re-apply the keys and body edit of an interrupted move, then re-point links (idempotent)."""
+    from .lifecycle import STATUS_FOR_FOLDER, add_to_index_note, related_section
+
+    path = svc.layout.abs(dst_rel)
+    keys = _decode_keys(entry.get("keys") or {})
+    if not keys:
+        status = STATUS_FOR_FOLDER.get(svc.layout.kind_of(dst_rel))
+        keys = {"status": status} if status else {}
+    related = entry.get("related")
+    body_edit = (lambda text, note: related_section(text, related)) if related else None
+    data = path.read_bytes()
+    if keys or body_edit:
+        try:
+            update_file(path, data, lambda cur: _apply_edits(cur, dst_rel, keys, body_edit))
+        except NoteProblem:
+            pass  # the person broke its frontmatter meanwhile: the move itself stands
+    svc.indexer.sync_paths([src_rel, dst_rel])
+    if entry.get("index_entry"):
+        add_to_index_note(svc, entry["index_entry"], parse_datetime(entry.get("at")) or svc.now())
+    if entry.get("rewrite", True):
+        # links written against the old path: resolve them as if the note were still there
+        paths = [r[0] for r in svc.store.query("SELECT path FROM notes") if r[0] != dst_rel] + [src_rel]
+        changed = rewrite_links(svc, Resolver(paths), src_rel, dst_rel)
+        if changed:
+            svc.indexer.sync_paths(changed)
+
+
+def free_path(svc: "MemoryService", folder: str, stem: str) -> str:
+    """folder/stem.md, or with a number when that name is taken on disk."""
+    rel = f"{folder}/{stem}.md"
+    n = 2
+    while _taken(svc.layout.abs(rel)):
+        rel = f"{folder}/{stem} {n}.md"
+        n += 1
+        if n > 1000:
+            raise InvalidInput(f"no free name for {stem!r} in {folder}")
+    return rel

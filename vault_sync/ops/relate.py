@@ -1,0 +1,95 @@
+"""relate and graph: relations are links in the vault, read back from the index."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from ..edit import patch_bytes
+from ..errors import InvalidInput, NoteProblem
+from ..index.resolver import build_resolver
+from ..note import parse_note, stem_of
+from ..writer import update_file
+
+if TYPE_CHECKING:
+    from ..service import MemoryService
+
+_TYPE = re.compile(r"^[a-z][a-z0-9_]{0,40}$")
+
+
+def relate(svc: "MemoryService", a: str, b: str, rel_type: str = "related") -> dict:
+    """Add "[[B]]" to A's `related` list (or to the list named by the type)."""
+    key = (rel_type or "related").strip().lower()
+    if not _TYPE.match(key):
+        raise InvalidInput(f"relation type {rel_type!r}: use lower-case letters, digits and _")
+    src, dst = svc.resolve(a), svc.resolve(b)
+    if src["path"] == dst["path"]:
+        raise InvalidInput("a note cannot be related to itself")
+    if src["kind"] == "note":
+        raise InvalidInput(f"{src['path']} is one of your notes; relations are written on memories only")
+    item = f"[[{stem_of(dst['path'])}]]"
+    path = svc.layout.abs(src["path"])
+    added = {"value": False}
+
+    def transform(current: bytes) -> bytes | None:
+        note = parse_note(src["path"], current)
+        if not note.writable:
+            raise NoteProblem(f"{src['path']}: fix its frontmatter first")
+        existing = note.frontmatter.get(key)
+        if existing is None:
+            items: list = []
+        elif isinstance(existing, list):
+            items = list(existing)
+        else:
+            raise NoteProblem(f"{src['path']}: `{key}` is not a list; not changing it")
+        if any(isinstance(x, str) and x.strip().lower() == item.lower() for x in items):
+            return None
+        added["value"] = True
+        return patch_bytes(current, {key: items + [item]})
+
+    with svc.write_lock:
+        update_file(path, path.read_bytes(), transform)
+        svc.indexer.sync_paths([src["path"]])
+    return {"from": src["path"], "to": dst["path"], "type": key, "added": added["value"]}
+
+
+def graph(svc: "MemoryService", include_notes: bool = True) -> dict:
+    """Nodes (memories, and the person's notes linked with them) and resolved edges."""
+    resolver = build_resolver(svc.store)
+    rows = svc.store.query("SELECT rowid, path, id, kind, title, status FROM notes")
+    by_path = {r["path"]: r for r in rows}
+    edges = []
+    for r in svc.store.query("SELECT n.path src, l.target, l.subpath, l.kind, l.markdown FROM links l JOIN notes n ON n.rowid = l.source"):
+        dst = resolver.resolve(r["target"], r["src"], bool(r["markdown"]))
+        if dst is None or dst == r["src"]:
+            continue
+        edges.append({"source": r["src"], "target": dst, "kind": r["kind"]})
+    keep = {p for p, r in by_path.items() if r["kind"] != "note"}
+    if include_notes:
+        keep |= {e["source"] for e in edges if e["target"] in keep} | {e["target"] for e in edges if e["source"] in keep}
+    edges = [e for e in edges if e["source"] in keep and e["target"] in keep]
+    nodes = [{"path": p, "id": by_path[p]["id"], "kind": by_path[p]["kind"], "title": by_path[p]["title"], "status": by_path[p]["status"]}
+             for p in sorted(keep)]
+    return {"nodes": nodes, "edges": sorted(edges, key=lambda e: (e["source"], e["target"], e["kind"]))}
+
+
+def backlinks(svc: "MemoryService", rel: str) -> list[dict]:
+    resolver = build_resolver(svc.store)
+    name = stem_of(rel).lower()
+    out = []
+    aliases = [r[0] for r in svc.store.query("SELECT a.alias FROM aliases a JOIN notes n ON n.rowid = a.note WHERE n.path = ?", (rel,))]
+    for r in svc.store.query(
+        f"SELECT n.path src, l.target, l.subpath, l.kind, l.markdown FROM links l JOIN notes n ON n.rowid = l.source "
+        f"WHERE l.target_name IN ({','.join('?' * (1 + len(aliases)))})", (name, *aliases)):
+        if resolver.resolve(r["target"], r["src"], bool(r["markdown"])) == rel and r["src"] != rel:
+            out.append({"source": r["src"], "kind": r["kind"], "subpath": r["subpath"]})
+    return out
+
+
+def outlinks(svc: "MemoryService", row) -> list[dict]:
+    resolver = build_resolver(svc.store)
+    out = []
+    for r in svc.store.query("SELECT target, subpath, kind, markdown FROM links WHERE source = ?", (row["rowid"],)):
+        out.append({"target": r["target"] + r["subpath"], "kind": r["kind"],
+                    "resolved": resolver.resolve(r["target"], row["path"], bool(r["markdown"]))})
+    return out

@@ -1,0 +1,76 @@
+"""touch / reinforce and observe: use makes a memory stronger."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..edit import patch_bytes
+from ..errors import InvalidInput, MnemovaultError, NoteProblem, WrongState
+from ..note import parse_note
+from ..scoring import is_cross_domain, score_at
+from ..writer import update_file
+from .names import clean_tags
+from .sweep import score_updates
+
+if TYPE_CHECKING:
+    from ..service import MemoryService
+
+MAX_STRENGTH = 2.0
+
+
+def _reinforce(svc: "MemoryService", ref: str, boost: float, context_tags: list[str] | None) -> dict:
+    row = svc.resolve(ref)
+    if row["kind"] not in ("stm", "ltm"):
+        hint = "; restore it first" if row["kind"] == "archive" else ""
+        raise WrongState(f"{row['path']} is not a memory in STM or LTM{hint}")
+    now = svc.now()
+    path = svc.layout.abs(row["path"])
+    seen: dict = {}
+
+    def transform(current: bytes) -> bytes | None:
+        note = parse_note(row["path"], current)
+        if not note.writable:
+            raise NoteProblem(f"{row['path']}: {'; '.join(p.cause for p in note.problems if p.blocking)}; fix it first")
+        f = note.fields
+        old = score_at(svc.params, f.use_count, f.last_used or f.created, f.strength, now)
+        cross = bool(context_tags) and is_cross_domain(svc.params, f.tags, context_tags or [])
+        strength = min(MAX_STRENGTH, f.strength + boost + (svc.settings.touch_boost if cross else 0.0))
+        updates: dict = {"last_used": now, "use_count": f.use_count + 1}
+        if strength != f.strength:
+            updates["strength"] = round(strength, 6)
+        if context_tags is not None:
+            updates["review_count"] = f.review_count + 1
+            if cross:
+                updates["cross_domain_count"] = f.cross_domain_count + 1
+        f.last_used, f.use_count, f.strength = now, f.use_count + 1, updates.get("strength", f.strength)
+        updates.update(score_updates(svc, f, now))
+        seen.update(old=old, new=score_at(svc.params, f.use_count, now, f.strength, now), cross=cross)
+        return patch_bytes(current, updates)
+
+    with svc.write_lock:
+        update_file(path, path.read_bytes(), transform)
+        svc.indexer.sync_paths([row["path"]])
+        svc.emit_scores([row["path"]])
+    note = svc.view(svc.store.note(row["path"]))
+    out = {"note": note, "old_score": round(seen["old"], 6), "new_score": round(seen["new"], 6)}
+    if context_tags is not None:
+        out["cross_domain"] = seen["cross"]
+    return out
+
+
+def touch(svc: "MemoryService", ref: str, boost: bool = False) -> dict:
+    return _reinforce(svc, ref, svc.settings.touch_boost if boost else 0.0, None)
+
+
+def observe(svc: "MemoryService", refs: list[str], context_tags: list[str] | None = None) -> dict:
+    """Touch each memory used in a context; cross-domain use also strengthens it."""
+    if not refs:
+        raise InvalidInput("no memories given")
+    tags = clean_tags(context_tags)
+    results, errors = [], []
+    for ref in refs:
+        try:
+            results.append(_reinforce(svc, ref, 0.0, tags))
+        except MnemovaultError as exc:  # one bad ref must not undo or stop the others
+            errors.append({"ref": ref, "error": str(exc)})
+    return {"observed": results, "errors": errors}
