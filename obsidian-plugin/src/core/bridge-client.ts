@@ -1,0 +1,251 @@
+/**
+ * Client of the daemon's HTTP bridge. The HTTP layer is injected: Obsidian's
+ * `requestUrl` in the app, a node:http implementation in tests.
+ */
+import type { BridgeEndpoint, LocateResult } from "./bridge-locator";
+import { TimeoutError, withTimeout, type Timers } from "./timers";
+import type {
+	ArchiveResponse,
+	GcResponse,
+	Note,
+	PromoteResponse,
+	RestoreResponse,
+	ReviewResponse,
+	SearchResponse,
+	SearchScope,
+	StatusResponse,
+	SyncResponse,
+	TouchResponse,
+} from "./types";
+
+export interface HttpRequest {
+	url: string;
+	method: "GET" | "POST";
+	headers: Record<string, string>;
+	body?: string;
+}
+
+export interface HttpResponse {
+	status: number;
+	text: string;
+}
+
+/** Resolves with any HTTP status; rejects only when no answer came (refused, reset...). */
+export type HttpRequester = (request: HttpRequest) => Promise<HttpResponse>;
+
+export type OfflineReason = "no_daemon" | "refused" | "timeout" | "unauthorized";
+
+export type Reachability = { online: true } | { online: false; reason: OfflineReason; detail: string };
+
+/** The daemon could not be reached (or refused our token). */
+export class BridgeOfflineError extends Error {
+	constructor(
+		readonly reason: OfflineReason,
+		detail: string,
+	) {
+		super(detail);
+		this.name = "BridgeOfflineError";
+	}
+}
+
+/** The daemon answered with an error object. */
+export class BridgeApiError extends Error {
+	constructor(
+		readonly status: number,
+		readonly code: string,
+		message: string,
+	) {
+		super(message);
+		this.name = "BridgeApiError";
+	}
+}
+
+export interface BridgeClientDeps {
+	http: HttpRequester;
+	/** Where the daemon is now (re-run after a failure: it may have restarted on a new port). */
+	locate: () => Promise<LocateResult>;
+	timers: Timers;
+	timeoutMs?: number;
+	/** Told after every request whether the daemon answered. */
+	onReachability?: (reachability: Reachability) => void;
+}
+
+export interface StreamTarget {
+	url: string;
+	headers: Record<string, string>;
+}
+
+function baseUrl(endpoint: BridgeEndpoint): string {
+	return `http://${endpoint.host}:${endpoint.port}`;
+}
+
+function sameEndpoint(a: BridgeEndpoint, b: BridgeEndpoint): boolean {
+	return a.host === b.host && a.port === b.port && a.token === b.token;
+}
+
+function parseError(status: number, text: string): BridgeApiError {
+	try {
+		const body = JSON.parse(text) as { error?: { code?: unknown; message?: unknown } };
+		const code = typeof body.error?.code === "string" ? body.error.code : "http_" + String(status);
+		const message = typeof body.error?.message === "string" ? body.error.message : `HTTP ${status}`;
+		return new BridgeApiError(status, code, message);
+	} catch {
+		return new BridgeApiError(status, "http_" + String(status), `HTTP ${status}`);
+	}
+}
+
+export class BridgeClient {
+	private endpoint: BridgeEndpoint | null = null;
+	private readonly timeoutMs: number;
+
+	constructor(private readonly deps: BridgeClientDeps) {
+		this.timeoutMs = deps.timeoutMs ?? 5000;
+	}
+
+	/** Forget the cached endpoint (settings changed, or the daemon restarted). */
+	reset(): void {
+		this.endpoint = null;
+	}
+
+	private report(reachability: Reachability): void {
+		this.deps.onReachability?.(reachability);
+	}
+
+	private async resolve(fresh: boolean): Promise<BridgeEndpoint> {
+		if (this.endpoint && !fresh) return this.endpoint;
+		const found = await this.deps.locate();
+		if (!found.found) {
+			this.endpoint = null;
+			throw new BridgeOfflineError("no_daemon", found.detail);
+		}
+		this.endpoint = found.endpoint;
+		return found.endpoint;
+	}
+
+	/** URL and headers for `GET /api/events`, or null when the daemon is not running. */
+	async streamTarget(): Promise<StreamTarget | null> {
+		try {
+			const endpoint = await this.resolve(true);
+			return {
+				url: `${baseUrl(endpoint)}/api/events`,
+				headers: { Authorization: `Bearer ${endpoint.token}`, Accept: "text/event-stream" },
+			};
+		} catch (error) {
+			if (error instanceof BridgeOfflineError) {
+				this.report({ online: false, reason: error.reason, detail: error.message });
+				return null;
+			}
+			throw error;
+		}
+	}
+
+	private send(endpoint: BridgeEndpoint, method: "GET" | "POST", path: string, body?: unknown) {
+		const headers: Record<string, string> = {
+			Authorization: `Bearer ${endpoint.token}`,
+			Accept: "application/json",
+		};
+		const request: HttpRequest = { url: baseUrl(endpoint) + path, method, headers };
+		if (body !== undefined) {
+			headers["Content-Type"] = "application/json";
+			request.body = JSON.stringify(body);
+		}
+		return withTimeout(this.deps.http(request), this.timeoutMs, this.deps.timers);
+	}
+
+	/** One request; on no answer or 401, re-locates once in case the daemon moved. */
+	async request<T>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
+		let endpoint: BridgeEndpoint;
+		try {
+			endpoint = await this.resolve(false);
+		} catch (error) {
+			if (error instanceof BridgeOfflineError) {
+				this.report({ online: false, reason: error.reason, detail: error.message });
+			}
+			throw error;
+		}
+		let response: HttpResponse | null = null;
+		for (let attempt = 0; attempt < 2; attempt++) {
+			let failure: BridgeOfflineError | null = null;
+			try {
+				response = await this.send(endpoint, method, path, body);
+				if (response.status === 401) {
+					failure = new BridgeOfflineError("unauthorized", "the daemon refused the token");
+				}
+			} catch (error) {
+				failure =
+					error instanceof TimeoutError
+						? new BridgeOfflineError("timeout", error.message)
+						: new BridgeOfflineError("refused", error instanceof Error ? error.message : String(error));
+			}
+			if (!failure) break;
+			this.endpoint = null;
+			let next: BridgeEndpoint | null = null;
+			if (attempt === 0 && failure.reason !== "timeout") {
+				try {
+					next = await this.resolve(true);
+				} catch (error) {
+					if (error instanceof BridgeOfflineError) failure = error;
+				}
+			}
+			if (next && !sameEndpoint(next, endpoint)) {
+				endpoint = next;
+				continue;
+			}
+			this.report({ online: false, reason: failure.reason, detail: failure.message });
+			throw failure;
+		}
+		this.report({ online: true });
+		const answer = response as HttpResponse;
+		if (answer.status >= 400) throw parseError(answer.status, answer.text);
+		try {
+			return JSON.parse(answer.text) as T;
+		} catch {
+			throw new BridgeApiError(answer.status, "bad_json", "the daemon sent an answer that is not JSON");
+		}
+	}
+
+	status(): Promise<StatusResponse> {
+		return this.request("GET", "/api/status");
+	}
+
+	note(path: string): Promise<Note> {
+		return this.request("GET", `/api/note?path=${encodeURIComponent(path)}`);
+	}
+
+	touch(ref: string, boost = false): Promise<TouchResponse> {
+		return this.request("POST", "/api/touch", { ref, boost });
+	}
+
+	promote(ref: string, dryRun = false): Promise<PromoteResponse> {
+		return this.request("POST", "/api/promote", { ref, dry_run: dryRun });
+	}
+
+	promoteAuto(dryRun = false): Promise<PromoteResponse> {
+		return this.request("POST", "/api/promote", { auto: true, dry_run: dryRun });
+	}
+
+	archive(ref: string): Promise<ArchiveResponse> {
+		return this.request("POST", "/api/archive", { ref });
+	}
+
+	restore(ref: string): Promise<RestoreResponse> {
+		return this.request("POST", "/api/restore", { ref });
+	}
+
+	gc(dryRun: boolean): Promise<GcResponse> {
+		return this.request("POST", "/api/gc", { dry_run: dryRun });
+	}
+
+	review(limit = 20): Promise<ReviewResponse> {
+		return this.request("GET", `/api/review?limit=${limit}`);
+	}
+
+	search(q: string, limit = 10, scope: SearchScope = "all"): Promise<SearchResponse> {
+		const query = `q=${encodeURIComponent(q)}&limit=${limit}&scope=${scope}`;
+		return this.request("GET", `/api/search?${query}`);
+	}
+
+	sync(): Promise<SyncResponse> {
+		return this.request("POST", "/api/sync", {});
+	}
+}

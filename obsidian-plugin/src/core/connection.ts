@@ -1,0 +1,81 @@
+/**
+ * Online/offline state of the bridge, fed by every request and by the event stream.
+ * A person hears about it once per transition, never once per failed request.
+ */
+import type { OfflineReason, Reachability } from "./bridge-client";
+
+export type ConnectionState =
+	| { status: "unknown" }
+	| { status: "online" }
+	| { status: "offline"; reason: OfflineReason; detail: string };
+
+export function startHint(vaultPath: string): string {
+	const quoted = /[\s"'$`\\]/.test(vaultPath) ? `"${vaultPath.replace(/(["\\$`])/g, "\\$1")}"` : vaultPath;
+	return `mnemovault daemon --vault ${quoted}`;
+}
+
+export function offlineMessage(state: ConnectionState, vaultPath: string): string {
+	if (state.status !== "offline") return "";
+	if (state.reason === "unauthorized") {
+		return "The mnemovault daemon refused the token. Restart the daemon, or clear the token override in settings.";
+	}
+	return `The mnemovault daemon is not running. Start it with: ${startHint(vaultPath)}`;
+}
+
+export class ConnectionMonitor {
+	private current: ConnectionState = { status: "unknown" };
+	private readonly listeners = new Set<(state: ConnectionState) => void>();
+	private noticedOffline = false;
+
+	constructor(
+		private readonly vaultPath: string,
+		private readonly notify: (message: string) => void,
+	) {}
+
+	get state(): ConnectionState {
+		return this.current;
+	}
+
+	get online(): boolean {
+		return this.current.status === "online";
+	}
+
+	hint(): string {
+		return startHint(this.vaultPath);
+	}
+
+	message(): string {
+		return offlineMessage(this.current, this.vaultPath);
+	}
+
+	onChange(listener: (state: ConnectionState) => void): () => void {
+		this.listeners.add(listener);
+		return () => this.listeners.delete(listener);
+	}
+
+	report(reachability: Reachability): void {
+		const before = this.current;
+		if (reachability.online) {
+			if (before.status === "online") return;
+			this.current = { status: "online" };
+			if (this.noticedOffline) {
+				this.noticedOffline = false;
+				this.notify("Connected to the mnemovault daemon.");
+			}
+		} else {
+			const next: ConnectionState = {
+				status: "offline",
+				reason: reachability.reason,
+				detail: reachability.detail,
+			};
+			const changed = before.status !== "offline" || before.reason !== next.reason;
+			this.current = next;
+			if (before.status !== "offline") {
+				this.noticedOffline = true;
+				this.notify(offlineMessage(next, this.vaultPath));
+			}
+			if (!changed) return;
+		}
+		for (const listener of this.listeners) listener(this.current);
+	}
+}

@@ -1,0 +1,38 @@
+/** Short human texts for scores and states (status bar, review rows, notices). */
+import type { NoteState } from "./types";
+
+const STATE_LABELS: Record<NoteState, string> = {
+	fresh: "fresh",
+	fading: "fading",
+	danger: "danger",
+	forget: "forgotten soon",
+	promote_candidate: "promote candidate",
+	promoted: "promoted",
+	archived: "archived",
+	note: "note",
+};
+
+export function stateLabel(state: string): string {
+	return (STATE_LABELS as Record<string, string>)[state] ?? state.replace(/_/g, " ");
+}
+
+export function formatScore(score: number | null | undefined): string {
+	if (score === null || score === undefined || !Number.isFinite(score)) return "–";
+	if (score > 0 && score < 0.01) return "<0.01";
+	return score.toFixed(2);
+}
+
+export function formatDays(days: number): string {
+	if (days < 1) {
+		const hours = Math.max(1, Math.round(days * 24));
+		return `${hours} h`;
+	}
+	return `${Math.round(days)} d`;
+}
+
+/** Milliseconds since the epoch from an ISO timestamp, or null. */
+export function parseTime(value: string | null | undefined): number | null {
+	if (!value) return null;
+	const ms = Date.parse(value);
+	return Number.isNaN(ms) ? null : ms;
+}

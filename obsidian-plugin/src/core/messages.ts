@@ -1,0 +1,43 @@
+/** Texts of the notices that answer a command. */
+import { BridgeApiError, BridgeOfflineError } from "./bridge-client";
+import { formatScore } from "./format";
+import type { ArchiveResponse, GcResponse, PromoteResponse, SyncResponse, TouchResponse } from "./types";
+
+export function reinforcedMessage(r: TouchResponse): string {
+	return `Reinforced "${r.note.title}": score ${formatScore(r.old_score)} → ${formatScore(r.new_score)}.`;
+}
+
+export function promotedMessage(r: PromoteResponse): string {
+	if (r.promoted.length === 0) return "Nothing was promoted.";
+	const m = r.promoted[0];
+	return r.promoted.length === 1 ? `Promoted "${m.title}" to ${m.to}.` : `Promoted ${r.promoted.length} memories.`;
+}
+
+export function archivedMessage(r: ArchiveResponse): string {
+	if (r.archived.length === 0) return "Nothing was archived.";
+	const m = r.archived[0];
+	return r.archived.length === 1 ? `Archived "${m.title}" to ${m.to}.` : `Archived ${r.archived.length} memories.`;
+}
+
+export function gcDoneMessage(r: GcResponse): string {
+	const n = r.archived.length;
+	if (n === 0) return "Nothing was archived.";
+	return `Archived ${n} ${n === 1 ? "memory" : "memories"}. Each can be restored from the archive.`;
+}
+
+export function syncedMessage(r: SyncResponse): string {
+	const problems = Array.isArray(r.problems) ? r.problems.length : r.problems;
+	const parts = [`${r.added} added`, `${r.updated} updated`, `${r.removed} removed`, `${r.moved} moved`];
+	const tail = problems ? `, ${problems} with problems` : "";
+	return `Index synced: ${parts.join(", ")}${tail}.`;
+}
+
+/** A person-readable text for a failed request. */
+export function errorMessage(error: unknown, offlineText: string): string {
+	if (error instanceof BridgeOfflineError) return offlineText;
+	if (error instanceof BridgeApiError) {
+		if (error.code === "not_found") return "This note is not in the memory index.";
+		return error.message;
+	}
+	return error instanceof Error ? error.message : String(error);
+}

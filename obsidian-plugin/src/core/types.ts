@@ -1,0 +1,175 @@
+/**
+ * JSON shapes of the daemon's HTTP bridge (docs/bridge-api.md in the main repo).
+ * Plain data only: no behaviour, no Obsidian imports.
+ */
+
+export type DecayModel = "power_law" | "exponential" | "two_component";
+
+export interface Scoring {
+	decay_model: DecayModel;
+	half_life_days: number;
+	pl_alpha: number;
+	tc_weight_fast: number;
+	tc_fast_half_life_hours: number;
+	tc_slow_half_life_days: number;
+	beta: number;
+	forget_threshold: number;
+	promote_threshold: number;
+	promote_min_uses: number;
+	danger_zone_min: number;
+	danger_zone_max: number;
+}
+
+export type NoteKind = "stm" | "ltm" | "archive" | "note";
+
+export type NoteState =
+	| "fresh"
+	| "fading"
+	| "danger"
+	| "forget"
+	| "promote_candidate"
+	| "promoted"
+	| "archived"
+	| "note";
+
+export interface Note {
+	path: string;
+	id: string | null;
+	kind: NoteKind;
+	title: string;
+	status: string;
+	tags: string[];
+	use_count: number;
+	strength: number;
+	last_used: string | null;
+	created: string | null;
+	decay_score: number | null;
+	score: number | null;
+	review_priority: number;
+	state: NoteState;
+	problems: string[];
+}
+
+export interface Move {
+	id: string;
+	title: string;
+	from: string;
+	to: string;
+	reason: string;
+}
+
+export interface Candidate {
+	id: string;
+	title: string;
+	path: string;
+	score: number;
+	reason: string;
+}
+
+export interface SearchResult {
+	path: string;
+	id: string | null;
+	title: string;
+	kind: NoteKind;
+	snippet: string;
+	score: number;
+	parts: { fts: number | null; semantic: number | null; decay: number | null };
+	review: boolean;
+}
+
+export interface StatusResponse {
+	vault: string;
+	counts: { stm: number; ltm: number; archive: number; note: number };
+	by_status: Record<string, number>;
+	problems: { path: string; cause: string }[];
+	conflicts: unknown[];
+	dangling_links: number;
+	last_sync: string | null;
+	embeddings: { enabled: boolean; done: number; total: number };
+	scoring: Scoring;
+	daemon: { pid: number; started: string };
+}
+
+export interface TouchResponse {
+	note: Note;
+	old_score: number | null;
+	new_score: number | null;
+}
+
+export interface PromoteResponse {
+	promoted: Move[];
+	dry_run: boolean;
+}
+
+export interface ArchiveResponse {
+	archived: Move[];
+}
+
+export interface RestoreResponse {
+	restored: Move[];
+}
+
+export interface GcResponse {
+	candidates: Candidate[];
+	archived: Move[];
+	dry_run: boolean;
+}
+
+export interface ReviewResponse {
+	items: Note[];
+}
+
+export interface SearchResponse {
+	results: SearchResult[];
+	semantic: boolean;
+	notice: string | null;
+}
+
+export interface SyncResponse {
+	added: number;
+	updated: number;
+	removed: number;
+	moved: number;
+	unchanged: number;
+	problems: number | unknown[];
+}
+
+export type SearchScope = "stm" | "ltm" | "all";
+
+/** One event of `GET /api/events`. */
+export type BridgeEvent =
+	| { type: "hello"; data: Record<string, never> }
+	| { type: "indexed"; data: { path: string; id: string | null } }
+	| { type: "deleted"; data: { path: string } }
+	| { type: "score_changed"; data: { path: string; id: string | null; score: number; state: NoteState } }
+	| { type: "promoted"; data: Move }
+	| { type: "archived"; data: Move }
+	| { type: "restored"; data: Move }
+	| { type: "problem"; data: { path: string; cause: string } };
+
+export type BridgeEventType = BridgeEvent["type"];
+
+export const EVENT_TYPES: readonly BridgeEventType[] = [
+	"hello",
+	"indexed",
+	"deleted",
+	"score_changed",
+	"promoted",
+	"archived",
+	"restored",
+	"problem",
+];
+
+/** Vault paths an event is about (a move names both ends). */
+export function eventPaths(event: BridgeEvent): string[] {
+	switch (event.type) {
+		case "hello":
+			return [];
+		case "promoted":
+		case "archived":
+		case "restored":
+			return [event.data.from, event.data.to];
+		default:
+			return [event.data.path];
+	}
+}

@@ -1,0 +1,272 @@
+/**
+ * Composition of the plugin: bridge client, connection monitor, event stream,
+ * review store, status bar, views, commands. main.ts creates one and starts it.
+ */
+import { Notice, type App, type Plugin, type TFile, type WorkspaceLeaf } from "obsidian";
+import { ReinforceOnOpenPolicy } from "../core/auto-reinforce";
+import { BridgeClient, BridgeOfflineError } from "../core/bridge-client";
+import { locateBridge, type LocatorEnv } from "../core/bridge-locator";
+import { ConnectionMonitor, type ConnectionState } from "../core/connection";
+import { EventStream, type SseTransport, type StreamStatus } from "../core/event-stream";
+import { archivedMessage, errorMessage, promotedMessage, reinforcedMessage, syncedMessage } from "../core/messages";
+import { ReviewStore } from "../core/review-store";
+import { bridgeOverride, type MnemovaultSettings } from "../core/settings";
+import type { Timers } from "../core/timers";
+import { eventPaths, type BridgeEvent, type Note } from "../core/types";
+import { StatusBarRenderer } from "../ui/status-bar";
+import type { HttpRequester } from "../core/bridge-client";
+import { registerCommands } from "./commands";
+import { GcModal } from "./gc-modal";
+import { REVIEW_VIEW_TYPE, ReviewView } from "./review-view";
+import { MemorySearchModal } from "./search-modal";
+
+export interface ControllerDeps {
+	plugin: Plugin;
+	settings: () => MnemovaultSettings;
+	vaultPath: string | null;
+	http: HttpRequester;
+	sse: SseTransport;
+	locatorEnv: LocatorEnv;
+	timers: Timers;
+	notify?: (message: string) => void;
+}
+
+export class MnemovaultController {
+	readonly monitor: ConnectionMonitor;
+	readonly client: BridgeClient;
+	readonly stream: EventStream;
+	readonly store: ReviewStore;
+	private statusBar: StatusBarRenderer | null = null;
+	private readonly policy: ReinforceOnOpenPolicy;
+	private activeFilePath: string | null = null;
+	private streamStatus: StreamStatus = "stopped";
+	private readonly app: App;
+	private readonly notify: (message: string) => void;
+
+	constructor(private readonly deps: ControllerDeps) {
+		this.app = deps.plugin.app;
+		this.notify = deps.notify ?? ((message) => new Notice(message, 8000));
+		const vaultPath = deps.vaultPath ?? "";
+		this.monitor = new ConnectionMonitor(vaultPath || "<vault folder>", this.notify);
+		this.client = new BridgeClient({
+			http: deps.http,
+			timers: deps.timers,
+			timeoutMs: 5000,
+			locate: () =>
+				deps.vaultPath
+					? locateBridge(deps.vaultPath, deps.locatorEnv, bridgeOverride(deps.settings()))
+					: Promise.resolve({ found: false, reason: "no_file", detail: "this vault is not a folder on disk" }),
+			onReachability: (r) => this.monitor.report(r),
+		});
+		this.store = new ReviewStore(this.client, deps.timers, () => this.monitor.message());
+		this.stream = new EventStream({
+			transport: deps.sse,
+			target: () => this.client.streamTarget(),
+			timers: deps.timers,
+			onEvent: (event) => this.onEvent(event),
+			onStatus: (status) => this.onStreamStatus(status),
+		});
+		this.policy = new ReinforceOnOpenPolicy(deps.timers);
+	}
+
+	start(): void {
+		const { plugin } = this.deps;
+		plugin.registerView(REVIEW_VIEW_TYPE, (leaf) =>
+			new ReviewView(leaf, {
+				store: this.store,
+				horizonDays: () => this.deps.settings().curveHorizonDays,
+				hint: () => this.monitor.hint(),
+				now: () => this.deps.timers.now(),
+				open: (note: Note) => this.openPath(note.path),
+				reinforce: (note: Note) => this.reinforce(note.path),
+				refresh: () => this.refreshAll(),
+			}),
+		);
+		const item = plugin.addStatusBarItem();
+		item.addClass("mod-clickable");
+		item.addEventListener("click", () => void this.openReview());
+		this.statusBar = new StatusBarRenderer(item);
+		this.statusBar.clear();
+		registerCommands(plugin, {
+			activePath: () => this.activePath(),
+			reinforce: (p) => this.reinforce(p),
+			promote: (p) => this.promote(p),
+			archive: (p) => this.archive(p),
+			runGc: () => this.openGc(),
+			openReview: () => this.openReview(),
+			openSearch: () => this.openSearch(),
+			sync: () => this.sync(),
+		});
+		plugin.register(this.monitor.onChange((state) => this.onConnection(state)));
+		plugin.registerEvent(this.app.workspace.on("file-open", (file) => void this.onFileOpen(file)));
+		plugin.registerEvent(
+			this.app.vault.on("rename", (file, oldPath) => {
+				this.policy.moved(oldPath, file.path);
+				if (file.path === this.activePath()) void this.showActive(false);
+			}),
+		);
+		this.app.workspace.onLayoutReady(() => {
+			this.stream.start();
+			void this.onFileOpen(this.app.workspace.getActiveFile());
+		});
+	}
+
+	stop(): void {
+		this.stream.stop();
+	}
+
+	/** Settings changed: forget the endpoint, reconnect, redraw. */
+	settingsChanged(): void {
+		this.client.reset();
+		this.stream.reconnectNow();
+		this.store.refreshSoon();
+		void this.showActive(false);
+	}
+
+	activePath(): string | null {
+		const file = this.app.workspace.getActiveFile();
+		return file && file.extension === "md" ? file.path : null;
+	}
+
+	private onStreamStatus(status: StreamStatus): void {
+		this.streamStatus = status;
+		if (status === "open") this.monitor.report({ online: true });
+		// The stream broke while we thought the daemon was up: ask once, which reports.
+		else if (status === "waiting" && this.monitor.online) void this.client.status().catch(() => undefined);
+	}
+
+	private onConnection(state: ConnectionState): void {
+		if (state.status === "offline") {
+			this.statusBar?.showOffline(this.monitor.message());
+			this.store.setOffline();
+		} else if (state.status === "online") {
+			if (this.streamStatus !== "open" && this.streamStatus !== "connecting") this.stream.reconnectNow();
+			this.store.refreshSoon();
+			void this.showActive(false);
+		}
+	}
+
+	private onEvent(event: BridgeEvent): void {
+		this.store.handleEvent(event);
+		const active = this.activeFilePath;
+		if (event.type === "hello") {
+			void this.client
+				.status()
+				.then((s) => this.store.setScoring(s.scoring))
+				.catch(() => undefined);
+			void this.showActive(false);
+			return;
+		}
+		if (event.type === "promoted" || event.type === "archived" || event.type === "restored") {
+			this.policy.moved(event.data.from, event.data.to);
+		}
+		if (!active) return;
+		if (event.type === "score_changed" && event.data.path === active) {
+			this.statusBar?.showScore(event.data.score, event.data.state);
+		} else if (eventPaths(event).includes(active)) {
+			void this.showActive(false);
+		}
+	}
+
+	private async onFileOpen(file: TFile | null): Promise<void> {
+		this.activeFilePath = file && file.extension === "md" ? file.path : null;
+		await this.showActive(this.deps.settings().autoReinforceOnOpen);
+	}
+
+	/** Show the active note's score; reinforce it first when the option says so. */
+	private async showActive(mayReinforce: boolean): Promise<void> {
+		const path = this.activeFilePath;
+		if (!path) return this.statusBar?.clear();
+		if (this.monitor.state.status === "offline" && !mayReinforce) {
+			return this.statusBar?.showOffline(this.monitor.message());
+		}
+		try {
+			let note = await this.client.note(path);
+			if (mayReinforce && this.policy.take(note.path, note.kind)) {
+				note = (await this.client.touch(note.path)).note;
+			}
+			if (path !== this.activeFilePath) return;
+			if (note.kind === "note") this.statusBar?.clear();
+			else this.statusBar?.showScore(note.score ?? note.decay_score, note.state);
+		} catch (error) {
+			if (path !== this.activeFilePath) return;
+			if (error instanceof BridgeOfflineError) this.statusBar?.showOffline(this.monitor.message());
+			else this.statusBar?.clear();
+		}
+	}
+
+	/** Runs one request for a command and tells the person how it went, once. */
+	private async act(run: () => Promise<string>): Promise<void> {
+		const wasOffline = this.monitor.state.status === "offline";
+		try {
+			this.notify(await run());
+		} catch (error) {
+			// Going offline already produced its one notice.
+			if (error instanceof BridgeOfflineError && !wasOffline) return;
+			this.notify(errorMessage(error, this.monitor.message()));
+		}
+	}
+
+	reinforce(path: string): Promise<void> {
+		return this.act(async () => {
+			const r = await this.client.touch(path);
+			this.store.refreshSoon();
+			if (path === this.activeFilePath) this.statusBar?.showScore(r.note.score ?? r.new_score, r.note.state);
+			return reinforcedMessage(r);
+		});
+	}
+
+	promote(path: string): Promise<void> {
+		return this.act(async () => promotedMessage(await this.client.promote(path)));
+	}
+
+	archive(path: string): Promise<void> {
+		return this.act(async () => archivedMessage(await this.client.archive(path)));
+	}
+
+	sync(): Promise<void> {
+		return this.act(async () => {
+			const r = await this.client.sync();
+			this.store.refreshSoon();
+			return syncedMessage(r);
+		});
+	}
+
+	refreshAll(): void {
+		this.client.reset();
+		if (this.streamStatus !== "open") this.stream.reconnectNow();
+		void this.store.refresh();
+	}
+
+	openGc(): void {
+		new GcModal(this.app, {
+			client: this.client,
+			offlineText: () => this.monitor.message(),
+			notify: this.notify,
+		}).open();
+	}
+
+	openSearch(): void {
+		new MemorySearchModal(this.app, {
+			client: this.client,
+			timers: this.deps.timers,
+			offlineText: () => this.monitor.message(),
+			open: (path) => this.openPath(path),
+		}).open();
+	}
+
+	openPath(path: string): void {
+		void this.app.workspace.openLinkText(path, "", false);
+	}
+
+	async openReview(): Promise<void> {
+		const { workspace } = this.app;
+		let leaf: WorkspaceLeaf | null = workspace.getLeavesOfType(REVIEW_VIEW_TYPE)[0] ?? null;
+		if (!leaf) {
+			leaf = workspace.getRightLeaf(false);
+			if (!leaf) return;
+			await leaf.setViewState({ type: REVIEW_VIEW_TYPE, active: true });
+		}
+		await workspace.revealLeaf(leaf);
+	}
+}

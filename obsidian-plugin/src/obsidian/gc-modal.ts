@@ -1,0 +1,52 @@
+/** "Run garbage collection": previews the candidates (dry run), archives on confirm. */
+import { Modal, type App } from "obsidian";
+import type { BridgeClient } from "../core/bridge-client";
+import { errorMessage, gcDoneMessage } from "../core/messages";
+import { renderGcError, renderGcLoading, renderGcPreview } from "../ui/gc-preview";
+
+export interface GcModalDeps {
+	client: Pick<BridgeClient, "gc">;
+	offlineText: () => string;
+	notify: (message: string) => void;
+}
+
+export class GcModal extends Modal {
+	constructor(
+		app: App,
+		private readonly deps: GcModalDeps,
+	) {
+		super(app);
+	}
+
+	override onOpen(): void {
+		void this.load();
+	}
+
+	private async load(): Promise<void> {
+		this.titleEl.setText("Archive forgotten memories");
+		renderGcLoading(this.contentEl);
+		try {
+			const preview = await this.deps.client.gc(true);
+			renderGcPreview(this.contentEl, preview.candidates, {
+				cancel: () => this.close(),
+				confirm: () => void this.run(),
+			});
+		} catch (error) {
+			renderGcError(this.contentEl, errorMessage(error, this.deps.offlineText()));
+		}
+	}
+
+	private async run(): Promise<void> {
+		try {
+			const done = await this.deps.client.gc(false);
+			this.deps.notify(gcDoneMessage(done));
+			this.close();
+		} catch (error) {
+			renderGcError(this.contentEl, errorMessage(error, this.deps.offlineText()));
+		}
+	}
+
+	override onClose(): void {
+		this.contentEl.empty();
+	}
+}

@@ -1,0 +1,167 @@
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+	BridgeApiError,
+	BridgeClient,
+	BridgeOfflineError,
+	type HttpRequester,
+	type Reachability,
+} from "../../src/core/bridge-client";
+import { locateBridge } from "../../src/core/bridge-locator";
+import { nodeLocatorEnv, nodeTimers } from "../../src/platform/node-env";
+import { nodeHttpRequester } from "../../src/platform/node-http";
+import { error, startFakeDaemon, type FakeDaemon } from "../helpers/fake-daemon";
+import { makeNote, makeStatus, tempDir, writeBridgeFile } from "../helpers/fixtures";
+
+const daemons: FakeDaemon[] = [];
+afterEach(async () => {
+	await Promise.all(daemons.splice(0).map((d) => d.close()));
+});
+
+async function setup(opts: { http?: HttpRequester; timeoutMs?: number } = {}) {
+	const root = await tempDir();
+	const configDir = join(root, "config");
+	const vault = join(root, "vault");
+	const daemon = await startFakeDaemon();
+	daemons.push(daemon);
+	await writeBridgeFile(configDir, vault, { port: daemon.port, token: daemon.token });
+	const env = nodeLocatorEnv({ env: { MNEMOVAULT_CONFIG_DIR: configDir } });
+	const seen: Reachability[] = [];
+	const client = new BridgeClient({
+		http: opts.http ?? nodeHttpRequester(),
+		timers: nodeTimers(),
+		timeoutMs: opts.timeoutMs ?? 2000,
+		locate: () => locateBridge(vault, env),
+		onReachability: (r) => seen.push(r),
+	});
+	return { client, daemon, configDir, vault, seen };
+}
+
+describe("BridgeClient against a real HTTP server", () => {
+	it("sends the token and reads /api/status", async () => {
+		const { client, daemon, vault, seen } = await setup();
+		daemon.routes.set("GET /api/status", () => ({ body: makeStatus(vault) }));
+		const status = await client.status();
+		expect(status.scoring.decay_model).toBe("power_law");
+		expect(daemon.requests[0].headers.authorization).toBe(`Bearer ${daemon.token}`);
+		expect(daemon.requests[0].headers.host).toBe(`127.0.0.1:${daemon.port}`);
+		expect(seen).toEqual([{ online: true }]);
+	});
+
+	it("encodes the note path and the search query", async () => {
+		const { client, daemon } = await setup();
+		daemon.routes.set("GET /api/note", (r) => ({ body: makeNote({ path: r.query.get("path")! }) }));
+		daemon.routes.set("GET /api/search", (r) => ({
+			body: { results: [], semantic: false, notice: `${r.query.get("q")}|${r.query.get("limit")}|${r.query.get("scope")}` },
+		}));
+		expect((await client.note("STM/a b&c.md")).path).toBe("STM/a b&c.md");
+		expect((await client.search("jwt & keys", 7, "stm")).notice).toBe("jwt & keys|7|stm");
+	});
+
+	it("posts JSON bodies as the contract says", async () => {
+		const { client, daemon } = await setup();
+		const move = { id: "1", title: "T", from: "STM/t.md", to: "LTM/t.md", reason: "manual" };
+		daemon.routes.set("POST /api/touch", () => ({ body: { note: makeNote(), old_score: 0.2, new_score: 0.9 } }));
+		daemon.routes.set("POST /api/promote", () => ({ body: { promoted: [move], dry_run: false } }));
+		daemon.routes.set("POST /api/archive", () => ({ body: { archived: [move] } }));
+		daemon.routes.set("POST /api/restore", () => ({ body: { restored: [move] } }));
+		daemon.routes.set("POST /api/gc", () => ({ body: { candidates: [], archived: [], dry_run: true } }));
+		daemon.routes.set("POST /api/sync", () => ({ body: { added: 1, updated: 0, removed: 0, moved: 0, unchanged: 3, problems: 0 } }));
+		daemon.routes.set("GET /api/review", (r) => ({ body: { items: [makeNote({ title: r.query.get("limit")! })] } }));
+		await client.touch("STM/t.md", true);
+		await client.promote("STM/t.md");
+		await client.promoteAuto(true);
+		await client.archive("STM/t.md");
+		await client.restore("Archive/t.md");
+		await client.gc(true);
+		await client.sync();
+		expect((await client.review(5)).items[0].title).toBe("5");
+		const bodies = daemon.requests.filter((r) => r.method === "POST").map((r) => [r.path, r.body]);
+		expect(bodies).toEqual([
+			["/api/touch", { ref: "STM/t.md", boost: true }],
+			["/api/promote", { ref: "STM/t.md", dry_run: false }],
+			["/api/promote", { auto: true, dry_run: true }],
+			["/api/archive", { ref: "STM/t.md" }],
+			["/api/restore", { ref: "Archive/t.md" }],
+			["/api/gc", { dry_run: true }],
+			["/api/sync", {}],
+		]);
+		for (const r of daemon.requests.filter((x) => x.method === "POST")) {
+			expect(r.headers["content-type"]).toBe("application/json");
+		}
+	});
+
+	it("turns error objects into BridgeApiError and stays online", async () => {
+		const { client, daemon, seen } = await setup();
+		daemon.routes.set("POST /api/promote", () => error(409, "wrong_state", "STM/x.md is already promoted"));
+		const failure = await client.promote("STM/x.md").catch((e: unknown) => e);
+		expect(failure).toBeInstanceOf(BridgeApiError);
+		expect(failure).toMatchObject({ status: 409, code: "wrong_state", message: "STM/x.md is already promoted" });
+		expect(seen).toEqual([{ online: true }]);
+	});
+
+	it("is offline with no_daemon when there is no bridge file", async () => {
+		const root = await tempDir();
+		const env = nodeLocatorEnv({ env: { MNEMOVAULT_CONFIG_DIR: join(root, "nothing") } });
+		const seen: Reachability[] = [];
+		const client = new BridgeClient({
+			http: nodeHttpRequester(),
+			timers: nodeTimers(),
+			locate: () => locateBridge(join(root, "vault"), env),
+			onReachability: (r) => seen.push(r),
+		});
+		await expect(client.status()).rejects.toMatchObject({ name: "BridgeOfflineError", reason: "no_daemon" });
+		expect(seen[0]).toMatchObject({ online: false, reason: "no_daemon" });
+	});
+
+	it("is offline with refused when the file names a port nobody listens on", async () => {
+		const { client, daemon, seen } = await setup();
+		await daemon.close();
+		daemons.splice(0);
+		const failure = await client.status().catch((e: unknown) => e);
+		expect(failure).toBeInstanceOf(BridgeOfflineError);
+		expect(failure).toMatchObject({ reason: "refused" });
+		expect(seen.at(-1)).toMatchObject({ online: false, reason: "refused" });
+	});
+
+	it("times out on a daemon that never answers", async () => {
+		const { client, daemon } = await setup({ timeoutMs: 150 });
+		daemon.routes.set("GET /api/status", () => "hang");
+		const started = Date.now();
+		await expect(client.status()).rejects.toMatchObject({ reason: "timeout" });
+		expect(Date.now() - started).toBeLessThan(1500);
+	});
+
+	it("follows the daemon to its new port and token after a restart", async () => {
+		const { client, daemon, configDir, vault, seen } = await setup();
+		daemon.routes.set("GET /api/status", () => ({ body: makeStatus(vault) }));
+		await client.status();
+		await daemon.close();
+		daemons.splice(0);
+		const second = await startFakeDaemon("new-token");
+		daemons.push(second);
+		second.routes.set("GET /api/status", () => ({ body: makeStatus("second") }));
+		await writeBridgeFile(configDir, vault, { port: second.port, token: second.token });
+		expect((await client.status()).vault).toBe("second");
+		expect(seen.every((r) => r.online)).toBe(true);
+	});
+
+	it("re-reads the token after a 401 and reports unauthorized when it is still refused", async () => {
+		const { client, daemon, configDir, vault, seen } = await setup();
+		daemon.routes.set("GET /api/status", () => ({ body: makeStatus(vault) }));
+		await writeBridgeFile(configDir, vault, { port: daemon.port, token: "wrong" });
+		client.reset();
+		await expect(client.status()).rejects.toMatchObject({ reason: "unauthorized" });
+		expect(seen.at(-1)).toMatchObject({ online: false, reason: "unauthorized" });
+		await writeBridgeFile(configDir, vault, { port: daemon.port, token: daemon.token });
+		expect((await client.status()).vault).toBe(vault);
+	});
+
+	it("gives the stream target with the token", async () => {
+		const { client, daemon } = await setup();
+		expect(await client.streamTarget()).toEqual({
+			url: `http://127.0.0.1:${daemon.port}/api/events`,
+			headers: { Authorization: `Bearer ${daemon.token}`, Accept: "text/event-stream" },
+		});
+	});
+});

@@ -1,0 +1,44 @@
+import { describe, expect, it } from "vitest";
+import { ConnectionMonitor, startHint } from "../../src/core/connection";
+
+describe("ConnectionMonitor", () => {
+	it("notifies once per transition to offline, not once per failure", () => {
+		const notes: string[] = [];
+		const m = new ConnectionMonitor("/home/me/Notes", (t) => notes.push(t));
+		for (let i = 0; i < 20; i++) m.report({ online: false, reason: "refused", detail: "ECONNREFUSED" });
+		expect(notes).toEqual(["The mnemovault daemon is not running. Start it with: mnemovault daemon --vault /home/me/Notes"]);
+		m.report({ online: false, reason: "no_daemon", detail: "gone" });
+		expect(notes).toHaveLength(1);
+		m.report({ online: true });
+		m.report({ online: true });
+		expect(notes).toEqual([expect.any(String), "Connected to the mnemovault daemon."]);
+		m.report({ online: false, reason: "timeout", detail: "slow" });
+		expect(notes).toHaveLength(3);
+	});
+
+	it("stays quiet when the first state is online", () => {
+		const notes: string[] = [];
+		const m = new ConnectionMonitor("/v", (t) => notes.push(t));
+		m.report({ online: true });
+		expect(notes).toEqual([]);
+		expect(m.online).toBe(true);
+	});
+
+	it("tells listeners about changes only", () => {
+		const m = new ConnectionMonitor("/v", () => undefined);
+		const seen: string[] = [];
+		m.onChange((s) => seen.push(s.status === "offline" ? `offline:${s.reason}` : s.status));
+		m.report({ online: true });
+		m.report({ online: true });
+		m.report({ online: false, reason: "refused", detail: "" });
+		m.report({ online: false, reason: "refused", detail: "" });
+		m.report({ online: false, reason: "unauthorized", detail: "" });
+		expect(seen).toEqual(["online", "offline:refused", "offline:unauthorized"]);
+		expect(m.message()).toMatch(/refused the token/);
+	});
+
+	it("quotes vault paths a shell would split", () => {
+		expect(startHint("/home/me/My Notes")).toBe('mnemovault daemon --vault "/home/me/My Notes"');
+		expect(startHint("/plain")).toBe("mnemovault daemon --vault /plain");
+	});
+});

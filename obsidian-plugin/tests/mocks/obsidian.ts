@@ -1,0 +1,294 @@
+/**
+ * Hand-written stand-in for the `obsidian` module (types only on npm), aliased in
+ * vitest.config.ts. Just enough behaviour for the plugin's tests; records what the
+ * plugin does (commands, notices, views) so tests can assert on it.
+ */
+
+export const notices: string[] = [];
+
+export class Notice {
+	constructor(message: string) {
+		notices.push(message);
+	}
+	hide(): void {}
+}
+
+export class Events {
+	private handlers = new Map<string, ((...args: unknown[]) => unknown)[]>();
+	on(name: string, cb: (...args: unknown[]) => unknown) {
+		const list = this.handlers.get(name) ?? [];
+		list.push(cb);
+		this.handlers.set(name, list);
+		return { name, cb };
+	}
+	trigger(name: string, ...args: unknown[]): void {
+		for (const cb of this.handlers.get(name) ?? []) cb(...args);
+	}
+}
+
+export class TFile {
+	constructor(public path: string) {}
+	get extension(): string {
+		return this.path.split(".").pop() ?? "";
+	}
+	get basename(): string {
+		return (this.path.split("/").pop() ?? "").replace(/\.[^.]*$/, "");
+	}
+}
+
+export class FileSystemAdapter {
+	constructor(private base: string) {}
+	getBasePath(): string {
+		return this.base;
+	}
+}
+
+export class Component {
+	private cleanups: (() => void)[] = [];
+	register(cb: () => void): void {
+		this.cleanups.push(cb);
+	}
+	registerEvent(_ref: unknown): void {}
+	registerInterval(id: number): number {
+		this.cleanups.push(() => window.clearInterval(id));
+		return id;
+	}
+	unload(): void {
+		for (const cb of this.cleanups.splice(0)) cb();
+	}
+}
+
+export class WorkspaceLeaf {
+	view: unknown = null;
+	async setViewState(_state: { type: string; active?: boolean }): Promise<void> {}
+}
+
+export class Workspace extends Events {
+	activeFile: TFile | null = null;
+	opened: string[] = [];
+	leaves: WorkspaceLeaf[] = [];
+	getActiveFile(): TFile | null {
+		return this.activeFile;
+	}
+	onLayoutReady(cb: () => void): void {
+		cb();
+	}
+	async openLinkText(path: string): Promise<void> {
+		this.opened.push(path);
+	}
+	getLeavesOfType(_type: string): WorkspaceLeaf[] {
+		return this.leaves;
+	}
+	getRightLeaf(_split: boolean): WorkspaceLeaf {
+		const leaf = new WorkspaceLeaf();
+		this.leaves.push(leaf);
+		return leaf;
+	}
+	async revealLeaf(_leaf: WorkspaceLeaf): Promise<void> {}
+}
+
+export class Vault extends Events {
+	adapter: unknown;
+	constructor(basePath = "/vault") {
+		super();
+		this.adapter = new FileSystemAdapter(basePath);
+	}
+}
+
+export class App {
+	workspace = new Workspace();
+	vault: Vault;
+	constructor(basePath = "/vault") {
+		this.vault = new Vault(basePath);
+	}
+}
+
+export interface Command {
+	id: string;
+	name: string;
+	callback?: () => unknown;
+	checkCallback?: (checking: boolean) => boolean | void;
+	hotkeys?: unknown[];
+}
+
+export class Plugin extends Component {
+	commands: Command[] = [];
+	views = new Map<string, (leaf: WorkspaceLeaf) => unknown>();
+	statusBarItems: HTMLElement[] = [];
+	data: unknown = null;
+	constructor(
+		public app: App,
+		public manifest: unknown = {},
+	) {
+		super();
+	}
+	addCommand(command: Command): Command {
+		this.commands.push(command);
+		return command;
+	}
+	registerView(type: string, factory: (leaf: WorkspaceLeaf) => unknown): void {
+		this.views.set(type, factory);
+	}
+	addStatusBarItem(): HTMLElement {
+		const el = createDiv();
+		this.statusBarItems.push(el);
+		return el;
+	}
+	addSettingTab(_tab: unknown): void {}
+	async loadData(): Promise<unknown> {
+		return this.data;
+	}
+	async saveData(data: unknown): Promise<void> {
+		this.data = data;
+	}
+}
+
+export class ItemView extends Component {
+	containerEl: HTMLElement;
+	contentEl: HTMLElement;
+	constructor(public leaf: WorkspaceLeaf) {
+		super();
+		this.containerEl = createDiv();
+		this.contentEl = this.containerEl.createDiv({ cls: "view-content" });
+	}
+	getIcon(): string {
+		return "document";
+	}
+}
+
+export class Modal {
+	containerEl: HTMLElement;
+	modalEl: HTMLElement;
+	titleEl: HTMLElement;
+	contentEl: HTMLElement;
+	isOpen = false;
+	constructor(public app: App) {
+		this.containerEl = createDiv();
+		this.modalEl = this.containerEl.createDiv({ cls: "modal" });
+		this.titleEl = this.modalEl.createDiv({ cls: "modal-title" });
+		this.contentEl = this.modalEl.createDiv({ cls: "modal-content" });
+	}
+	open(): void {
+		this.isOpen = true;
+		this.onOpen();
+	}
+	close(): void {
+		this.isOpen = false;
+		this.onClose();
+	}
+	onOpen(): void {}
+	onClose(): void {}
+}
+
+export abstract class SuggestModal<T> extends Modal {
+	emptyStateText = "";
+	placeholder = "";
+	instructions: unknown[] = [];
+	setPlaceholder(p: string): void {
+		this.placeholder = p;
+	}
+	setInstructions(i: unknown[]): void {
+		this.instructions = i;
+	}
+	abstract getSuggestions(query: string): T[] | Promise<T[]>;
+	abstract renderSuggestion(value: T, el: HTMLElement): void;
+	abstract onChooseSuggestion(item: T, evt: MouseEvent | KeyboardEvent): void;
+}
+
+class TextComponent {
+	inputEl: HTMLInputElement;
+	private cb: ((v: string) => unknown) | null = null;
+	constructor(parent: HTMLElement) {
+		this.inputEl = parent.createEl("input");
+	}
+	setPlaceholder(p: string): this {
+		this.inputEl.placeholder = p;
+		return this;
+	}
+	setValue(v: string): this {
+		this.inputEl.value = v;
+		return this;
+	}
+	onChange(cb: (v: string) => unknown): this {
+		this.cb = cb;
+		return this;
+	}
+	/** Test helper: type a value. */
+	type(v: string): void {
+		this.inputEl.value = v;
+		this.cb?.(v);
+	}
+}
+
+class ToggleComponent {
+	value = false;
+	private cb: ((v: boolean) => unknown) | null = null;
+	setValue(v: boolean): this {
+		this.value = v;
+		return this;
+	}
+	onChange(cb: (v: boolean) => unknown): this {
+		this.cb = cb;
+		return this;
+	}
+	/** Test helper: flip it. */
+	toggle(): void {
+		this.value = !this.value;
+		this.cb?.(this.value);
+	}
+}
+
+export class Setting {
+	settingEl: HTMLElement;
+	name = "";
+	desc = "";
+	heading = false;
+	components: (TextComponent | ToggleComponent)[] = [];
+	static all: Setting[] = [];
+	constructor(containerEl: HTMLElement) {
+		this.settingEl = containerEl.createDiv({ cls: "setting-item" });
+		Setting.all.push(this);
+	}
+	setName(name: string): this {
+		this.name = name;
+		this.settingEl.createDiv({ cls: "setting-item-name", text: name });
+		return this;
+	}
+	setDesc(desc: string): this {
+		this.desc = desc;
+		return this;
+	}
+	setHeading(): this {
+		this.heading = true;
+		return this;
+	}
+	addText(cb: (t: TextComponent) => unknown): this {
+		const t = new TextComponent(this.settingEl);
+		this.components.push(t);
+		cb(t);
+		return this;
+	}
+	addToggle(cb: (t: ToggleComponent) => unknown): this {
+		const t = new ToggleComponent();
+		this.components.push(t);
+		cb(t);
+		return this;
+	}
+}
+
+export abstract class PluginSettingTab {
+	containerEl: HTMLElement;
+	constructor(
+		public app: App,
+		public plugin: Plugin,
+	) {
+		this.containerEl = createDiv();
+	}
+	abstract display(): void;
+}
+
+export function requestUrl(): never {
+	throw new Error("requestUrl is not available in tests: inject an HttpRequester");
+}
+
+export function setIcon(): void {}

@@ -1,0 +1,132 @@
+// @vitest-environment happy-dom
+import { join } from "node:path";
+import { App, Plugin, TFile, WorkspaceLeaf, type Command } from "../mocks/obsidian";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Plugin as ObsidianPlugin } from "obsidian";
+import { afterEach, describe, expect, it } from "vitest";
+import { DEFAULT_SETTINGS, type MnemovaultSettings } from "../../src/core/settings";
+import { MnemovaultController } from "../../src/obsidian/controller";
+import { REVIEW_VIEW_TYPE, type ReviewView } from "../../src/obsidian/review-view";
+import { nodeLocatorEnv, nodeTimers } from "../../src/platform/node-env";
+import { nodeHttpRequester, nodeSseTransport } from "../../src/platform/node-http";
+import { startFakeDaemon, type FakeDaemon } from "../helpers/fake-daemon";
+import { makeNote, makeStatus, tempDir, writeBridgeFile } from "../helpers/fixtures";
+import { waitFor } from "../helpers/wait";
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+	for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function setup(settings: Partial<MnemovaultSettings> = {}) {
+	const root = await tempDir();
+	const configDir = join(root, "config");
+	const vault = join(root, "vault");
+	const daemon: FakeDaemon = await startFakeDaemon();
+	cleanups.push(() => daemon.close());
+	await writeBridgeFile(configDir, vault, { port: daemon.port, token: daemon.token });
+	let note = makeNote({ path: "STM/jwt-rotation.md", score: 1, state: "fresh" });
+	daemon.routes.set("GET /api/note", () => ({ body: note }));
+	daemon.routes.set("GET /api/status", () => ({ body: makeStatus(vault) }));
+	daemon.routes.set("GET /api/review", () => ({ body: { items: [makeNote({ title: "Fading fact", score: 0.25, review_priority: 1, state: "danger" })] } }));
+	daemon.routes.set("POST /api/touch", () => {
+		note = { ...note, use_count: note.use_count + 1, score: 1.52 };
+		return { body: { note, old_score: 1, new_score: 1.52 } };
+	});
+	const app = new App(vault);
+	app.workspace.activeFile = new TFile("STM/jwt-rotation.md");
+	const plugin = new Plugin(app);
+	const notices: string[] = [];
+	const current: MnemovaultSettings = { ...DEFAULT_SETTINGS, ...settings };
+	const controller = new MnemovaultController({
+		plugin: plugin as unknown as ObsidianPlugin,
+		settings: () => current,
+		vaultPath: vault,
+		http: nodeHttpRequester(),
+		sse: nodeSseTransport,
+		locatorEnv: nodeLocatorEnv({ env: { MNEMOVAULT_CONFIG_DIR: configDir } }),
+		timers: nodeTimers(),
+		notify: (m) => notices.push(m),
+	});
+	cleanups.push(() => controller.stop());
+	const command = (id: string): Command => plugin.commands.find((c) => c.id === id)!;
+	return { app, plugin, controller, daemon, notices, command, bar: () => plugin.statusBarItems[0] };
+}
+
+describe("MnemovaultController with a real HTTP daemon", () => {
+	it("shows the active note's score and follows score_changed events live", async () => {
+		const { controller, daemon, bar } = await setup();
+		controller.start();
+		await waitFor(() => bar().textContent === "Memory 1.00 · fresh", 3000, "first score");
+		await waitFor(() => daemon.streams() === 1, 3000, "event stream");
+		// the stream's hello makes the controller re-read the note once; let that land first
+		await waitFor(() => daemon.requests.filter((r) => r.path === "/api/note").length >= 2, 3000, "re-read after hello");
+		await sleep(30);
+		daemon.send("score_changed", { path: "STM/jwt-rotation.md", id: "x", score: 0.3, state: "danger" });
+		await waitFor(() => bar().textContent === "Memory 0.30 · danger", 3000, "live update");
+		daemon.send("score_changed", { path: "STM/other.md", id: "y", score: 0.1, state: "danger" });
+		await sleep(30);
+		expect(bar().textContent).toBe("Memory 0.30 · danger");
+	});
+
+	it("registers the commands without hotkeys; note commands need a Markdown note", async () => {
+		const { controller, app, plugin, command } = await setup();
+		controller.start();
+		expect(plugin.commands.map((c) => c.id).sort()).toEqual(
+			["archive-note", "open-review-queue", "promote-note", "reinforce-note", "run-gc", "search-memories", "sync-now"].sort(),
+		);
+		expect(plugin.commands.every((c) => c.hotkeys === undefined)).toBe(true);
+		expect(command("reinforce-note").checkCallback!(true)).toBe(true);
+		app.workspace.activeFile = new TFile("images/cat.png");
+		expect(command("reinforce-note").checkCallback!(true)).toBe(false);
+	});
+
+	it("reinforces the active note on command and says how the score moved", async () => {
+		const { controller, daemon, notices, command, bar } = await setup();
+		controller.start();
+		command("reinforce-note").checkCallback!(false);
+		await waitFor(() => notices.length === 1, 3000, "notice");
+		expect(notices[0]).toBe('Reinforced "JWT key rotation": score 1.00 → 1.52.');
+		expect(daemon.requests.find((r) => r.path === "/api/touch")!.body).toEqual({ ref: "STM/jwt-rotation.md", boost: false });
+		await waitFor(() => bar().textContent === "Memory 1.52 · fresh", 3000, "new score");
+	});
+
+	it("reinforces on open when the option is on, once per cooldown", async () => {
+		const { controller, app, daemon } = await setup({ autoReinforceOnOpen: true });
+		controller.start();
+		await waitFor(() => daemon.requests.some((r) => r.path === "/api/touch"), 3000, "touch on open");
+		app.workspace.trigger("file-open", app.workspace.activeFile);
+		await waitFor(() => daemon.requests.filter((r) => r.path === "/api/note").length >= 2, 3000, "second open");
+		await sleep(30);
+		expect(daemon.requests.filter((r) => r.path === "/api/touch")).toHaveLength(1);
+	});
+
+	it("goes offline with one notice and a hint, however many requests fail", async () => {
+		const { controller, daemon, notices, bar } = await setup();
+		controller.start();
+		await waitFor(() => daemon.streams() === 1, 3000, "stream");
+		await daemon.close();
+		await waitFor(() => bar().textContent === "Memory daemon offline", 3000, "offline status bar");
+		await sleep(100);
+		const offline = () => notices.filter((n) => n.includes("not running"));
+		expect(offline()).toHaveLength(1);
+		expect(offline()[0]).toMatch(/mnemovault daemon --vault /);
+		// a command run while offline answers the person who ran it, once per command
+		for (let i = 0; i < 3; i++) await controller.sync();
+		expect(offline()).toHaveLength(4);
+		expect(controller.monitor.state.status).toBe("offline");
+	});
+
+	it("renders the review view from the daemon's queue", async () => {
+		const { controller, plugin } = await setup();
+		controller.start();
+		const view = plugin.views.get(REVIEW_VIEW_TYPE)!(new WorkspaceLeaf()) as ReviewView;
+		await view.onOpen();
+		await waitFor(() => view.contentEl.querySelectorAll(".mnemovault-review-row").length === 1, 3000, "rows");
+		expect(view.contentEl.querySelector(".mnemovault-review-title")!.textContent).toBe("Fading fact");
+		expect(view.contentEl.querySelector("svg.mnemovault-curve")).not.toBeNull();
+		expect(view.getDisplayText()).toBe("Memory review");
+		await view.onClose();
+		view.unload();
+	});
+});

@@ -1,0 +1,45 @@
+// @vitest-environment happy-dom
+import { App } from "../mocks/obsidian";
+import { describe, expect, it, vi } from "vitest";
+import { BridgeOfflineError } from "../../src/core/bridge-client";
+import type { SearchResponse } from "../../src/core/types";
+import { MemorySearchModal } from "../../src/obsidian/search-modal";
+import { nodeTimers } from "../../src/platform/node-env";
+
+const result = {
+	path: "STM/jwt.md",
+	id: "1",
+	title: "JWT rotation",
+	kind: "stm" as const,
+	snippet: "rotates keys every 90 days",
+	score: 0.7,
+	parts: { fts: 1, semantic: null, decay: 0.8 },
+	review: false,
+};
+
+describe("search modal", () => {
+	it("debounces typing into one request and opens the chosen note", async () => {
+		const search = vi.fn(async (): Promise<SearchResponse> => ({ results: [result], semantic: false, notice: null }));
+		const open = vi.fn();
+		const modal = new MemorySearchModal(new App() as never, { client: { search }, timers: nodeTimers(), offlineText: () => "offline", open, debounceMs: 20 });
+		const answers = await Promise.all([modal.getSuggestions("j"), modal.getSuggestions("jw"), modal.getSuggestions("jwt")]);
+		expect(search).toHaveBeenCalledTimes(1);
+		expect(search).toHaveBeenCalledWith("jwt", 20, "all");
+		expect(answers[0]).toEqual([result]);
+		const el = createDiv();
+		modal.renderSuggestion(result, el);
+		expect(el.querySelector(".mnemovault-search-snippet")!.textContent).toBe("rotates keys every 90 days");
+		modal.onChooseSuggestion(result);
+		expect(open).toHaveBeenCalledWith("STM/jwt.md");
+	});
+
+	it("explains an offline daemon in the empty state", async () => {
+		const search = vi.fn(async (): Promise<SearchResponse> => {
+			throw new BridgeOfflineError("refused", "x");
+		});
+		const modal = new MemorySearchModal(new App() as never, { client: { search }, timers: nodeTimers(), offlineText: () => "The daemon is not running.", open: vi.fn(), debounceMs: 5 });
+		expect(await modal.getSuggestions("jwt")).toEqual([]);
+		expect(modal.emptyStateText).toBe("The daemon is not running.");
+		expect(await modal.getSuggestions("  ")).toEqual([]);
+	});
+});

@@ -1,0 +1,17 @@
+import { defineConfig } from "vitest/config";
+import { fileURLToPath } from "node:url";
+
+export default defineConfig({
+	resolve: {
+		alias: {
+			obsidian: fileURLToPath(new URL("./tests/mocks/obsidian.ts", import.meta.url)),
+		},
+	},
+	test: {
+		include: ["tests/**/*.test.ts"],
+		environment: "node",
+		setupFiles: ["tests/setup.ts"],
+		testTimeout: 10000,
+		env: { TZ: "UTC" },
+	},
+});
