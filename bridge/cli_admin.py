@@ -107,3 +107,28 @@ def plugin_install(vault: Optional[Path] = VaultOpt):
     from .plugin_install import install_plugin
 
     run(lambda: output.console.print(f"installed into {install_plugin(vault)}; enable it in Obsidian's community plugins"))
+
+
+@app.command()
+def bench(notes: int = typer.Option(10000, "--notes", help="Generate a vault of this many notes."),
+          vault: Optional[Path] = typer.Option(None, "--vault", help="Measure a temporary copy of this vault instead."),
+          quick: bool = typer.Option(False, "--quick", help="Skip embeddings (the model)."),
+          as_json: bool = typer.Option(False, "--json")):
+    """Measure indexing, live sync, search, sweep and memory on a generated vault (or a copy of yours)."""
+    import json as _json
+    import sys as _sys
+
+    from .bench.measure import run_bench
+    from .bench.report import render
+
+    def progress(msg: str) -> None:
+        print(f"bench: {msg}", file=_sys.stderr, flush=True)
+
+    def go():
+        result = run_bench(None if vault else notes, vault, quick, progress)
+        if as_json:
+            typer.echo(_json.dumps(result, indent=2, default=str))
+        else:
+            render(result)
+
+    run(go)

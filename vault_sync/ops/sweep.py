@@ -9,11 +9,10 @@ from typing import TYPE_CHECKING
 
 from ..dates import parse_datetime
 from ..edit import patch_bytes
-from ..errors import WriteConflict
 from ..note import parse_note
 from ..patch import PatchError
 from ..scoring import review_priority, score_at
-from ..writer import update_file
+from ..batch import Staged, write_many
 
 if TYPE_CHECKING:
     from ..service import MemoryService
@@ -61,7 +60,8 @@ def sweep(svc: "MemoryService", paths: list[str] | None = None) -> SweepReport:
     if paths is not None:
         wanted = set(paths)
         rows = [r for r in rows if r["path"] in wanted]
-    touched: list[str] = []
+    staged: list[Staged] = []
+    id_less: set[str] = set()
     for row in rows:
         report.scanned += 1
         if not row["writable"]:
@@ -80,17 +80,27 @@ def sweep(svc: "MemoryService", paths: list[str] | None = None) -> SweepReport:
             report.quiet += 1
             continue
         try:
-            if _write_scores(svc, row["path"], now):
-                touched.append(row["path"])
-                report.written += 1
-                report.ids_assigned += int(needs_id)
-            else:
-                report.unchanged += 1
-        except (WriteConflict, PatchError, OSError) as exc:
+            data = svc.layout.abs(row["path"]).read_bytes()
+            new = score_transform(svc, row["path"], now)(data)
+        except (PatchError, OSError, UnicodeDecodeError) as exc:
             report.errors.append({"path": row["path"], "cause": str(exc)})
-    if touched:
-        svc.indexer.sync_paths(touched)
-        svc.emit_scores(touched)
+            continue
+        if new is None:
+            report.unchanged += 1
+            continue
+        staged.append(Staged(svc.layout.abs(row["path"]), data, new))
+        if needs_id:
+            id_less.add(row["path"])
+    if staged:
+        written, errors = write_many(staged, lambda target, current: score_transform(svc, svc.layout.rel(target), now)(current))
+        touched = [svc.layout.rel(t) for t in written]
+        report.written = len(touched)
+        report.ids_assigned = len(id_less.intersection(touched))
+        report.unchanged += len(staged) - len(touched) - len(errors)
+        report.errors += [{"path": svc.layout.rel(t), "cause": why} for t, why in errors]
+        if touched:
+            svc.indexer.sync_paths(touched)
+            svc.emit_scores(touched)
     report.seconds = time.perf_counter() - started
     return report
 
@@ -103,9 +113,8 @@ def score_updates(svc: "MemoryService", fields, now) -> dict:
     return {"decay_score": round(exact, prec), "review_priority": round(review_priority(svc.params, exact), prec)}
 
 
-def _write_scores(svc: "MemoryService", rel: str, now) -> bool:
-    """Re-read the note, compute from what is on disk now, patch only what differs."""
-    path = svc.layout.abs(rel)
+def score_transform(svc: "MemoryService", rel: str, now):
+    """bytes -> patched bytes (None: nothing to change), computed from what is on disk now."""
 
     def transform(current: bytes) -> bytes | None:
         note = parse_note(rel, current)
@@ -127,5 +136,4 @@ def _write_scores(svc: "MemoryService", rel: str, now) -> bool:
             return None
         return patch_bytes(current, updates)
 
-    data = path.read_bytes()
-    return update_file(path, data, transform).written
+    return transform

@@ -1,0 +1,287 @@
+"""`mnemovault bench`: every figure next to a floor measured in the same run."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import timedelta
+from pathlib import Path
+from typing import Callable
+
+from vault_sync.dates import utc_now
+from vault_sync.fmblock import find_block, load_yaml
+
+from .generate import generate
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def floor_index(root: Path, db_path: Path) -> float:
+    """The floor: read, split and YAML-parse every note, insert it into FTS5. Nothing else."""
+    started = time.perf_counter()
+    db = sqlite3.connect(db_path)
+    db.execute("CREATE VIRTUAL TABLE fts USING fts5(title, body, tokenize='porter unicode61 remove_diacritics 2')")
+    rows = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        for name in filenames:
+            if not name.endswith(".md"):
+                continue
+            text = Path(dirpath, name).read_bytes().decode("utf-8")
+            block = find_block(text)
+            if block:
+                load_yaml(text[block.yaml_start:block.yaml_end])
+                text = text[block.body_start:]
+            rows.append((name[:-3], text))
+    with db:
+        db.executemany("INSERT INTO fts VALUES (?, ?)", rows)
+    db.close()
+    return time.perf_counter() - started
+
+
+def _service(vault: Path, index: Path, clock=None, **overrides):
+    from vault_sync.service import MemoryService
+    from vault_sync.settings import load_settings
+
+    overrides.setdefault("quiet_seconds", 0)
+    settings = load_settings(vault=vault, index_path=index, **overrides)
+    return MemoryService(settings, clock=clock) if clock else MemoryService(settings)
+
+
+def edit_latency(svc, vault: Path, edits: int, rng: random.Random) -> list[float]:
+    from vault_sync.watcher import VaultWatcher
+
+    watcher = VaultWatcher(svc.indexer, svc.layout)
+    watcher.start()
+    notes = [p for p in (vault / "Projects").glob("*.md")][:500] or list(vault.rglob("*.md"))[:500]
+    out = []
+    try:
+        for i in range(edits):
+            path = rng.choice(notes)
+            token = f"zqx{i}marker{rng.randint(0, 10**9)}"
+            with open(path, "a", encoding="utf-8") as fh:
+                fh.write(f"\n{token}\n")
+            started = time.perf_counter()
+            while not svc.store.query("SELECT rowid FROM fts WHERE fts MATCH ?", (token,)):
+                if time.perf_counter() - started > 5:
+                    break
+                time.sleep(0.0005)
+            out.append(time.perf_counter() - started)
+    finally:
+        watcher.stop()
+    return out
+
+
+def timed(fn: Callable, repeat: int) -> list[float]:
+    out = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        out.append(time.perf_counter() - t)
+    return out
+
+
+def recall(svc, queries: list[tuple[str, str]]) -> tuple[float, float, list[float]]:
+    hits, rr, lat = 0, 0.0, []
+    for q, expected in queries:
+        t = time.perf_counter()
+        results = svc.search(q, limit=5, blend_review=False)["results"]
+        lat.append(time.perf_counter() - t)
+        paths = [r["path"] for r in results]
+        if expected in paths:
+            hits += 1
+            rr += 1 / (paths.index(expected) + 1)
+    n = max(1, len(queries))
+    return hits / n, rr / n, lat
+
+
+def rss_of(vault: Path, index: Path, embeddings: bool) -> float:
+    """Peak RSS (MB) of a daemon-equivalent process: index open, watcher running, model if on."""
+    code = (
+        "import resource, sys, time\n"
+        "from bridge.bench.measure import _service\n"
+        "from vault_sync.watcher import VaultWatcher\n"
+        f"svc = _service(__import__('pathlib').Path({str(vault)!r}), __import__('pathlib').Path({str(index)!r}), embeddings={embeddings})\n"
+        "svc.sync()\n"
+        "w = VaultWatcher(svc.indexer, svc.layout); w.start()\n"
+        "if svc.settings.embeddings:\n"
+        "    svc.search('warm up the model', limit=3)\n"
+        "time.sleep(0.5); w.stop()\n"
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600,
+                         cwd=str(Path(__file__).resolve().parents[2]))
+    try:
+        return float(out.stdout.strip().splitlines()[-1])
+    except (IndexError, ValueError):
+        return float("nan")
+
+
+def run_bench(notes: int | None, vault_dir: Path | None, quick: bool, progress: Callable[[str], None]) -> dict:
+    rng = random.Random(11)
+    work = Path(tempfile.mkdtemp(prefix="mnemovault-bench-"))
+    now = utc_now()
+    result: dict = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]}, "quick": quick}
+    try:
+        vault = work / "vault"
+        if vault_dir is not None:
+            progress(f"copying {vault_dir}")
+            shutil.copytree(vault_dir, vault, ignore=shutil.ignore_patterns(".git", ".trash"))
+            queries = _queries_from(vault, rng)
+            result["vault"] = {"source": str(vault_dir)}
+        else:
+            progress(f"generating {notes} notes")
+            gen = generate(vault, notes, now)
+            queries = gen.queries
+            result["vault"] = {"generated": notes, "stm": gen.stm}
+        count = sum(1 for _ in vault.rglob("*.md"))
+        result["vault"]["notes"] = count
+        progress("floor: read + parse + FTS5 insert")
+        floor = statistics.median(floor_index(vault, work / f"floor{i}.sqlite3") for i in range(3))
+        result["floor_s"] = floor
+        progress("cold index")
+        colds = []
+        for i in range(2):
+            svc = _service(vault, work / f"cold{i}.sqlite3", embeddings=False)
+            t = time.perf_counter()
+            svc.sync()
+            colds.append(time.perf_counter() - t)
+            svc.close()
+        result["cold_index_s"] = statistics.median(colds)
+        result["cold_ratio_to_floor"] = result["cold_index_s"] / floor
+        progress("no-change restart")
+        restarts = []
+        for _ in range(3):
+            svc = _service(vault, work / "cold0.sqlite3", embeddings=False)
+            t = time.perf_counter()
+            svc.sync()
+            restarts.append(time.perf_counter() - t)
+            svc.close()
+        result["restart_s"] = statistics.median(restarts)
+        svc = _service(vault, work / "cold0.sqlite3", embeddings=False)
+        progress("edit-to-searchable through the live watcher")
+        lat = edit_latency(svc, vault, 100 if not quick else 50, rng)
+        result["edit_to_searchable_ms"] = {"p50": pct(lat, 0.5) * 1000, "p95": pct(lat, 0.95) * 1000, "n": len(lat)}
+        progress("full-text search")
+        r5, mrr, fts_lat = recall(svc, queries)
+        result["fulltext"] = {"p50_ms": pct(fts_lat, 0.5) * 1000, "p95_ms": pct(fts_lat, 0.95) * 1000,
+                              "recall_at_5": r5, "mrr": mrr, "queries": len(queries)}
+        progress("sweep")
+        svc.clock = lambda: now  # the same instant for both sweeps: an unchanged vault must get 0 writes
+        t = time.perf_counter()
+        first = svc.sweep()
+        result["sweep"] = {"seconds": time.perf_counter() - t, "written": first.written, "scanned": first.scanned}
+        t = time.perf_counter()
+        second = svc.sweep()
+        result["sweep"].update(second_seconds=time.perf_counter() - t, second_written=second.written)
+        svc.clock = lambda: now + timedelta(hours=1)
+        t = time.perf_counter()
+        later = svc.sweep()
+        result["sweep"].update(hour_later_seconds=time.perf_counter() - t, hour_later_written=later.written)
+        progress("promote and gc")
+        t = time.perf_counter()
+        promoted = len(svc.promote()["promoted"])
+        pt = time.perf_counter() - t
+        t = time.perf_counter()
+        archived = len(svc.gc(dry_run=False)["archived"])
+        gt = time.perf_counter() - t
+        result["promote"] = {"moved": promoted, "seconds": pt, "per_s": promoted / pt if pt else None}
+        result["gc"] = {"moved": archived, "seconds": gt, "per_s": archived / gt if gt else None}
+        svc.close()
+        if not quick:
+            result.update(_semantic(vault, work, queries, progress))
+        result["cli_search"] = cli_timing(vault, work, progress)
+        progress("memory use")
+        result["rss_mb"] = {"model_off": rss_of(vault, work / "cold0.sqlite3", False)}
+        if not quick:
+            result["rss_mb"]["model_on"] = rss_of(vault, work / "emb.sqlite3", True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return result
+
+
+def _semantic(vault: Path, work: Path, queries, progress) -> dict:
+    from vault_sync.search.embeddings import get_embedder
+
+    out: dict = {}
+    svc = _service(vault, work / "emb.sqlite3", embeddings=True)
+    svc.sync()
+    emb = get_embedder(svc)
+    rows = svc.store.query("SELECT title, body FROM fts LIMIT 256")
+    texts = [f"{r[0]}\n{r[1]}" for r in rows]
+    progress("raw model rate")
+    emb.encode(texts[:16])
+    t = time.perf_counter()
+    emb.encode(texts)
+    raw = len(texts) / (time.perf_counter() - t)
+    progress("embedding backfill")
+    t = time.perf_counter()
+    report = svc.embed()
+    took = time.perf_counter() - t
+    done = report.get("embedded", report.get("done", 0)) if isinstance(report, dict) else 0
+    out["embedding"] = {"raw_per_s": raw, "backfill_per_s": done / took if took else None, "embedded": done,
+                        "ratio_to_raw": (done / took) / raw if took and raw else None}
+    progress("hybrid search")
+    r5, mrr, lat = recall(svc, queries)
+    out["hybrid"] = {"p50_ms": pct(lat, 0.5) * 1000, "p95_ms": pct(lat, 0.95) * 1000, "recall_at_5": r5, "mrr": mrr}
+    svc.close()
+    return out
+
+
+def _queries_from(vault: Path, rng: random.Random) -> list[tuple[str, str]]:
+    """Known-item queries for an existing vault: a few distinctive words from a note."""
+    notes = sorted(p for p in vault.rglob("*.md") if not any(x.startswith(".") for x in p.relative_to(vault).parts))
+    out = []
+    for path in rng.sample(notes, min(100, len(notes))):
+        words = [w.strip(".,;:()[]#*`\"'") for w in path.read_text(encoding="utf-8", errors="replace").split()]
+        words = [w for w in words if len(w) > 6 and w.isalpha()]
+        if len(words) >= 3:
+            out.append((" ".join(rng.sample(words, 3)), path.relative_to(vault).as_posix()))
+    return out
+
+
+def to_json(result: dict) -> str:
+    return json.dumps(result, indent=2, default=str)
+
+
+def cli_timing(vault: Path, work: Path, progress, runs: int = 5) -> dict:
+    """Whole-process time of `mnemovault search`, without and with a running daemon."""
+    exe = shutil.which("mnemovault") or str(Path(sys.executable).with_name("mnemovault"))
+    env = dict(os.environ, MNEMOVAULT_CONFIG_DIR=str(work / "config"), MNEMOVAULT_DATA_DIR=str(work / "data"),
+               MNEMOVAULT_LOG_DIR=str(work / "logs"), MNEMOVAULT_EMBEDDINGS="false", MNEMOVAULT_VAULT=str(vault),
+               MNEMOVAULT_LIFECYCLE_INTERVAL_SECONDS="3600")
+    cmd = [exe, "search", "postgres deploys", "--json"]
+
+    def once() -> float:
+        t = time.perf_counter()
+        subprocess.run(cmd, env=env, capture_output=True, timeout=300, check=True)
+        return time.perf_counter() - t
+
+    progress("CLI search without a daemon")
+    once()  # the first run builds the index
+    direct = statistics.median(once() for _ in range(runs))
+    progress("CLI search through the daemon")
+    daemon = subprocess.Popen([exe, "daemon"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not list((work / "config" / "bridges").glob("*.json")):
+            time.sleep(0.1)
+        once()
+        via = statistics.median(once() for _ in range(runs))
+    finally:
+        daemon.terminate()
+        daemon.wait(timeout=30)
+    return {"direct_s": direct, "daemon_s": via}

@@ -1,0 +1,51 @@
+"""The bench table, with the targets from issues 3, 5, 6 and 8 beside each figure."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+
+def _f(value, fmt: str = "{:.3f}") -> str:
+    if value is None or value != value:  # None or NaN
+        return "-"
+    return fmt.format(value)
+
+
+def rows(r: dict) -> list[tuple[str, str, str]]:
+    out = [
+        ("notes", str(r["vault"].get("notes")), ""),
+        ("floor: read+parse+FTS5 (s)", _f(r["floor_s"]), ""),
+        ("cold index (s)", _f(r["cold_index_s"]), "< 3 s at 10k"),
+        ("cold index / floor", _f(r["cold_ratio_to_floor"], "{:.2f}x"), "<= 3x"),
+        ("no-change restart (s)", _f(r["restart_s"]), "< 0.5 s at 10k"),
+        ("edit-to-searchable p50 / p95 (ms)", f"{_f(r['edit_to_searchable_ms']['p50'], '{:.1f}')} / {_f(r['edit_to_searchable_ms']['p95'], '{:.1f}')}", "p95 < 150 ms"),
+        ("full-text search p50 / p95 (ms)", f"{_f(r['fulltext']['p50_ms'], '{:.2f}')} / {_f(r['fulltext']['p95_ms'], '{:.2f}')}", "p50 < 5 ms"),
+        ("full-text recall@5 / MRR", f"{_f(r['fulltext']['recall_at_5'], '{:.2f}')} / {_f(r['fulltext']['mrr'], '{:.2f}')}", ""),
+        ("sweep (s) / written", f"{_f(r['sweep']['seconds'])} / {r['sweep']['written']}", "< 2 s at 10k STM"),
+        ("second sweep (s) / written", f"{_f(r['sweep']['second_seconds'])} / {r['sweep']['second_written']}", "0 written"),
+        ("sweep an hour later (s) / written", f"{_f(r['sweep']['hour_later_seconds'])} / {r['sweep']['hour_later_written']}", ""),
+        ("promote: moved / per s", f"{r['promote']['moved']} / {_f(r['promote']['per_s'], '{:.1f}')}", ""),
+        ("gc: moved / per s", f"{r['gc']['moved']} / {_f(r['gc']['per_s'], '{:.1f}')}", ""),
+    ]
+    if "hybrid" in r:
+        out += [
+            ("hybrid search p50 / p95 (ms)", f"{_f(r['hybrid']['p50_ms'], '{:.1f}')} / {_f(r['hybrid']['p95_ms'], '{:.1f}')}", "p50 < 30 ms"),
+            ("hybrid recall@5 / MRR", f"{_f(r['hybrid']['recall_at_5'], '{:.2f}')} / {_f(r['hybrid']['mrr'], '{:.2f}')}", ">= 0.9"),
+            ("embedding: backfill / raw (notes/s)", f"{_f(r['embedding']['backfill_per_s'], '{:.1f}')} / {_f(r['embedding']['raw_per_s'], '{:.1f}')}", ">= 90% of raw"),
+        ]
+    if "cli_search" in r:
+        out.append(("CLI search: direct / via daemon (s)", f"{_f(r['cli_search']['direct_s'], '{:.2f}')} / {_f(r['cli_search']['daemon_s'], '{:.2f}')}", "< 0.5 s / < 0.3 s"))
+    rss = r.get("rss_mb", {})
+    out.append(("daemon RSS model off / on (MB)", f"{_f(rss.get('model_off'), '{:.0f}')} / {_f(rss.get('model_on'), '{:.0f}')}", "off < 150 MB"))
+    return out
+
+
+def render(r: dict) -> None:
+    t = Table(title="mnemovault bench")
+    t.add_column("measure")
+    t.add_column("value", justify="right")
+    t.add_column("target")
+    for name, value, target in rows(r):
+        t.add_row(name, value, target)
+    Console().print(t)
