@@ -17,7 +17,7 @@ setup: $(BIN)/.installed
 run: setup
 	$(BIN)/mnemovault demo .demo-vault
 
-test: test-python test-plugin
+test: test-plugin test-python
 
 test-python: setup
 	$(BIN)/python -m pytest -q
