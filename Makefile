@@ -26,7 +26,7 @@ obsidian-plugin/node_modules/.installed: obsidian-plugin/package-lock.json
 	cd obsidian-plugin && npm ci --no-audit --no-fund
 	touch $@
 
-test-plugin: obsidian-plugin/node_modules/.installed
+test-plugin: setup obsidian-plugin/node_modules/.installed
 	cd obsidian-plugin && npm run build && npm run typecheck && npm run lint && npm test
 
 plugin: obsidian-plugin/node_modules/.installed

@@ -104,9 +104,12 @@ def main() -> None:
         sys.exit(130)
 
 
-if __name__ == "__main__":
-    main()
-
-
 from . import cli_memory  # noqa: E402,F401  registers the lifecycle and search commands
 from . import cli_admin  # noqa: E402,F401  registers daemon, mcp, service, plugin, init
+
+if __name__ == "__main__":
+    # `python -m bridge.cli`: this module runs as __main__, but the commands above were
+    # registered on the app of the imported `bridge.cli`; run that one
+    from bridge.cli import main as _main
+
+    _main()

@@ -138,6 +138,11 @@ def build_app(svc, token: str, port_ref: Callable[[], int], mcp_app=None, state:
             raise InvalidInput(f"unknown operation {op!r}")
         return lambda: {"result": plain(getattr(svc, op)(**args))}
 
+    async def events_endpoint(request: Request) -> Response:
+        # an async def: Starlette runs a plain function (e.g. a lambda) in a thread and
+        # would never await the coroutine it returns
+        return await events(svc, request)
+
     routes = [
         Route("/api/status", endpoint(status_fn, "GET"), methods=["GET"]),
         Route("/api/note", endpoint(note_fn, "GET"), methods=["GET"]),
@@ -150,7 +155,7 @@ def build_app(svc, token: str, port_ref: Callable[[], int], mcp_app=None, state:
         Route("/api/search", endpoint(search_fn, "GET"), methods=["GET"]),
         Route("/api/sync", endpoint(lambda b, r: (lambda: svc.sync().to_dict())), methods=["POST"]),
         Route("/api/rpc", endpoint(rpc_fn), methods=["POST"]),
-        Route("/api/events", lambda request: events(svc, request), methods=["GET"]),
+        Route("/api/events", events_endpoint, methods=["GET"]),
     ]
     if mcp_app is not None:
         routes.append(Mount("/", app=mcp_app))

@@ -30,6 +30,12 @@ def page(items: list, offset: int, limit: int) -> dict:
             "next_offset": offset + limit if offset + limit < len(items) else None}
 
 
+def tool_message(exc: MnemovaultError) -> str:
+    """`<code>: <message>`, without repeating a code the message already starts with."""
+    text = str(exc)
+    return text if text.startswith(f"{exc.code}:") else f"{exc.code}: {text}"
+
+
 def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
     mcp = FastMCP("mnemovault", instructions=INSTRUCTIONS)
 
@@ -38,7 +44,7 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
         try:
             return json.loads(json.dumps(plain(await to_thread.run_sync(lambda: fn(svc))), default=str))
         except MnemovaultError as exc:
-            raise ToolError(f"{exc.code}: {exc}") from None
+            raise ToolError(tool_message(exc)) from None
 
     @mcp.tool
     async def save_memory(
@@ -64,7 +70,7 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
         return await call(lambda s: s.search(query, limit, scope, tags, status, since_days, blend_review))
 
     @mcp.tool
-    async def get_memory(refs: Annotated[list[str], Field(min_length=1, max_length=50, description="Memory ids or note paths.")]) -> list:
+    async def get_memory(refs: Annotated[list[str], Field(min_length=1, max_length=50, description="Memory ids or note paths.")]) -> list[dict]:
         """Read memories in full: text, fields, score, outgoing links and backlinks."""
         return await call(lambda s: s.get_memory(refs))
 
@@ -82,7 +88,7 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
         return await call(lambda s: s.observe(refs, context_tags))
 
     @mcp.tool
-    async def review_queue(limit: Annotated[int, Field(ge=1, le=200)] = 20) -> list:
+    async def review_queue(limit: Annotated[int, Field(ge=1, le=200)] = 20) -> list[dict]:
         """Memories about to be forgotten, most urgent first: mention them if relevant so they stay alive."""
         return await call(lambda s: s.review(limit))
 
@@ -129,7 +135,7 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
         return {"nodes": g["nodes"], "edges": page(g["edges"], offset, limit)}
 
     @mcp.tool
-    async def cluster_memories(threshold: Annotated[float, Field(ge=0.5, le=0.99)] = 0.83) -> list:
+    async def cluster_memories(threshold: Annotated[float, Field(ge=0.5, le=0.99)] = 0.83) -> list[dict]:
         """Groups of similar short-term memories, with a suggested action for each."""
         return await call(lambda s: s.cluster(threshold))
 

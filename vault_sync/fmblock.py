@@ -21,6 +21,11 @@ _OPEN = re.compile(r"---[ \t]*(\r?\n|\r?$)")
 MAX_YAML_CHARS = 65536  # a frontmatter block larger than this is not read
 MAX_YAML_NODES = 20000  # values after expanding aliases (a YAML bomb expands to billions)
 MAX_YAML_DEPTH = 64  # nesting of lists and maps
+_STR = "tag:yaml.org,2002:str"
+_INT = "tag:yaml.org,2002:int"
+_FLOAT = "tag:yaml.org,2002:float"
+_NULL = "tag:yaml.org,2002:null"
+_SIMPLE_FLOAT = re.compile(r"-?[0-9]+\.[0-9]+\Z")
 _RISKY = re.compile(r"[*?]|-[ \t]+-")  # aliases, complex keys, nested "- -" sequences
 
 
@@ -82,6 +87,22 @@ class _Loader(_Base):
                     self._memo[value] = tag
             return tag
         return super().resolve(kind, value, implicit)
+
+    def construct_object(self, node, deep=False):
+        # the common scalars without PyYAML's generic machinery; same results (tested
+        # against plain CSafeLoader), anything unusual goes the standard way
+        if node.__class__ is ScalarNode:
+            tag = node.tag
+            if tag == _STR:
+                return node.value
+            value = node.value
+            if tag == _INT and value.isascii() and value.isdigit() and (value[0] != "0" or value == "0"):
+                return int(value)
+            if tag == _FLOAT and _SIMPLE_FLOAT.match(value):
+                return float(value)
+            if tag == _NULL:
+                return None
+        return super().construct_object(node, deep)
 
 
 def _check_graph(root) -> None:

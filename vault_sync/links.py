@@ -20,6 +20,17 @@ MDLINK = re.compile(
     r"\[([^\]\n]*)\]\(\s*(<[^>\n]+>|[^)\s]+)(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^)\n]*\)))?\s*\)"
 )
 TAG = re.compile(r"#([\w/-]+)")
+# an indented line can only be code after a blank line, a heading or a rule (not inside a
+# paragraph or a list, where Obsidian's tab-indented sub-items are the common case)
+_INDENTED = r"(?: {4}| {0,3}\t)"  # 4 columns
+_CONTAINER = r"(?:[ ]{0,3}(?:>|[-*+]|\d{1,9}[.)])[ \t]?)"  # a quote or list marker opening a block
+_MAYBE_INDENTED_CODE = re.compile(
+    r"(?:\A|\n)" + _CONTAINER + "+" + _INDENTED  # a container starting with indented code
+    + r"|\A" + _INDENTED  # the first line
+    # after a blank line, a heading, a rule, an empty quote or list item
+    + r"|(?:\A|\n)(?:[ \t>*+-]|\d{1,9}[.)])*(?:#[^\n]*|[-*_=][-*_= \t]*)?\r?\n" + _CONTAINER + "*" + _INDENTED
+)
+_QUOTE_LINE = re.compile(r"(?:\A|\n)[ ]{0,3}>")
 BACKTICKS = re.compile(r"`+")
 BLANK_LINE = re.compile(r"\n[ \t]*\r?\n")
 H1 = re.compile(r"#[ \t]+([^\n]+?)(?:[ \t]+#+)?[ \t]*\r?(?=\n|\Z)")
@@ -57,8 +68,7 @@ def _block_parser():
 
 def strip_code(text: str) -> str:
     """Text with code blocks and inline code blanked out (line count kept)."""
-    if ("`" not in text and "~~~" not in text and "\n    " not in text and "\n\t" not in text
-            and not text.startswith(("    ", "\t"))):
+    if "`" not in text and "~~~" not in text and not maybe_indented_code(text):
         return text
     lines = text.split("\n")
     for token in _block_parser().parse(text):
@@ -68,6 +78,15 @@ def strip_code(text: str) -> str:
                 lines[i] = ""
     out = "\n".join(lines)
     return _strip_inline_code(out) if "`" in out else out
+
+
+def maybe_indented_code(text: str) -> bool:
+    """False only when the text surely has no indented code block (most notes: no markdown-it)."""
+    if "    " not in text and "\t" not in text:
+        return False
+    if _QUOTE_LINE.search(text):
+        return True  # lazy lines in block quotes are subtle: let markdown-it decide
+    return _MAYBE_INDENTED_CODE.search(text) is not None
 
 
 def _strip_inline_code(text: str) -> str:

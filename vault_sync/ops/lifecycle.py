@@ -205,14 +205,22 @@ def add_to_index_note(svc: "MemoryService", name: str, now) -> None:
 def promote(svc: "MemoryService", ref: str | None = None, dry_run: bool = False) -> dict:
     if ref:
         row = svc.resolve(ref)
+        _check_promotable(svc, row)
         cands = [c for c in promote_candidates(svc) if c["path"] == row["path"]]
         reason = cands[0]["reason"] if cands else "requested"
-        _check_promotable(svc, row)
         if dry_run:
             return {"dry_run": True, "candidates": [{"id": row["id"], "title": row["title"], "path": row["path"], "reason": reason}], "promoted": []}
         with svc.write_lock:
             return {"dry_run": False, "promoted": [promote_one(svc, row, reason).to_dict()], "errors": []}
-    cands = [c for c in promote_candidates(svc) if not recently_modified(svc, c["path"])]
+    return _promote_all(svc, dry_run, None)
+
+
+def _quiet(svc: "MemoryService", path: str, quiet: set[str] | None) -> bool:
+    return path in quiet if quiet is not None else recently_modified(svc, path)
+
+
+def _promote_all(svc: "MemoryService", dry_run: bool, quiet: set[str] | None) -> dict:
+    cands = [c for c in promote_candidates(svc) if not _quiet(svc, c["path"], quiet)]
     if dry_run:
         return {"dry_run": True, "candidates": cands, "promoted": []}
     return _run_many(svc, cands, lambda row, c: promote_one(svc, row, c["reason"]), "promoted")
@@ -255,7 +263,11 @@ def trash_one(svc: "MemoryService", row, reason: str) -> Move:
 
 
 def gc(svc: "MemoryService", dry_run: bool = True, delete: bool = False) -> dict:
-    cands = [c for c in gc_candidates(svc) if not recently_modified(svc, c["path"])]
+    return _gc(svc, dry_run, delete, None)
+
+
+def _gc(svc: "MemoryService", dry_run: bool, delete: bool, quiet: set[str] | None) -> dict:
+    cands = [c for c in gc_candidates(svc) if not _quiet(svc, c["path"], quiet)]
     if dry_run:
         return {"dry_run": True, "candidates": cands, "archived": []}
     act = (lambda row, c: trash_one(svc, row, c["reason"])) if delete else (lambda row, c: archive_one(svc, row, c["reason"]))
@@ -291,10 +303,15 @@ def restore(svc: "MemoryService", ref: str) -> dict:
 
 # -- automatic --
 def run_lifecycle(svc: "MemoryService") -> dict:
-    """What the daemon runs on a schedule: sweep, then promote and archive by the rules."""
+    """What the daemon runs on a schedule: sweep, then promote and archive by the rules.
+
+    Notes the person modified within quiet_seconds are left alone; which ones is decided
+    before the sweep, whose own score writes must not make every note look "just edited".
+    """
+    quiet = {r[0] for r in svc.store.query("SELECT path FROM notes WHERE kind = 'stm'") if recently_modified(svc, r[0])}
     report: dict = {"sweep": svc.sweep().to_dict()}
     if svc.settings.auto_promote:
-        report["promote"] = promote(svc)
+        report["promote"] = _promote_all(svc, False, quiet)
     if svc.settings.auto_gc:
-        report["gc"] = gc(svc, dry_run=False)
+        report["gc"] = _gc(svc, False, False, quiet)
     return report

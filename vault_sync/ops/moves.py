@@ -156,7 +156,8 @@ def move_note(
     try:
         _link_or_rename(src, dst)
     except BaseException:
-        journal.unlink(missing_ok=True)  # nothing moved: nothing to recover
+        if not _taken(dst) or (src.exists() and not os.path.samefile(src, dst)):
+            journal.unlink(missing_ok=True)  # nothing moved: nothing to recover
         raise
 
     def transform(current: bytes) -> bytes | None:
@@ -206,12 +207,14 @@ def recover(svc: "MemoryService") -> list[str]:
 
 
 def _same_note(src: Path, dst: Path, entry: dict) -> bool:
-    """dst is the moved note whose hard link was split (e.g. a sync gave one name a new id)."""
+    """dst is the moved note whose hard link was split in two files (e.g. a sync that ran
+    before recovery gave one of the two names a new id): same body, one has the move's id."""
     try:
         a, b = parse_note("a.md", src.read_bytes()), parse_note("b.md", dst.read_bytes())
     except OSError:
         return False
-    return entry.get("id") is not None and a.fields.id == entry["id"] and normalized_hash(a.body) == normalized_hash(b.body)
+    return (entry.get("id") is not None and entry["id"] in (a.fields.id, b.fields.id)
+            and normalized_hash(a.body) == normalized_hash(b.body))
 
 
 def _settle(src: Path, dst: Path, entry: dict) -> bool:
@@ -220,14 +223,13 @@ def _settle(src: Path, dst: Path, entry: dict) -> bool:
         if os.path.samefile(src, dst):
             os.unlink(src)  # crashed between link and unlink: one inode, two names
         elif _same_note(src, dst, entry):
-            # both names of the move, split into two files: keep the newer one's bytes at dst
             if src.stat().st_mtime_ns > dst.stat().st_mtime_ns:
-                os.replace(src, dst)
+                os.replace(src, dst)  # the newer bytes win, at the new name
             else:
-                data = dst.read_bytes()
-                if parse_note("b.md", data).fields.id != entry["id"]:
-                    update_file(dst, data, lambda cur: patch_bytes(cur, {"id": entry["id"]}))
                 os.unlink(src)
+            data = dst.read_bytes()
+            if parse_note("b.md", data).fields.id != entry["id"]:
+                update_file(dst, data, lambda cur: patch_bytes(cur, {"id": entry["id"]}))
         else:
             return False  # dst is another note: the move never happened
     return dst.exists() and not src.exists()
@@ -250,7 +252,7 @@ def _finish(svc: "MemoryService", entry: dict, src_rel: str, dst_rel: str) -> No
             update_file(path, data, lambda cur: _apply_edits(cur, dst_rel, keys, body_edit))
         except NoteProblem:
             pass  # the person broke its frontmatter meanwhile: the move itself stands
-    svc.indexer.sync_paths([src_rel, dst_rel])
+    svc.indexer.reconcile()  # recovery may run before the first sync: the links must be indexed
     if entry.get("index_entry"):
         add_to_index_note(svc, entry["index_entry"], parse_datetime(entry.get("at")) or svc.now())
     if entry.get("rewrite", True):

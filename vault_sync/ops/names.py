@@ -10,6 +10,7 @@ from ..errors import InvalidInput
 _ILLEGAL = re.compile(r'[<>:"/\\|?*\x00-\x1f#^\[\]]')  # Windows + characters that break [[links]]
 _RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
 MAX_NAME = 80
+MAX_NAME_BYTES = 180  # file names are limited to 255 bytes; room for ' 999.md' and temp names
 _TAG_OK = re.compile(r"^[\w/-]+$")
 
 
@@ -23,12 +24,17 @@ def slug_from(text: str, max_words: int = 8) -> str:
     stem = unicodedata.normalize("NFC", stem)
     stem = _ILLEGAL.sub(" ", stem)
     stem = re.sub(r"\s+", " ", stem).strip(" .")
-    if len(stem) > MAX_NAME:
-        stem = stem[:MAX_NAME].rsplit(" ", 1)[0].strip(" .") or stem[:MAX_NAME]
+    if len(stem) > MAX_NAME or len(stem.encode("utf-8")) > MAX_NAME_BYTES:
+        cut = stem[:MAX_NAME]
+        while len(cut.encode("utf-8")) > MAX_NAME_BYTES:
+            cut = cut[:-1]
+        stem = cut.rsplit(" ", 1)[0].strip(" .") if " " in cut.strip() else cut.strip(" .")
+        stem = stem or cut.strip(" .")
     if not stem:
         stem = "Memory"
-    if stem.lower().split(".")[0] in _RESERVED:
-        stem = f"{stem} note"
+    base = stem.split(".")[0]
+    if base.strip().lower() in _RESERVED:  # Windows: CON, CON.txt, "con .x" are all the device
+        stem = f"{base.rstrip()} note{stem[len(base):]}"
     return stem
 
 
@@ -50,11 +56,11 @@ def clean_tags(tags: list[str] | None) -> list[str]:
             tag = part.strip().lstrip("#").strip()
             if not tag:
                 continue
-            tag = re.sub(r"\s+", "-", tag).strip("/")
+            tag = re.sub(r"/+", "/", re.sub(r"\s+", "-", tag)).strip("/")
             if not _TAG_OK.match(tag):
                 raise InvalidInput(f"tag {part.strip()!r}: only letters, digits, _, - and / are allowed")
             if re.fullmatch(r"[\d/]+", tag):
                 raise InvalidInput(f"tag {tag!r} must contain at least one letter")
-            if tag not in out:
+            if tag.lower() not in {t.lower() for t in out}:  # Obsidian's tags ignore case
                 out.append(tag)
     return out

@@ -33,7 +33,7 @@ export interface HttpResponse {
 /** Resolves with any HTTP status; rejects only when no answer came (refused, reset...). */
 export type HttpRequester = (request: HttpRequest) => Promise<HttpResponse>;
 
-export type OfflineReason = "no_daemon" | "refused" | "timeout" | "unauthorized";
+export type OfflineReason = "no_daemon" | "refused" | "timeout" | "unauthorized" | "too_new";
 
 export type Reachability = { online: true } | { online: false; reason: OfflineReason; detail: string };
 
@@ -116,7 +116,7 @@ export class BridgeClient {
 		const found = await this.deps.locate();
 		if (!found.found) {
 			this.endpoint = null;
-			throw new BridgeOfflineError("no_daemon", found.detail);
+			throw new BridgeOfflineError(found.reason === "too_new" ? "too_new" : "no_daemon", found.detail);
 		}
 		this.endpoint = found.endpoint;
 		return found.endpoint;

@@ -48,9 +48,11 @@ export interface BridgeFile {
 
 export type LocateResult =
 	| { found: true; endpoint: BridgeEndpoint; source: "override" | "file"; file: string | null; pid: number | null }
-	| { found: false; reason: "no_file" | "stale" | "invalid"; detail: string };
+	| { found: false; reason: "no_file" | "stale" | "invalid" | "too_new"; detail: string };
 
 export const DEFAULT_HOST = "127.0.0.1";
+/** The bridge file `version` this plugin speaks; any other means "daemon too new". */
+export const BRIDGE_VERSION = 1;
 
 /** The folders that may hold `bridges/`, best first. */
 export function configDirCandidates(env: LocatorEnv): string[] {
@@ -61,14 +63,9 @@ export function configDirCandidates(env: LocatorEnv): string[] {
 		case "darwin":
 			return [env.join(home, "Library", "Application Support", "mnemovault")];
 		case "win32": {
-			// The contract names %APPDATA%; platformdirs' user_config_dir("mnemovault") is
-			// %LOCALAPPDATA%\mnemovault\mnemovault. Look in both.
-			const out: string[] = [];
+			// platformdirs' user_config_dir("mnemovault", appauthor=False): %LOCALAPPDATA%\mnemovault
 			const local = env.env.LOCALAPPDATA ?? env.join(home, "AppData", "Local");
-			const roaming = env.env.APPDATA ?? env.join(home, "AppData", "Roaming");
-			out.push(env.join(local, "mnemovault", "mnemovault"));
-			out.push(env.join(roaming, "mnemovault"));
-			return out;
+			return [env.join(local, "mnemovault")];
 		}
 		default: {
 			const xdg = env.env.XDG_CONFIG_HOME;
@@ -145,6 +142,7 @@ export async function locateBridge(
 	const accepted = new Set([vaultPath, resolved]);
 	let invalid: string | null = null;
 	let stale: string | null = null;
+	let tooNew: number | null = null;
 	for (const dir of configDirCandidates(env)) {
 		const bridges = env.join(dir, "bridges");
 		const files: string[] = [env.join(bridges, `${key}.json`)];
@@ -170,6 +168,10 @@ export async function locateBridge(
 				stale = path;
 				continue;
 			}
+			if (file.version !== null && file.version !== BRIDGE_VERSION) {
+				tooNew = file.version;
+				continue;
+			}
 			return {
 				found: true,
 				endpoint: {
@@ -182,6 +184,13 @@ export async function locateBridge(
 				pid: file.pid,
 			};
 		}
+	}
+	if (tooNew !== null) {
+		return {
+			found: false,
+			reason: "too_new",
+			detail: `the daemon speaks bridge version ${tooNew}; this plugin knows version ${BRIDGE_VERSION}`,
+		};
 	}
 	if (stale) return { found: false, reason: "stale", detail: `the daemon that wrote ${stale} is gone` };
 	if (invalid) return { found: false, reason: "invalid", detail: `${invalid} is not a valid bridge file` };

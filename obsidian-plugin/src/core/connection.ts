@@ -19,6 +19,9 @@ export function offlineMessage(state: ConnectionState, vaultPath: string): strin
 	if (state.reason === "unauthorized") {
 		return "The mnemovault daemon refused the token. Restart the daemon, or clear the token override in settings.";
 	}
+	if (state.reason === "too_new") {
+		return `The mnemovault daemon is newer than this plugin (${state.detail}). Update the plugin.`;
+	}
 	return `The mnemovault daemon is not running. Start it with: ${startHint(vaultPath)}`;
 }
 

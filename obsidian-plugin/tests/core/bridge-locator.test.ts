@@ -29,14 +29,14 @@ describe("configDirCandidates", () => {
 			"/Users/me/Library/Application Support/mnemovault",
 		]);
 	});
-	it("Windows: platformdirs' local folder and the contract's %APPDATA%", () => {
+	it("Windows: platformdirs' %LOCALAPPDATA%\\mnemovault", () => {
 		const dirs = configDirCandidates({
 			...base,
 			platform: "win32",
 			homedir: "C:/Users/me",
 			env: { APPDATA: "C:/Users/me/AppData/Roaming", LOCALAPPDATA: "C:/Users/me/AppData/Local" },
 		});
-		expect(dirs).toEqual(["C:/Users/me/AppData/Local/mnemovault/mnemovault", "C:/Users/me/AppData/Roaming/mnemovault"]);
+		expect(dirs).toEqual(["C:/Users/me/AppData/Local/mnemovault"]);
 	});
 });
 
@@ -68,6 +68,13 @@ describe("locateBridge", () => {
 		await writeBridgeFile(configDir, vault, { port: 4242, token: "tok" });
 		const found = await locateBridge(vault, env);
 		expect(found).toMatchObject({ found: true, source: "file", endpoint: { host: "127.0.0.1", port: 4242, token: "tok" } });
+	});
+
+	it("treats a bridge file version other than 1 as a daemon too new", async () => {
+		const { configDir, vault, env } = await setup();
+		const file = await writeBridgeFile(configDir, vault, { port: 4244, token: "tok" });
+		await writeFile(file, JSON.stringify({ port: 4244, token: "tok", pid: process.pid, vault, version: 2 }));
+		expect(await locateBridge(vault, env)).toMatchObject({ found: false, reason: "too_new" });
 	});
 
 	it("hashes the symlink-resolved path", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConnectionMonitor, startHint } from "../../src/core/connection";
+import { ConnectionMonitor, offlineMessage, startHint } from "../../src/core/connection";
 
 describe("ConnectionMonitor", () => {
 	it("notifies once per transition to offline, not once per failure", () => {
@@ -35,6 +35,11 @@ describe("ConnectionMonitor", () => {
 		m.report({ online: false, reason: "unauthorized", detail: "" });
 		expect(seen).toEqual(["online", "offline:refused", "offline:unauthorized"]);
 		expect(m.message()).toMatch(/refused the token/);
+	});
+
+	it("asks for a plugin update when the daemon is too new", () => {
+		const text = offlineMessage({ status: "offline", reason: "too_new", detail: "bridge version 2" }, "/v");
+		expect(text).toMatch(/newer than this plugin.*Update the plugin/);
 	});
 
 	it("quotes vault paths a shell would split", () => {
