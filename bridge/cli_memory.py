@@ -196,3 +196,35 @@ def consolidate(ids: List[str] = typer.Argument(..., help="Memory ids or paths (
                 vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
     """Merge similar memories into one note (preview unless --apply)."""
     run(lambda: emit(call(vault, "consolidate", ids=ids, apply=apply), as_json, lambda r: output.console.print_json(data=r)))
+
+
+conflicts_app = typer.Typer(help="Sync-conflict copies (Syncthing, Dropbox, OneDrive, iCloud, Obsidian Sync...).", no_args_is_help=True)
+app.add_typer(conflicts_app, name="conflicts")
+
+
+@conflicts_app.command("list")
+def conflicts_list(vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
+    """Conflict copies found in the vault (never indexed as memories)."""
+    run(lambda: emit(call(vault, "conflicts"), as_json, lambda items: output.table(
+        items, [("path", "copy"), ("original", "original")], "conflict copies") if items else output.console.print("no conflict copies")))
+
+
+@conflicts_app.command("resolve")
+def conflicts_resolve(path: Optional[str] = typer.Argument(None, help="The conflict copy's path; omit with --all."),
+                      all_: bool = typer.Option(False, "--all", help="Resolve every memory's conflict copy."),
+                      vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
+    """Merge a memory's conflict copy into the original (counters by max, text kept from both)."""
+
+    def go():
+        if not path and not all_:
+            raise InvalidInput("give the conflict copy's path, or --all")
+        paths = [path] if path else [c["path"] for c in call(vault, "conflicts")]
+        results = []
+        for p in paths:
+            try:
+                results.append(call(vault, "resolve_conflict", path=p))
+            except InvalidInput as exc:
+                results.append({"conflict": p, "action": "skipped", "reason": str(exc)})
+        emit(results, as_json, lambda rs: [output.console.print(f"{r['conflict']}: {r['action']}" + (f" ({r['reason']})" if r.get("reason") else "")) for r in rs])
+
+    run(go)

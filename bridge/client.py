@@ -10,6 +10,7 @@ from typing import Any
 OPERATIONS = {
     "save", "touch", "observe", "review", "promote", "gc", "archive", "restore", "relate", "graph",
     "search", "cluster", "consolidate", "status", "sweep", "note", "get_memory", "read_note",
+    "conflicts", "resolve_conflict",
 }
 NEEDS_MODEL = {"search", "cluster", "consolidate", "save"}
 

@@ -18,10 +18,11 @@ from pathlib import Path
 
 from vault_sync.dates import format_datetime, utc_now
 from vault_sync.errors import MnemovaultError
+from vault_sync.lease import Lease, device_id
 from vault_sync.watcher import VaultWatcher
 
 from .context import open_service
-from .paths import bridge_file, device_token, lock_file, log_dir, private_write
+from .paths import bridge_file, config_dir, device_token, lock_file, log_dir, private_write
 
 log = logging.getLogger("mnemovault.daemon")
 
@@ -145,7 +146,9 @@ def _serve(svc, port: int | None, log_path: Path) -> None:
     watcher = VaultWatcher(svc.indexer, svc.layout, reconcile_interval=svc.settings.reconcile_interval_seconds)
     svc.watcher = watcher
     watcher.start()
-    lifecycle = Worker("mnemovault-lifecycle", svc.settings.lifecycle_interval_seconds, lambda: _lifecycle(svc))
+    svc.lease = Lease(svc.layout.root, device_id(config_dir()), svc.settings.lease_seconds)
+    lifecycle = Worker("mnemovault-lifecycle", min(svc.settings.lifecycle_interval_seconds, svc.settings.lease_seconds / 3),
+                       lambda: _lifecycle(svc))
     lifecycle.start(first_delay=min(10.0, svc.settings.lifecycle_interval_seconds))
     embedder = None
     if svc.settings.embeddings:
@@ -178,6 +181,7 @@ def _serve(svc, port: int | None, log_path: Path) -> None:
         log.info("stopping: finishing the write in progress")
         _remove_if_ours(bfile)
         lifecycle.stop()
+        svc.lease.release()
         if embedder is not None:
             embedder.stop(timeout=5)
         watcher.stop()
@@ -195,6 +199,14 @@ def _remove_if_ours(bfile: Path) -> None:
 
 
 def _lifecycle(svc) -> None:
+    state = svc.lease.acquire()
+    if not state.held:
+        log.info("background writes left to device %s (lease until %s)", state.holder, state.expires)
+        return
+    now = time.monotonic()
+    if now < getattr(svc, "_next_lifecycle", 0.0):
+        return  # this round only renewed the lease
+    svc._next_lifecycle = now + svc.settings.lifecycle_interval_seconds - 1
     started = time.perf_counter()
     report = svc.run_lifecycle()
     moved = len(report.get("promote", {}).get("promoted", [])) + len(report.get("gc", {}).get("archived", []))

@@ -11,6 +11,7 @@ from .errors import Ambiguous, InvalidInput, NotFound, PathOutsideVault
 from .index.resolver import build_resolver
 from .index.store import IndexStore
 from .index.sync import Change, Indexer, SyncReport
+from .ops import conflicts as conflicts_op
 from .ops import lifecycle, moves
 from .ops import relate as relate_op
 from .ops import save as save_op
@@ -37,6 +38,7 @@ class MemoryService:
         self.write_lock = threading.RLock()  # one engine operation writes at a time
         self.watcher = None  # set by the daemon
         self.embedder = None  # set when embeddings are enabled (search module)
+        self.lease = None  # set by the daemon: only the holder runs background writes
 
     def close(self) -> None:
         self.store.close()
@@ -155,6 +157,7 @@ class MemoryService:
             "watcher": None if watcher is None else {
                 "mode": watcher.mode, "missed_events": watcher.missed_events, "last_error": watcher.last_error},
             "embeddings": self.embedding_status(),
+            "lease": self.lease.state.to_dict() if self.lease is not None else None,
             "scoring": self.params.public(),
         }
 
@@ -219,6 +222,12 @@ class MemoryService:
 
     def relate(self, a: str, b: str, rel_type: str = "related") -> dict:
         return relate_op.relate(self, a, b, rel_type)
+
+    def conflicts(self) -> list[dict]:
+        return conflicts_op.list_conflicts(self)
+
+    def resolve_conflict(self, path: str) -> dict:
+        return conflicts_op.resolve_conflict(self, path)
 
     def graph(self, include_notes: bool = True) -> dict:
         return relate_op.graph(self, include_notes)

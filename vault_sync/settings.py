@@ -53,6 +53,7 @@ class Settings(BaseSettings):
     auto_gc: bool = True
     lifecycle_interval_seconds: float = Field(300.0, gt=0)
     reconcile_interval_seconds: float = Field(600.0, gt=0)
+    lease_seconds: float = Field(900.0, gt=0)  # another device takes over background writes after this
 
     embeddings: bool = True
     embedding_model: str = DEFAULT_MODEL

@@ -40,13 +40,17 @@ def embed_text(title: str, tags: list[str], body: str) -> str:
 
 
 def related_links(note: Note) -> list[Link]:
-    """The frontmatter `related` list ("[[B]]" items) as links of kind 'related'."""
+    """Wikilinks in frontmatter values ("[[B]]" items): `related` ones, and typed relations by key."""
     out = []
-    for item in note.fields.related:
-        m = WIKILINK.search(item)
-        link = parse_wikilink(m.group(1), False) if m else (parse_wikilink(item, False) if item.strip() else None)
-        if link:
-            out.append(Link(link.target, link.subpath, link.alias, "related", False))
+    for key, value in note.frontmatter.items():
+        items = value if isinstance(value, list) else [value]
+        for item in items:
+            if not isinstance(item, str) or "[[" not in item:
+                continue
+            m = WIKILINK.search(item)
+            link = parse_wikilink(m.group(1), False) if m else None
+            if link:
+                out.append(Link(link.target, link.subpath, link.alias, "related" if key == "related" else f"related:{key}", False))
     return out
 
 

@@ -249,7 +249,8 @@ class Indexer:
         """Two memories with one id: the later copy gets a new id, surgically."""
         marks = ",".join("?" * len(ids))
         rows = self.store.query(
-            f"SELECT rowid, path, id, kind, writable FROM notes WHERE id IN ({marks}) ORDER BY id, rowid", tuple(ids)
+            # a memory keeps its id over a person's note that copied it; then the oldest row wins
+            f"SELECT rowid, path, id, kind, writable FROM notes WHERE id IN ({marks}) ORDER BY id, kind = 'note', rowid", tuple(ids)
         )
         first: dict[str, str] = {}
         fixed: list[str] = []
