@@ -207,3 +207,13 @@ def test_index_lives_outside_the_vault_by_default(vault, monkeypatch, tmp_path):
     assert vault not in s.resolved_index_path().parents
     other = load_settings(vault=tmp_path)
     assert other.resolved_index_path() != s.resolved_index_path()
+
+
+def test_persons_notes_may_use_our_key_names_freely(empty_vault):
+    (empty_vault / "Draft.md").write_text("---\nstatus: draft\nstrength: high\n---\nmy draft\n", encoding="utf-8")
+    (empty_vault / "Empty.md").write_text("", encoding="utf-8")
+    (empty_vault / "STM" / "bad.md").write_text("---\nstatus: draft\n---\na memory\n", encoding="utf-8")
+    svc = make_service(empty_vault)
+    paths = {p["path"] for p in svc.status()["problems"]}
+    assert paths == {"STM/bad.md"}
+    svc.close()

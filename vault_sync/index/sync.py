@@ -15,13 +15,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
-from ..note import Note, parse_note, unreadable_note
+from ..note import OWNED_KEYS, Note, parse_note, unreadable_note
 from ..edit import patch_file
 from ..patch import PatchError
 from ..vault import Layout, Walked, conflict_original, walk
 from .store import IndexStore, Stat
 
 TEMP_MAX_AGE_S = 60.0
+PERSONAL_OK = tuple(f"{key}:" for key in OWNED_KEYS) + ("empty note",)
 MEMORY_KINDS = ("stm", "ltm", "archive")
 
 
@@ -146,7 +147,11 @@ class Indexer:
             return None
         except OSError as exc:
             return unreadable_note(rel, st.st_size, f"cannot read: {exc.strerror or exc}")
-        return parse_note(rel, data)
+        note = parse_note(rel, data)
+        if self.layout.kind_of(rel) == "note" and note.problems:
+            # a person's own note may use `status: draft` or be empty: only memories owe us valid keys
+            note.problems = [p for p in note.problems if not p.cause.startswith(PERSONAL_OK)]
+        return note
 
     def _apply(self, on_disk, indexed, report, progress, rebuild=False, conflicts=None, all_conflicts=False, drop_conflicts=()):
         to_read = [rel for rel, st in on_disk.items() if indexed.get(rel) != (st.st_mtime_ns, st.st_size)]
