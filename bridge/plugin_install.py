@@ -19,14 +19,24 @@ def install_plugin(vault: Path | None) -> Path:
     if not (PLUGIN_SRC / "manifest.json").is_file():
         raise InvalidInput(f"plugin sources not found at {PLUGIN_SRC}")
     if not (PLUGIN_SRC / "main.js").is_file():
-        if shutil.which("npm") is None:
+        npm = shutil.which("npm")  # the full path: on Windows it is npm.cmd, which a bare "npm" misses
+        if npm is None:
             raise InvalidInput("main.js is not built and npm is not installed; run `make plugin` where Node is available")
         if not (PLUGIN_SRC / "node_modules").is_dir():
-            subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=PLUGIN_SRC, check=True)
-        subprocess.run(["npm", "run", "build"], cwd=PLUGIN_SRC, check=True)
+            _npm([npm, "ci", "--no-audit", "--no-fund"])
+        _npm([npm, "run", "build"])
+        if not (PLUGIN_SRC / "main.js").is_file():
+            raise InvalidInput(f"`npm run build` did not produce {PLUGIN_SRC / 'main.js'}")
     manifest = json.loads((PLUGIN_SRC / "manifest.json").read_text(encoding="utf-8"))
     target = root / ".obsidian" / "plugins" / manifest["id"]
     target.mkdir(parents=True, exist_ok=True)
     for name in FILES:
         shutil.copy2(PLUGIN_SRC / name, target / name)
     return target
+
+
+def _npm(args: list[str]) -> None:
+    try:
+        subprocess.run(args, cwd=PLUGIN_SRC, check=True)
+    except (OSError, subprocess.CalledProcessError) as exc:
+        raise InvalidInput(f"building the plugin failed ({' '.join(args[1:])}): {exc}") from None

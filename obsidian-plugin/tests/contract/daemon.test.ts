@@ -1,0 +1,387 @@
+/**
+ * The cross-language contract: the real Python daemon on a temp copy of the sample vault,
+ * driven only through the plugin's own client code (locator, BridgeClient, event stream).
+ *
+ * Needs the repository's Python environment: `MNEMOVAULT_PYTHON`, else `<repo>/.venv`.
+ * Without one the suite fails (it is never skipped); `make test` builds the venv first.
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { appendFile, mkdtemp, readdir, readFile, realpath, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BridgeApiError, BridgeClient, BridgeOfflineError, type Reachability } from "../../src/core/bridge-client";
+import { locateBridge, type BridgeOverride } from "../../src/core/bridge-locator";
+import { offlineMessage } from "../../src/core/connection";
+import { EventStream, type StreamStatus } from "../../src/core/event-stream";
+import type { BridgeEvent, Candidate, Note, PromoteResponse, Scoring } from "../../src/core/types";
+import { nodeLocatorEnv, nodeTimers } from "../../src/platform/node-env";
+import { nodeHttpRequester, nodeSseTransport } from "../../src/platform/node-http";
+import { waitFor } from "../helpers/wait";
+
+const REPO = resolve(fileURLToPath(new URL("../../..", import.meta.url)));
+const SAMPLE = join(REPO, "sample-vault");
+const LONG = 60_000;
+
+const SCORING_KEYS: (keyof Scoring)[] = [
+	"decay_model",
+	"half_life_days",
+	"pl_alpha",
+	"tc_weight_fast",
+	"tc_fast_half_life_hours",
+	"tc_slow_half_life_days",
+	"beta",
+	"forget_threshold",
+	"promote_threshold",
+	"promote_min_uses",
+	"danger_zone_min",
+	"danger_zone_max",
+];
+
+function findPython(): string {
+	const given = process.env.MNEMOVAULT_PYTHON;
+	if (given) {
+		if (!existsSync(given)) throw new Error(`MNEMOVAULT_PYTHON=${given} does not exist`);
+		return given;
+	}
+	const candidates = [join(REPO, ".venv", "bin", "python"), join(REPO, ".venv", "Scripts", "python.exe")];
+	const found = candidates.find((p) => existsSync(p));
+	if (!found) {
+		throw new Error(
+			`no Python for the daemon: set MNEMOVAULT_PYTHON or create ${candidates[0]} ` +
+				"(`make test` builds the venv first); this contract test is never skipped",
+		);
+	}
+	return found;
+}
+
+/** The dates in the sample vault are relative to a reference day: shift them to today. */
+function copySampleVault(python: string, target: string): void {
+	const script =
+		"import sys; from pathlib import Path; from vault_sync.sample import shifted_copy; " +
+		"from vault_sync.dates import utc_now; shifted_copy(Path(sys.argv[1]), Path(sys.argv[2]), utc_now())";
+	const run = spawnSync(python, ["-c", script, SAMPLE, target], { cwd: REPO, encoding: "utf8" });
+	if (run.status !== 0) throw new Error(`could not copy the sample vault: ${run.stderr || String(run.error)}`);
+}
+
+function frontmatterInt(text: string, key: string): number {
+	const match = new RegExp(`^${key}:\\s*(\\d+)\\s*$`, "m").exec(text);
+	if (!match) throw new Error(`no ${key} in the note's frontmatter`);
+	return Number(match[1]);
+}
+
+async function listMd(dir: string): Promise<string[]> {
+	return (await readdir(dir)).filter((n) => n.endsWith(".md")).sort();
+}
+
+let root = "";
+let vault = "";
+let configDir = "";
+let daemon: ChildProcess | null = null;
+let daemonLog = "";
+let exited: Promise<void> = Promise.resolve();
+let client: BridgeClient;
+let stream: EventStream | null = null;
+const events: BridgeEvent[] = [];
+const reachability: Reachability[] = [];
+const streamStatus: StreamStatus[] = [];
+
+function running(): boolean {
+	return daemon !== null && daemon.exitCode === null && daemon.signalCode === null;
+}
+
+async function stopDaemon(): Promise<void> {
+	if (!daemon || !running()) return;
+	daemon.kill("SIGTERM");
+	const done = await Promise.race([exited.then(() => true), sleep(5000).then(() => false)]);
+	if (!done && running()) {
+		daemon.kill("SIGKILL");
+		await exited;
+	}
+}
+
+function makeClient(override: BridgeOverride | null = null, seen: Reachability[] = reachability): BridgeClient {
+	const env = nodeLocatorEnv({ env: { MNEMOVAULT_CONFIG_DIR: configDir } });
+	return new BridgeClient({
+		http: nodeHttpRequester(),
+		timers: nodeTimers(),
+		timeoutMs: 15_000,
+		locate: () => locateBridge(vault, env, override),
+		onReachability: (r) => seen.push(r),
+	});
+}
+
+function eventsOf<T extends BridgeEvent["type"]>(type: T): Extract<BridgeEvent, { type: T }>[] {
+	return events.filter((e): e is Extract<BridgeEvent, { type: T }> => e.type === type);
+}
+
+beforeAll(async () => {
+	const python = findPython();
+	root = await realpath(await mkdtemp(join(tmpdir(), "mnemovault-contract-")));
+	vault = join(root, "vault");
+	configDir = join(root, "config");
+	copySampleVault(python, vault);
+	const child = spawn(python, ["-m", "bridge.cli", "daemon", "--vault", vault], {
+		cwd: REPO,
+		stdio: ["ignore", "ignore", "pipe"],
+		env: {
+			...process.env,
+			MNEMOVAULT_CONFIG_DIR: configDir,
+			MNEMOVAULT_DATA_DIR: join(root, "data"),
+			MNEMOVAULT_LOG_DIR: join(root, "log"),
+			MNEMOVAULT_EMBEDDINGS: "false",
+			MNEMOVAULT_QUIET_SECONDS: "0",
+			MNEMOVAULT_LIFECYCLE_INTERVAL_SECONDS: "3600",
+			// The first lifecycle run comes 10 s after start: keep it from moving notes under the test.
+			MNEMOVAULT_AUTO_PROMOTE: "false",
+			MNEMOVAULT_AUTO_GC: "false",
+		},
+	});
+	daemon = child;
+	exited = new Promise((done) => child.once("exit", () => done()));
+	child.stderr?.setEncoding("utf8");
+	child.stderr?.on("data", (chunk: string) => (daemonLog += chunk));
+
+	const bridges = join(configDir, "bridges");
+	const start = Date.now();
+	for (;;) {
+		if (!running()) throw new Error(`the daemon exited early (code ${String(child.exitCode)}):\n${daemonLog}`);
+		const files = await readdir(bridges).catch(() => [] as string[]);
+		if (files.some((n) => n.endsWith(".json"))) break;
+		if (Date.now() - start > 30_000) throw new Error(`no bridge file after 30 s; daemon output:\n${daemonLog}`);
+		await sleep(100);
+	}
+
+	client = makeClient();
+	stream = new EventStream({
+		transport: nodeSseTransport,
+		target: () => client.streamTarget(),
+		timers: nodeTimers(),
+		onEvent: (event) => events.push(event),
+		onStatus: (status) => streamStatus.push(status),
+		initialDelayMs: 200,
+	});
+	stream.start();
+	await waitFor(() => events.some((e) => e.type === "hello"), 15_000, "the event stream's hello");
+}, LONG);
+
+afterAll(async () => {
+	stream?.stop();
+	await stopDaemon();
+	if (root) await rm(root, { recursive: true, force: true });
+}, LONG);
+
+describe("the real daemon through the plugin's client", { timeout: LONG }, () => {
+	let review: Note[] = [];
+
+	it("status: counts, scoring parameters, the daemon's pid", async () => {
+		const status = await client.status();
+		expect(status.vault).toBe(vault);
+		expect(status.counts).toMatchObject({
+			stm: (await listMd(join(vault, "STM"))).length,
+			ltm: (await listMd(join(vault, "LTM"))).length,
+			archive: (await listMd(join(vault, "Archive"))).length,
+		});
+		expect(status.counts.stm).toBeGreaterThan(0);
+		expect(status.counts.note).toBeGreaterThan(0);
+		for (const key of SCORING_KEYS) expect(status.scoring[key], key).toBeDefined();
+		expect(["power_law", "exponential", "two_component"]).toContain(status.scoring.decay_model);
+		expect(status.daemon.pid).toBe(daemon?.pid);
+		expect(status.embeddings.enabled).toBe(false);
+		expect(Array.isArray(status.problems)).toBe(true);
+		expect(reachability.at(-1)).toEqual({ online: true });
+	});
+
+	it("review queue: danger-zone STM memories, highest priority first", async () => {
+		const { scoring } = await client.status();
+		review = (await client.review(50)).items;
+		expect(review.length).toBeGreaterThan(1);
+		for (const item of review) {
+			expect(item.kind).toBe("stm");
+			expect(item.state).toBe("danger");
+			expect(item.score).toBeGreaterThanOrEqual(scoring.danger_zone_min);
+			expect(item.score).toBeLessThanOrEqual(scoring.danger_zone_max);
+		}
+		const priorities = review.map((n) => n.review_priority);
+		expect(priorities).toEqual([...priorities].sort((a, b) => b - a));
+		expect((await client.review(2)).items.map((n) => n.path)).toEqual(review.slice(0, 2).map((n) => n.path));
+	});
+
+	it("note by path: score and state of an STM memory; a person's note has none", async () => {
+		const first = review[0];
+		const note = await client.note(first.path);
+		expect(note).toMatchObject({ path: first.path, id: first.id, kind: "stm", state: "danger" });
+		expect(typeof note.score).toBe("number");
+		expect(note.use_count).toBeGreaterThanOrEqual(1);
+
+		const person = await client.note("People.md");
+		expect(person).toMatchObject({ kind: "note", score: null, state: "note", id: null });
+
+		await expect(client.note("STM/No such memory.md")).rejects.toMatchObject({ status: 404, code: "not_found" });
+	});
+
+	it("limit outside 1-1000 is a 400 `invalid`", async () => {
+		const failure = await client.review(0).catch((e: unknown) => e);
+		expect(failure).toBeInstanceOf(BridgeApiError);
+		expect(failure).toMatchObject({ status: 400, code: "invalid" });
+		await expect(client.search("redis", 1001)).rejects.toMatchObject({ status: 400, code: "invalid" });
+	});
+
+	it("touch: use_count + 1 in the file on disk, and a score_changed event", async () => {
+		const target = review[0];
+		const file = join(vault, target.path);
+		const before = frontmatterInt(await readFile(file, "utf8"), "use_count");
+		const answer = await client.touch(target.path);
+		expect(answer.note.use_count).toBe(before + 1);
+		expect(answer.new_score).toBeGreaterThan(answer.old_score ?? 0);
+		expect(frontmatterInt(await readFile(file, "utf8"), "use_count")).toBe(before + 1);
+		await waitFor(
+			() => eventsOf("score_changed").some((e) => e.data.path === target.path),
+			10_000,
+			"score_changed after touch",
+		);
+		const changed = eventsOf("score_changed").find((e) => e.data.path === target.path);
+		expect(changed?.data.id).toBe(target.id);
+		expect(changed?.data.score).toBeCloseTo(answer.new_score ?? 0, 2);
+		expect(typeof changed?.data.state).toBe("string");
+	});
+
+	it("search: results without semantic scores while embeddings are off", async () => {
+		const found = await client.search("Redis session", 5, "all");
+		expect(found.semantic).toBe(false);
+		expect(found.notice === null || typeof found.notice === "string").toBe(true);
+		const hit = found.results.find((r) => r.path === "STM/Redis session TTL is 30 minutes.md");
+		expect(hit).toBeDefined();
+		expect(hit).toMatchObject({ kind: "stm", parts: { semantic: null } });
+		expect(typeof hit?.snippet).toBe("string");
+		expect((await client.search("Redis session", 5, "ltm")).results.every((r) => r.kind === "ltm")).toBe(true);
+	});
+
+	it("gc preview: a dry run lists candidates and changes nothing on disk", async () => {
+		const stm = await listMd(join(vault, "STM"));
+		const archive = await listMd(join(vault, "Archive"));
+		const preview = await client.gc(true);
+		expect(preview.dry_run).toBe(true);
+		expect(preview.archived).toEqual([]);
+		expect(preview.candidates.length).toBeGreaterThan(0);
+		const { scoring } = await client.status();
+		for (const c of preview.candidates) {
+			expect(c.path.startsWith("STM/")).toBe(true);
+			expect(c.score).toBeLessThan(scoring.forget_threshold);
+		}
+		expect(await listMd(join(vault, "STM"))).toEqual(stm);
+		expect(await listMd(join(vault, "Archive"))).toEqual(archive);
+	});
+
+	it("promote: a candidate moves from STM to LTM on disk", async () => {
+		const preview = (await client.promoteAuto(true)) as PromoteResponse & { candidates?: Candidate[] };
+		expect(preview.promoted).toEqual([]);
+		const candidate = preview.candidates?.[0];
+		if (!candidate) throw new Error("the sample vault should have a promote candidate");
+		const name = candidate.path.slice("STM/".length);
+		const answer = await client.promote(candidate.path);
+		expect(answer.promoted).toHaveLength(1);
+		expect(answer.promoted[0]).toMatchObject({ id: candidate.id, from: candidate.path, to: `LTM/${name}` });
+		expect(existsSync(join(vault, "STM", name))).toBe(false);
+		expect(existsSync(join(vault, "LTM", name))).toBe(true);
+		expect(await client.note(`LTM/${name}`)).toMatchObject({ kind: "ltm", state: "promoted" });
+		await waitFor(() => eventsOf("promoted").some((e) => e.data.id === candidate.id), 10_000, "promoted event");
+	});
+
+	it("promote by ref also promotes a memory that is not a candidate", async () => {
+		const target = review[review.length - 1];
+		const answer = await client.promote(target.path);
+		expect(answer.promoted[0]).toMatchObject({ from: target.path, reason: "requested" });
+		expect(existsSync(join(vault, answer.promoted[0].to))).toBe(true);
+	});
+
+	it("archive and restore move the file both ways", async () => {
+		const preview = await client.gc(true);
+		const target = preview.candidates[0];
+		const name = target.path.slice("STM/".length);
+		const archived = await client.archive(target.path);
+		expect(archived.archived[0]).toMatchObject({ from: target.path, to: `Archive/${name}` });
+		expect(existsSync(join(vault, "Archive", name))).toBe(true);
+		expect(existsSync(join(vault, "STM", name))).toBe(false);
+		expect((await client.note(`Archive/${name}`)).state).toBe("archived");
+
+		const restored = await client.restore(target.id);
+		expect(restored.restored[0]).toMatchObject({ from: `Archive/${name}`, to: target.path });
+		expect(existsSync(join(vault, "STM", name))).toBe(true);
+		expect(existsSync(join(vault, "Archive", name))).toBe(false);
+		await waitFor(
+			() =>
+				eventsOf("archived").some((e) => e.data.id === target.id) &&
+				eventsOf("restored").some((e) => e.data.id === target.id),
+			10_000,
+			"archived and restored events",
+		);
+		await expect(client.restore(target.path)).rejects.toMatchObject({ status: 409, code: "wrong_state" });
+	});
+
+	it("gc for real archives the candidates and still lists them", async () => {
+		const result = await client.gc(false);
+		expect(result.dry_run).toBe(false);
+		expect(result.archived.map((m) => m.from).sort()).toEqual(result.candidates.map((c) => c.path).sort());
+		for (const move of result.archived) expect(existsSync(join(vault, move.to))).toBe(true);
+	});
+
+	it("sync: counts, with `problems` a number", async () => {
+		const report = await client.sync();
+		for (const key of ["added", "updated", "removed", "moved", "unchanged", "problems"] as const) {
+			expect(typeof report[key], key).toBe("number");
+		}
+	});
+
+	it("event stream: editing a note on disk brings an `indexed` event", async () => {
+		const path = "STM/Staging runs Postgres 16.md";
+		const count = () => eventsOf("indexed").filter((e) => e.data.path === path).length;
+		const before = count();
+		await appendFile(join(vault, path), "\nUpgrade to 17 is planned for Q1.\n", "utf8");
+		await waitFor(() => count() > before, 20_000, `indexed event for ${path}`);
+		expect(streamStatus).toContain("open");
+	});
+
+	it("a wrong token: the client reports unauthorized, the stream gets a 401", async () => {
+		const seen: Reachability[] = [];
+		const wrong = makeClient({ host: "127.0.0.1", port: 0, token: "not-the-token" }, seen);
+		const failure = await wrong.status().catch((e: unknown) => e);
+		expect(failure).toBeInstanceOf(BridgeOfflineError);
+		expect((failure as BridgeOfflineError).reason).toBe("unauthorized");
+		const last = seen.at(-1);
+		expect(last).toMatchObject({ online: false, reason: "unauthorized" });
+		if (last && !last.online) {
+			expect(offlineMessage({ status: "offline", ...last }, vault)).toMatch(/refused the token/);
+		}
+
+		const statuses: { status: StreamStatus; detail?: string }[] = [];
+		const bad = new EventStream({
+			transport: nodeSseTransport,
+			target: () => wrong.streamTarget(),
+			timers: nodeTimers(),
+			onEvent: () => undefined,
+			onStatus: (status, detail) => statuses.push({ status, detail }),
+			initialDelayMs: 60_000,
+		});
+		bad.start();
+		try {
+			await waitFor(() => statuses.some((s) => s.status === "waiting"), 10_000, "the stream to give up");
+			expect(statuses.find((s) => s.status === "waiting")?.detail).toBe("HTTP 401");
+			expect(statuses.some((s) => s.status === "open")).toBe(false);
+		} finally {
+			bad.stop();
+		}
+	});
+
+	it("stops on SIGTERM, removes its bridge file, and the client goes offline", async () => {
+		stream?.stop();
+		await stopDaemon();
+		expect(daemon?.signalCode === "SIGKILL").toBe(false);
+		expect((await readdir(join(configDir, "bridges"))).filter((n) => n.endsWith(".json"))).toEqual([]);
+		await expect(client.status()).rejects.toMatchObject({ reason: "no_daemon" });
+		expect(reachability.at(-1)).toMatchObject({ online: false, reason: "no_daemon" });
+	});
+});
