@@ -27,6 +27,9 @@ def run(fn: Callable[[], Any]) -> Any:
     except MnemovaultError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(exit_code(exc)) from None
+    except OSError as exc:  # a folder we cannot create, a disk that is full: say so in one line
+        typer.echo(f"error: {exc.strerror or exc}{f': {exc.filename}' if exc.filename else ''}", err=True)
+        raise typer.Exit(1) from None
 
 
 def emit(data: Any, as_json: bool, render: Callable[[Any], None]) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import inspect
 import json
 import logging
 from typing import Any, Callable
@@ -136,7 +137,12 @@ def build_app(svc, token: str, port_ref: Callable[[], int], mcp_app=None, state:
         op, args = body.get("op"), body.get("args") or {}
         if op not in OPERATIONS or not isinstance(args, dict):
             raise InvalidInput(f"unknown operation {op!r}")
-        return lambda: {"result": plain(getattr(svc, op)(**args))}
+        method = getattr(svc, op)
+        try:
+            inspect.signature(method).bind(**args)
+        except TypeError as exc:
+            raise InvalidInput(f"{op}: {exc}") from None
+        return lambda: {"result": plain(method(**args))}
 
     async def events_endpoint(request: Request) -> Response:
         # an async def: Starlette runs a plain function (e.g. a lambda) in a thread and

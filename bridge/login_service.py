@@ -29,26 +29,29 @@ class ServiceFile:
 
 
 def daemon_command(vault: Path) -> list[str]:
-    exe = shutil.which("mnemovault")
+    # the console script of the running environment first: a login session's PATH may lack it
+    beside = Path(sys.executable).with_name("mnemovault.exe" if os.name == "nt" else "mnemovault")
+    exe = str(beside) if beside.is_file() else shutil.which("mnemovault")
     base = [exe] if exe else [sys.executable, "-m", "bridge.cli"]
     return [*base, "daemon", "--vault", str(vault)]
 
 
 def systemd_unit(vault: Path, home: Path) -> ServiceFile:
     name = f"mnemovault-{vault_key(vault)}.service"
-    cmd = " ".join(shlex.quote(c) for c in daemon_command(vault))
+    # systemd expands %-specifiers in these lines: a literal % is written %%
+    cmd = " ".join(shlex.quote(c) for c in daemon_command(vault)).replace("%", "%%")
     content = f"""[Unit]
-Description=mnemovault daemon for {vault}
+Description=mnemovault daemon for {str(vault).replace("%", "%%")}
 After=default.target
+# back off when it keeps failing: at most 5 starts in 10 minutes ([Unit] keys, not [Service])
+StartLimitIntervalSec=600
+StartLimitBurst=5
 
 [Service]
 Type=simple
 ExecStart={cmd}
 Restart=on-failure
 RestartSec=5
-# back off when it keeps failing: at most 5 starts in 10 minutes
-StartLimitIntervalSec=600
-StartLimitBurst=5
 Environment=PYTHONUNBUFFERED=1
 
 [Install]
@@ -80,17 +83,21 @@ def launchd_plist(vault: Path, home: Path) -> ServiceFile:
 def windows_task(vault: Path, home: Path) -> ServiceFile:
     name = f"mnemovault-{vault_key(vault)}"
     cmd = daemon_command(vault)
+    # a logon trigger without a user means "any user" and needs an administrator to register
+    user = os.environ.get("USERNAME") or home.name
+    user = escape(f"{os.environ['USERDOMAIN']}\\{user}" if os.environ.get("USERDOMAIN") else user)
     content = f"""<?xml version="1.0" encoding="UTF-16"?>
 <Task version="1.2" xmlns="http://schemas.microsoft.com/windows/2004/02/mit/task">
   <RegistrationInfo><Description>mnemovault daemon for {escape(str(vault))}</Description></RegistrationInfo>
-  <Triggers><LogonTrigger><Enabled>true</Enabled></LogonTrigger></Triggers>
+  <Triggers><LogonTrigger><Enabled>true</Enabled><UserId>{user}</UserId></LogonTrigger></Triggers>
+  <Principals><Principal id="Author"><UserId>{user}</UserId><LogonType>InteractiveToken</LogonType><RunLevel>LeastPrivilege</RunLevel></Principal></Principals>
   <Settings>
     <RestartOnFailure><Interval>PT1M</Interval><Count>5</Count></RestartOnFailure>
     <ExecutionTimeLimit>PT0S</ExecutionTimeLimit>
     <DisallowStartIfOnBatteries>false</DisallowStartIfOnBatteries>
     <StopIfGoingOnBatteries>false</StopIfGoingOnBatteries>
   </Settings>
-  <Actions><Exec><Command>{escape(cmd[0])}</Command><Arguments>{escape(subprocess.list2cmdline(cmd[1:]))}</Arguments></Exec></Actions>
+  <Actions Context="Author"><Exec><Command>{escape(cmd[0])}</Command><Arguments>{escape(subprocess.list2cmdline(cmd[1:]))}</Arguments></Exec></Actions>
 </Task>
 """
     path = home / "AppData" / "Local" / "mnemovault" / f"{name}.xml"

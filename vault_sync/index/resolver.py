@@ -15,14 +15,35 @@ class Resolver:
         self.by_path = {p.lower(): p for p in paths}
         self.by_name: dict[str, list[str]] = defaultdict(list)
         for p in paths:
-            stem = p.rsplit("/", 1)[-1]
-            stem = stem[:-3] if stem.lower().endswith(".md") else stem
-            self.by_name[stem.lower()].append(p)
-        for names in self.by_name.values():
-            names.sort(key=lambda p: (p.count("/"), len(p), p))
-        self.by_alias: dict[str, list[str]] = defaultdict(list)
-        for alias, owners in (aliases or {}).items():
-            self.by_alias[alias.lower()] = sorted(owners)
+            self.by_name[self._stem(p)].append(p)
+        self.by_alias: dict[str, list[str]] = {a.lower(): sorted(o) for a, o in (aliases or {}).items()}
+
+    def changed(self, added: str | None = None, removed: str | None = None) -> "Resolver":
+        """A new resolver with one path added and/or removed; this one is left as it was
+        (a caller may still hold it to read what links meant before a move)."""
+        new = Resolver.__new__(Resolver)
+        new.by_path = dict(self.by_path)
+        new.by_name = defaultdict(list, self.by_name)
+        new.by_alias = self.by_alias
+        if removed:
+            new.by_path.pop(removed.lower(), None)
+            stem = self._stem(removed)
+            new.by_name[stem] = [p for p in new.by_name.get(stem, []) if p != removed]
+        if added:
+            new.by_path[added.lower()] = added
+            stem = self._stem(added)
+            new.by_name[stem] = [*new.by_name.get(stem, []), added]
+        return new
+
+    @staticmethod
+    def _stem(path: str) -> str:
+        stem = path[path.rfind("/") + 1:]
+        return (stem[:-3] if stem[-3:].lower() == ".md" else stem).lower()
+
+    @staticmethod
+    def _rank(candidates: list[str]) -> list[str]:
+        # Obsidian's tie-break for a shared name: the shortest path first
+        return sorted(candidates, key=lambda p: (p.count("/"), len(p), p))
 
     def resolve(self, target: str, source: str, markdown: bool = False) -> str | None:
         """The vault path a link target points at, or None (dangling)."""
@@ -50,14 +71,21 @@ class Resolver:
             if len(candidates) == 1:
                 return candidates[0]
             same_folder = [c for c in candidates if posixpath.dirname(c) == folder]
-            return (same_folder or candidates)[0]
+            return (same_folder or self._rank(candidates))[0]
         owners = self.by_alias.get(t.lower())
         return owners[0] if owners else None
 
 
 def build_resolver(store) -> Resolver:
+    """The resolver for the current set of notes; rebuilt only when names or aliases changed."""
+    version = store.names_version
+    cached = store.resolver_cache
+    if cached is not None and cached[0] == version:
+        return cached[1]
     paths = [r[0] for r in store.query("SELECT path FROM notes")]
     aliases: dict[str, list[str]] = defaultdict(list)
     for alias, path in store.query("SELECT a.alias, n.path FROM aliases a JOIN notes n ON n.rowid = a.note"):
         aliases[alias].append(path)
-    return Resolver(paths, aliases)
+    resolver = Resolver(paths, aliases)
+    store.resolver_cache = (version, resolver)
+    return resolver

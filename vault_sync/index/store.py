@@ -84,6 +84,8 @@ class IndexStore:
         if isinstance(self.path, Path):
             self.path.parent.mkdir(parents=True, exist_ok=True)
         self.lock = threading.RLock()
+        self.names_version = 0  # bumped when the set of paths or aliases changes (link resolution)
+        self.resolver_cache = None
         self.db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
         self.db.row_factory = sqlite3.Row
         if isinstance(self.path, Path):
@@ -125,10 +127,19 @@ class IndexStore:
                 yield self.db
             except BaseException:
                 self.db.execute("ROLLBACK")
+                self.names_version += 1  # the cached resolver may describe rows rolled back
                 raise
             self.db.execute("COMMIT")
 
+    def _paths_changed(self, added: str | None = None, removed: str | None = None) -> None:
+        """Derive the next cached resolver from a current one (cheap); otherwise invalidate it."""
+        cached = self.resolver_cache
+        self.names_version += 1
+        if cached is not None and cached[0] == self.names_version - 1:
+            self.resolver_cache = (self.names_version, cached[1].changed(added, removed))
+
     def clear(self) -> None:
+        self.names_version += 1
         with self.transaction() as db:
             for table in DERIVED_TABLES:
                 db.execute(f"DELETE FROM {table}")
@@ -157,6 +168,7 @@ class IndexStore:
                 f"INSERT INTO notes ({', '.join(NOTE_COLUMNS)}) VALUES ({', '.join('?' * len(NOTE_COLUMNS))})", row
             )
             rowid = cur.lastrowid
+            self._paths_changed(added=note.path)
         db.execute("DELETE FROM problems WHERE path=?", (note.path,))
         self._insert_children(db, rowid, note)
         return rowid
@@ -167,6 +179,7 @@ class IndexStore:
             db.executemany("INSERT INTO tags VALUES (?, ?)", [(rowid, t) for t in tags])
         if note.fields.aliases:
             db.executemany("INSERT INTO aliases VALUES (?, ?)", [(rowid, a.lower()) for a in note.fields.aliases])
+            self.names_version += 1
         all_links = note.links + related_links(note)
         if all_links:
             db.executemany(
@@ -180,7 +193,9 @@ class IndexStore:
     def _clear_children(self, db: sqlite3.Connection, rowid: int, old_path: str | None) -> None:
         for table in ("tags", "aliases", "links"):
             col = "source" if table == "links" else "note"
-            db.execute(f"DELETE FROM {table} WHERE {col}=?", (rowid,))
+            cur = db.execute(f"DELETE FROM {table} WHERE {col}=?", (rowid,))
+            if table == "aliases" and cur.rowcount:
+                self.names_version += 1
         db.execute("DELETE FROM fts WHERE rowid=?", (rowid,))
         if old_path:
             db.execute("DELETE FROM problems WHERE path=?", (old_path,))
@@ -192,11 +207,13 @@ class IndexStore:
             return None
         self._clear_children(db, row[0], old_path=path)
         db.execute("DELETE FROM notes WHERE rowid=?", (row[0],))
+        self._paths_changed(removed=path)
         return row[0]
 
     def move_row(self, db: sqlite3.Connection, old_path: str, new_path: str) -> None:
         db.execute("DELETE FROM problems WHERE path=?", (old_path,))
         db.execute("UPDATE notes SET path=? WHERE path=?", (new_path, old_path))
+        self._paths_changed(added=new_path, removed=old_path)
 
     def touch_stat(self, db: sqlite3.Connection, path: str, stat: Stat) -> None:
         db.execute("UPDATE notes SET mtime_ns=?, size=? WHERE path=?", (stat.mtime_ns, stat.size, path))
@@ -214,8 +231,21 @@ class IndexStore:
         with self.lock:
             return self.db.execute(sql, params).fetchone()
 
-    def stats_by_path(self) -> dict[str, tuple[int, int]]:
-        return {r[0]: (r[1], r[2]) for r in self.query("SELECT path, mtime_ns, size FROM notes")}
+    def stats_by_path(self, paths: list[str] | None = None, prefixes: list[str] | None = None) -> dict[str, tuple[int, int]]:
+        """(mtime_ns, size) of indexed notes: all, or these paths and everything under these folders."""
+        if paths is None and prefixes is None:
+            return {r[0]: (r[1], r[2]) for r in self.query("SELECT path, mtime_ns, size FROM notes")}
+        out: dict[str, tuple[int, int]] = {}
+        paths = list(paths or [])
+        for i in range(0, len(paths), 500):
+            chunk = paths[i:i + 500]
+            for r in self.query(f"SELECT path, mtime_ns, size FROM notes WHERE path IN ({','.join('?' * len(chunk))})", tuple(chunk)):
+                out[r[0]] = (r[1], r[2])
+        for prefix in prefixes or []:
+            # a range on the path index; BINARY collation compares UTF-8 bytes, so this is exact
+            for r in self.query("SELECT path, mtime_ns, size FROM notes WHERE path >= ? AND path < ?", (prefix, prefix + "\U0010ffff")):
+                out[r[0]] = (r[1], r[2])
+        return out
 
     def note(self, path: str) -> sqlite3.Row | None:
         return self.one("SELECT rowid, * FROM notes WHERE path=?", (path,))

@@ -109,7 +109,8 @@ class Indexer:
                 report.skipped.update({f"{rel}/{k}": v for k, v in sub.skipped.items()})
                 prefixes.append(rel + "/")
                 continue
-            prefixes.append(rel + "/")  # a folder that is gone: its rows must go too
+            if not rel.lower().endswith(".md") and not path.exists():
+                prefixes.append(rel + "/")  # a folder that is gone: its rows must go too
             scope.add(rel)
             if not rel.lower().endswith(".md"):
                 continue
@@ -127,8 +128,7 @@ class Indexer:
                 pass
             except OSError as exc:
                 report.skipped[rel] = f"cannot read: {exc.strerror or exc}"
-        all_indexed = self.store.stats_by_path()
-        indexed = {p: s for p, s in all_indexed.items() if p in scope or p in on_disk or p.startswith(tuple(prefixes))}
+        indexed = self.store.stats_by_path(list(scope | set(on_disk)), prefixes)
         gone_conflicts = [c for c in scope if c not in conflicts]
         self._apply(on_disk, indexed, report, None, conflicts=conflicts, drop_conflicts=gone_conflicts)
         report.seconds = time.perf_counter() - started

@@ -203,11 +203,11 @@ def add_to_index_note(svc: "MemoryService", name: str, now) -> None:
 
 
 def promote(svc: "MemoryService", ref: str | None = None, dry_run: bool = False) -> dict:
-    if ref:
+    if ref is not None:  # an empty ref is an error (resolve says so), never "promote everything"
         row = svc.resolve(ref)
         _check_promotable(svc, row)
-        cands = [c for c in promote_candidates(svc) if c["path"] == row["path"]]
-        reason = cands[0]["reason"] if cands else "requested"
+        decision, why, _ = row_decision(svc.params, row, svc.now())
+        reason = why if decision == "promote" else "requested"
         if dry_run:
             return {"dry_run": True, "candidates": [{"id": row["id"], "title": row["title"], "path": row["path"], "reason": reason}], "promoted": []}
         with svc.write_lock:
