@@ -6,10 +6,22 @@ import sys
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
-from rich.console import Console
-from rich.table import Table
 
-console = Console()
+
+class _LazyConsole:
+    """rich is imported on first use: JSON output and daemon calls never pay for it."""
+
+    _real = None
+
+    def __getattr__(self, name: str):
+        if _LazyConsole._real is None:
+            from rich.console import Console
+
+            _LazyConsole._real = Console()
+        return getattr(_LazyConsole._real, name)
+
+
+console = _LazyConsole()
 
 
 @contextmanager
@@ -18,6 +30,7 @@ def progress(label: str, enabled: bool = True) -> Iterator[Callable[[int, int], 
     if not enabled or not sys.stderr.isatty():
         yield None
         return
+    from rich.console import Console
     from rich.progress import Progress
 
     with Progress(console=Console(stderr=True), transient=True) as bar:
@@ -74,6 +87,8 @@ def render_status(s: dict) -> None:
 
 
 def table(rows: list[dict], columns: list[tuple[str, str]], title: str | None = None) -> None:
+    from rich.table import Table
+
     t = Table(title=title, show_lines=False)
     for _, header in columns:
         t.add_column(header)

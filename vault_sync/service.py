@@ -253,9 +253,12 @@ class MemoryService:
         if self.layout.is_ignored(rel):
             raise PathOutsideVault(f"{path!r} is in a hidden folder of the vault")
         target = self.layout.abs(rel)
-        if not target.is_file():
-            raise NotFound(f"no note at {rel}")
-        size = target.stat().st_size
+        try:
+            if not target.is_file():
+                raise NotFound(f"no note at {rel}")
+            size = target.stat().st_size
+        except OSError as exc:
+            raise NotFound(f"cannot read {rel}: {exc.strerror or exc}") from None
         if size > self.settings.max_note_bytes:
             raise InvalidInput(f"{rel} is too large to read here ({size} bytes)")
         try:

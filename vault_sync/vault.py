@@ -87,6 +87,8 @@ class Layout:
             raise PathOutsideVault(f"{user_path!r}: '..' is not allowed; give a path inside the vault")
         if not parts:
             raise PathOutsideVault(f"{user_path!r} is not a note path")
+        if any(len(x.encode("utf-8", "surrogateescape")) > 255 for x in parts) or len(p) > 4000:
+            raise PathOutsideVault(f"{user_path[:80]!r}...: a name in this path is longer than any file system allows")
         rel = "/".join(parts)
         target = self.root / rel
         real_root = os.path.realpath(self.root)

@@ -86,6 +86,13 @@ def _decode_keys(keys: dict) -> dict:
     return out
 
 
+def check_size(svc: "MemoryService", row) -> None:
+    """A note too large to index is too large to rewrite: refuse user writes on it."""
+    if (row["size"] or 0) > svc.settings.max_note_bytes:
+        raise NoteProblem(f"{row['path']} is too large ({row['size']} bytes > {svc.settings.max_note_bytes}); "
+                          f"not changing it")
+
+
 def _taken(dst: Path) -> bool:
     return dst.exists() or dst.is_symlink()
 
@@ -132,6 +139,7 @@ def move_note(
     does after the move (e.g. the promoted note's Related names and LTM index entry).
     """
     src_rel = row["path"]
+    check_size(svc, row)
     if src_rel == dst_rel:
         raise WrongState(f"{src_rel} is already there")
     src, dst = svc.layout.abs(src_rel), svc.layout.abs(dst_rel)

@@ -8,12 +8,15 @@ from typing import TYPE_CHECKING
 from ..edit import patch_bytes
 from ..errors import InvalidInput, NoteProblem
 from ..index.resolver import build_resolver
-from ..note import parse_note, stem_of
+from ..note import OWNED_KEYS, parse_note, stem_of
 from ..writer import update_file
+from .moves import check_size
 
 if TYPE_CHECKING:
     from ..service import MemoryService
 
+# keys the engine reads or writes besides OWNED_KEYS: a relation list must not land in them
+_RESERVED = ("pinned", "aliases", "merged_into", "archive_reason")
 _TYPE = re.compile(r"^[a-z][a-z0-9_]{0,40}$")
 
 
@@ -22,11 +25,14 @@ def relate(svc: "MemoryService", a: str, b: str, rel_type: str = "related") -> d
     key = (rel_type or "related").strip().lower()
     if not _TYPE.match(key):
         raise InvalidInput(f"relation type {rel_type!r}: use lower-case letters, digits and _")
+    if key != "related" and (key in OWNED_KEYS or key in _RESERVED):
+        raise InvalidInput(f"relation type {rel_type!r} is a key mnemovault owns; choose another name")
     src, dst = svc.resolve(a), svc.resolve(b)
     if src["path"] == dst["path"]:
         raise InvalidInput("a note cannot be related to itself")
     if src["kind"] == "note":
         raise InvalidInput(f"{src['path']} is one of your notes; relations are written on memories only")
+    check_size(svc, src)
     item = f"[[{stem_of(dst['path'])}]]"
     path = svc.layout.abs(src["path"])
     added = {"value": False}

@@ -10,6 +10,7 @@ from ..note import parse_note
 from ..scoring import is_cross_domain, score_at
 from ..writer import update_file
 from .names import clean_tags
+from .moves import check_size
 from .sweep import score_updates
 
 if TYPE_CHECKING:
@@ -23,6 +24,7 @@ def _reinforce(svc: "MemoryService", ref: str, boost: float, context_tags: list[
     if row["kind"] not in ("stm", "ltm"):
         hint = "; restore it first" if row["kind"] == "archive" else ""
         raise WrongState(f"{row['path']} is not a memory in STM or LTM{hint}")
+    check_size(svc, row)
     now = svc.now()
     path = svc.layout.abs(row["path"])
     seen: dict = {}
