@@ -38,6 +38,7 @@ class MemoryService:
         self.write_lock = threading.RLock()  # one engine operation writes at a time
         self.watcher = None  # set by the daemon
         self.embedder = None  # set when embeddings are enabled (search module)
+        self.vectors = None  # the in-memory vector cache (search module)
         self.lease = None  # set by the daemon: only the holder runs background writes
 
     def close(self) -> None:
@@ -306,6 +307,9 @@ class MemoryService:
         return consolidate(self, ids, apply)
 
     def embed(self, progress=None) -> dict:
-        from .search.embeddings import backfill
+        """Embed every note missing a vector, then drop vectors no note uses any more."""
+        from .search.embeddings import backfill, prune
 
-        return backfill(self, progress)
+        report = backfill(self, progress)
+        prune(self)
+        return report

@@ -128,7 +128,7 @@ def save(svc: "MemoryService", text: str, tags: list[str] | None = None, title: 
         from ..search.embeddings import near_duplicates
 
         try:
-            near = near_duplicates(svc, body)
+            near = near_duplicates(svc, body, title=title, tags=clean_tags(tags))
         except Exception:  # embeddings are an extra: a failure never blocks saving
             near = []
     note = create_memory(svc, body, tags, title, strength)

@@ -1,0 +1,108 @@
+"""Single-linkage clusters of STM memories by cosine similarity (seeds/000, "Clustering for Consolidation").
+
+Two memories are linked when their cosine is at least the threshold (default 0.83); a cluster
+is a connected component of two or more. Cohesion is the mean pairwise cosine inside the
+cluster and suggests the action: >= 0.9 auto-merge (clear duplicates), 0.75-0.9 review,
+below that keep separate. Nothing is merged here: see consolidate.py.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+
+from ..errors import InvalidInput
+from .embeddings import EmbeddingUnavailable, backfill, get_embedder, vector_cache
+
+AUTO_MERGE, REVIEW = 0.9, 0.75
+BLOCK = 1024  # rows of the similarity matrix computed at once: memory stays O(BLOCK * n)
+
+
+def action_for(cohesion: float) -> str:
+    if cohesion >= AUTO_MERGE:
+        return "auto-merge"
+    if cohesion >= REVIEW:
+        return "review"
+    return "keep separate"
+
+
+def cluster_id(member_ids: list[str]) -> str:
+    """Stable for the same members, whatever their order or paths."""
+    digest = hashlib.blake2b("\n".join(sorted(member_ids)).encode("utf-8"), digest_size=5).hexdigest()
+    return f"c-{digest}"
+
+
+def _stm_rows(svc) -> list:
+    return svc.store.query(
+        "SELECT rowid, path, id, title, content_hash FROM notes "
+        "WHERE kind = 'stm' AND coalesce(status, 'active') NOT IN ('archived', 'promoted') ORDER BY path"
+    )
+
+
+def _components(vectors: np.ndarray, threshold: float) -> list[list[int]]:
+    n = len(vectors)
+    parent = list(range(n))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for start in range(0, n, BLOCK):
+        sims = vectors[start:start + BLOCK] @ vectors.T
+        rows, cols = np.nonzero(sims >= threshold)
+        for r, c in zip(rows.tolist(), cols.tolist()):
+            a, b = start + r, c
+            if a < b:
+                ra, rb = find(a), find(b)
+                if ra != rb:
+                    parent[max(ra, rb)] = min(ra, rb)
+    groups: dict[int, list[int]] = {}
+    for i in range(n):
+        groups.setdefault(find(i), []).append(i)
+    return [g for g in groups.values() if len(g) > 1]
+
+
+def cluster(svc, threshold: float = 0.83) -> list[dict]:
+    """Clusters of similar STM memories, most cohesive first (empty without embeddings)."""
+    try:
+        threshold = float(threshold)
+    except (TypeError, ValueError):
+        raise InvalidInput(f"threshold must be a number between 0 and 1; got {threshold!r}") from None
+    if not 0.0 < threshold <= 1.0:
+        raise InvalidInput(f"threshold must be between 0 and 1; got {threshold}")
+    embedder = get_embedder(svc)
+    if embedder is None:
+        return []
+    report = backfill(svc)
+    if report.get("error"):
+        raise EmbeddingUnavailable(report["error"])
+    rows = _stm_rows(svc)
+    cache = vector_cache(svc, embedder)
+    kept, vectors = [], []
+    for row in rows:
+        vec = cache.vectors_for([row["content_hash"]])
+        if vec is not None:
+            kept.append(row)
+            vectors.append(vec[0])
+    if len(kept) < 2:
+        return []
+    matrix = np.stack(vectors).astype(np.float32)
+    out = []
+    for group in _components(matrix, threshold):
+        sub = matrix[group]
+        sims = sub @ sub.T
+        k = len(group)
+        cohesion = float((sims.sum() - np.trace(sims)) / (k * (k - 1)))
+        members = [{"id": kept[i]["id"], "path": kept[i]["path"], "title": kept[i]["title"]} for i in group]
+        out.append({
+            "id": cluster_id([m["id"] or m["path"] for m in members]),
+            "members": members,
+            "size": k,
+            "cohesion": round(cohesion, 4),
+            "action": action_for(cohesion),
+        })
+    out.sort(key=lambda c: (-c["cohesion"], c["id"]))
+    return out

@@ -1,0 +1,106 @@
+"""Consolidate several STM memories into one note; the originals are archived, linked to it.
+
+Preview by default. The new note gets: the union of the tags (in order of first use), the
+sum of the use counts, the earliest `created`, the latest `last_used`, and the strength of
+the strongest original plus 0.1 for every other one, capped at 2.0 (consolidation is a
+reinforcement: seeds/000 boosts strength by 0.1 per reinforcement, capped at 2.0). The text
+is each original's body, oldest first, each followed by a link to the original; the
+originals move to the archive with `merged_into: "[[new note]]"`, so `restore` undoes it.
+"""
+
+from __future__ import annotations
+
+from ..dates import format_datetime, parse_datetime
+from ..errors import InvalidInput, NoteProblem, WrongState
+from .cluster import cluster
+
+BONUS_PER_EXTRA, MAX_STRENGTH = 0.1, 2.0
+
+
+def _stem(path: str) -> str:
+    name = path.rsplit("/", 1)[-1]
+    return name[:-3] if name.lower().endswith(".md") else name
+
+
+def _members(svc, ids: list[str] | str) -> list:
+    refs = [ids] if isinstance(ids, str) else list(ids or [])
+    refs = [r.strip() for r in refs if isinstance(r, str) and r.strip()]
+    if len(refs) == 1 and refs[0].startswith("c-"):
+        found = [c for c in cluster(svc) if c["id"] == refs[0]]
+        if not found:
+            raise InvalidInput(f"no cluster {refs[0]!r} (clusters change as memories change: run cluster again)")
+        refs = [m["path"] for m in found[0]["members"]]
+    rows, seen = [], set()
+    for ref in refs:
+        row = svc.resolve(ref, kinds=("stm",))
+        if row["kind"] != "stm":
+            raise WrongState(f"{row['path']} is not a short-term memory; only STM memories are consolidated")
+        if not row["writable"]:  # it could not be archived afterwards: refuse before writing anything
+            raise NoteProblem(f"{row['path']} has invalid frontmatter; fix it before consolidating it")
+        if row["path"] not in seen:
+            seen.add(row["path"])
+            rows.append(row)
+    if len(rows) < 2:
+        raise InvalidInput("consolidation needs at least two different STM memories (ids, paths, or one cluster id)")
+    return rows
+
+
+def plan(svc, rows: list, title: str | None = None) -> dict:
+    """What consolidating these memories would write."""
+    far = "9999-12-31T23:59:59Z"
+    rows = sorted(rows, key=lambda r: (r["created"] or far, r["path"]))
+    tags: list[str] = []
+    parts = []
+    for row in rows:
+        for tag in svc.store.tags_of(row["rowid"]):
+            if tag not in tags:
+                tags.append(tag)
+        body = svc.store.one("SELECT body FROM fts WHERE rowid=?", (row["rowid"],))
+        text = (body[0] if body else "").strip()
+        parts.append(f"{text}\n(from [[{_stem(row['path'])}]])" if text else f"(from [[{_stem(row['path'])}]])")
+    created = [d for d in (parse_datetime(r["created"]) for r in rows) if d is not None]
+    used = [d for d in (parse_datetime(r["last_used"]) or parse_datetime(r["created"]) for r in rows) if d is not None]
+    strengths = [r["strength"] if r["strength"] is not None else 1.0 for r in rows]
+    strength = min(MAX_STRENGTH, max(strengths) + BONUS_PER_EXTRA * (len(rows) - 1))
+    return {
+        "title": title or rows[0]["title"],
+        "text": "\n\n".join(parts) + "\n",
+        "tags": tags,
+        "use_count": sum(max(1, r["use_count"] or 0) for r in rows),
+        "strength": round(strength, 4),
+        "created": min(created) if created else None,
+        "last_used": max(used) if used else None,
+        "sources": [{"id": r["id"], "path": r["path"], "title": r["title"]} for r in rows],
+    }
+
+
+def _public(p: dict) -> dict:
+    out = dict(p)
+    for key in ("created", "last_used"):
+        out[key] = format_datetime(out[key]) if out[key] is not None else None
+    return out
+
+
+def consolidate(svc, ids: list[str], apply: bool = False, title: str | None = None) -> dict:
+    """Preview (default) or write the consolidated note and archive the originals.
+
+    Returns {"applied", "plan", "note" (the new note when applied), "archived": [Move], "errors"}.
+    """
+    rows = _members(svc, ids)
+    p = plan(svc, rows, title)
+    if not apply:
+        return {"applied": False, "plan": _public(p), "note": None, "archived": [], "errors": []}
+    with svc.write_lock:
+        note = svc.create_memory(
+            p["text"], p["tags"], p["title"], p["strength"], p["use_count"], p["created"], p["last_used"],
+            {"merged_from": [f"[[{_stem(s['path'])}]]" for s in p["sources"]]},
+        )
+        link = f"[[{_stem(note['path'])}]]"
+        archived, errors = [], []
+        for source in p["sources"]:
+            try:
+                archived.append(svc.archive(source["path"], reason=f"consolidated into {link}", extra={"merged_into": link}))
+            except Exception as exc:  # keep going: the new note exists, report what is left
+                errors.append({"path": source["path"], "error": str(exc)})
+    svc.emit("consolidated", {"path": note["path"], "id": note["id"], "sources": [s["path"] for s in p["sources"]]})
+    return {"applied": True, "plan": _public(p), "note": note, "archived": archived, "errors": errors}

