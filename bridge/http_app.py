@@ -35,8 +35,12 @@ class Guard:
         self.port_ref = port_ref
 
     async def __call__(self, scope, receive, send):
-        if scope["type"] != "http":
+        if scope["type"] == "lifespan":
             return await self.app(scope, receive, send)
+        if scope["type"] != "http":  # no websockets (or anything else) past the guard
+            if scope["type"] == "websocket":
+                await send({"type": "websocket.close", "code": 1008})
+            return None
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
         port = self.port_ref()
         host = headers.get("host", "")

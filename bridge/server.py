@@ -33,7 +33,8 @@ class AlreadyRunning(MnemovaultError):
 
 def setup_logging(verbose: bool = False) -> Path:
     folder = log_dir()
-    folder.mkdir(parents=True, exist_ok=True)
+    if not folder.exists():  # the log names notes and paths: only the user reads it
+        folder.mkdir(parents=True, mode=0o700)
     path = folder / "mnemovault.log"
     root = logging.getLogger("mnemovault")
     root.setLevel(logging.DEBUG if verbose else logging.INFO)
@@ -209,7 +210,11 @@ def _lifecycle(svc) -> None:
     svc._next_lifecycle = now + svc.settings.lifecycle_interval_seconds - 1
     started = time.perf_counter()
     report = svc.run_lifecycle()
-    moved = len(report.get("promote", {}).get("promoted", [])) + len(report.get("gc", {}).get("archived", []))
+    moves = [("promoted", m) for m in report.get("promote", {}).get("promoted", [])]
+    moves += [("archived", m) for m in report.get("gc", {}).get("archived", [])]
+    for what, m in moves:  # every move the engine makes on its own is in the log
+        log.info("%s %s -> %s (id %s): %s", what, m["from"], m["to"], m["id"], m["reason"])
+    moved = len(moves)
     written = report["sweep"]["written"]
     if moved or written:
         log.info("lifecycle: %d scores written, %d moved (%.2fs)", written, moved, time.perf_counter() - started)

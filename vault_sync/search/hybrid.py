@@ -115,7 +115,9 @@ def search(
     if not ftsmod.words(query):
         return {"results": [], "semantic": False, "notice": None}
 
-    hits = {h.rowid: h for h in ftsmod.search(svc.store, query, filters)}
+    # enough full-text candidates for the page asked for; coverage costs a seek per candidate and word
+    pool = min(ftsmod.CANDIDATES, max(20, 3 * limit))
+    hits = {h.rowid: h for h in ftsmod.search(svc.store, query, filters, limit=pool)}
     best_bm25 = max((h.bm25 for h in hits.values()), default=0.0)
     cosines, notice = _semantic(svc, query, filters)
     semantic = cosines is not None
