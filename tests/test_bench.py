@@ -1,0 +1,28 @@
+"""`mnemovault bench --notes 200 --quick` runs end to end, so the command cannot rot."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from conftest import ROOT
+
+
+def test_bench_quick_on_200_notes(tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    out = subprocess.run([sys.executable, "-m", "bridge.cli", "bench", "--notes", "200", "--quick", "--json"],
+                         env=env, cwd=str(ROOT), capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    r = json.loads(out.stdout)
+    assert r["vault"]["notes"] == 200
+    assert r["cold_index_s"] > 0 and r["floor_s"] > 0 and r["cold_ratio_to_floor"] > 0
+    assert r["restart_s"] < r["cold_index_s"]
+    assert r["edit_to_searchable_ms"]["n"] == 50 and r["edit_to_searchable_ms"]["p95"] < 5000
+    assert r["fulltext"]["recall_at_5"] >= 0.9
+    assert r["sweep"]["written"] > 0 and r["sweep"]["second_written"] == 0
+    assert r["promote"]["moved"] > 0 and r["gc"]["moved"] > 0
+    assert r["cli_search"]["direct_s"] > 0 and r["cli_search"]["daemon_s"] > 0
+    assert r["rss_mb"]["model_off"] > 10
+    assert "hybrid" not in r  # --quick leaves the model out
