@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -68,3 +69,53 @@ def service(vault):
     svc = make_service(vault)
     yield svc
     svc.close()
+
+
+def _rebuild_dump(layout, max_note_bytes: int | None = None) -> dict:
+    from vault_sync.index.store import IndexStore
+    from vault_sync.index.sync import Indexer
+
+    kw = {} if max_note_bytes is None else {"max_note_bytes": max_note_bytes}
+    with tempfile.TemporaryDirectory(prefix="mnemovault-rebuild-") as tmp:  # nowhere near the vault
+        store = IndexStore(Path(tmp) / "rebuild.sqlite3")
+        try:
+            Indexer(store, layout, **kw).reconcile(rebuild=True)
+            return store.canonical_dump()
+        finally:
+            store.close()
+
+
+def rebuild_dump(vault: Path) -> dict:
+    """The canonical dump of an index built from scratch on `vault` (Index = f(vault))."""
+    from vault_sync.vault import Layout
+
+    return _rebuild_dump(Layout(vault))
+
+
+def index_dump(index_path: Path) -> dict:
+    """The canonical dump of the index file at `index_path` (e.g. a daemon's)."""
+    from vault_sync.index.store import IndexStore
+
+    store = IndexStore(index_path)
+    try:
+        return store.canonical_dump()
+    finally:
+        store.close()
+
+
+def assert_index_matches_rebuild(svc) -> None:
+    """The service's index equals a rebuild from scratch of its vault."""
+    assert svc.store.canonical_dump() == _rebuild_dump(svc.layout, svc.indexer.max_note_bytes), \
+        "index differs from a rebuild"
+
+
+@pytest.fixture
+def daemon(vault, tmp_path):
+    """A daemon on `vault` with a home of its own; the scheduled lifecycle moves nothing."""
+    from daemon_util import QUIET_LIFECYCLE, Daemon
+
+    d = Daemon(vault, tmp_path / "daemon-home", **QUIET_LIFECYCLE)
+    try:
+        yield d.start()
+    finally:
+        d.close()

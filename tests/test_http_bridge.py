@@ -4,13 +4,15 @@ Origin), every endpoint of docs/bridge-api.md, error statuses, the event stream,
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 import time
 
 import httpx
 import pytest
 
-from test_daemon import Daemon
+from conftest import SAMPLE
+from daemon_util import QUIET_LIFECYCLE, Daemon
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 
@@ -26,35 +28,12 @@ MCP_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, 
 
 @pytest.fixture(scope="module")
 def shared(tmp_path_factory):
-    """One daemon for the read-mostly tests of this module (starting one takes a second or two)."""
-    import os
-    import shutil
-
-    from conftest import SAMPLE
-
+    """One daemon for the read-mostly tests of this module (starting one takes a second or two);
+    tests that change the vault get a daemon of their own (the `daemon` fixture of conftest.py)."""
     base = tmp_path_factory.mktemp("bridge")
     vault = base / "vault"
     shutil.copytree(SAMPLE, vault)
-    saved = {k: os.environ.get(k) for k in ("MNEMOVAULT_CONFIG_DIR", "MNEMOVAULT_LOG_DIR", "MNEMOVAULT_DATA_DIR")}
-    for k, sub in (("MNEMOVAULT_CONFIG_DIR", "config"), ("MNEMOVAULT_LOG_DIR", "logs"), ("MNEMOVAULT_DATA_DIR", "data")):
-        os.environ[k] = str(base / sub)
-    d = Daemon(vault, base / "daemon.out")
-    try:
-        d.start()
-        yield d
-    finally:
-        d.close()
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-
-
-@pytest.fixture
-def daemon(vault, tmp_path):
-    """A daemon of its own, for tests that change the vault."""
-    d = Daemon(vault, tmp_path / "daemon.out")
+    d = Daemon(vault, base / "home", **QUIET_LIFECYCLE)
     try:
         yield d.start()
     finally:

@@ -4,23 +4,14 @@ from __future__ import annotations
 
 import os
 import shutil
-from pathlib import Path
 
 import pytest
 
-from conftest import make_service
+from conftest import assert_index_matches_rebuild, make_service
 from vault_sync.index.resolver import Resolver, build_resolver
 from vault_sync.index.store import IndexStore
 from vault_sync.index.sync import Indexer
 from vault_sync.vault import Layout, conflict_original
-
-
-def rebuild_dump(vault: Path, tmp: Path) -> dict:
-    store = IndexStore(tmp / f"rebuild-{os.urandom(4).hex()}.sqlite3")
-    Indexer(store, Layout(vault)).reconcile()
-    dump = store.canonical_dump()
-    store.close()
-    return dump
 
 
 def test_cold_index_of_sample_vault(service):
@@ -79,7 +70,7 @@ def test_moved_person_note_keeps_its_row_by_checksum(service, vault):
     assert service.store.note("Archive2/People.md")["rowid"] == row["rowid"]
 
 
-def test_duplicate_id_copy_gets_a_new_id(service, vault, tmp_path):
+def test_duplicate_id_copy_gets_a_new_id(service, vault):
     src = vault / "STM" / "Redis session TTL is 30 minutes.md"
     copy = vault / "STM" / "Redis copy.md"
     shutil.copy(src, copy)
@@ -91,7 +82,7 @@ def test_duplicate_id_copy_gets_a_new_id(service, vault, tmp_path):
     assert new_id and new_id != original_id
     text = copy.read_text(encoding="utf-8")
     assert f"id: {new_id}" in text and text.replace(new_id, original_id) == src.read_text(encoding="utf-8")
-    assert service.store.canonical_dump() == rebuild_dump(vault, tmp_path)
+    assert_index_matches_rebuild(service)
 
 
 @pytest.mark.parametrize("name, original", [
@@ -165,14 +156,14 @@ def test_unreadable_and_vanishing_files(empty_vault):
     svc.close()
 
 
-def test_odd_unicode_names(empty_vault, tmp_path):
+def test_odd_unicode_names(empty_vault):
     for name in ("Café déjà vu.md", "日本語のメモ.md", "emoji 🧠 note.md", "Straße.md"):
         (empty_vault / name).write_text(f"# {name}\ncontent", encoding="utf-8")
     svc = make_service(empty_vault)
     assert svc.status()["counts"]["note"] == 4
     hits = svc.store.query("SELECT rowid FROM fts WHERE fts MATCH 'deja'")  # diacritics removed
     assert len(hits) == 1
-    assert svc.store.canonical_dump() == rebuild_dump(empty_vault, tmp_path)
+    assert_index_matches_rebuild(svc)
     svc.close()
 
 

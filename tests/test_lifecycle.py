@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import make_service
+from conftest import assert_index_matches_rebuild, make_service
 from vault_sync.errors import Ambiguous, NotFound, PathOutsideVault, WrongState
 
 PROMOTE = [
@@ -33,16 +33,8 @@ def snapshot(vault: Path) -> dict[str, bytes]:
     return {p.relative_to(vault).as_posix(): p.read_bytes() for p in vault.rglob("*.md")}
 
 
-def same_as_rebuild(svc, vault, tmp_path):
-    fresh = make_service(vault, index_path=tmp_path / f"rebuild-{os.urandom(3).hex()}.sqlite3")
-    try:
-        assert svc.store.canonical_dump() == fresh.store.canonical_dump()
-    finally:
-        fresh.close()
-
-
 # -- touch / observe --
-def test_touch_updates_use_and_returns_scores(service, vault, tmp_path):
+def test_touch_updates_use_and_returns_scores(service, vault):
     rel = "STM/Staging runs Postgres 16.md"
     old = fm(vault / rel)
     out = service.touch(rel)
@@ -52,7 +44,7 @@ def test_touch_updates_use_and_returns_scores(service, vault, tmp_path):
     assert new["strength"] == old["strength"]
     assert out["new_score"] > out["old_score"] and out["note"]["use_count"] == old["use_count"] + 1
     assert service.store.note(rel)["use_count"] == old["use_count"] + 1
-    same_as_rebuild(service, vault, tmp_path)
+    assert_index_matches_rebuild(service)
 
 
 def test_touch_boost_caps_at_two(service, vault):
@@ -64,7 +56,7 @@ def test_touch_boost_caps_at_two(service, vault):
     assert fm(vault / rel)["strength"] == 2.0
 
 
-def test_observe_cross_domain_and_same_domain(service, vault, tmp_path):
+def test_observe_cross_domain_and_same_domain(service, vault):
     a, b = "STM/Staging runs Postgres 16.md", "STM/Redis session TTL is 30 minutes.md"
     sa, sb = fm(vault / a), fm(vault / b)
     out = service.observe([a], context_tags=["cooking", "travel"])
@@ -78,7 +70,7 @@ def test_observe_cross_domain_and_same_domain(service, vault, tmp_path):
     nb = fm(vault / b)
     assert nb.get("cross_domain_count", 0) == sb.get("cross_domain_count", 0) and nb["strength"] == sb["strength"]
     assert nb["review_count"] == sb.get("review_count", 0) + 1
-    same_as_rebuild(service, vault, tmp_path)
+    assert_index_matches_rebuild(service)
 
 
 def test_observe_reports_bad_refs_and_goes_on(service, vault):
@@ -122,14 +114,14 @@ def test_id_shared_by_two_notes_is_ambiguous(vault):
 
 
 # -- promote --
-def test_promote_dry_run_lists_candidates_and_changes_nothing(service, vault, tmp_path):
+def test_promote_dry_run_lists_candidates_and_changes_nothing(service, vault):
     before = snapshot(vault)
     out = service.promote(dry_run=True)
     assert sorted(c["path"] for c in out["candidates"]) == sorted(PROMOTE)
     assert all(c["reason"] for c in out["candidates"])
     assert any("within 14 days" in c["reason"] for c in out["candidates"])
     assert snapshot(vault) == before
-    same_as_rebuild(service, vault, tmp_path)
+    assert_index_matches_rebuild(service)
 
 
 def test_promote_auto_promotes_all_candidates(service, vault, tmp_path):
@@ -146,7 +138,7 @@ def test_promote_auto_promotes_all_candidates(service, vault, tmp_path):
         assert row["kind"] == "ltm" and row["status"] == "promoted"
     assert service.promote(dry_run=True)["candidates"] == []
     assert service.dangling_links() == make_service(vault, index_path=tmp_path / "x.sqlite3").dangling_links()
-    same_as_rebuild(service, vault, tmp_path)
+    assert_index_matches_rebuild(service)
 
 
 def test_promote_related_section_weights_rare_tags(service, vault):
@@ -168,7 +160,7 @@ def test_promote_related_shares_rare_tag(service, vault):
     assert "- [[Research cluster GPU quota is 8 A100s]]" in text
 
 
-def test_promote_by_id_and_wrong_states(service, vault, tmp_path):
+def test_promote_by_id_and_wrong_states(service):
     row = service.store.note("STM/Staging runs Postgres 16.md")  # not a candidate: promoted on request
     out = service.promote(row["id"])
     assert out["promoted"][0]["to"] == "LTM/Staging runs Postgres 16.md" and out["promoted"][0]["reason"] == "requested"
@@ -180,11 +172,11 @@ def test_promote_by_id_and_wrong_states(service, vault, tmp_path):
         service.promote("Archive/Team channel was atlas-dev.md", dry_run=True)
     with pytest.raises(WrongState):
         service.promote("People.md")
-    same_as_rebuild(service, vault, tmp_path)
+    assert_index_matches_rebuild(service)
 
 
 # -- gc / archive / restore --
-def test_gc_dry_run_then_archive_lowest_first(service, vault, tmp_path):
+def test_gc_dry_run_then_archive_lowest_first(service, vault):
     before = snapshot(vault)
     dry = service.gc(dry_run=True)
     assert [c["path"] for c in dry["candidates"]] == FORGET
@@ -201,10 +193,10 @@ def test_gc_dry_run_then_archive_lowest_first(service, vault, tmp_path):
         assert meta["archive_reason"].startswith("score ") and "forget threshold" in meta["archive_reason"]
         assert service.store.note("Archive/" + rel[4:])["kind"] == "archive"
     assert (vault / PINNED).exists()
-    same_as_rebuild(service, vault, tmp_path)
+    assert_index_matches_rebuild(service)
 
 
-def test_gc_delete_moves_to_trash_never_unlinks(service, vault, tmp_path, monkeypatch):
+def test_gc_delete_moves_to_trash_never_unlinks(service, vault, monkeypatch):
     contents = {rel: (vault / rel).read_text(encoding="utf-8").split("---\n", 2)[2] for rel in FORGET}
     out = service.gc(dry_run=False, delete=True)
     assert len(out["archived"]) == 5
@@ -212,10 +204,10 @@ def test_gc_delete_moves_to_trash_never_unlinks(service, vault, tmp_path, monkey
         trashed = vault / ".trash" / rel[4:]
         assert trashed.exists() and trashed.read_text(encoding="utf-8").endswith(body)
         assert not (vault / rel).exists() and service.store.note(rel) is None
-    same_as_rebuild(service, vault, tmp_path)
+    assert_index_matches_rebuild(service)
 
 
-def test_restore_and_wrong_states(service, vault, tmp_path):
+def test_restore_and_wrong_states(service, vault):
     with pytest.raises(WrongState, match="not archived"):
         service.restore("STM/Staging runs Postgres 16.md")
     with pytest.raises(WrongState, match="already archived"):
@@ -225,11 +217,11 @@ def test_restore_and_wrong_states(service, vault, tmp_path):
     meta = fm(vault / "STM" / "Team channel was atlas-dev.md")
     assert meta["status"] == "active" and "archived_at" not in meta and "archive_reason" not in meta
     assert service.store.note("STM/Team channel was atlas-dev.md")["archived_at"] is None
-    same_as_rebuild(service, vault, tmp_path)
+    assert_index_matches_rebuild(service)
 
 
 # -- relate / graph / review --
-def test_relate_and_graph(service, vault, tmp_path):
+def test_relate_and_graph(service, vault):
     a, b = "STM/Staging runs Postgres 16.md", "STM/Redis session TTL is 30 minutes.md"
     out = service.relate(a, b)
     assert out["added"] is True
@@ -240,7 +232,7 @@ def test_relate_and_graph(service, vault, tmp_path):
     assert {"source": MARTA, "target": "STM/Sam wants weekly status in Slack.md", "kind": "related"} in g["edges"]
     with pytest.raises(Exception):
         service.relate(a, a)
-    same_as_rebuild(service, vault, tmp_path)
+    assert_index_matches_rebuild(service)
 
 
 def test_review_order(service):
@@ -253,7 +245,7 @@ def test_review_order(service):
 
 
 # -- automatic lifecycle --
-def test_run_lifecycle_switches(vault, tmp_path):
+def test_run_lifecycle_switches(vault):
     svc = make_service(vault, auto_promote=False, auto_gc=False)
     report = svc.run_lifecycle()
     assert "promote" not in report and "gc" not in report
@@ -263,10 +255,10 @@ def test_run_lifecycle_switches(vault, tmp_path):
     report = svc.run_lifecycle()
     assert len(report["promote"]["promoted"]) == 5 and len(report["gc"]["archived"]) == 5
     assert not any((vault / p).exists() for p in PROMOTE + FORGET) and (vault / PINNED).exists()
-    same_as_rebuild(svc, vault, tmp_path)
+    assert_index_matches_rebuild(svc)
 
 
-def test_run_lifecycle_skips_recently_modified_only(vault, tmp_path):
+def test_run_lifecycle_skips_recently_modified_only(vault):
     old = time.time() - 3600
     for p in vault.rglob("*.md"):
         os.utime(p, (old, old))
@@ -278,4 +270,4 @@ def test_run_lifecycle_skips_recently_modified_only(vault, tmp_path):
     assert sorted(m["from"] for m in report["promote"]["promoted"]) == sorted(PROMOTE[1:])
     assert [m["from"] for m in report["gc"]["archived"]] == FORGET[1:]
     assert all((vault / rel).exists() for rel in edited)
-    same_as_rebuild(svc, vault, tmp_path)
+    assert_index_matches_rebuild(svc)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import make_service
+from conftest import assert_index_matches_rebuild, make_service
 from vault_sync.errors import WrongState
 from vault_sync.index.resolver import build_resolver
 
@@ -54,14 +54,6 @@ def moved(links: set[tuple], old: str, new: str) -> set[tuple]:
     return {(new if s == old else s, new if t == old else t, *rest) for s, t, *rest in links}
 
 
-def assert_index_is_rebuild(svc, vault: Path, tmp_path: Path) -> None:
-    fresh = make_service(vault, index_path=tmp_path / f"other-{os.urandom(4).hex()}.sqlite3")
-    try:
-        assert svc.store.canonical_dump() == fresh.store.canonical_dump()
-    finally:
-        fresh.close()
-
-
 @pytest.fixture
 def linked_vault(vault):
     with open(vault / "Engineering notes.md", "a", encoding="utf-8") as fh:
@@ -71,7 +63,7 @@ def linked_vault(vault):
     return vault
 
 
-def test_promote_archive_restore_keep_every_resolved_link(linked_vault, tmp_path):
+def test_promote_archive_restore_keep_every_resolved_link(linked_vault):
     vault = linked_vault
     svc = make_service(vault)
     before = resolved_links(svc)
@@ -90,14 +82,14 @@ def test_promote_archive_restore_keep_every_resolved_link(linked_vault, tmp_path
     assert "`[[STM/" + NOTE + "]]`" in eng  # code is not a link: untouched
     rel = (vault / "Projects" / "uv refs.md").read_text(encoding="utf-8")
     assert f"(../LTM/{NOTE.replace(' ', '%20')}.md)" in rel
-    assert_index_is_rebuild(svc, vault, tmp_path)
+    assert_index_matches_rebuild(svc)
 
     svc.archive(LTM)
     after_archive = resolved_links(svc)
     assert moved(after_promote, LTM, ARC) == after_archive
     fm = frontmatter(vault / ARC)
     assert fm["status"] == "archived" and fm["archive_reason"] == "archived on request" and fm["archived_at"]
-    assert_index_is_rebuild(svc, vault, tmp_path)
+    assert_index_matches_rebuild(svc)
 
     svc.restore(ARC)
     after_restore = resolved_links(svc)
@@ -108,7 +100,7 @@ def test_promote_archive_restore_keep_every_resolved_link(linked_vault, tmp_path
     assert fm["status"] == "active" and "archived_at" not in fm and "archive_reason" not in fm
     assert not (vault / LTM).exists() and not (vault / ARC).exists()
     assert svc.dangling_links() == dangling_before
-    assert_index_is_rebuild(svc, vault, tmp_path)
+    assert_index_matches_rebuild(svc)
 
 
 def test_graph_follows_moves(linked_vault):
@@ -119,7 +111,7 @@ def test_graph_follows_moves(linked_vault):
     assert not any(e["target"] == STM for e in g["edges"])
 
 
-def test_target_name_taken_in_ltm_is_refused_and_nothing_moves(vault, tmp_path):
+def test_target_name_taken_in_ltm_is_refused_and_nothing_moves(vault):
     (vault / LTM).write_text("# My own note with that name\n", encoding="utf-8")
     svc = make_service(vault)
     before = (vault / STM).read_bytes()
@@ -129,7 +121,7 @@ def test_target_name_taken_in_ltm_is_refused_and_nothing_moves(vault, tmp_path):
     assert (vault / LTM).read_text(encoding="utf-8") == "# My own note with that name\n"
     assert not list((vault / ".mnemovault" / "journal").glob("*.json")) if (vault / ".mnemovault" / "journal").exists() else True
     assert svc.store.note(STM)["kind"] == "stm"
-    assert_index_is_rebuild(svc, vault, tmp_path)
+    assert_index_matches_rebuild(svc)
     # the batch reports the error and goes on with the others
     out = svc.promote()
     assert [e["path"] for e in out["errors"]] == [STM]
@@ -180,7 +172,7 @@ def test_crash_between_link_and_unlink_recovers_to_new_state(linked_vault, tmp_p
     assert f"[[{NOTE}]]" in (vault / "LTM" / "LTM Index.md").read_text(encoding="utf-8")
     assert moved(before, STM, LTM) <= resolved_links(svc2)
     assert not list((vault / ".mnemovault" / "journal").glob("*.json"))
-    assert_index_is_rebuild(svc2, vault, tmp_path)
+    assert_index_matches_rebuild(svc2)
     assert svc2.recover() == []
 
 
@@ -212,10 +204,10 @@ def test_crash_after_unlink_before_patch_and_rewrite(linked_vault, tmp_path, mon
     for rel in (ltm, "LTM/LTM Index.md", "Engineering notes.md", "Projects/uv refs.md", "People.md"):
         assert (vault / rel).read_bytes() == (reference / rel).read_bytes(), rel
     assert moved(before, stm, ltm) <= resolved_links(svc2)
-    assert_index_is_rebuild(svc2, vault, tmp_path)
+    assert_index_matches_rebuild(svc2)
 
 
-def test_crash_before_link_rolls_back(vault, tmp_path):
+def test_crash_before_link_rolls_back(vault):
     svc = make_service(vault)
     journal = vault / ".mnemovault" / "journal"
     journal.mkdir(parents=True, exist_ok=True)
@@ -227,7 +219,7 @@ def test_crash_before_link_rolls_back(vault, tmp_path):
     assert any("rolled back" in d for d in done)
     assert (vault / STM).read_bytes() == before and not (vault / LTM).exists()
     assert not list(journal.iterdir())
-    assert_index_is_rebuild(svc, vault, tmp_path)
+    assert_index_matches_rebuild(svc)
 
 
 def _edit_during_write(monkeypatch, target: Path, line: str) -> dict:
@@ -249,7 +241,7 @@ def _edit_during_write(monkeypatch, target: Path, line: str) -> dict:
     return state
 
 
-def test_person_edit_between_read_and_write_survives_a_promotion(vault, tmp_path, monkeypatch):
+def test_person_edit_between_read_and_write_survives_a_promotion(vault, monkeypatch):
     svc = make_service(vault)
     name = "Marta owns billing on-call"
     state = _edit_during_write(monkeypatch, vault / "LTM" / f"{name}.md", "\nTyped by the person while promoting.\n")
@@ -259,10 +251,10 @@ def test_person_edit_between_read_and_write_survives_a_promotion(vault, tmp_path
     text = (vault / "LTM" / f"{name}.md").read_text(encoding="utf-8")
     assert "Typed by the person while promoting." in text
     assert "## Related" in text and frontmatter(vault / "LTM" / f"{name}.md")["status"] == "promoted"
-    assert_index_is_rebuild(svc, vault, tmp_path)
+    assert_index_matches_rebuild(svc)
 
 
-def test_person_edit_during_touch_survives(vault, tmp_path, monkeypatch):
+def test_person_edit_during_touch_survives(vault, monkeypatch):
     svc = make_service(vault)
     target = vault / "STM" / "Staging runs Postgres 16.md"
     before = frontmatter(target)["use_count"]
@@ -272,10 +264,10 @@ def test_person_edit_during_touch_survives(vault, tmp_path, monkeypatch):
     assert state["done"]
     assert target.read_text(encoding="utf-8").endswith("Person's line.\n")
     assert frontmatter(target)["use_count"] == before + 1
-    assert_index_is_rebuild(svc, vault, tmp_path)
+    assert_index_matches_rebuild(svc)
 
 
-def test_person_edit_during_link_rewrite_survives(linked_vault, tmp_path, monkeypatch):
+def test_person_edit_during_link_rewrite_survives(linked_vault, monkeypatch):
     vault = linked_vault
     svc = make_service(vault)
     eng = vault / "Engineering notes.md"
@@ -294,4 +286,4 @@ def test_person_edit_during_link_rewrite_survives(linked_vault, tmp_path, monkey
     monkeypatch.undo()
     text = eng.read_text(encoding="utf-8")
     assert text.endswith("A new thought.\n") and f"[[LTM/{NOTE}|uv note]]" in text
-    assert_index_is_rebuild(svc, vault, tmp_path)
+    assert_index_matches_rebuild(svc)

@@ -253,15 +253,21 @@ def check_patch(text: str, raw, entries, nl: str, updates: dict) -> str:
 PROPS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 
 
-@PROPS
-@given(data=st.data())
-def test_patch_changes_only_patched_lines(data):
+def draw_patch_case(data):
+    """A note whose frontmatter YAML itself accepts, and updates for its keys."""
     text, raw, entries, nl = data.draw(note_text())
     try:
         load(split_note(text)[0].split(nl, 1)[1])
     except yaml.YAMLError:
         assume(False)  # the generator made something YAML itself rejects
     updates = data.draw(updates_for([e.key for e in entries]))
+    return text, raw, entries, nl, updates
+
+
+@PROPS
+@given(data=st.data())
+def test_patch_changes_only_patched_lines(data):
+    text, raw, entries, nl, updates = draw_patch_case(data)
     check_patch(text, raw, entries, nl, updates)
 
 
@@ -269,12 +275,7 @@ def test_patch_changes_only_patched_lines(data):
 @given(data=st.data())
 def test_patch_twice_is_stable(data):
     """Patching again with the same values changes nothing (no echo, no drift)."""
-    text, raw, entries, nl = data.draw(note_text())
-    try:
-        load(split_note(text)[0].split(nl, 1)[1])
-    except yaml.YAMLError:
-        assume(False)
-    updates = data.draw(updates_for([e.key for e in entries]))
+    text, raw, entries, nl, updates = draw_patch_case(data)
     once = patch_frontmatter(text, updates)
     assert patch_frontmatter(once, updates) == once
 
@@ -298,12 +299,7 @@ def test_note_without_frontmatter_gets_a_block(data):
 @PROPS
 @given(data=st.data(), bom=st.booleans())
 def test_bom_is_kept_through_bytes_and_file_writes(tmp_path_factory, data, bom):
-    text, raw, entries, nl = data.draw(note_text())
-    try:
-        load(split_note(text)[0].split(nl, 1)[1])
-    except yaml.YAMLError:
-        assume(False)
-    updates = data.draw(updates_for([e.key for e in entries]))
+    text, raw, entries, nl, updates = draw_patch_case(data)
     raw_bytes = (b"\xef\xbb\xbf" if bom else b"") + text.encode("utf-8")
     out = patch_bytes(raw_bytes, updates)
     assert out == (b"\xef\xbb\xbf" if bom else b"") + patch_frontmatter(text, updates).encode("utf-8")

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 import yaml
 
-from conftest import make_service
+from conftest import assert_index_matches_rebuild
 from vault_sync.errors import InvalidInput, Refused
 
 
@@ -16,15 +15,7 @@ def fm(path: Path) -> dict:
     return yaml.safe_load(path.read_text(encoding="utf-8").split("---\n", 2)[1])
 
 
-def same_as_rebuild(svc, vault, tmp_path):
-    fresh = make_service(vault, index_path=tmp_path / f"rebuild-{os.urandom(3).hex()}.sqlite3")
-    try:
-        assert svc.store.canonical_dump() == fresh.store.canonical_dump()
-    finally:
-        fresh.close()
-
-
-def test_save_writes_a_full_memory(service, vault, tmp_path):
+def test_save_writes_a_full_memory(service, vault):
     out = service.save("The billing API retries webhooks three times with backoff.", tags=["#Billing", "api design", "billing"])
     assert out["saved"] is True and out["reinforced"] is False
     rel = out["note"]["path"]
@@ -37,7 +28,7 @@ def test_save_writes_a_full_memory(service, vault, tmp_path):
     assert (vault / rel).read_text(encoding="utf-8").endswith("three times with backoff.\n")
     row = service.store.note(rel)
     assert row["kind"] == "stm" and row["id"] == meta["id"]
-    same_as_rebuild(service, vault, tmp_path)
+    assert_index_matches_rebuild(service)
 
 
 def test_title_names_the_file_and_names_are_unique_across_the_vault(service, vault):
@@ -71,7 +62,7 @@ def test_long_and_multibyte_names_fit(service):
     assert len(out["note"]["path"]) < 100
 
 
-def test_exact_duplicate_reinforces(service, vault, tmp_path):
+def test_exact_duplicate_reinforces(service, vault):
     rel = "STM/Staging runs Postgres 16.md"
     body = (vault / rel).read_text(encoding="utf-8").split("---\n", 2)[2]
     before = fm(vault / rel)["use_count"]
@@ -81,7 +72,7 @@ def test_exact_duplicate_reinforces(service, vault, tmp_path):
     assert "reinforced" in out["message"] and rel in out["message"]
     assert fm(vault / rel)["use_count"] == before + 1
     assert sorted(p.name for p in (vault / "STM").iterdir()) == files
-    same_as_rebuild(service, vault, tmp_path)
+    assert_index_matches_rebuild(service)
 
 
 def test_duplicate_of_ltm_note_reinforces_it(service, vault):

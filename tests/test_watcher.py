@@ -12,21 +12,8 @@ import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from conftest import SAMPLE, make_service
-from vault_sync.index.store import IndexStore
-from vault_sync.index.sync import Indexer
-from vault_sync.vault import Layout
+from conftest import SAMPLE, make_service, rebuild_dump
 from vault_sync.watcher import VaultWatcher
-
-
-def rebuild_dump(vault: Path) -> dict:
-    path = vault.parent / f"rebuild-{os.urandom(4).hex()}.sqlite3"
-    store = IndexStore(path)
-    Indexer(store, Layout(vault)).reconcile()
-    dump = store.canonical_dump()
-    store.close()
-    path.unlink()
-    return dump
 
 
 def settle(svc, watcher, timeout: float = 8.0) -> bool:

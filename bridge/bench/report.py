@@ -25,8 +25,8 @@ def rows(r: dict) -> list[tuple[str, str, str]]:
         ("sweep (s) / written", f"{_f(r['sweep']['seconds'])} / {r['sweep']['written']}", "< 2 s at 10k STM"),
         ("second sweep (s) / written", f"{_f(r['sweep']['second_seconds'])} / {r['sweep']['second_written']}", "0 written"),
         ("sweep an hour later (s) / written", f"{_f(r['sweep']['hour_later_seconds'])} / {r['sweep']['hour_later_written']}", ""),
-        ("promote: moved / per s", f"{r['promote']['moved']} / {_f(r['promote']['per_s'], '{:.1f}')}", ""),
-        ("gc: moved / per s", f"{r['gc']['moved']} / {_f(r['gc']['per_s'], '{:.1f}')}", ""),
+        ("promote: candidates / moved / per s", f"{r['promote']['candidates']} / {r['promote']['moved']} / {_f(r['promote']['per_s'], '{:.1f}')}", ""),
+        ("gc: candidates / moved / per s", f"{r['gc']['candidates']} / {r['gc']['moved']} / {_f(r['gc']['per_s'], '{:.1f}')}", ""),
     ]
     if "hybrid" in r:
         out += [

@@ -29,7 +29,9 @@ from pathlib import Path
 
 import pytest
 
-from _harness import Daemon, index_equals_rebuild, index_path_of, memory_ids, scale
+from _harness import memory_ids, scale
+from conftest import index_dump, rebuild_dump
+from daemon_util import Daemon
 from _person import person_keys, split
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX daemon")
@@ -126,8 +128,7 @@ def test_person_and_daemon_never_lose_each_others_work(tmp_path):
              if rel not in seen_paths and not rel.startswith(".") and rel != "LTM/LTM Index.md"]
     assert not problems, "\n".join(problems[:20])
     assert not extra, f"files nobody asked for: {extra[:10]}"
-    got, want = index_equals_rebuild(vault, index_path_of(home, vault))
-    assert got == want, "index differs from a rebuild"
+    assert index_dump(daemon.index_path) == rebuild_dump(vault), "index differs from a rebuild"
     n_moves = sum(len(v) for v in moves.values())
     print(f"\nconcurrent edits: {result['edits']} person edits, {n_moves} daemon moves, {len(raced)} raced moves, "
           f"problems in status: {len(status['problems'])}")

@@ -23,7 +23,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import threading
 import time
@@ -31,7 +30,9 @@ from pathlib import Path
 
 import pytest
 
-from _harness import ROOT, Daemon, child_env, memory_ids, scale
+from _harness import memory_ids, scale
+from conftest import SAMPLE
+from daemon_util import Daemon, child_env, cli
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX daemon")
 
@@ -199,7 +200,7 @@ def test_conflict_copies_listed_never_indexed_and_resolved(tmp_path):
     from vault_sync.note import parse_note
 
     vault = tmp_path / "vault"
-    shutil.copytree(ROOT / "sample-vault", vault)
+    shutil.copytree(SAMPLE, vault)
     stm = sorted((vault / "STM").glob("*.md"))[:len(CONFLICT_NAMES)]
     copies = {}
     for (tool, pattern), orig in zip(CONFLICT_NAMES.items(), stm):
@@ -225,8 +226,7 @@ def test_conflict_copies_listed_never_indexed_and_resolved(tmp_path):
 
     home = tmp_path / "home"
     env = child_env(home, MNEMOVAULT_NO_DAEMON="1")
-    r = subprocess.run([sys.executable, "-m", "bridge.cli", "conflicts", "list", "--json", "--vault", str(vault)],
-                       env=env, cwd=str(ROOT), capture_output=True, text=True, timeout=120)
+    r = cli("conflicts", "list", "--json", "--vault", str(vault), env=env)
     assert r.returncode == 0, r.stderr
     assert {c["path"] for c in json.loads(r.stdout)} == set(listed)
 
@@ -234,8 +234,7 @@ def test_conflict_copies_listed_never_indexed_and_resolved(tmp_path):
     before = parse_note(orig.name, orig.read_bytes())
     theirs = parse_note(copy.name, copy.read_bytes())
     rel = copy.relative_to(vault).as_posix()
-    r = subprocess.run([sys.executable, "-m", "bridge.cli", "conflicts", "resolve", rel, "--json", "--vault", str(vault)],
-                       env=env, cwd=str(ROOT), capture_output=True, text=True, timeout=120)
+    r = cli("conflicts", "resolve", rel, "--json", "--vault", str(vault), env=env)
     assert r.returncode == 0, r.stdout + r.stderr
     merged = parse_note(orig.name, orig.read_bytes())
     assert merged.fields.use_count == max(before.fields.use_count, theirs.fields.use_count)

@@ -18,7 +18,9 @@ import httpx
 import pytest
 
 import hostile_corpus as corpus
-from _harness import LONG, ROOT, Daemon, lease_held_elsewhere, vault_hashes
+from _harness import LONG, lease_held_elsewhere, vault_hashes
+from conftest import SAMPLE
+from daemon_util import Daemon, cli
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX daemon, symlinks")
 
@@ -33,13 +35,14 @@ WRITE_NOTE_REFS = [rel for rel in corpus.BAD_NOTE_REFS if rel not in VALID_ODD]
 def hostile(tmp_path_factory):
     base = tmp_path_factory.mktemp("hostile")
     vault = base / "vault"
-    shutil.copytree(ROOT / "sample-vault", vault)
+    shutil.copytree(SAMPLE, vault)
     corpus.write_notes(vault)
     lease_held_elsewhere(vault)  # no background writes: any file change is a request's doing
     before = vault_hashes(vault)
     daemon = Daemon(vault, base / "home", MNEMOVAULT_QUIET_SECONDS=0).start(timeout=90)
     yield daemon, vault, before
     daemon.stop()
+    daemon.close()
 
 
 def _assert_clean_error(resp: httpx.Response, case: str) -> None:
@@ -185,7 +188,7 @@ def _mcp(daemon, calls):
 
     async def go():
         out = []
-        async with Client(StreamableHttpTransport(daemon.base + "/mcp", headers=daemon.headers), timeout=60) as c:
+        async with Client(StreamableHttpTransport(daemon.url + "/mcp", headers=daemon.auth), timeout=60) as c:
             for tool, args in calls:
                 res = await c.call_tool(tool, args, raise_on_error=False)
                 text = " ".join(getattr(x, "text", "") for x in res.content)
@@ -273,12 +276,8 @@ def test_hostile_titles_give_safe_names(hostile):
     assert {k: v for k, v in after.items() if k not in created} == before
     assert not (vault.parent / "outside" / "evil.md").exists()
     if LONG:
-        from _harness import child_env
-        import subprocess
-
         for _, ref in corpus.BAD_REFS[:10]:
-            r = subprocess.run([sys.executable, "-m", "bridge.cli", "touch", ref, "--vault", str(vault)],
-                               env=child_env(daemon.home), cwd=str(ROOT), capture_output=True, text=True, timeout=60)
+            r = cli("touch", ref, "--vault", str(vault), env=daemon.env, timeout=60)
             assert r.returncode != 0 and "Traceback" not in r.stderr, r.stderr[-500:]
     assert daemon.alive() and daemon.status()
 
@@ -289,16 +288,14 @@ def test_reachability_and_file_permissions(hostile):
     import socket
     import stat
 
-    from _harness import index_path_of
-
     daemon, vault, before = hostile
     port = daemon.info["port"]
     plain = httpx.Client(timeout=10)
-    assert plain.get(f"{daemon.base}/api/status").status_code == 401
-    assert plain.get(f"{daemon.base}/api/status", headers={"Authorization": "Bearer wrong"}).status_code == 401
-    assert plain.post(f"{daemon.base}/mcp", json={}).status_code == 401
-    assert plain.get(f"{daemon.base}/api/status", headers={**daemon.headers, "Host": f"evil.example:{port}"}).status_code == 403
-    assert plain.get(f"{daemon.base}/api/status", headers={**daemon.headers, "Origin": "https://evil.example"}).status_code == 403
+    assert plain.get(f"{daemon.url}/api/status").status_code == 401
+    assert plain.get(f"{daemon.url}/api/status", headers={"Authorization": "Bearer wrong"}).status_code == 401
+    assert plain.post(f"{daemon.url}/mcp", json={}).status_code == 401
+    assert plain.get(f"{daemon.url}/api/status", headers={**daemon.auth, "Host": f"evil.example:{port}"}).status_code == 403
+    assert plain.get(f"{daemon.url}/api/status", headers={**daemon.auth, "Origin": "https://evil.example"}).status_code == 403
     # bound to 127.0.0.1 only: the same port on another local address refuses the connection
     try:
         other = socket.gethostbyname(socket.gethostname())
@@ -313,7 +310,7 @@ def test_reachability_and_file_permissions(hostile):
     assert mode(config / "token") == 0o600
     assert mode(config) == 0o700 and mode(config / "bridges") == 0o700
     assert mode(daemon.home / "logs") == 0o700
-    index = index_path_of(daemon.home, vault)
+    index = daemon.index_path
     for p in (index, index.with_name(index.name + "-wal")):
         if p.exists():
             assert mode(p) == 0o600, p

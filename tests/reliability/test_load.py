@@ -24,7 +24,8 @@ import time
 import httpx
 import pytest
 
-from _harness import Daemon, lease_held_elsewhere, memory_ids, scale
+from _harness import lease_held_elsewhere, memory_ids, scale
+from daemon_util import Daemon
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX daemon")
 
@@ -46,11 +47,12 @@ def loaded(tmp_path_factory):
     daemon = Daemon(vault, base / "home", MNEMOVAULT_QUIET_SECONDS=0).start(timeout=90)
     yield daemon, vault
     daemon.stop()
+    daemon.close()
 
 
 def _client(daemon: Daemon, seed: int, paths: list[str], ids: list[str], out: list, errors: list) -> None:
     rng = random.Random(seed)
-    with httpx.Client(base_url=daemon.base, headers=daemon.headers, timeout=60) as c:
+    with httpx.Client(base_url=daemon.url, headers=daemon.auth, timeout=60) as c:
         for _ in range(REQUESTS):
             kind = rng.random()
             t = time.perf_counter()
