@@ -1,10 +1,11 @@
 """Moving a memory between STM, LTM, Archive and the trash: exactly once, links kept.
 
 Order of a move: check the new path is free, journal the intent (with the keys and body
-edit to apply), hard-link the note at its new path (fails if the name is taken), unlink
-the old path, patch the new file's owned keys, rewrite path-qualified links elsewhere,
-journal done. A crash leaves the note at one path or both paths of one inode; `recover`
-finishes the move at the next start from the journal entry.
+edit to apply), rename the note to its new path without replacing anything there (one
+atomic step on Linux; a hard link then an unlink elsewhere), patch the new file's owned
+keys, rewrite path-qualified links elsewhere, journal done. A crash leaves the note at one
+path (or, off Linux, possibly at both paths of one inode); `recover` finishes the move at
+the next start from the journal entry.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from ..index.resolver import Resolver, build_resolver
 from ..index.store import normalized_hash
 from ..note import parse_note
 from ..patch import REMOVE
+from ..rename import rename_noreplace
 from ..writer import update_file
 from .linkrewrite import rewrite_links
 
@@ -100,15 +102,9 @@ def _taken(dst: Path) -> bool:
 def _link_or_rename(src: Path, dst: Path) -> None:
     dst.parent.mkdir(parents=True, exist_ok=True)
     try:
-        os.link(src, dst)  # refuses to replace an existing file: no clobbering a person's note
+        rename_noreplace(src, dst)  # never clobbers a person's note of the same name
     except FileExistsError:
         raise WrongState(f"cannot move {src.name}: {dst.parent.name}/{dst.name} already exists") from None
-    except OSError:
-        if _taken(dst):
-            raise WrongState(f"cannot move {src.name}: {dst.parent.name}/{dst.name} already exists") from None
-        os.rename(src, dst)
-        return
-    os.unlink(src)
 
 
 def _apply_edits(current: bytes, rel: str, keys: dict, body_edit: Callable[[str, Any], str] | None) -> bytes:

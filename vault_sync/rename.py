@@ -1,0 +1,55 @@
+"""Moving a file to a name that must not exist yet, in one atomic step where the OS can."""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import errno
+import os
+from functools import lru_cache
+from pathlib import Path
+
+_AT_FDCWD = -100
+_RENAME_NOREPLACE = 1
+
+
+@lru_cache(maxsize=1)
+def _renameat2():
+    if not hasattr(os, "uname") or os.uname().sysname != "Linux":
+        return None
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        fn = libc.renameat2
+    except (OSError, AttributeError):
+        return None
+    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    fn.restype = ctypes.c_int
+    return fn
+
+
+def rename_noreplace(src: Path, dst: Path) -> None:
+    """Rename `src` to `dst`, raising FileExistsError if `dst` exists.
+
+    Linux: renameat2(RENAME_NOREPLACE), so the file has exactly one name at every instant.
+    Elsewhere (or where the filesystem refuses the flag): hard link, then unlink; a crash
+    between the two leaves one file under two names, which the move journal repairs.
+    """
+    fn = _renameat2()
+    if fn is not None:
+        if fn(_AT_FDCWD, os.fsencode(src), _AT_FDCWD, os.fsencode(dst), _RENAME_NOREPLACE) == 0:
+            return
+        err = ctypes.get_errno()
+        if err == errno.EEXIST:
+            raise FileExistsError(errno.EEXIST, "file exists", str(dst))
+        if err not in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+            raise OSError(err, os.strerror(err), str(src))
+    try:
+        os.link(src, dst)
+    except FileExistsError:
+        raise
+    except OSError:
+        if os.path.lexists(dst):
+            raise FileExistsError(errno.EEXIST, "file exists", str(dst)) from None
+        os.rename(src, dst)  # no hard links here (some network filesystems)
+        return
+    os.unlink(src)
