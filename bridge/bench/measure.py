@@ -120,7 +120,9 @@ def rss_of(vault: Path, index: Path, embeddings: bool) -> float:
         "if svc.settings.embeddings:\n"
         "    svc.search('warm up the model', limit=3)\n"
         "time.sleep(0.5); w.stop()\n"
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)\n"
+        # VmHWM is this process's own peak; ru_maxrss would carry the parent's over fork + exec
+        "hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM')] if sys.platform == 'linux' else []\n"
+        "print(int(hwm[0].split()[1]) / 1024 if hwm else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600,
                          cwd=str(Path(__file__).resolve().parents[2]))

@@ -50,6 +50,18 @@ def resolve_model(name: str) -> tuple[str, bool]:
     return raw, False
 
 
+def _one_blas_thread() -> None:
+    """Our numpy work is one matrix-vector product per query (~0.5 ms on one core). A BLAS
+    pool left spinning after it slows the next query encoding by torch's own threads ~2x on
+    a 2-core machine, so BLAS gets one thread once the model is in."""
+    try:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(1, user_api="blas")
+    except Exception:  # an optimisation only
+        pass
+
+
 class Embedder:
     """One sentence-transformers model, loaded on first use; encode() is thread-safe."""
 
@@ -98,6 +110,7 @@ class Embedder:
             except Exception as exc:  # import errors, missing files, hub unreachable, bad weights
                 self.error = f"embedding model {self.name!r} could not be loaded: {type(exc).__name__}: {exc}"
                 raise EmbeddingUnavailable(self.error) from exc
+            _one_blas_thread()
             self._model = model
             return model
 

@@ -64,7 +64,7 @@ def kind_weight(kind: str, decay: float | None) -> float:
     return KIND_WEIGHT.get(kind, 0.9)
 
 
-def _semantic(svc, query: str, filters: ftsmod.Filters) -> tuple[dict[int, float] | None, str | None]:
+def _semantic(svc, query: str, filters: ftsmod.Filters, extra: set[int] | None = None) -> tuple[dict[int, float] | None, str | None]:
     """(rowid -> cosine for the best candidates, notice). None when semantic search is off."""
     embedder = get_embedder(svc)
     if embedder is None:
@@ -92,10 +92,17 @@ def _semantic(svc, query: str, filters: ftsmod.Filters) -> tuple[dict[int, float
         allowed = {r[0] for r in svc.store.query(f"SELECT n.rowid FROM notes n WHERE {where}", tuple(params))}
         keep = np.fromiter((r in allowed for r in rowids.tolist()), dtype=bool, count=len(rowids))
         rowids, sims = rowids[keep], sims[keep]
+    out: dict[int, float] = {}
+    if extra and len(rowids):
+        # every full-text hit gets its own cosine, even outside the semantic top list: an exact
+        # match on a rare word must not count as "no meaning in common"
+        mask = np.isin(rowids, np.fromiter(extra, dtype=rowids.dtype, count=len(extra)))
+        out.update({int(r): float(s) for r, s in zip(rowids[mask], sims[mask])})
     if len(sims) > SEM_CANDIDATES:
         top = np.argpartition(-sims, SEM_CANDIDATES)[:SEM_CANDIDATES]
         rowids, sims = rowids[top], sims[top]
-    return {int(r): float(s) for r, s in zip(rowids, sims)}, notice
+    out.update({int(r): float(s) for r, s in zip(rowids, sims)})
+    return out, notice
 
 
 def search(
@@ -119,11 +126,11 @@ def search(
     pool = min(ftsmod.CANDIDATES, max(20, 3 * limit))
     hits = {h.rowid: h for h in ftsmod.search(svc.store, query, filters, limit=pool)}
     best_bm25 = max((h.bm25 for h in hits.values()), default=0.0)
-    cosines, notice = _semantic(svc, query, filters)
+    cosines, notice = _semantic(svc, query, filters, set(hits))
     semantic = cosines is not None
     cosines = cosines or {}
 
-    candidates = set(hits) | {r for r, c in cosines.items() if c >= SEM_MIN}
+    candidates = set(hits) | {r for r, c in cosines.items() if c >= SEM_MIN or r in hits}
     if not candidates:
         return {"results": [], "semantic": semantic, "notice": notice}
     rows = {r["rowid"]: r for r in svc.store.query(
