@@ -11,10 +11,11 @@ from .writer import WriteResult, update_file
 BOM_BYTES = b"\xef\xbb\xbf"
 
 
-def patch_bytes(data: bytes, updates: dict[str, Any]) -> bytes:
+def patch_bytes(data: bytes, updates: dict[str, Any], parsed: dict | None = None) -> bytes:
+    """`parsed`: the frontmatter as parse_note read it from these bytes (saves a YAML parse)."""
     bom = data.startswith(BOM_BYTES)
     text = (data[3:] if bom else data).decode("utf-8")
-    out = patch_frontmatter(text, updates).encode("utf-8")
+    out = patch_frontmatter(text, updates, parsed).encode("utf-8")
     return BOM_BYTES + out if bom else out
 
 

@@ -251,10 +251,14 @@ def _new_block(text: str, updates: dict[str, Any]) -> str:
     return result
 
 
-def patch_frontmatter(text: str, updates: dict[str, Any]) -> str:
-    """Text (no BOM) with `updates` applied to its frontmatter; raises PatchError when unsafe."""
+def patch_frontmatter(text: str, updates: dict[str, Any], parsed: dict | None = None) -> str:
+    """Text (no BOM) with `updates` applied to its frontmatter; raises PatchError when unsafe.
+
+    `parsed`: the caller's reading of this very text's frontmatter (already checked for
+    duplicate keys), which saves parsing it again; the result is still verified.
+    """
     if text.startswith(BOM):
-        return BOM + patch_frontmatter(text[1:], updates)
+        return BOM + patch_frontmatter(text[1:], updates, parsed)
     if not updates:
         return text
     try:
@@ -265,7 +269,7 @@ def patch_frontmatter(text: str, updates: dict[str, Any]) -> str:
         return _new_block(text, updates)
     yaml_text = text[block.yaml_start:block.yaml_end]
     try:
-        before, dupes = load_frontmatter(yaml_text)
+        before, dupes = (parsed, []) if parsed is not None else load_frontmatter(yaml_text)
     except YamlProblem as exc:
         raise PatchError(str(exc)) from None
     before = {} if before is None else before
@@ -290,6 +294,7 @@ def patch_frontmatter(text: str, updates: dict[str, Any]) -> str:
                 break
     replaced: dict[int, tuple[int, list[str]]] = {}
     appended: list[str] = []
+    numbers_only = True  # every update swaps one number for another on its own line
     for key, value in updates.items():
         entry = by_key.get(key)
         if (entry is not None) != (key in before):
@@ -297,12 +302,15 @@ def patch_frontmatter(text: str, updates: dict[str, Any]) -> str:
         if value is REMOVE:
             if entry is not None:
                 replaced[entry.start] = (entry.end, [])
+            numbers_only = False
             continue
         rendered = _render_entry(lines, entry, key, value, nl, prefix)
         if entry is None:
             appended += rendered
+            numbers_only = False
         else:
             replaced[entry.start] = (entry.end, rendered)
+            numbers_only = numbers_only and _number_swap(lines, entry, value)
     out: list[str] = []
     i = 0
     while i < len(lines):
@@ -317,8 +325,27 @@ def patch_frontmatter(text: str, updates: dict[str, Any]) -> str:
         out[-1] += nl
     out += appended
     result = text[: block.yaml_start] + "".join(out) + text[block.yaml_end:]
-    _verify(before, result, updates)
+    if not numbers_only:
+        _verify(before, result, updates)
     return result
+
+
+_NUMBER = re.compile(r"^(?:[-+]?(?:\d[\d_]*)?\.?\d+(?:[eE][-+]?\d+)?|null|~|)$")
+
+
+def _number_swap(lines: list[str], entry: "_Entry", value: Any) -> bool:
+    """A one-line `key: <number>` whose number becomes another number (a sweep's write).
+
+    Such a swap cannot change how any other line reads: neither value opens a quote, a
+    flow collection or a block, and the comment after it is kept as it was; so the full
+    re-parse of the result is skipped. The new value itself is plain YAML by construction.
+    """
+    if entry.end - entry.start != 1 or isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    if isinstance(value, float) and not math.isfinite(value):
+        return False
+    m = _KEYLINE.match(lines[entry.start].rstrip("\r\n"))
+    return m is not None and _NUMBER.match(_split_comment(m.group("rest"))[0].strip()) is not None
 
 
 def _same(a: Any, b: Any) -> bool:

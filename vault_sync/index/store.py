@@ -160,9 +160,13 @@ class IndexStore:
         existing = db.execute("SELECT rowid FROM notes WHERE path=?", (note.path,)).fetchone()
         rowid = existing[0] if existing else reuse_rowid
         placeholders = ", ".join(f"{c}=?" for c in NOTE_COLUMNS)
+        keep_fts = False
         if rowid is not None:
+            old = db.execute("SELECT content_hash FROM notes WHERE rowid=?", (rowid,)).fetchone()
+            # the FTS row holds exactly what content_hash covers: rewriting it costs a tokenizer pass
+            keep_fts = old is not None and old[0] == row[NOTE_COLUMNS.index("content_hash")]
             db.execute(f"UPDATE notes SET {placeholders} WHERE rowid=?", (*row, rowid))
-            self._clear_children(db, rowid, old_path=None)
+            self._clear_children(db, rowid, old_path=None, keep_fts=keep_fts)
         else:
             cur = db.execute(
                 f"INSERT INTO notes ({', '.join(NOTE_COLUMNS)}) VALUES ({', '.join('?' * len(NOTE_COLUMNS))})", row
@@ -170,10 +174,10 @@ class IndexStore:
             rowid = cur.lastrowid
             self._paths_changed(added=note.path)
         db.execute("DELETE FROM problems WHERE path=?", (note.path,))
-        self._insert_children(db, rowid, note)
+        self._insert_children(db, rowid, note, fts=not keep_fts)
         return rowid
 
-    def _insert_children(self, db: sqlite3.Connection, rowid: int, note: Note) -> None:
+    def _insert_children(self, db: sqlite3.Connection, rowid: int, note: Note, fts: bool = True) -> None:
         tags = note.all_tags
         if tags:
             db.executemany("INSERT INTO tags VALUES (?, ?)", [(rowid, t) for t in tags])
@@ -188,15 +192,17 @@ class IndexStore:
             )
         if note.problems:
             db.executemany("INSERT INTO problems VALUES (?, ?, ?)", [(note.path, p.cause, int(p.blocking)) for p in note.problems])
-        db.execute("INSERT INTO fts (rowid, title, body, tags) VALUES (?, ?, ?, ?)", (rowid, note.title, note.body, " ".join(tags)))
+        if fts:
+            db.execute("INSERT INTO fts (rowid, title, body, tags) VALUES (?, ?, ?, ?)", (rowid, note.title, note.body, " ".join(tags)))
 
-    def _clear_children(self, db: sqlite3.Connection, rowid: int, old_path: str | None) -> None:
+    def _clear_children(self, db: sqlite3.Connection, rowid: int, old_path: str | None, keep_fts: bool = False) -> None:
         for table in ("tags", "aliases", "links"):
             col = "source" if table == "links" else "note"
             cur = db.execute(f"DELETE FROM {table} WHERE {col}=?", (rowid,))
             if table == "aliases" and cur.rowcount:
                 self.names_version += 1
-        db.execute("DELETE FROM fts WHERE rowid=?", (rowid,))
+        if not keep_fts:
+            db.execute("DELETE FROM fts WHERE rowid=?", (rowid,))
         if old_path:
             db.execute("DELETE FROM problems WHERE path=?", (old_path,))
 

@@ -134,6 +134,6 @@ def score_transform(svc: "MemoryService", rel: str, now):
                 updates[key] = value
         if not updates:
             return None
-        return patch_bytes(current, updates)
+        return patch_bytes(current, updates, parsed=note.frontmatter if note.has_frontmatter else None)
 
     return transform
