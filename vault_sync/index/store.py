@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import sqlite3
 import threading
 from contextlib import contextmanager
@@ -31,7 +30,7 @@ def content_hash(note: Note) -> str:
 
 def normalized_hash(text: str) -> str:
     """Same text whatever the whitespace and case (exact-duplicate detection at save)."""
-    norm = re.sub(r"\s+", " ", text).strip().casefold()
+    norm = " ".join(text.split()).casefold()
     return hashlib.blake2b(norm.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
@@ -178,22 +177,45 @@ class IndexStore:
         return rowid
 
     def _insert_children(self, db: sqlite3.Connection, rowid: int, note: Note, fts: bool = True) -> None:
-        tags = note.all_tags
+        self._write_children(db, [(rowid, note)], fts)
+
+    def _write_children(self, db: sqlite3.Connection, items: list[tuple[int, Note]], fts: bool = True) -> None:
+        """Tags, aliases, links, problems and FTS rows of many notes, one statement per table."""
+        tags, aliases, links, problems, texts = [], [], [], [], []
+        for rowid, note in items:
+            note_tags = note.all_tags
+            tags += [(rowid, t) for t in note_tags]
+            aliases += [(rowid, a.lower()) for a in note.fields.aliases]
+            links += [(rowid, l.target, l.target.rsplit("/", 1)[-1].lower(), l.subpath, l.alias, l.kind, int(l.markdown))
+                      for l in note.links + related_links(note)]
+            problems += [(note.path, p.cause, int(p.blocking)) for p in note.problems]
+            texts.append((rowid, note.title, note.body, " ".join(note_tags)))
         if tags:
-            db.executemany("INSERT INTO tags VALUES (?, ?)", [(rowid, t) for t in tags])
-        if note.fields.aliases:
-            db.executemany("INSERT INTO aliases VALUES (?, ?)", [(rowid, a.lower()) for a in note.fields.aliases])
+            db.executemany("INSERT INTO tags VALUES (?, ?)", tags)
+        if aliases:
+            db.executemany("INSERT INTO aliases VALUES (?, ?)", aliases)
             self.names_version += 1
-        all_links = note.links + related_links(note)
-        if all_links:
-            db.executemany(
-                "INSERT INTO links VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [(rowid, l.target, l.target.rsplit("/", 1)[-1].lower(), l.subpath, l.alias, l.kind, int(l.markdown)) for l in all_links],
-            )
-        if note.problems:
-            db.executemany("INSERT INTO problems VALUES (?, ?, ?)", [(note.path, p.cause, int(p.blocking)) for p in note.problems])
+        if links:
+            db.executemany("INSERT INTO links VALUES (?, ?, ?, ?, ?, ?, ?)", links)
+        if problems:
+            db.executemany("INSERT INTO problems VALUES (?, ?, ?)", problems)
         if fts:
-            db.execute("INSERT INTO fts (rowid, title, body, tags) VALUES (?, ?, ?, ?)", (rowid, note.title, note.body, " ".join(tags)))
+            db.executemany("INSERT INTO fts (rowid, title, body, tags) VALUES (?, ?, ?, ?)", texts)
+
+    def insert_new(self, db: sqlite3.Connection, notes: list[tuple[Note, str, Stat]]) -> list[int]:
+        """Notes whose paths are not indexed yet, in bulk (a cold index is mostly this)."""
+        if not notes:
+            return []
+        start = (db.execute("SELECT max(rowid) FROM notes").fetchone()[0] or 0) + 1
+        rowids = list(range(start, start + len(notes)))
+        db.executemany(
+            f"INSERT INTO notes (rowid, {', '.join(NOTE_COLUMNS)}) VALUES (?, {', '.join('?' * len(NOTE_COLUMNS))})",
+            [(rowid, *note_row(note, kind, stat)) for rowid, (note, kind, stat) in zip(rowids, notes)],
+        )
+        self._write_children(db, [(rowid, note) for rowid, (note, _, _) in zip(rowids, notes)])
+        self.names_version += 1
+        self.resolver_cache = None
+        return rowids
 
     def _clear_children(self, db: sqlite3.Connection, rowid: int, old_path: str | None, keep_fts: bool = False) -> None:
         for table in ("tags", "aliases", "links"):

@@ -67,6 +67,7 @@ class Indexer:
         self.layout = layout
         self.max_note_bytes = max_note_bytes
         self.on_changes = on_changes
+        self._root = str(layout.root) + os.sep
         self.sync_lock = threading.RLock()  # one sync run at a time: a read is never applied after a newer one
 
     # -- entry points --
@@ -142,7 +143,8 @@ class Indexer:
         if st.st_size > self.max_note_bytes:
             return unreadable_note(rel, st.st_size, f"too large to index ({st.st_size} bytes > {self.max_note_bytes})")
         try:
-            data = self.layout.abs(rel).read_bytes()
+            with open(self._root + rel.replace("/", os.sep), "rb") as fh:  # plain strings: no Path per note
+                data = fh.read()
         except FileNotFoundError:
             return None
         except OSError as exc:
@@ -179,6 +181,7 @@ class Indexer:
                 r = db.execute("SELECT rowid, id, checksum FROM notes WHERE path=?", (p,)).fetchone()
                 if r:
                     gone_rows[p] = r
+            fresh: list = []  # new paths, inserted in bulk after the loop
             by_id = {r["id"]: p for p, r in gone_rows.items() if r["id"]}
             by_sum = {r["checksum"]: p for p, r in gone_rows.items() if r["checksum"]}
             for note, stat in parsed:
@@ -208,9 +211,10 @@ class Indexer:
                     report.moved += 1
                     changes.append(Change("moved", note.path, note.fields.id, old_path=source))
                     continue
-                self.store.upsert(db, note, kind, stat)
+                fresh.append((note, kind, stat))
                 report.added += 1
                 changes.append(Change("indexed", note.path, note.fields.id))
+            self.store.insert_new(db, fresh)
             for p in gone_rows:
                 self.store.delete_path(db, p)
                 report.removed += 1
