@@ -5,7 +5,7 @@
 import { BridgeOfflineError, type BridgeClient } from "./bridge-client";
 import { DEFAULT_SCORING } from "./decay";
 import { debounceLatest, type Timers } from "./timers";
-import type { BridgeEvent, Note, Scoring } from "./types";
+import { EVENT_TYPES, type BridgeEvent, type Note, type Scoring } from "./types";
 
 export type ReviewSource = Pick<BridgeClient, "review" | "status">;
 
@@ -18,15 +18,8 @@ export interface ReviewState {
 	message: string;
 }
 
-const REFRESHING_EVENTS = new Set<BridgeEvent["type"]>([
-	"hello",
-	"indexed",
-	"deleted",
-	"score_changed",
-	"promoted",
-	"archived",
-	"restored",
-]);
+/** Every change that can move a note in or out of the queue (all but `problem`). */
+const REFRESHING_EVENTS = new Set<BridgeEvent["type"]>(EVENT_TYPES.filter((type) => type !== "problem"));
 
 export class ReviewStore {
 	private current: ReviewState = {
