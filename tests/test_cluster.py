@@ -5,7 +5,6 @@ from __future__ import annotations
 import uuid
 
 import pytest
-from conftest import FIXED_NOW, make_service
 from retrieval_set import semantic_service, shared_embedder
 
 from vault_sync.dates import parse_datetime

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 from fastmcp import Client
-from fastmcp.exceptions import ToolError
 
 from bridge.mcp_server import build_mcp
 

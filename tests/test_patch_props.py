@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
-from pathlib import Path
 
 import pytest
 import yaml
@@ -22,7 +20,6 @@ from hypothesis import strategies as st
 from vault_sync.dates import parse_datetime
 from vault_sync.edit import patch_bytes, patch_file
 from vault_sync.patch import REMOVE, PatchError, patch_frontmatter
-from vault_sync.writer import update_file
 
 LOADER = yaml.CSafeLoader
 OWNED = ("id", "tags", "created", "last_used", "use_count", "strength", "status", "decay_score",

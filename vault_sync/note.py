@@ -16,7 +16,7 @@ from typing import Any
 
 from . import links as linkmod
 from .dates import parse_datetime
-from .fmblock import BOM, MAX_YAML_CHARS, UnclosedFrontmatter, YamlProblem, find_block, load_frontmatter
+from .fmblock import MAX_YAML_CHARS, UnclosedFrontmatter, YamlProblem, find_block, load_frontmatter
 
 OWNED_KEYS = (
     "id", "tags", "created", "last_used", "use_count", "strength", "status", "decay_score",

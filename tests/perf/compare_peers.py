@@ -33,7 +33,6 @@ import platform
 import random
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile

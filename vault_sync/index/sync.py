@@ -18,7 +18,7 @@ from typing import Callable, Iterable
 from ..note import OWNED_KEYS, Note, parse_note, unreadable_note
 from ..edit import patch_file
 from ..patch import PatchError
-from ..vault import Layout, Walked, conflict_original, walk
+from ..vault import Layout, conflict_original, walk
 from .store import IndexStore, Stat
 
 TEMP_MAX_AGE_S = 60.0

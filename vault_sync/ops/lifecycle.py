@@ -7,7 +7,6 @@ import re
 from typing import TYPE_CHECKING
 
 from ..dates import format_datetime
-from ..edit import patch_bytes
 from ..errors import MnemovaultError, WrongState
 from ..index.resolver import build_resolver
 from ..note import stem_of
