@@ -98,6 +98,8 @@ class Embedder:
                     os.environ.setdefault("HF_HUB_OFFLINE", "1")
                     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
                 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+                os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # no bars in a daemon's log
+                os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
                 from sentence_transformers import SentenceTransformer
 
                 model = SentenceTransformer(target, device=self.device)
