@@ -8,7 +8,7 @@ import stat
 import pytest
 
 from vault_sync.errors import WriteConflict
-from vault_sync.writer import clean_temp_files, create_exclusive, is_temp_file, temp_name, update_file, write_atomic
+from vault_sync.writer import create_exclusive, is_temp_file, temp_name, update_file, write_atomic
 
 OLD = b"---\nid: a\ndecay_score: 0.5\n---\nbody\n"
 
@@ -165,13 +165,3 @@ def test_temp_files_are_dot_prefixed_and_recognised(tmp_path):
     long = temp_name(tmp_path / ("é" * 120 + ".md"))  # 240 bytes of name
     assert len(long.name.encode()) <= 255
     long.write_bytes(b"ok")  # the file system accepts it
-
-
-def test_clean_temp_files_removes_only_ours(tmp_path):
-    ours = temp_name(tmp_path / "a.md")
-    ours.write_bytes(b"half")
-    (tmp_path / "a.md").write_bytes(b"note")
-    (tmp_path / ".hidden").write_bytes(b"theirs")
-    removed = clean_temp_files(tmp_path, os.listdir(tmp_path))
-    assert removed == [ours.name]
-    assert sorted(os.listdir(tmp_path)) == [".hidden", "a.md"]

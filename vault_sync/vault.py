@@ -31,10 +31,6 @@ def conflict_original(name: str) -> str | None:
     return None
 
 
-def is_note_name(name: str) -> bool:
-    return name.lower().endswith(".md") and not name.startswith(".")
-
-
 @dataclass(frozen=True)
 class Layout:
     root: Path

@@ -154,16 +154,3 @@ def update_file(
 
 class _Changed(Exception):
     pass
-
-
-def clean_temp_files(folder: Path, names: list[str]) -> list[str]:
-    """Remove our leftover temp files (from a crash) among `names` in `folder`."""
-    removed = []
-    for name in names:
-        if is_temp_file(name):
-            try:
-                os.unlink(folder / name)
-                removed.append(name)
-            except OSError:
-                pass
-    return removed

@@ -246,10 +246,6 @@ class IndexStore:
     def touch_stat(self, db: sqlite3.Connection, path: str, stat: Stat) -> None:
         db.execute("UPDATE notes SET mtime_ns=?, size=? WHERE path=?", (stat.mtime_ns, stat.size, path))
 
-    def record_problem(self, db: sqlite3.Connection, path: str, cause: str, blocking: bool = True) -> None:
-        db.execute("DELETE FROM problems WHERE path=? AND cause=?", (path, cause))
-        db.execute("INSERT INTO problems VALUES (?, ?, ?)", (path, cause, int(blocking)))
-
     # -- reads --
     def query(self, sql: str, params: tuple | dict = ()) -> list[sqlite3.Row]:
         with self.lock:

@@ -135,9 +135,6 @@ class Indexer:
         report.seconds = time.perf_counter() - started
         return report
 
-    def sync_path(self, rel: str) -> SyncReport:
-        return self.sync_paths([rel])
-
     # -- the shared diff --
     def _read(self, rel: str, st: os.stat_result) -> Note | None:
         if st.st_size > self.max_note_bytes:

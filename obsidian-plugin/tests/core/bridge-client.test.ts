@@ -10,7 +10,7 @@ import {
 import { locateBridge } from "../../src/core/bridge-locator";
 import { nodeLocatorEnv, nodeTimers } from "../../src/platform/node-env";
 import { nodeHttpRequester } from "../../src/platform/node-http";
-import { error, startFakeDaemon, type FakeDaemon } from "../helpers/fake-daemon";
+import { error, startFakeBridge, startFakeDaemon, type FakeDaemon } from "../helpers/fake-daemon";
 import { makeNote, makeStatus, tempDir, writeBridgeFile } from "../helpers/fixtures";
 
 const daemons: FakeDaemon[] = [];
@@ -19,19 +19,14 @@ afterEach(async () => {
 });
 
 async function setup(opts: { http?: HttpRequester; timeoutMs?: number } = {}) {
-	const root = await tempDir();
-	const configDir = join(root, "config");
-	const vault = join(root, "vault");
-	const daemon = await startFakeDaemon();
+	const { daemon, configDir, vault, locate } = await startFakeBridge();
 	daemons.push(daemon);
-	await writeBridgeFile(configDir, vault, { port: daemon.port, token: daemon.token });
-	const env = nodeLocatorEnv({ env: { MNEMOVAULT_CONFIG_DIR: configDir } });
 	const seen: Reachability[] = [];
 	const client = new BridgeClient({
 		http: opts.http ?? nodeHttpRequester(),
 		timers: nodeTimers(),
 		timeoutMs: opts.timeoutMs ?? 2000,
-		locate: () => locateBridge(vault, env),
+		locate,
 		onReachability: (r) => seen.push(r),
 	});
 	return { client, daemon, configDir, vault, seen };

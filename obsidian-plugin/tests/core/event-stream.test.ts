@@ -1,13 +1,11 @@
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { BridgeClient } from "../../src/core/bridge-client";
-import { locateBridge } from "../../src/core/bridge-locator";
 import { EventStream, SseParser, toBridgeEvent, type StreamStatus } from "../../src/core/event-stream";
 import type { BridgeEvent } from "../../src/core/types";
-import { nodeLocatorEnv, nodeTimers } from "../../src/platform/node-env";
+import { nodeTimers } from "../../src/platform/node-env";
 import { nodeHttpRequester, nodeSseTransport } from "../../src/platform/node-http";
-import { startFakeDaemon, type FakeDaemon } from "../helpers/fake-daemon";
-import { tempDir, writeBridgeFile } from "../helpers/fixtures";
+import { startFakeBridge, startFakeDaemon, type FakeDaemon } from "../helpers/fake-daemon";
+import { writeBridgeFile } from "../helpers/fixtures";
 import { waitFor } from "../helpers/wait";
 
 describe("SseParser", () => {
@@ -41,14 +39,9 @@ afterEach(async () => {
 });
 
 async function setup(opts: { idleTimeoutMs?: number } = {}) {
-	const root = await tempDir();
-	const configDir = join(root, "config");
-	const vault = join(root, "vault");
-	const daemon = await startFakeDaemon();
+	const { daemon, configDir, vault, locate } = await startFakeBridge();
 	daemons.push(daemon);
-	await writeBridgeFile(configDir, vault, { port: daemon.port, token: daemon.token });
-	const env = nodeLocatorEnv({ env: { MNEMOVAULT_CONFIG_DIR: configDir } });
-	const client = new BridgeClient({ http: nodeHttpRequester(), timers: nodeTimers(), locate: () => locateBridge(vault, env) });
+	const client = new BridgeClient({ http: nodeHttpRequester(), timers: nodeTimers(), locate });
 	const events: BridgeEvent[] = [];
 	const statuses: StreamStatus[] = [];
 	const stream = new EventStream({

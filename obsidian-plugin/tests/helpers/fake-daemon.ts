@@ -4,6 +4,10 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { locateBridge } from "../../src/core/bridge-locator";
+import { nodeLocatorEnv } from "../../src/platform/node-env";
+import { tempDir, writeBridgeFile } from "./fixtures";
 
 export interface RecordedRequest {
 	method: string;
@@ -122,4 +126,20 @@ export async function startFakeDaemon(token = "secret-token", port = 0): Promise
 				server.close(() => resolve());
 			}),
 	};
+}
+
+/** A fake daemon with its bridge file written for a temp vault, and a locator that finds it. */
+export async function startFakeBridge(): Promise<{
+	daemon: FakeDaemon;
+	configDir: string;
+	vault: string;
+	locate: () => ReturnType<typeof locateBridge>;
+}> {
+	const root = await tempDir();
+	const configDir = join(root, "config");
+	const vault = join(root, "vault");
+	const daemon = await startFakeDaemon();
+	await writeBridgeFile(configDir, vault, { port: daemon.port, token: daemon.token });
+	const env = nodeLocatorEnv({ env: { MNEMOVAULT_CONFIG_DIR: configDir } });
+	return { daemon, configDir, vault, locate: () => locateBridge(vault, env) };
 }
