@@ -12,7 +12,6 @@ OPERATIONS = {
     "search", "cluster", "consolidate", "status", "sweep", "note", "get_memory", "read_note",
     "conflicts", "resolve_conflict",
 }
-NEEDS_MODEL = {"search", "cluster", "consolidate", "save"}
 
 
 def plain(result: Any) -> Any:
