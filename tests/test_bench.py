@@ -22,6 +22,9 @@ def test_bench_quick_on_200_notes(tmp_path):
     assert r["edit_to_searchable_ms"]["n"] == 50 and r["edit_to_searchable_ms"]["p95"] < 5000
     assert r["fulltext"]["recall_at_5"] >= 0.9
     assert r["sweep"]["written"] > 0 and r["sweep"]["second_written"] == 0
+    s = r["stm_sweep"]
+    assert s["notes"] == 200 and s["written"] > 100 and s["second_written"] == 0  # a day later most scores moved
+    assert s["floor_s"] > 0 and s["ratio_to_floor"] > 0
     assert r["promote"]["moved"] > 0 and r["gc"]["moved"] > 0
     assert r["cli_search"]["direct_s"] > 0 and r["cli_search"]["daemon_s"] > 0
     assert r["rss_mb"]["model_off"] > 10

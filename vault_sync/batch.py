@@ -1,22 +1,35 @@
 """Many conditional atomic writes at once (a sweep over thousands of notes).
 
-Same guarantees as writer.update_file, note by note: temp file in the same folder, fsync,
-re-read, rename only if unchanged (else re-apply or skip). The fsyncs run in parallel and
-each folder is fsynced once, because one fsync per note costs milliseconds on most disks.
+Same guarantees as writer.update_file, note by note: temp file in the same folder, on
+disk before the rename, re-read, rename only if unchanged (else re-apply or skip). One
+fsync per note costs about 0.3 ms here and milliseconds on many disks, so a large batch
+writes every temp file and then flushes the file system once (Linux syncfs); a small one,
+or a system without syncfs, fsyncs the files in parallel. Each folder is fsynced once.
+
+Replacing a file frees the old copy's blocks inside the rename, which costs ~80 us on a
+disk mounted with `discard`; so where the OS can, the new file is swapped in atomically
+(RENAME_EXCHANGE) and the old copy, now under the temp name, is deleted by a thread while
+the caller prepares its next chunk.
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import os
+import queue
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 from .errors import WriteConflict
+from .rename import exchange
 from .writer import temp_name, update_file
 
 FSYNC_THREADS = 16
+SYNCFS_FROM = 64  # below this many files, per-file fsyncs cost less than flushing the file system
 
 
 @dataclass
@@ -26,56 +39,145 @@ class Staged:
     new: bytes
     tmp: Path | None = None
     mode: int = 0o644
+    stat: os.stat_result | None = None  # of the bytes we wrote: set when the rename put them in place
+    meta: object = None  # the caller's
 
 
-def _stage(item: Staged) -> Staged:
+def _syncfs_call():
+    if not hasattr(os, "sched_getaffinity"):  # not Linux
+        return None
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        return libc.syncfs
+    except (OSError, AttributeError):
+        return None
+
+
+_SYNCFS = _syncfs_call()
+
+
+def syncfs(folder: Path) -> bool:
+    """Flush the file system holding `folder` (waits for the data); False when we could not."""
+    if _SYNCFS is None:
+        return False
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        return _SYNCFS(fd) == 0
+    finally:
+        os.close(fd)
+
+
+def _stage(item: Staged, fsync: bool = True) -> Staged:
     item.tmp = temp_name(item.target)
     fd = os.open(item.tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, item.mode & 0o7777)
     try:
         os.write(fd, item.new)
-        os.fsync(fd)
+        if fsync:
+            os.fsync(fd)
+        item.stat = os.fstat(fd)  # a rename keeps mtime and size: this is what the index may record
     finally:
         os.close(fd)
     return item
 
 
-def write_many(items: list[Staged], transform: Callable[[Path, bytes], bytes | None]) -> tuple[list[Path], list[tuple[Path, str]]]:
+class OldCopies:
+    """A thread deleting the old copies that exchanges left behind; leaving the block waits for it."""
+
+    def __init__(self) -> None:
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+
+    def put(self, path: Path) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="mnemovault-old-copies", daemon=True)
+            self._thread.start()
+        self._queue.put(path)
+
+    def _run(self) -> None:
+        while (path := self._queue.get()) is not None:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass  # gone already; a leftover temp file is cleaned by the next reconcile
+
+    def __enter__(self) -> "OldCopies":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._thread is not None:
+            self._queue.put(None)
+            self._thread.join()
+            self._thread = None
+
+
+def write_many(items: list[Staged], transform: Callable[[Path, bytes], bytes | None],
+               old_copies: OldCopies | None = None) -> tuple[list[Staged], list[tuple[Staged, str]]]:
     """Write each item's `new` bytes where the file still holds `expected`.
 
     Where a file changed meanwhile, `transform(target, current)` is re-applied through the
-    one-by-one path. Returns (written targets, [(target, error)]).
+    one-by-one path. Returns (written items, [(item, error)]); a written item's `stat` is
+    set when its staged bytes were renamed into place, None when it was re-applied.
+    `old_copies`: the caller's cleaner, shared across chunks; without one, this call
+    deletes its own old copies before it returns.
     """
-    written: list[Path] = []
-    errors: list[tuple[Path, str]] = []
+    if old_copies is None:
+        with OldCopies() as own:
+            return write_many(items, transform, own)
+    return _write_many(items, transform, old_copies)
+
+
+def _write_many(items: list[Staged], transform, old_copies: OldCopies) -> tuple[list[Staged], list[tuple[Staged, str]]]:
+    written: list[Staged] = []
+    errors: list[tuple[Staged, str]] = []
     for item in items:
         try:
             item.mode = os.stat(item.target).st_mode
         except OSError:
             pass
-    with ThreadPoolExecutor(max_workers=FSYNC_THREADS) as pool:
-        staged = list(pool.map(_stage_safe, items))
+    staged = None
+    if len(items) >= SYNCFS_FROM and _SYNCFS is not None:
+        staged = [_stage_safe(item, fsync=False) for item in items]
+        if not _synced_devices(items):
+            for item, err in staged:
+                if err is None:
+                    _drop(item)
+            staged = None
+    if staged is None:
+        with ThreadPoolExecutor(max_workers=FSYNC_THREADS) as pool:
+            staged = list(pool.map(_stage_safe, items))
     folders: set[Path] = set()
     for item, err in staged:
         if err is not None:
-            errors.append((item.target, err))
+            errors.append((item, err))
             continue
         try:
             current = item.target.read_bytes()
         except OSError as exc:
             _drop(item)
-            errors.append((item.target, f"vanished before it could be written ({exc.strerror or exc})"))
+            errors.append((item, f"vanished before it could be written ({exc.strerror or exc})"))
             continue
         if current == item.expected:
-            os.replace(item.tmp, item.target)
+            try:
+                if exchange(item.tmp, item.target):
+                    old_copies.put(item.tmp)
+                else:
+                    os.replace(item.tmp, item.target)
+            except OSError as exc:
+                _drop(item)
+                errors.append((item, f"cannot write: {exc.strerror or exc}"))
+                continue
             folders.add(item.target.parent)
-            written.append(item.target)
+            written.append(item)
             continue
         _drop(item)  # the person edited it meanwhile: re-apply to their newer text
         try:
             if update_file(item.target, current, lambda b, t=item.target: transform(t, b)).written:
-                written.append(item.target)
+                written.append(item)
         except (WriteConflict, OSError, ValueError) as exc:
-            errors.append((item.target, str(exc)))
+            errors.append((item, str(exc)))
     for folder in folders:
         try:
             fd = os.open(folder, os.O_RDONLY)
@@ -88,9 +190,20 @@ def write_many(items: list[Staged], transform: Callable[[Path, bytes], bytes | N
     return written, errors
 
 
-def _stage_safe(item: Staged) -> tuple[Staged, str | None]:
+def _synced_devices(items: list[Staged]) -> bool:
+    """syncfs once per file system the items live on; False if any could not be flushed."""
+    by_device: dict[int, Path] = {}
+    for folder in {item.target.parent for item in items}:
+        try:
+            by_device.setdefault(os.stat(folder).st_dev, folder)
+        except OSError:
+            return False
+    return all(syncfs(folder) for folder in by_device.values())
+
+
+def _stage_safe(item: Staged, fsync: bool = True) -> tuple[Staged, str | None]:
     try:
-        return _stage(item), None
+        return _stage(item, fsync), None
     except OSError as exc:
         _drop(item)
         return item, f"cannot write: {exc.strerror or exc}"
@@ -102,3 +215,5 @@ def _drop(item: Staged) -> None:
             os.unlink(item.tmp)
         except OSError:
             pass
+        item.tmp = None
+    item.stat = None

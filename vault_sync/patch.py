@@ -89,8 +89,15 @@ def _entries(lines: list[str]) -> list[_Entry]:
 
 def _split_comment(rest: str) -> tuple[str, str]:
     """(value, trailing ' # comment' with its leading spaces) of a single-line value."""
+    value, comment, _ = _scan(rest)
+    return value, comment
+
+
+def _scan(rest: str) -> tuple[str, str, bool]:
+    """(value, comment, closed): closed is False when a quote or flow collection stays open at the end."""
     quote = None
     prev = ""  # last non-blank character outside quotes
+    depth = 0
     i, n = 0, len(rest)
     while i < n:
         ch = rest[i]
@@ -110,12 +117,38 @@ def _split_comment(rest: str) -> tuple[str, str]:
             quote = ch
         elif ch == "#" and i > 0 and rest[i - 1] in " \t":
             value = rest[:i].rstrip(" \t")
-            return value, rest[len(value):]
+            return value, rest[len(value):], depth == 0
         elif ch not in " \t":
+            if ch in "[{" and prev in ("", "[", "{", ",", ":", "?", "-"):
+                depth += 1
+            elif ch in "]}" and depth:
+                depth -= 1
             prev = ch
         i += 1
     value = rest.rstrip(" \t")
-    return value, rest[len(value):]
+    return value, rest[len(value):], quote is None and depth == 0
+
+
+def _all_closed(lines: list[str]) -> bool:
+    """No line leaves a quote or flow collection open, so no later line can be inside one.
+
+    PyYAML lets a quoted scalar or a flow list continue at column 0, where a line such as
+    `decay_score: 0.3` would be text, not a key. Conservative: an unusual line says False.
+    """
+    for line in lines:
+        if '"' not in line and "'" not in line and "[" not in line and "{" not in line:
+            continue
+        stripped = line.strip()
+        if stripped.startswith("#"):
+            continue
+        if stripped.startswith("-") and _SEQ_ITEM.match(stripped):
+            stripped = stripped[1:].lstrip(" \t")
+        m = _KEYLINE.match(stripped)
+        if m is None:
+            return False  # a continuation line holding a quote or bracket: let the full check decide
+        if not _scan(m.group("rest"))[2]:
+            return False
+    return True
 
 
 def format_float(value: float) -> str:
@@ -325,11 +358,50 @@ def patch_frontmatter(text: str, updates: dict[str, Any], parsed: dict | None = 
         out[-1] += nl
     out += appended
     result = text[: block.yaml_start] + "".join(out) + text[block.yaml_end:]
-    if not numbers_only:
+    if not numbers_only or not _all_closed(lines):
         _verify(before, result, updates)
     return result
 
 
+def swap_numbers(text: str, updates: dict[str, float]) -> str | None:
+    """`updates` applied when each swaps a number for a number on the key's own line; else None.
+
+    No YAML parse at all: for a caller that knows this very text's frontmatter reads
+    cleanly, without duplicate keys or problems and with these keys present (the index
+    read these bytes). None means "take the full patch_frontmatter path".
+    """
+    bom = text.startswith(BOM)
+    core = text[1:] if bom else text
+    try:
+        block = find_block(core)
+    except UnclosedFrontmatter:
+        return None
+    if block is None:
+        return None
+    lines = _split_lines(core[block.yaml_start:block.yaml_end])
+    if not _all_closed(lines):  # else a `key: 1` line could be text inside a quoted value
+        return None
+    out = list(lines)
+    for key, value in updates.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            return None
+        hits = [i for i, line in enumerate(lines) if line.startswith(key) and _KEY_COLON.match(line, len(key))]
+        if len(hits) != 1:
+            return None
+        i = hits[0]
+        m = _NUMBER_LINE.match(lines[i], len(key))
+        after = lines[i + 1] if i + 1 < len(lines) else ""
+        if m is None or after[:1] in (" ", "\t") and not _is_blank_or_comment(after):
+            return None  # not a lone number, or a value continued on the next line
+        number = str(int(value)) if isinstance(value, int) else format_float(value)
+        out[i] = key + m.group("head") + number + m.group("tail")
+    return (BOM if bom else "") + core[: block.yaml_start] + "".join(out) + core[block.yaml_end:]
+
+
+_KEY_COLON = re.compile(r"[ \t]*:(?=[ \t\r\n]|$)")
+_NUMBER_LINE = re.compile(
+    r"(?P<head>[ \t]*:[ \t]+)[-+]?(?:\d[\d_]*)?\.?\d+(?:[eE][-+]?\d+)?(?P<tail>(?:[ \t]+#[^\r\n]*)?[ \t]*\r?\n?)\Z"
+)
 _NUMBER = re.compile(r"^(?:[-+]?(?:\d[\d_]*)?\.?\d+(?:[eE][-+]?\d+)?|null|~|)$")
 
 

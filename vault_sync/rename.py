@@ -53,3 +53,27 @@ def rename_noreplace(src: Path, dst: Path) -> None:
         os.rename(src, dst)  # no hard links here (some network filesystems)
         return
     os.unlink(src)
+
+
+_RENAME_EXCHANGE = 2
+_exchange_works = True
+
+
+def exchange(src: Path | str, dst: Path | str) -> bool:
+    """Swap two existing names in one atomic step (Linux renameat2 RENAME_EXCHANGE).
+
+    Replacing a note this way leaves its old copy under `src` instead of freeing it inside
+    the rename, so the caller can delete it off the critical path. False: not available
+    here (the caller renames the usual way); OSError: a real failure (e.g. `dst` vanished).
+    """
+    global _exchange_works
+    fn = _renameat2()
+    if fn is None or not _exchange_works:
+        return False
+    if fn(_AT_FDCWD, os.fsencode(src), _AT_FDCWD, os.fsencode(dst), _RENAME_EXCHANGE) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+        _exchange_works = False
+        return False
+    raise OSError(err, os.strerror(err), str(dst))

@@ -68,22 +68,32 @@ class MemoryService:
             except Exception:  # a broken subscriber must not break an operation
                 pass
 
+    def _has_listeners(self) -> bool:
+        with self._listeners_lock:
+            return bool(self._listeners)
+
     def _on_changes(self, changes: list[Change]) -> None:
+        if not self._has_listeners():
+            return  # events nobody hears are not worth a query per note (a sweep writes thousands)
         for c in changes:
             if c.type == "deleted":
                 self.emit("deleted", {"path": c.path})
             else:
                 self.emit("indexed", {"path": c.path, "id": c.id, "old_path": c.old_path})
-        problems = self.store.query(
-            f"SELECT path, cause FROM problems WHERE path IN ({','.join('?' * len(changes))})", tuple(c.path for c in changes)
-        )
-        for p in problems:
-            self.emit("problem", {"path": p["path"], "cause": p["cause"]})
+        paths = [c.path for c in changes]
+        for i in range(0, len(paths), 500):  # SQLite caps the number of parameters per statement
+            chunk = paths[i:i + 500]
+            for p in self.store.query(f"SELECT path, cause FROM problems WHERE path IN ({','.join('?' * len(chunk))})", tuple(chunk)):
+                self.emit("problem", {"path": p["path"], "cause": p["cause"]})
 
-    def emit_scores(self, paths: list[str]) -> None:
+    def emit_scores(self, paths: list[str], rows: dict | None = None) -> None:
+        """`rows`: index rows already at hand (a score depends on use_count, last_used, strength)."""
+        if not self._has_listeners():
+            return
         now = self.now()
         for rel in paths:
-            row = self.store.note(rel)
+            row = rows.get(rel) if rows else None
+            row = row if row is not None else self.store.note(rel)
             if row is not None:
                 value = row_score(self.params, row, now)
                 self.emit("score_changed", {"path": rel, "id": row["id"], "score": value, "state": row_state(self.params, row, now)})

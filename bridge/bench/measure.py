@@ -20,6 +20,7 @@ from vault_sync.dates import utc_now
 from vault_sync.fmblock import find_block, load_yaml
 
 from .generate import generate
+from .sweep_bench import stm_sweep
 
 
 def pct(values: list[float], q: float) -> float:
@@ -197,6 +198,9 @@ def run_bench(notes: int | None, vault_dir: Path | None, quick: bool, progress: 
         result["promote"] = _moves(svc.promote(dry_run=True)["candidates"], svc.promote)
         result["gc"] = _moves(svc.gc(dry_run=True)["candidates"], lambda ref: svc.archive(ref, reason="bench gc"))
         svc.close()
+        if notes is not None:
+            result["stm_sweep"] = stm_sweep(notes, work, now, lambda v, i: _service(v, i, embeddings=False), progress,
+                                            rounds=3 if notes < 50_000 else 1)
         if not quick:
             result.update(_semantic(vault, work, queries, progress))
         result["cli_search"] = cli_timing(vault, work, progress)

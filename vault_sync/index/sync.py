@@ -35,6 +35,20 @@ class Change:
 
 
 @dataclass
+class ScoreWrite:
+    """A note we rewrote where only its scores changed: the index learns it without a re-read."""
+
+    path: str
+    id: str | None
+    old_checksum: str  # what the index held when we read the note
+    checksum: str  # of the bytes we wrote
+    mtime_ns: int
+    size: int
+    decay_score: float
+    review_priority: float
+
+
+@dataclass
 class SyncReport:
     added: int = 0
     updated: int = 0
@@ -79,6 +93,33 @@ class Indexer:
         """Bring these vault-relative paths (files or folders, present or gone) up to date."""
         with self.sync_lock:
             return self._sync_paths(rels)
+
+    def record_scores(self, writes: list[ScoreWrite]) -> SyncReport:
+        """Index score-only rewrites directly; a row that moved on meanwhile is re-read instead.
+
+        The stat comes from the temp file we wrote (a rename keeps it), so a later edit by
+        the person shows as a new (mtime, size) and is read as usual.
+        """
+        with self.sync_lock:
+            stale: list[str] = []
+            done: list[Change] = []
+            with self.store.transaction() as db:
+                for w in writes:
+                    cur = db.execute(
+                        "UPDATE notes SET decay_score=?, review_priority=?, checksum=?, mtime_ns=?, size=? "
+                        "WHERE path=? AND checksum=?",
+                        (w.decay_score, w.review_priority, w.checksum, w.mtime_ns, w.size, w.path, w.old_checksum),
+                    )
+                    if cur.rowcount == 1:
+                        done.append(Change("indexed", w.path, w.id))
+                    else:
+                        stale.append(w.path)
+            report = self._sync_paths(stale) if stale else SyncReport()
+            report.updated += len(done)
+            report.changes = done + report.changes
+            if done and self.on_changes:
+                self.on_changes(done)
+            return report
 
     def _reconcile(self, rebuild: bool, progress) -> SyncReport:
         started = time.perf_counter()

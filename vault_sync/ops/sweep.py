@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import time
 import uuid
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from ..dates import parse_datetime
-from ..edit import patch_bytes
-from ..note import parse_note
+from ..edit import patch_bytes, swap_bytes
+from ..index.sync import ScoreWrite
+from ..note import checksum_of, parse_note
 from ..patch import PatchError
 from ..scoring import review_priority, score_at
-from ..batch import Staged, write_many
+from ..batch import OldCopies, Staged, write_many
 
 if TYPE_CHECKING:
     from ..service import MemoryService
@@ -48,20 +49,23 @@ def recently_modified(svc: "MemoryService", rel: str) -> bool:
     return time.time() - mtime < svc.settings.quiet_seconds
 
 
+WRITE_CHUNK = 1000  # notes prepared, flushed and renamed per round; old copies are deleted meanwhile
+
+
 def sweep(svc: "MemoryService", paths: list[str] | None = None) -> SweepReport:
     started = time.perf_counter()
     now = svc.now()
     params, prec = svc.params, svc.settings.score_precision
     report = SweepReport()
     rows = svc.store.query(
-        "SELECT n.rowid, n.*, (SELECT group_concat(cause, '; ') FROM problems p WHERE p.path = n.path AND p.blocking) AS why "
+        "SELECT n.rowid, n.*, (SELECT group_concat(cause, '; ') FROM problems p WHERE p.path = n.path AND p.blocking) AS why, "
+        "EXISTS (SELECT 1 FROM problems p WHERE p.path = n.path) AS has_problems "
         "FROM notes n WHERE kind = 'stm' ORDER BY path"
     )
     if paths is not None:
         wanted = set(paths)
         rows = [r for r in rows if r["path"] in wanted]
-    staged: list[Staged] = []
-    id_less: set[str] = set()
+    due: list[tuple] = []  # (row, value, prio) of notes whose file must change
     for row in rows:
         report.scanned += 1
         if not row["writable"]:
@@ -69,40 +73,83 @@ def sweep(svc: "MemoryService", paths: list[str] | None = None) -> SweepReport:
             continue
         last = parse_datetime(row["last_used"] or row["created"])
         exact = score_at(params, row["use_count"], last, row["strength"], now) if last else None
-        needs_id = row["id"] is None
+        value = prio = None
         if exact is not None:
             value, prio = round(exact, prec), round(review_priority(params, exact), prec)
             same = row["decay_score"] is not None and round(row["decay_score"], prec) == value and row["review_priority"] is not None and round(row["review_priority"], prec) == prio
-            if same and not needs_id:
+            if same and row["id"] is not None:
                 report.unchanged += 1
                 continue
         if recently_modified(svc, row["path"]):
             report.quiet += 1
             continue
+        due.append((row, value, prio))
+    with OldCopies() as old_copies:
+        for i in range(0, len(due), WRITE_CHUNK):
+            _write_chunk(svc, due[i:i + WRITE_CHUNK], now, prec, report, old_copies)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _write_chunk(svc: "MemoryService", due: list[tuple], now, prec: int, report: SweepReport, old_copies: OldCopies) -> None:
+    staged: list[Staged] = []
+    id_less: set[str] = set()
+    for row, value, prio in due:
+        needs_id = row["id"] is None
         try:
             data = svc.layout.abs(row["path"]).read_bytes()
-            new = score_transform(svc, row["path"], now)(data)
+            known = None if needs_id or value is None else _swap(svc, row, data, value, prio, prec)
+            new = known.new if known else score_transform(svc, row["path"], now)(data)
         except (PatchError, OSError, UnicodeDecodeError) as exc:
             report.errors.append({"path": row["path"], "cause": str(exc)})
             continue
         if new is None:
             report.unchanged += 1
             continue
-        staged.append(Staged(svc.layout.abs(row["path"]), data, new))
+        staged.append(known or Staged(svc.layout.abs(row["path"]), data, new, meta=row["path"]))
         if needs_id:
             id_less.add(row["path"])
-    if staged:
-        written, errors = write_many(staged, lambda target, current: score_transform(svc, svc.layout.rel(target), now)(current))
-        touched = [svc.layout.rel(t) for t in written]
-        report.written = len(touched)
-        report.ids_assigned = len(id_less.intersection(touched))
-        report.unchanged += len(staged) - len(touched) - len(errors)
-        report.errors += [{"path": svc.layout.rel(t), "cause": why} for t, why in errors]
-        if touched:
-            svc.indexer.sync_paths(touched)
-            svc.emit_scores(touched)
-    report.seconds = time.perf_counter() - started
-    return report
+    if not staged:
+        return
+    written, errors = write_many(staged, lambda target, current: score_transform(svc, svc.layout.rel(target), now)(current), old_copies)
+    touched = [_rel(item) for item in written]
+    report.written += len(touched)
+    report.ids_assigned += len(id_less.intersection(touched))
+    report.unchanged += len(staged) - len(touched) - len(errors)
+    report.errors += [{"path": _rel(item), "cause": why} for item, why in errors]
+    recorded = [replace(item.meta, mtime_ns=item.stat.st_mtime_ns, size=item.stat.st_size)
+                for item in written if isinstance(item.meta, ScoreWrite) and item.stat is not None]
+    if recorded:
+        svc.indexer.record_scores(recorded)
+    known_paths = {w.path for w in recorded}
+    rest = [rel for rel in touched if rel not in known_paths]
+    if rest:
+        svc.indexer.sync_paths(rest)
+    if touched:
+        rows = {row["path"]: row for row, _, _ in due if row["path"] in known_paths}
+        svc.emit_scores(touched, rows=rows)
+
+
+def _rel(item: Staged) -> str:
+    return item.meta.path if isinstance(item.meta, ScoreWrite) else item.meta
+
+
+def _swap(svc: "MemoryService", row, data: bytes, value: float, prio: float, prec: int) -> Staged | None:
+    """The fast path: these are the bytes the index read (same checksum), so its reading of
+    them stands in for a YAML parse, and the scores are swapped in place. None: full path."""
+    old_score, old_prio = row["decay_score"], row["review_priority"]
+    if old_score is None or old_prio is None or row["has_problems"] or checksum_of(data) != row["checksum"]:
+        return None
+    updates = {}
+    if round(old_score, prec) != value:
+        updates["decay_score"] = old_score = value
+    if round(old_prio, prec) != prio:
+        updates["review_priority"] = old_prio = prio
+    new = swap_bytes(data, updates) if updates else None
+    if new is None:
+        return None
+    meta = ScoreWrite(row["path"], row["id"], row["checksum"], checksum_of(new), 0, len(new), old_score, old_prio)
+    return Staged(svc.layout.abs(row["path"]), data, new, meta=meta)
 
 
 def score_updates(svc: "MemoryService", fields, now) -> dict:
