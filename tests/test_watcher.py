@@ -92,6 +92,39 @@ def test_engine_write_causes_no_echo(live, vault):
     assert svc.sweep().written == 0
 
 
+def test_batched_sweep_under_the_live_watcher_causes_no_echo(empty_vault, monkeypatch):
+    import vault_sync.batch as batch
+    from datetime import timedelta
+
+    from conftest import FIXED_NOW
+
+    monkeypatch.setattr(batch, "SYNCFS_FROM", 5)  # the syncfs + RENAME_EXCHANGE path
+    for i in range(40):
+        last = (FIXED_NOW - timedelta(days=1 + i % 7)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        (empty_vault / "STM" / f"m{i}.md").write_text(
+            f"---\nid: 00000000-0000-4000-8000-{i:012d}\ncreated: 2026-11-01T00:00:00Z\nlast_used: {last}\n"
+            f"use_count: 2\nstrength: 1.0\nstatus: active\ndecay_score: 0.5\nreview_priority: 0.0\n---\nnote {i}\n",
+            encoding="utf-8")
+    svc = make_service(empty_vault, quiet_seconds=0)
+    watcher = VaultWatcher(svc.indexer, svc.layout)
+    watcher.start()
+    try:
+        assert settle(svc, watcher)
+        seen = []
+        svc.indexer.on_changes = lambda changes: seen.extend(changes)
+        assert svc.sweep().written == 40
+        own = list(seen)
+        time.sleep(0.5)
+        assert watcher.wait_idle()
+        assert seen == own, "the watcher re-processed the sweep's writes"
+        assert all(c.type == "indexed" for c in seen)  # an exchanged-out old copy is not a delete
+        assert settle(svc, watcher)
+        assert [n for n in os.listdir(empty_vault / "STM") if n.startswith(".")] == []
+    finally:
+        watcher.stop()
+        svc.close()
+
+
 def test_safety_reconcile_catches_what_the_watcher_missed(vault):
     svc = make_service(vault)
     watcher = VaultWatcher(svc.indexer, svc.layout, reconcile_interval=0.5)
