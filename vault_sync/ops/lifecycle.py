@@ -82,17 +82,17 @@ def _tag_neighbours(svc: "MemoryService", row) -> list[str]:
         f"WHERE t.tag IN ({marks}) AND n.kind IN ('stm', 'ltm') GROUP BY t.tag", tuple(tags))}
     idf = {t: math.log((total + 1) / max(1, df.get(t, 1))) for t in tags}
     own = sum(idf.values()) or 1.0
-    scores: dict[str, float] = {}
-    kinds: dict[str, str] = {}
-    for r in svc.store.query(
-        f"SELECT DISTINCT n.path, n.kind, t.tag FROM tags t JOIN notes n ON n.rowid = t.note "
-        f"WHERE t.tag IN ({marks}) AND n.rowid != ? AND n.kind IN ('stm', 'ltm')",
-        (*tags, row["rowid"]),
-    ):
-        scores[r["path"]] = scores.get(r["path"], 0.0) + idf[r["tag"]]
-        kinds[r["path"]] = r["kind"]
-    ranked = sorted(((s / own, p) for p, s in scores.items()), key=lambda t: (-t[0], kinds[t[1]] != "ltm", t[1]))
-    return [p for s, p in ranked if s >= MIN_TAG_SCORE][:MAX_RELATED]
+    weights = ", ".join("(?, ?)" for _ in tags)
+    # scored in SQL: a common tag is shared by thousands of notes, too many rows to fetch
+    rows = svc.store.query(
+        f"WITH w(tag, idf) AS (VALUES {weights}) "
+        f"SELECT n.path, sum(w.idf) AS s FROM (SELECT DISTINCT note, tag FROM tags WHERE tag IN ({marks})) t "
+        f"JOIN w ON w.tag = t.tag JOIN notes n ON n.rowid = t.note "
+        f"WHERE n.rowid != ? AND n.kind IN ('stm', 'ltm') GROUP BY n.rowid HAVING s >= ? "
+        f"ORDER BY s DESC, n.kind != 'ltm', n.path LIMIT ?",
+        (*[v for t in tags for v in (t, idf[t])], *tags, row["rowid"], MIN_TAG_SCORE * own, MAX_RELATED),
+    )
+    return [r["path"] for r in rows]
 
 
 def _related_names(svc: "MemoryService", row, dst_rel: str | None = None) -> list[str]:
