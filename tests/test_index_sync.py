@@ -53,6 +53,30 @@ def test_resolver_prefers_same_folder_then_shortest_path():
     assert r.resolve("../y.md", "b/c/n.md", markdown=True) == "b/y.md"
 
 
+def test_resolver_changed_many_times_resolves_like_a_fresh_one():
+    import random
+
+    rng = random.Random(3)
+    paths = [f"{rng.choice(['a', 'b', 'b/c', ''])}/{rng.choice(['x', 'y', 'z', 'w'])}{i % 7}.md".lstrip("/") for i in range(60)]
+    paths = sorted(set(paths))
+    r = Resolver(paths)
+    before = r
+    live = list(paths)
+    for step in range(200):  # more moves than MAX_LAYERS: flattening happens on the way
+        src = rng.choice(live)
+        dst = f"{rng.choice(['a', 'b', 'new', 'b/c'])}/{rng.choice(['x', 'y', 'q'])}{step % 5}.md"
+        if dst in live:
+            continue
+        live.remove(src)
+        live.append(dst)
+        r = r.changed(added=dst, removed=src)
+    fresh = Resolver(live)
+    for target in ["x0", "y1", "q3", "b/x2", "c/y4", "new/q0", "w3", "z6", "missing"]:
+        for source in ["a/n.md", "b/c/n.md", "n.md"]:
+            assert r.resolve(target, source) == fresh.resolve(target, source), (target, source)
+    assert before.resolve("w3", "n.md") == Resolver(paths).resolve("w3", "n.md")  # the old one is untouched
+
+
 def test_moved_memory_keeps_its_row(service, vault):
     row = service.store.note("STM/Redis session TTL is 30 minutes.md")
     (vault / "STM" / "Redis session TTL is 30 minutes.md").rename(vault / "STM" / "Redis TTL.md")

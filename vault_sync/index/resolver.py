@@ -7,7 +7,9 @@ adding or removing a note never leaves stale resolutions behind (Index = f(vault
 from __future__ import annotations
 
 import posixpath
-from collections import defaultdict
+from collections import ChainMap, defaultdict
+
+MAX_LAYERS = 32  # moves stacked on a resolver before its maps are flattened again
 
 
 class Resolver:
@@ -20,19 +22,25 @@ class Resolver:
 
     def changed(self, added: str | None = None, removed: str | None = None) -> "Resolver":
         """A new resolver with one path added and/or removed; this one is left as it was
-        (a caller may still hold it to read what links meant before a move)."""
-        new = Resolver.__new__(Resolver)
-        new.by_path = dict(self.by_path)
-        new.by_name = defaultdict(list, self.by_name)
-        new.by_alias = self.by_alias
+        (a caller may still hold it to read what links meant before a move).
+
+        The change is a small layer over this resolver's maps rather than a copy of them,
+        which costs O(notes) per move on a large vault; layers are flattened now and then.
+        """
+        paths: dict[str, str | None] = {}  # None: removed
+        names: dict[str, list[str]] = {}
         if removed:
-            new.by_path.pop(removed.lower(), None)
+            paths[removed.lower()] = None
             stem = self._stem(removed)
-            new.by_name[stem] = [p for p in new.by_name.get(stem, []) if p != removed]
+            names[stem] = [p for p in self.by_name.get(stem, []) if p != removed]
         if added:
-            new.by_path[added.lower()] = added
+            paths[added.lower()] = added
             stem = self._stem(added)
-            new.by_name[stem] = [*new.by_name.get(stem, []), added]
+            names[stem] = [*names.get(stem, self.by_name.get(stem, [])), added]
+        new = Resolver.__new__(Resolver)
+        new.by_alias = self.by_alias
+        new.by_path = _layer(paths, self.by_path)
+        new.by_name = _layer(names, self.by_name)
         return new
 
     @staticmethod
@@ -74,6 +82,16 @@ class Resolver:
             return (same_folder or self._rank(candidates))[0]
         owners = self.by_alias.get(t.lower())
         return owners[0] if owners else None
+
+
+def _layer(top: dict, below):
+    maps = [top, *below.maps] if isinstance(below, ChainMap) else [top, below]
+    if len(maps) <= MAX_LAYERS:
+        return ChainMap(*maps)
+    flat: dict = {}
+    for m in reversed(maps):
+        flat.update(m)
+    return {k: v for k, v in flat.items() if v is not None}
 
 
 def build_resolver(store) -> Resolver:
