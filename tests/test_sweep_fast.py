@@ -11,7 +11,7 @@ from datetime import timedelta
 
 import pytest
 import yaml
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import vault_sync.batch as batch

@@ -74,7 +74,9 @@ def _stage(item: Staged, fsync: bool = True) -> Staged:
     item.tmp = temp_name(item.target)
     fd = os.open(item.tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, item.mode & 0o7777)
     try:
-        os.write(fd, item.new)
+        view = memoryview(item.new)
+        while view:  # os.write may write less than asked
+            view = view[os.write(fd, view):]
         if fsync:
             os.fsync(fd)
         item.stat = os.fstat(fd)  # a rename keeps mtime and size: this is what the index may record
