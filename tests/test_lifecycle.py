@@ -271,3 +271,45 @@ def test_run_lifecycle_skips_recently_modified_only(vault):
     assert [m["from"] for m in report["gc"]["archived"]] == FORGET[1:]
     assert all((vault / rel).exists() for rel in edited)
     assert_index_matches_rebuild(svc)
+
+
+def test_tag_neighbours_equal_a_brute_force_ranking(empty_vault):
+    """The pruned SQL ranking gives exactly what scoring every memory would give."""
+    import math
+    import random
+
+    from vault_sync.ops import lifecycle
+
+    rng = random.Random(5)
+    common = ["people", "work", "home"]
+    rare = [f"rare{i}" for i in range(12)]
+    for i in range(120):
+        tags = rng.sample(common, rng.randint(0, 2)) + rng.sample(rare, rng.randint(0, 2))
+        folder = "LTM" if i % 5 == 0 else "STM"
+        (empty_vault / folder).mkdir(exist_ok=True)
+        (empty_vault / folder / f"n{i:03d}.md").write_text(
+            f"---\nid: 00000000-0000-4000-8000-{i:012d}\ntags: [{', '.join(tags)}]\ncreated: 2026-11-01T00:00:00Z\n"
+            f"status: {'promoted' if folder == 'LTM' else 'active'}\n---\nnote {i}\n", encoding="utf-8")
+    (empty_vault / "Person.md").write_text("---\ntags: [rare1, people]\n---\nnot a memory\n", encoding="utf-8")
+    svc = make_service(empty_vault)
+    rows = svc.store.query("SELECT rowid, * FROM notes WHERE kind IN ('stm', 'ltm')")
+    tags_of = {r["rowid"]: set(svc.store.tags_of(r["rowid"])) for r in rows}
+    df: dict[str, int] = {}
+    for ts in tags_of.values():
+        for t in ts:
+            df[t] = df.get(t, 0) + 1
+    checked = 0
+    for row in rows:
+        mine = tags_of[row["rowid"]]
+        if not mine:
+            assert lifecycle._tag_neighbours(svc, row) == []
+            continue
+        idf = {t: math.log((len(rows) + 1) / df[t]) for t in mine}
+        own = sum(idf.values())
+        scored = [(sum(idf[t] for t in mine & tags_of[r["rowid"]]), r) for r in rows if r["rowid"] != row["rowid"]]
+        want = [r["path"] for s, r in sorted(scored, key=lambda x: (-x[0], x[1]["kind"] != "ltm", x[1]["path"]))
+                if s / own >= lifecycle.MIN_TAG_SCORE - 1e-12][:lifecycle.MAX_RELATED]
+        assert lifecycle._tag_neighbours(svc, row) == want, row["path"]
+        checked += bool(want)
+    assert checked > 50
+    svc.close()

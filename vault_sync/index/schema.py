@@ -36,7 +36,7 @@ CREATE INDEX IF NOT EXISTS notes_kind ON notes(kind);
 CREATE INDEX IF NOT EXISTS notes_body ON notes(body_hash);
 CREATE TABLE IF NOT EXISTS tags (note INTEGER NOT NULL, tag TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS tags_note ON tags(note);
-CREATE INDEX IF NOT EXISTS tags_tag ON tags(tag);
+CREATE INDEX IF NOT EXISTS tags_tag_note ON tags(tag, note);
 CREATE TABLE IF NOT EXISTS aliases (note INTEGER NOT NULL, alias TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS aliases_note ON aliases(note);
 CREATE INDEX IF NOT EXISTS aliases_alias ON aliases(alias);
@@ -58,6 +58,13 @@ CREATE TABLE IF NOT EXISTS embeddings (content_hash TEXT PRIMARY KEY, model TEXT
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
     title, body, tags, tokenize = 'porter unicode61 remove_diacritics 2'
 );
+"""
+
+# run on every open of a current-version index: additions that need no rebuild (a rebuild
+# would also drop the embedding cache, hours of model time on a large vault)
+UPGRADES = """
+CREATE INDEX IF NOT EXISTS tags_tag_note ON tags(tag, note);
+DROP INDEX IF EXISTS tags_tag;
 """
 
 DERIVED_TABLES = ("notes", "tags", "aliases", "links", "problems", "conflicts", "fts")

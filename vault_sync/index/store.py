@@ -14,7 +14,7 @@ from typing import Any, Iterator
 from ..dates import format_datetime
 from ..links import WIKILINK, Link, parse_wikilink
 from ..note import Note
-from .schema import DERIVED_TABLES, SCHEMA, SCHEMA_VERSION
+from .schema import DERIVED_TABLES, SCHEMA, SCHEMA_VERSION, UPGRADES
 
 NOTE_COLUMNS = (
     "path", "name", "id", "kind", "title", "status", "use_count", "strength", "created", "last_used",
@@ -110,6 +110,7 @@ class IndexStore:
                 row = self.db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
                 version = row[0] if row else None
             if version == str(SCHEMA_VERSION):
+                self.db.executescript(UPGRADES)
                 return False
             names = [r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type IN ('table','view') AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'fts_%'")]
             for name in names:

@@ -82,15 +82,25 @@ def _tag_neighbours(svc: "MemoryService", row) -> list[str]:
         f"WHERE t.tag IN ({marks}) AND n.kind IN ('stm', 'ltm') GROUP BY t.tag", tuple(tags))}
     idf = {t: math.log((total + 1) / max(1, df.get(t, 1))) for t in tags}
     own = sum(idf.values()) or 1.0
+    need = MIN_TAG_SCORE * own
+    # a note sharing none of the rarest tags cannot reach `need` with the others alone, so
+    # only notes carrying one of those are scored (a common tag alone pulls in thousands)
+    seeds: list[str] = []
+    rest = sum(idf.values())
+    for tag in sorted(tags, key=lambda t: (-idf[t], t)):
+        seeds.append(tag)
+        rest -= idf[tag]
+        if rest < need - 1e-9:
+            break
     weights = ", ".join("(?, ?)" for _ in tags)
-    # scored in SQL: a common tag is shared by thousands of notes, too many rows to fetch
     rows = svc.store.query(
-        f"WITH w(tag, idf) AS (VALUES {weights}) "
-        f"SELECT n.path, sum(w.idf) AS s FROM (SELECT DISTINCT note, tag FROM tags WHERE tag IN ({marks})) t "
-        f"JOIN w ON w.tag = t.tag JOIN notes n ON n.rowid = t.note "
+        f"WITH w(tag, idf) AS (VALUES {weights}), "
+        f"c(note) AS (SELECT DISTINCT note FROM tags WHERE tag IN ({','.join('?' * len(seeds))})) "
+        f"SELECT n.path, sum(w.idf) AS s FROM c JOIN tags t ON t.note = c.note "  # (note, tag) pairs are unique
+        f"JOIN w ON w.tag = t.tag JOIN notes n ON n.rowid = c.note "
         f"WHERE n.rowid != ? AND n.kind IN ('stm', 'ltm') GROUP BY n.rowid HAVING s >= ? "
         f"ORDER BY s DESC, n.kind != 'ltm', n.path LIMIT ?",
-        (*[v for t in tags for v in (t, idf[t])], *tags, row["rowid"], MIN_TAG_SCORE * own, MAX_RELATED),
+        (*[v for t in tags for v in (t, idf[t])], *seeds, row["rowid"], need, MAX_RELATED),
     )
     return [r["path"] for r in rows]
 
