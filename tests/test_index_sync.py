@@ -205,6 +205,21 @@ def test_schema_version_change_rebuilds(vault, tmp_path):
     store.close()
 
 
+def test_an_index_from_before_the_covering_tag_index_is_upgraded_in_place(vault, tmp_path):
+    path = tmp_path / "idx.sqlite3"
+    store = IndexStore(path)
+    Indexer(store, Layout(vault)).reconcile()
+    store.db.execute("DROP INDEX tags_tag_note")
+    store.db.execute("CREATE INDEX tags_tag ON tags(tag)")  # what schema 4 had
+    store.db.execute("INSERT INTO embeddings VALUES ('h', 'm', x'00')")
+    store.close()
+    store = IndexStore(path)
+    names = {r[0] for r in store.query("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    assert "tags_tag_note" in names and "tags_tag" not in names
+    assert not store.rebuilt and store.one("SELECT count(*) FROM embeddings")[0] == 1  # nothing rebuilt or lost
+    store.close()
+
+
 def test_leftover_temp_files_are_cleaned(empty_vault):
     tmp = empty_vault / "STM" / ".x.md.mvtmp-abcd1234"
     tmp.write_text("half", encoding="utf-8")
