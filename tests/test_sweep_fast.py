@@ -187,3 +187,28 @@ def test_record_scores_rereads_a_row_that_moved_on(empty_vault):
     assert report.updated == 1
     assert_index_matches_rebuild(svc)
     svc.close()
+
+
+def test_a_keystroke_landing_just_before_the_swap_is_kept(empty_vault, monkeypatch):
+    monkeypatch.setattr(batch, "SYNCFS_FROM", 2)
+    stm_vault(empty_vault, 5)
+    svc = make_service(empty_vault, quiet_seconds=0)
+    target = empty_vault / "STM" / "m003.md"
+    real = batch.exchange
+    if not real(target, target):
+        pytest.skip("no RENAME_EXCHANGE here")
+
+    def swap_after_a_keystroke(src, dst):
+        if str(dst) == str(target):
+            with open(target, "a", encoding="utf-8") as fh:  # after our last look, in place
+                fh.write("Typed at the worst moment.\n")
+        return real(src, dst)
+
+    monkeypatch.setattr(batch, "exchange", swap_after_a_keystroke)
+    assert svc.sweep().written == 5
+    text = target.read_text(encoding="utf-8")
+    assert text.endswith("Memory number 3.\nTyped at the worst moment.\n")
+    assert "decay_score: 0.5 # mine" not in text  # and the new score is in
+    assert [n for n in os.listdir(empty_vault / "STM") if n.startswith(".")] == []
+    assert_index_matches_rebuild(svc)
+    svc.close()

@@ -65,6 +65,33 @@ def test_edit_between_read_and_write_is_kept_and_change_reapplied(tmp_path):
     assert leftovers(tmp_path) == []
 
 
+def test_an_edit_landing_after_the_last_look_is_put_back_with_our_change(tmp_path, monkeypatch):
+    """The window between the final re-read and the rename: the person's bytes go to the copy
+    we replace; the swap lets us find them there and keep them."""
+    import vault_sync.writer as writer
+
+    p = tmp_path / "n.md"
+    p.write_bytes(OLD)
+    typed = b"---\nid: a\ndecay_score: 0.5\n---\nbody\nTyped at the worst moment.\n"
+    real = writer.exchange
+    fired = []
+
+    def swap_after_a_keystroke(src, dst):
+        if not fired:
+            fired.append(1)
+            with open(dst, "wb") as fh:  # in place, as Obsidian saves
+                fh.write(typed)
+        return real(src, dst)
+
+    monkeypatch.setattr(writer, "exchange", swap_after_a_keystroke)
+    if not real(tmp_path / "n.md", tmp_path / "n.md"):  # swapping a name with itself: a no-op probe
+        pytest.skip("no RENAME_EXCHANGE here")
+    res = update_file(p, OLD, set_score("0.25"))
+    assert fired and res.written and res.retried
+    assert p.read_bytes() == typed.replace(b"0.5", b"0.25")  # their line kept, our change applied
+    assert leftovers(tmp_path) == []
+
+
 def test_last_look_before_rename_can_abandon_the_write(tmp_path):
     """update_file re-reads once more after the (slow) temp write; a refusal there leaves all as it was."""
     p = tmp_path / "n.md"

@@ -26,7 +26,7 @@ from typing import Callable
 
 from .errors import WriteConflict
 from .rename import exchange
-from .writer import temp_name, update_file
+from .writer import restore_late_edit, take_old_copy, temp_name, update_file
 
 FSYNC_THREADS = 16
 SYNCFS_FROM = 64  # below this many files, per-file fsyncs cost less than flushing the file system
@@ -86,24 +86,43 @@ def _stage(item: Staged, fsync: bool = True) -> Staged:
 
 
 class OldCopies:
-    """A thread deleting the old copies that exchanges left behind; leaving the block waits for it."""
+    """A thread deleting the old copies that exchanges left behind; leaving the block waits for it.
+
+    Each old copy is compared with what we read before it is deleted: a person's write that
+    landed between our last look and the swap is there, and is kept in `late` as
+    (item, their bytes) for the caller to put back.
+    """
 
     def __init__(self) -> None:
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
+        self.late: list[tuple[Staged, bytes]] = []
 
-    def put(self, path: Path) -> None:
+    def put(self, path: Path, item: "Staged | None" = None) -> None:
         if self._thread is None:
             self._thread = threading.Thread(target=self._run, name="mnemovault-old-copies", daemon=True)
             self._thread.start()
-        self._queue.put(path)
+        self._queue.put((path, item))
 
     def _run(self) -> None:
-        while (path := self._queue.get()) is not None:
+        while (job := self._queue.get()) is not None:
+            path, item = job
+            late = take_old_copy(path, item.expected if item is not None else None)
+            if late is not None:
+                self.late.append((item, late))
+
+    def restore(self, transform: Callable[[Path, bytes], bytes | None]) -> list[Staged]:
+        """Put back the late edits (call after the block): their bytes with our change applied."""
+        restored = []
+        for item, late in self.late:
             try:
-                os.unlink(path)
-            except OSError:
-                pass  # gone already; a leftover temp file is cleaned by the next reconcile
+                restore_late_edit(item.target, item.new, late, lambda b, t=item.target: transform(t, b))
+            except (WriteConflict, OSError, ValueError):
+                pass  # the note moved on again: what is on disk now is theirs
+            item.stat = None  # the index must read it again
+            restored.append(item)
+        self.late = []
+        return restored
 
     def __enter__(self) -> "OldCopies":
         return self
@@ -127,7 +146,9 @@ def write_many(items: list[Staged], transform: Callable[[Path, bytes], bytes | N
     """
     if old_copies is None:
         with OldCopies() as own:
-            return write_many(items, transform, own)
+            result = _write_many(items, transform, own)
+        own.restore(transform)
+        return result
     return _write_many(items, transform, old_copies)
 
 
@@ -164,7 +185,7 @@ def _write_many(items: list[Staged], transform, old_copies: OldCopies) -> tuple[
         if current == item.expected:
             try:
                 if exchange(item.tmp, item.target):
-                    old_copies.put(item.tmp)
+                    old_copies.put(item.tmp, item)
                 else:
                     os.replace(item.tmp, item.target)
             except OSError as exc:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Callable
 
 from .errors import WriteConflict
+from .rename import exchange
 
 TEMP_MARK = ".mvtmp-"
 
@@ -38,11 +39,13 @@ def _fsync_dir(folder: Path) -> None:
 
 
 def write_atomic(target: Path, data: bytes, mode: int | None = None,
-                 check: Callable[[], None] | None = None) -> None:
+                 check: Callable[[], None] | None = None, expected_old: bytes | None = None) -> bytes | None:
     """Temp file in the same folder, fsync, rename over the target.
 
     `check` runs after the temp file is on disk and just before the rename; raising there
-    abandons the write (the temp file is removed).
+    abandons the write (the temp file is removed). Where the OS can swap the two names
+    atomically, the replaced copy is read back before it is deleted: if it is not
+    `expected_old`, someone wrote it after `check` looked, and those bytes are returned.
     """
     tmp = temp_name(target)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644 if mode is None else mode & 0o7777)
@@ -55,14 +58,40 @@ def write_atomic(target: Path, data: bytes, mode: int | None = None,
             os.chmod(tmp, mode & 0o7777)
         if check is not None:
             check()
-        os.replace(tmp, target)
+        try:
+            swapped = exchange(tmp, target)
+        except FileNotFoundError:
+            swapped = False  # a new note: nothing to swap with
+        if not swapped:
+            os.replace(tmp, target)
     except BaseException:
         try:
             os.unlink(tmp)
         except OSError:
             pass
         raise
+    late = None
+    if swapped:
+        late = take_old_copy(tmp, expected_old)
     _fsync_dir(target.parent)
+    return late
+
+
+def take_old_copy(old_copy: Path | str, expected: bytes | None) -> bytes | None:
+    """Delete the copy a swap left behind; its bytes if they are not `expected`."""
+    late = None
+    if expected is not None:
+        try:
+            with open(old_copy, "rb") as fh:
+                data = fh.read()
+            late = data if data != expected else None
+        except OSError:
+            pass
+    try:
+        os.unlink(old_copy)
+    except OSError:
+        pass
+    return late
 
 
 def create_exclusive(target: Path, data: bytes) -> None:
@@ -144,12 +173,23 @@ def update_file(
                 raise _Changed
 
         try:
-            write_atomic(target, new, st.st_mode, check=unchanged_since_read)
+            late = write_atomic(target, new, st.st_mode, check=unchanged_since_read, expected_old=current)
         except _Changed:
             current, retried = changed[0], True
             continue
+        if late is not None:
+            return restore_late_edit(target, new, late, transform, attempts)
         return WriteResult(True, new, retried)
     raise WriteConflict(f"{target.name}: the note kept changing while it was being written; left as it is")
+
+
+def restore_late_edit(target: Path, ours: bytes, late: bytes, transform, attempts: int = 3) -> WriteResult:
+    """A person's write landed between our last look and the swap, so it went to the copy we
+    replaced: put it back with our change applied to it (unless they have written again)."""
+    redone = transform(late)
+    restored = late if redone is None else redone
+    result = update_file(target, ours, lambda cur: restored if cur == ours else transform(cur), attempts)
+    return WriteResult(True, result.data, True)
 
 
 class _Changed(Exception):

@@ -87,6 +87,9 @@ def sweep(svc: "MemoryService", paths: list[str] | None = None) -> SweepReport:
     with OldCopies() as old_copies:
         for i in range(0, len(due), WRITE_CHUNK):
             _write_chunk(svc, due[i:i + WRITE_CHUNK], now, prec, report, old_copies)
+    restored = old_copies.restore(lambda target, current: score_transform(svc, svc.layout.rel(target), now)(current))
+    if restored:
+        svc.indexer.sync_paths([_rel(item) for item in restored])
     report.seconds = time.perf_counter() - started
     return report
 
