@@ -87,7 +87,7 @@ def sweep(svc: "MemoryService", paths: list[str] | None = None) -> SweepReport:
     with OldCopies() as old_copies:
         for i in range(0, len(due), WRITE_CHUNK):
             _write_chunk(svc, due[i:i + WRITE_CHUNK], now, prec, report, old_copies)
-    restored = old_copies.restore(lambda target, current: score_transform(svc, svc.layout.rel(target), now)(current))
+    restored = old_copies.restore(_rescore(svc, now))
     if restored:
         svc.indexer.sync_paths([_rel(item) for item in restored])
     report.seconds = time.perf_counter() - started
@@ -114,7 +114,7 @@ def _write_chunk(svc: "MemoryService", due: list[tuple], now, prec: int, report:
             id_less.add(row["path"])
     if not staged:
         return
-    written, errors = write_many(staged, lambda target, current: score_transform(svc, svc.layout.rel(target), now)(current), old_copies)
+    written, errors = write_many(staged, _rescore(svc, now), old_copies)
     touched = [_rel(item) for item in written]
     report.written += len(touched)
     report.ids_assigned += len(id_less.intersection(touched))
@@ -131,6 +131,11 @@ def _write_chunk(svc: "MemoryService", due: list[tuple], now, prec: int, report:
     if touched:
         rows = {row["path"]: row for row, _, _ in due if row["path"] in known_paths}
         svc.emit_scores(touched, rows=rows)
+
+
+def _rescore(svc: "MemoryService", now):
+    """(target, bytes on disk now) -> rescored bytes: for a note that changed under us."""
+    return lambda target, current: score_transform(svc, svc.layout.rel(target), now)(current)
 
 
 def _rel(item: Staged) -> str:
