@@ -247,3 +247,24 @@ def test_persons_notes_may_use_our_key_names_freely(empty_vault):
     paths = {p["path"] for p in svc.status()["problems"]}
     assert paths == {"STM/bad.md"}
     svc.close()
+
+
+def test_fts_index_is_merged_after_many_single_note_writes(empty_vault, monkeypatch):
+    import vault_sync.index.store as store_mod
+
+    monkeypatch.setattr(store_mod, "FTS_OPTIMIZE_AFTER", 5)
+    svc = make_service(empty_vault)
+    merges = []
+    svc.store.db.set_trace_callback(lambda sql: merges.append(sql) if "'optimize'" in sql else None)
+    note = empty_vault / "Inbox.md"
+    for i in range(5):  # a new note (bulk insert, not counted), then four rewrites
+        note.write_text(f"version {i} word{i}", encoding="utf-8")
+        svc.indexer.sync_paths(["Inbox.md"])
+    assert merges == [] and svc.store.fts_writes == 4
+    note.write_text("version 5 okapi", encoding="utf-8")
+    svc.indexer.sync_paths(["Inbox.md"])
+    assert len(merges) == 1 and svc.store.fts_writes == 0
+    assert [r[0] for r in svc.store.query("SELECT rowid FROM fts WHERE fts MATCH 'okapi'")]
+    assert not svc.store.query("SELECT rowid FROM fts WHERE fts MATCH 'word4'")
+    assert_index_matches_rebuild(svc)
+    svc.close()

@@ -263,6 +263,7 @@ class Indexer:
                 db.execute("DELETE FROM conflicts WHERE path=?", (c,))
             for c, original in (conflicts or {}).items():
                 db.execute("INSERT OR REPLACE INTO conflicts VALUES (?, ?)", (c, original))
+        self.store.maybe_optimize_fts()
         report.problems = self.store.one("SELECT count(DISTINCT path) FROM problems")[0]
         report.conflicts = self.store.one("SELECT count(*) FROM conflicts")[0]
         new_ids = {n.fields.id for n, _ in parsed if n.fields.id}
