@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 import uuid
 from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..dates import parse_datetime
@@ -99,9 +100,11 @@ def _write_chunk(svc: "MemoryService", due: list[tuple], now, prec: int, report:
     id_less: set[str] = set()
     for row, value, prio in due:
         needs_id = row["id"] is None
+        target = svc.layout.abs(row["path"])
         try:
-            data = svc.layout.abs(row["path"]).read_bytes()
-            known = None if needs_id or value is None else _swap(svc, row, data, value, prio, prec)
+            with open(target, "rb") as fh:
+                data = fh.read()
+            known = None if needs_id or value is None else _swap(target, row, data, value, prio, prec)
             new = known.new if known else score_transform(svc, row["path"], now)(data)
         except (PatchError, OSError, UnicodeDecodeError) as exc:
             report.errors.append({"path": row["path"], "cause": str(exc)})
@@ -109,7 +112,7 @@ def _write_chunk(svc: "MemoryService", due: list[tuple], now, prec: int, report:
         if new is None:
             report.unchanged += 1
             continue
-        staged.append(known or Staged(svc.layout.abs(row["path"]), data, new, meta=row["path"]))
+        staged.append(known or Staged(target, data, new, meta=row["path"]))
         if needs_id:
             id_less.add(row["path"])
     if not staged:
@@ -142,7 +145,7 @@ def _rel(item: Staged) -> str:
     return item.meta.path if isinstance(item.meta, ScoreWrite) else item.meta
 
 
-def _swap(svc: "MemoryService", row, data: bytes, value: float, prio: float, prec: int) -> Staged | None:
+def _swap(target: Path, row, data: bytes, value: float, prio: float, prec: int) -> Staged | None:
     """The fast path: these are the bytes the index read (same checksum), so its reading of
     them stands in for a YAML parse, and the scores are swapped in place. None: full path."""
     old_score, old_prio = row["decay_score"], row["review_priority"]
@@ -157,7 +160,7 @@ def _swap(svc: "MemoryService", row, data: bytes, value: float, prio: float, pre
     if new is None:
         return None
     meta = ScoreWrite(row["path"], row["id"], row["checksum"], checksum_of(new), 0, len(new), old_score, old_prio)
-    return Staged(svc.layout.abs(row["path"]), data, new, meta=meta)
+    return Staged(target, data, new, meta=meta)
 
 
 def score_updates(svc: "MemoryService", fields, now) -> dict:
