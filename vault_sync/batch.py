@@ -34,11 +34,11 @@ SYNCFS_FROM = 64  # below this many files, per-file fsyncs cost less than flushi
 
 @dataclass
 class Staged:
-    target: Path
+    target: Path | str
     expected: bytes
     new: bytes
-    tmp: Path | None = None
-    mode: int = 0o644
+    tmp: Path | str | None = None
+    mode: int | None = None  # the note's permission bits; looked up when not given
     stat: os.stat_result | None = None  # of the bytes we wrote: set when the rename put them in place
     meta: object = None  # the caller's
 
@@ -72,7 +72,7 @@ def syncfs(folder: Path) -> bool:
 
 def _stage(item: Staged, fsync: bool = True) -> Staged:
     item.tmp = temp_name(item.target)
-    fd = os.open(item.tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, item.mode & 0o7777)
+    fd = os.open(item.tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, (0o644 if item.mode is None else item.mode) & 0o7777)
     try:
         view = memoryview(item.new)
         while view:  # os.write may write less than asked
@@ -116,7 +116,7 @@ class OldCopies:
         restored = []
         for item, late in self.late:
             try:
-                restore_late_edit(item.target, item.new, late, lambda b, t=item.target: transform(t, b))
+                restore_late_edit(Path(item.target), item.new, late, lambda b, t=item.target: transform(t, b))
             except (WriteConflict, OSError, ValueError):
                 pass  # the note moved on again: what is on disk now is theirs
             item.stat = None  # the index must read it again
@@ -156,10 +156,11 @@ def _write_many(items: list[Staged], transform, old_copies: OldCopies) -> tuple[
     written: list[Staged] = []
     errors: list[tuple[Staged, str]] = []
     for item in items:
-        try:
-            item.mode = os.stat(item.target).st_mode
-        except OSError:
-            pass
+        if item.mode is None:
+            try:
+                item.mode = os.stat(item.target).st_mode
+            except OSError:
+                pass
     staged = None
     if len(items) >= SYNCFS_FROM and _SYNCFS is not None:
         staged = [_stage_safe(item, fsync=False) for item in items]
@@ -177,7 +178,8 @@ def _write_many(items: list[Staged], transform, old_copies: OldCopies) -> tuple[
             errors.append((item, err))
             continue
         try:
-            current = item.target.read_bytes()
+            with open(item.target, "rb") as fh:
+                current = fh.read()
         except OSError as exc:
             _drop(item)
             errors.append((item, f"vanished before it could be written ({exc.strerror or exc})"))
@@ -192,12 +194,12 @@ def _write_many(items: list[Staged], transform, old_copies: OldCopies) -> tuple[
                 _drop(item)
                 errors.append((item, f"cannot write: {exc.strerror or exc}"))
                 continue
-            folders.add(item.target.parent)
+            folders.add(os.path.dirname(item.target))
             written.append(item)
             continue
         _drop(item)  # the person edited it meanwhile: re-apply to their newer text
         try:
-            if update_file(item.target, current, lambda b, t=item.target: transform(t, b)).written:
+            if update_file(Path(item.target), current, lambda b, t=item.target: transform(t, b)).written:
                 written.append(item)
         except (WriteConflict, OSError, ValueError) as exc:
             errors.append((item, str(exc)))
@@ -216,7 +218,7 @@ def _write_many(items: list[Staged], transform, old_copies: OldCopies) -> tuple[
 def _synced_devices(items: list[Staged]) -> bool:
     """syncfs once per file system the items live on; False if any could not be flushed."""
     by_device: dict[int, Path] = {}
-    for folder in {item.target.parent for item in items}:
+    for folder in {os.path.dirname(item.target) for item in items}:
         try:
             by_device.setdefault(os.stat(folder).st_dev, folder)
         except OSError:

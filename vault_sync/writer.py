@@ -14,11 +14,14 @@ from .rename import exchange
 TEMP_MARK = ".mvtmp-"
 
 
-def temp_name(target: Path) -> Path:
+def temp_name(target: Path | str) -> Path | str:
+    """A temp file's name beside `target` (a Path for a Path, a str for a str)."""
     # dot-prefixed so Obsidian and our own walker never see it as a note; the note's name
     # is cut to fit in a 255-byte file name
-    stem = target.name.encode("utf-8", "surrogateescape")[:200].decode("utf-8", "ignore")
-    return target.with_name(f".{stem}{TEMP_MARK}{secrets.token_hex(4)}")
+    folder, name = os.path.split(os.fspath(target))
+    stem = name.encode("utf-8", "surrogateescape")[:200].decode("utf-8", "ignore")
+    tmp = os.path.join(folder, f".{stem}{TEMP_MARK}{secrets.token_hex(4)}")
+    return Path(tmp) if isinstance(target, Path) else tmp
 
 
 def is_temp_file(name: str) -> bool:

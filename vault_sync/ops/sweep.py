@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import time
 import uuid
 from dataclasses import asdict, dataclass, field, replace
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..dates import parse_datetime
@@ -98,12 +98,14 @@ def sweep(svc: "MemoryService", paths: list[str] | None = None) -> SweepReport:
 def _write_chunk(svc: "MemoryService", due: list[tuple], now, prec: int, report: SweepReport, old_copies: OldCopies) -> None:
     staged: list[Staged] = []
     id_less: set[str] = set()
+    root = str(svc.layout.root) + os.sep
     for row, value, prio in due:
         needs_id = row["id"] is None
-        target = svc.layout.abs(row["path"])
+        target = root + row["path"].replace("/", os.sep)  # a plain string: no Path per note
         try:
             with open(target, "rb") as fh:
                 data = fh.read()
+                mode = os.fstat(fh.fileno()).st_mode
             known = None if needs_id or value is None else _swap(target, row, data, value, prio, prec)
             new = known.new if known else score_transform(svc, row["path"], now)(data)
         except (PatchError, OSError, UnicodeDecodeError) as exc:
@@ -112,7 +114,9 @@ def _write_chunk(svc: "MemoryService", due: list[tuple], now, prec: int, report:
         if new is None:
             report.unchanged += 1
             continue
-        staged.append(known or Staged(target, data, new, meta=row["path"]))
+        item = known or Staged(target, data, new, meta=row["path"])
+        item.mode = mode
+        staged.append(item)
         if needs_id:
             id_less.add(row["path"])
     if not staged:
@@ -145,7 +149,7 @@ def _rel(item: Staged) -> str:
     return item.meta.path if isinstance(item.meta, ScoreWrite) else item.meta
 
 
-def _swap(target: Path, row, data: bytes, value: float, prio: float, prec: int) -> Staged | None:
+def _swap(target: str, row, data: bytes, value: float, prio: float, prec: int) -> Staged | None:
     """The fast path: these are the bytes the index read (same checksum), so its reading of
     them stands in for a YAML parse, and the scores are swapped in place. None: full path."""
     old_score, old_prio = row["decay_score"], row["review_priority"]
