@@ -14,8 +14,6 @@ the caller prepares its next chunk.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import os
 import queue
 import threading
@@ -25,8 +23,8 @@ from pathlib import Path
 from typing import Callable
 
 from .errors import WriteConflict
-from .rename import exchange
-from .writer import restore_late_edit, take_old_copy, temp_name, update_file
+from .rename import exchange, linux_call
+from .writer import fsync_dir, restore_late_edit, take_old_copy, temp_name, update_file
 
 FSYNC_THREADS = 16
 SYNCFS_FROM = 64  # below this many files, per-file fsyncs cost less than flushing the file system
@@ -43,17 +41,7 @@ class Staged:
     meta: object = None  # the caller's
 
 
-def _syncfs_call():
-    if not hasattr(os, "sched_getaffinity"):  # not Linux
-        return None
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        return libc.syncfs
-    except (OSError, AttributeError):
-        return None
-
-
-_SYNCFS = _syncfs_call()
+_SYNCFS = linux_call("syncfs")
 
 
 def syncfs(folder: Path) -> bool:
@@ -172,7 +160,7 @@ def _write_many(items: list[Staged], transform, old_copies: OldCopies) -> tuple[
     if staged is None:
         with ThreadPoolExecutor(max_workers=FSYNC_THREADS) as pool:
             staged = list(pool.map(_stage_safe, items))
-    folders: set[Path] = set()
+    folders: set[str] = set()
     for item, err in staged:
         if err is not None:
             errors.append((item, err))
@@ -204,14 +192,7 @@ def _write_many(items: list[Staged], transform, old_copies: OldCopies) -> tuple[
         except (WriteConflict, OSError, ValueError) as exc:
             errors.append((item, str(exc)))
     for folder in folders:
-        try:
-            fd = os.open(folder, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-        except OSError:
-            pass
+        fsync_dir(folder)
     return written, errors
 
 

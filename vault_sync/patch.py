@@ -393,16 +393,14 @@ def swap_numbers(text: str, updates: dict[str, float]) -> str | None:
         after = lines[i + 1] if i + 1 < len(lines) else ""
         if m is None or after[:1] in (" ", "\t") and not _is_blank_or_comment(after):
             return None  # not a lone number, or a value continued on the next line
-        number = str(int(value)) if isinstance(value, int) else format_float(value)
-        out[i] = key + m.group("head") + number + m.group("tail")
+        out[i] = key + m.group("head") + render_scalar(value) + m.group("tail")
     return (BOM if bom else "") + core[: block.yaml_start] + "".join(out) + core[block.yaml_end:]
 
 
+_NUM = r"[-+]?(?:\d[\d_]*)?\.?\d+(?:[eE][-+]?\d+)?"  # a number as a person or we write it
 _KEY_COLON = re.compile(r"[ \t]*:(?=[ \t\r\n]|$)")
-_NUMBER_LINE = re.compile(
-    r"(?P<head>[ \t]*:[ \t]+)[-+]?(?:\d[\d_]*)?\.?\d+(?:[eE][-+]?\d+)?(?P<tail>(?:[ \t]+#[^\r\n]*)?[ \t]*\r?\n?)\Z"
-)
-_NUMBER = re.compile(r"^(?:[-+]?(?:\d[\d_]*)?\.?\d+(?:[eE][-+]?\d+)?|null|~|)$")
+_NUMBER_LINE = re.compile(rf"(?P<head>[ \t]*:[ \t]+){_NUM}(?P<tail>(?:[ \t]+#[^\r\n]*)?[ \t]*\r?\n?)\Z")
+_NUMBER = re.compile(rf"^(?:{_NUM}|null|~|)$")
 
 
 def _number_swap(lines: list[str], entry: "_Entry", value: Any) -> bool:

@@ -13,17 +13,23 @@ _AT_FDCWD = -100
 _RENAME_NOREPLACE = 1
 
 
-@lru_cache(maxsize=1)
-def _renameat2():
+@lru_cache(maxsize=None)
+def linux_call(name: str):
+    """A Linux libc function the os module lacks (renameat2, syncfs); None elsewhere."""
     if not hasattr(os, "uname") or os.uname().sysname != "Linux":
         return None
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        fn = libc.renameat2
+        return getattr(ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True), name)
     except (OSError, AttributeError):
         return None
-    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
-    fn.restype = ctypes.c_int
+
+
+@lru_cache(maxsize=1)
+def _renameat2():
+    fn = linux_call("renameat2")
+    if fn is not None:
+        fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+        fn.restype = ctypes.c_int
     return fn
 
 

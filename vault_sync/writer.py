@@ -28,7 +28,7 @@ def is_temp_file(name: str) -> bool:
     return name.startswith(".") and TEMP_MARK in name
 
 
-def _fsync_dir(folder: Path) -> None:
+def fsync_dir(folder: Path | str) -> None:
     try:
         fd = os.open(folder, os.O_RDONLY)
     except OSError:
@@ -76,7 +76,7 @@ def write_atomic(target: Path, data: bytes, mode: int | None = None,
     late = None
     if swapped:
         late = take_old_copy(tmp, expected_old)
-    _fsync_dir(target.parent)
+    fsync_dir(target.parent)
     return late
 
 
@@ -122,10 +122,10 @@ def create_exclusive(target: Path, data: bytes) -> None:
             os.unlink(tmp)
             raise FileExistsError(str(target)) from None
         os.replace(tmp, target)
-        _fsync_dir(target.parent)
+        fsync_dir(target.parent)
         return
     os.unlink(tmp)
-    _fsync_dir(target.parent)
+    fsync_dir(target.parent)
 
 
 @dataclass

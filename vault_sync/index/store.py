@@ -90,6 +90,7 @@ class IndexStore:
         self.lock = threading.RLock()
         self.names_version = 0  # bumped when the set of paths or aliases changes (link resolution)
         self.fts_writes = 0  # single-note FTS writes since the FTS index was last merged
+        self._fts_merge_at = FTS_OPTIMIZE_AFTER  # raised on a big index, where a merge costs more
         self.resolver_cache = None
         self.db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
         self.db.row_factory = sqlite3.Row
@@ -146,11 +147,12 @@ class IndexStore:
 
     def maybe_optimize_fts(self) -> bool:
         """Merge the FTS index into one segment once enough single-note writes piled up."""
-        if self.fts_writes < FTS_OPTIMIZE_AFTER:
+        if self.fts_writes < self._fts_merge_at:
             return False
         with self.lock:
             notes = self.db.execute("SELECT count(*) FROM notes").fetchone()[0]
-            if self.fts_writes < max(FTS_OPTIMIZE_AFTER, notes // 200):  # a big index: merge less often
+            self._fts_merge_at = max(FTS_OPTIMIZE_AFTER, notes // 200)  # a big index: merge less often
+            if self.fts_writes < self._fts_merge_at:
                 return False
             self.db.execute("INSERT INTO fts(fts) VALUES ('optimize')")
             self.fts_writes = 0
