@@ -168,12 +168,58 @@ def test_record_scores_rereads_a_row_that_moved_on(empty_vault):
     svc.close()
 
 
-@pytest.mark.parametrize("moment", ["_synced_devices", "exchange"])
-def test_a_keystroke_during_the_sweep_is_kept(empty_vault, monkeypatch, moment):
-    """Typed after we staged the note (the re-read finds it: checked with plain rename, as on
-    macOS), or after that last look (found in the copy the swap replaced): either way the
-    line stays and the new score is applied."""
+def test_old_copies_are_reused_only_where_no_one_else_can_reach_them(empty_vault, tmp_path, monkeypatch):
+    """A swapped-out copy takes a later note's bytes only if it is a file with one name, the
+    same owner, and no other open file: else a writer holding it, or a second name, would
+    reach into the note we put it in."""
+    (tmp_path / "a").write_text("a")
+    (tmp_path / "b").write_text("b")
+    if not exchange(tmp_path / "a", tmp_path / "b"):
+        pytest.skip("no RENAME_EXCHANGE here")
+    monkeypatch.setattr(sweep_mod, "WRITE_CHUNK", 4)
     monkeypatch.setattr(batch, "SYNCFS_FROM", 2)
+    folder = empty_vault / "STM"
+    for i in range(12):  # bodies of different lengths: a reused copy is often longer
+        (folder / f"m{i:03d}.md").write_text(memory(i, 0.5 + i % 9).replace("Memory number", "Memory" + " long" * (i % 5) + " number"), encoding="utf-8")
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    held = os.open(folder / "m000.md", os.O_RDWR)  # a writer that keeps the note open
+    other_name = tmp_path / "elsewhere.md"
+    os.link(folder / "m001.md", other_name)  # a second name for m001
+    as_root = os.geteuid() == 0
+    if as_root:
+        os.chown(folder / "m002.md", 12345, 12345)
+    os.chmod(folder / "m004.md", 0o600)  # takes m003's copy (0644): must stay private
+    reused = []
+    real = batch.sole_holder
+    monkeypatch.setattr(batch, "sole_holder", lambda fd: reused.append(real(fd)) or reused[-1])
+    svc = make_service(empty_vault, quiet_seconds=0)
+    try:
+        assert svc.sweep().written == 12
+        os.pwrite(held, b"GARBAGE", 0)  # lands in m000's old copy, wherever that went
+    finally:
+        os.close(held)
+    assert True in reused  # the path under test ran
+    for name, old in before.items():
+        text = (folder / name).read_bytes()
+        assert b"GARBAGE" not in text
+        assert text.split(b"---\n")[2] == old.split(b"---\n")[2]  # the body exactly, nothing left over
+        if as_root and name != "m002.md":
+            assert (os.stat(folder / name).st_uid, os.stat(folder / name).st_gid) == (0, 0)
+    assert other_name.read_bytes() == before["m001.md"]  # the second name still holds m001's old bytes
+    assert os.stat(folder / "m004.md").st_mode & 0o777 == 0o600
+    assert [n for n in os.listdir(folder) if n.startswith(".")] == []
+    assert_index_matches_rebuild(svc)
+    svc.close()
+
+
+@pytest.mark.parametrize("chunk", [500, 2])
+@pytest.mark.parametrize("moment", ["_synced_devices", "exchange"])
+def test_a_keystroke_during_the_sweep_is_kept(empty_vault, monkeypatch, moment, chunk):
+    """Typed after we staged the note (the re-read finds it: checked with plain rename, as on
+    macOS), or after that last look (found in the copy the swap replaced, when it is deleted
+    or, in chunks, before it is reused): either way the line stays and the new score is applied."""
+    monkeypatch.setattr(batch, "SYNCFS_FROM", 1)
+    monkeypatch.setattr(sweep_mod, "WRITE_CHUNK", chunk)  # 2: m003's old copy is checked before m004 reuses it
     stm_vault(empty_vault, 5)
     svc = make_service(empty_vault, quiet_seconds=0)
     target = empty_vault / "STM" / "m003.md"
@@ -185,7 +231,8 @@ def test_a_keystroke_during_the_sweep_is_kept(empty_vault, monkeypatch, moment):
     typed = []
 
     def type_then(*args):
-        if not typed and (moment != "exchange" or str(args[1]) == str(target)):
+        ours = str(args[1]) == str(target) if moment == "exchange" else any(str(i.target) == str(target) for i in args[0])
+        if not typed and ours:
             typed.append(1)
             with open(target, "a", encoding="utf-8") as fh:  # in place, as Obsidian saves
                 fh.write("Typed at the worst moment.\n")

@@ -98,7 +98,10 @@ def test_batched_sweep_under_the_live_watcher_causes_no_echo(empty_vault, monkey
 
     from conftest import FIXED_NOW
 
+    import vault_sync.ops.sweep as sweep_mod
+
     monkeypatch.setattr(batch, "SYNCFS_FROM", 5)  # the syncfs + RENAME_EXCHANGE path
+    monkeypatch.setattr(sweep_mod, "WRITE_CHUNK", 10)  # later chunks write into the old copies
     for i in range(40):
         last = (FIXED_NOW - timedelta(days=1 + i % 7)).strftime("%Y-%m-%dT%H:%M:%SZ")
         (empty_vault / "STM" / f"m{i}.md").write_text(

@@ -6,16 +6,19 @@ fsync per note costs about 0.3 ms here and milliseconds on many disks, so a larg
 writes every temp file and then flushes the file system once (Linux syncfs); a small one,
 or a system without syncfs, fsyncs the files in parallel. Each folder is fsynced once.
 
-Replacing a file frees the old copy's blocks inside the rename, which costs ~80 us on a
-disk mounted with `discard`; so where the OS can, the new file is swapped in atomically
-(RENAME_EXCHANGE) and the old copy, now under the temp name, is deleted by a thread while
-the caller prepares its next chunk.
+Creating a file and freeing a replaced one's blocks is most of the cost (freeing alone is
+~80 us on a disk mounted with `discard`). So where the OS can, the new file is swapped in
+atomically (RENAME_EXCHANGE), which leaves the old copy under the temp name; once it is
+checked (it still holds what we read, and nothing else has it open) it becomes the temp
+file of a later note in the same folder, written over in place. The copies left at the end
+are deleted by a thread.
 """
 
 from __future__ import annotations
 
 import os
 import queue
+import stat
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -25,6 +28,11 @@ from typing import Callable
 from .errors import WriteConflict
 from .rename import exchange, linux_call
 from .writer import fsync_dir, restore_late_edit, take_old_copy, temp_name, update_file
+
+try:
+    import fcntl
+except ImportError:  # Windows: no leases, and no exchange to leave old copies anyway
+    fcntl = None
 
 FSYNC_THREADS = 16
 SYNCFS_FROM = 64  # below this many files, per-file fsyncs cost less than flushing the file system
@@ -37,6 +45,7 @@ class Staged:
     new: bytes
     tmp: Path | str | None = None
     mode: int | None = None  # the note's permission bits; looked up when not given
+    owner: tuple[int, int] | None = None  # the note's (uid, gid): an old copy is reused only for the same
     stat: os.stat_result | None = None  # of the bytes we wrote: set when the rename put them in place
     meta: object = None  # the caller's
 
@@ -58,35 +67,68 @@ def syncfs(folder: Path) -> bool:
         os.close(fd)
 
 
-def _stage(item: Staged, fsync: bool = True) -> Staged:
-    item.tmp = temp_name(item.target)
-    fd = os.open(item.tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, (0o644 if item.mode is None else item.mode) & 0o7777)
+def _stage(item: Staged, fsync: bool = True, spares: "OldCopies | None" = None) -> Staged:
+    fd = spares.reuse(item) if spares is not None else None
+    if fd is None:
+        item.tmp = temp_name(item.target)
+        fd = os.open(item.tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, (0o644 if item.mode is None else item.mode) & 0o7777)
     try:
-        view = memoryview(item.new)
-        while view:  # os.write may write less than asked
-            view = view[os.write(fd, view):]
+        view, at = memoryview(item.new), 0
+        while at < len(view):  # os.pwrite may write less than asked
+            at += os.pwrite(fd, view[at:], at)
         if fsync:
             os.fsync(fd)
         item.stat = os.fstat(fd)  # a rename keeps mtime and size: this is what the index may record
+        if item.stat.st_size > at:  # a reused copy was longer
+            os.ftruncate(fd, at)
+            item.stat = os.fstat(fd)
     finally:
         os.close(fd)
     return item
 
 
-class OldCopies:
-    """A thread deleting the old copies that exchanges left behind; leaving the block waits for it.
+def _owner(item: Staged) -> tuple[int, int]:
+    """Who the note belongs to; a new file would be ours."""
+    return item.owner if item.owner is not None else (os.geteuid(), os.getegid())
 
-    Each old copy is compared with what we read before it is deleted: a person's write that
-    landed between our last look and the swap is there, and is kept in `late` as
-    (item, their bytes) for the caller to put back.
+
+def sole_holder(fd: int) -> bool:
+    """True when no other open file (in any process) refers to this one's inode: the kernel
+    grants a write lease only then. Released at once; we only want the answer."""
+    if fcntl is None or not hasattr(fcntl, "F_SETLEASE"):
+        return False
+    try:
+        fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_WRLCK)
+    except OSError:
+        return False
+    try:
+        fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_UNLCK)
+    except OSError:
+        pass
+    return True
+
+
+class OldCopies:
+    """The old copies that exchanges left behind: spares to write later notes into, and a
+    thread deleting the ones not reused; leaving the block deletes the rest and waits.
+
+    Each old copy is compared with what we read before it is reused or deleted: a person's
+    write that landed between our last look and the swap is there, and is kept in `late` as
+    (item, their bytes) for the caller to put back. A copy is reused only when it is a plain
+    file with one name, the same owner as the note it will become, and no other open file
+    refers to it, so no late writer can reach the note we put it in.
     """
 
     def __init__(self) -> None:
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
+        self._spares: dict[str, list[tuple[str, Staged]]] = {}
         self.late: list[tuple[Staged, bytes]] = []
 
-    def put(self, path: Path, item: "Staged | None" = None) -> None:
+    def put(self, path: Path | str, item: "Staged | None" = None, spare: bool = False) -> None:
+        if spare and item is not None:
+            self._spares.setdefault(os.path.dirname(path), []).append((os.fspath(path), item))
+            return
         if self._thread is None:
             self._thread = threading.Thread(target=self._run, name="mnemovault-old-copies", daemon=True)
             self._thread.start()
@@ -98,6 +140,42 @@ class OldCopies:
             late = take_old_copy(path, item.expected if item is not None else None)
             if late is not None:
                 self.late.append((item, late))
+
+    def reuse(self, item: Staged) -> int | None:
+        """An open spare in the item's folder to write its new bytes into (item.tmp is set), or None."""
+        spares = self._spares.get(os.path.dirname(item.target))
+        while spares:
+            path, old = spares.pop()
+            fd = self._checked(path, old, item)
+            if fd is not None:
+                item.tmp = path
+                return fd
+        return None
+
+    def _checked(self, path: str, old: Staged, item: Staged) -> int | None:
+        try:
+            fd = os.open(path, os.O_RDWR | getattr(os, "O_NOFOLLOW", 0))
+        except OSError:
+            return None
+        try:
+            st = os.fstat(fd)
+            chunks, want = [], st.st_size + 1
+            while chunk := os.read(fd, want):
+                chunks.append(chunk)
+            data = b"".join(chunks)
+            if data != old.expected:
+                self.late.append((old, data))
+            elif (stat.S_ISREG(st.st_mode) and st.st_nlink == 1 and (st.st_uid, st.st_gid) == _owner(item)
+                    and sole_holder(fd)):
+                mode = (0o644 if item.mode is None else item.mode) & 0o7777
+                if stat.S_IMODE(st.st_mode) != mode:
+                    os.fchmod(fd, mode)
+                return fd
+        except OSError:
+            pass
+        os.close(fd)
+        self.put(path)
+        return None
 
     def restore(self, transform: Callable[[Path, bytes], bytes | None]) -> list[Staged]:
         """Put back the late edits (call after the block): their bytes with our change applied."""
@@ -116,6 +194,10 @@ class OldCopies:
         return self
 
     def __exit__(self, *exc) -> None:
+        for spares in self._spares.values():
+            for path, item in spares:
+                self.put(path, item)
+        self._spares.clear()
         if self._thread is not None:
             self._queue.put(None)
             self._thread.join()
@@ -146,12 +228,13 @@ def _write_many(items: list[Staged], transform, old_copies: OldCopies) -> tuple[
     for item in items:
         if item.mode is None:
             try:
-                item.mode = os.stat(item.target).st_mode
+                st = os.stat(item.target)
+                item.mode, item.owner = st.st_mode, (st.st_uid, st.st_gid)
             except OSError:
                 pass
     staged = None
     if len(items) >= SYNCFS_FROM and _SYNCFS is not None:
-        staged = [_stage_safe(item, fsync=False) for item in items]
+        staged = [_stage_safe(item, fsync=False, spares=old_copies) for item in items]
         if not _synced_devices(items):
             for item, err in staged:
                 if err is None:
@@ -175,7 +258,7 @@ def _write_many(items: list[Staged], transform, old_copies: OldCopies) -> tuple[
         if current == item.expected:
             try:
                 if exchange(item.tmp, item.target):
-                    old_copies.put(item.tmp, item)
+                    old_copies.put(item.tmp, item, spare=True)
                 else:
                     os.replace(item.tmp, item.target)
             except OSError as exc:
@@ -207,9 +290,9 @@ def _synced_devices(items: list[Staged]) -> bool:
     return all(syncfs(folder) for folder in by_device.values())
 
 
-def _stage_safe(item: Staged, fsync: bool = True) -> tuple[Staged, str | None]:
+def _stage_safe(item: Staged, fsync: bool = True, spares: OldCopies | None = None) -> tuple[Staged, str | None]:
     try:
-        return _stage(item, fsync), None
+        return _stage(item, fsync, spares), None
     except OSError as exc:
         _drop(item)
         return item, f"cannot write: {exc.strerror or exc}"

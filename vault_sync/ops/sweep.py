@@ -50,7 +50,7 @@ def recently_modified(svc: "MemoryService", rel: str) -> bool:
     return time.time() - mtime < svc.settings.quiet_seconds
 
 
-WRITE_CHUNK = 1000  # notes prepared, flushed and renamed per round; old copies are deleted meanwhile
+WRITE_CHUNK = 500  # notes prepared, flushed and swapped per round; their old copies take the next round's bytes
 
 
 def sweep(svc: "MemoryService", paths: list[str] | None = None) -> SweepReport:
@@ -105,7 +105,7 @@ def _write_chunk(svc: "MemoryService", due: list[tuple], now, prec: int, report:
         try:
             with open(target, "rb") as fh:
                 data = fh.read()
-                mode = os.fstat(fh.fileno()).st_mode
+                st = os.fstat(fh.fileno())
             known = None if needs_id or value is None else _swap(target, row, data, value, prio, prec)
             new = known.new if known else score_transform(svc, row["path"], now)(data)
         except (PatchError, OSError, UnicodeDecodeError) as exc:
@@ -115,7 +115,7 @@ def _write_chunk(svc: "MemoryService", due: list[tuple], now, prec: int, report:
             report.unchanged += 1
             continue
         item = known or Staged(target, data, new, meta=row["path"])
-        item.mode = mode
+        item.mode, item.owner = st.st_mode, (st.st_uid, st.st_gid)
         staged.append(item)
         if needs_id:
             id_less.add(row["path"])
