@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 
 import pytest
 
@@ -220,13 +221,20 @@ def test_an_index_from_before_the_covering_tag_index_is_upgraded_in_place(vault,
     store.close()
 
 
-def test_leftover_temp_files_are_cleaned(empty_vault):
-    tmp = empty_vault / "STM" / ".x.md.mvtmp-abcd1234"
-    tmp.write_text("half", encoding="utf-8")
-    old = tmp.stat().st_mtime - 3600
-    os.utime(tmp, (old, old))
+def test_leftover_temp_files_are_cleaned(empty_vault, monkeypatch):
+    import vault_sync.index.sync as sync_mod
+
+    monkeypatch.setattr(sync_mod, "TEMP_MAX_AGE_S", 0.5)
+    left = empty_vault / "STM" / ".x.md.mvtmp-abcd1234"
+    left.write_text("half", encoding="utf-8")
+    waiting = empty_vault / "STM" / ".y.md.mvtmp-abcd1234"  # a sweep's old copy: old mtime, just swapped out
+    waiting.write_text("old bytes", encoding="utf-8")
+    time.sleep(0.6)
+    old = time.time() - 3600
+    os.utime(waiting, (old, old))  # sets its ctime to now, as a rename does
     svc = make_service(empty_vault)
-    assert not tmp.exists()
+    assert not left.exists()
+    assert waiting.exists()
     svc.close()
 
 

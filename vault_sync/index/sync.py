@@ -286,7 +286,10 @@ class Indexer:
         for rel in temp_files:
             path = self.layout.abs(rel)
             try:
-                if now - path.stat().st_mtime > TEMP_MAX_AGE_S:  # a younger one may be a write in flight
+                st = path.stat()
+                # a younger one may be a write in flight; a sweep's old copy keeps the note's
+                # old mtime while it waits to be reused, but its ctime is when it was swapped out
+                if now - max(st.st_mtime, st.st_ctime) > TEMP_MAX_AGE_S:
                     path.unlink()
                     cleaned += 1
             except OSError:
