@@ -157,6 +157,7 @@ def test_backfill_progress_batches_and_cache(vault, embedder):
 
 
 def test_missing_vectors_are_filled_inline_when_few(svc, vault):
+    search(svc, "canal")  # nothing missing yet: remembered until the index changes
     (vault / "STM" / "Heron fact.md").write_text("---\ntags: [birds]\n---\nA grey heron nests by the canal lock.\n", encoding="utf-8")
     svc.sync()
     assert missing_hashes(svc, svc.embedder.name)
@@ -203,3 +204,20 @@ def test_neighbours_for_related_links(svc):
     names = neighbours(svc, row, limit=3)
     assert names and "STM/Coffee grinder setting 18 for pour-over" not in names
     assert "LTM/Espresso recipe" in names
+
+
+def test_search_scans_for_missing_vectors_only_after_the_index_changed(svc, vault, monkeypatch):
+    import vault_sync.search.embeddings as emb_mod
+
+    search(svc, "postgres")
+    scans = []
+    real = emb_mod.missing_hashes
+    monkeypatch.setattr(emb_mod, "missing_hashes", lambda *a, **k: scans.append(1) or real(*a, **k))
+    search(svc, "espresso")
+    assert scans == []  # the index is as it was: no scan
+    other = make_service(vault, embeddings=False)  # another connection writes (the daemon, another process)
+    (vault / "STM" / "Heron fact.md").write_text("---\ntags: [birds]\n---\nA grey heron nests by the canal lock.\n", encoding="utf-8")
+    other.sync()
+    other.close()
+    res = search(svc, "where do the big wading birds breed")
+    assert scans and res["results"][0]["path"] == "STM/Heron fact.md"

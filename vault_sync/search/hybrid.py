@@ -32,7 +32,7 @@ import numpy as np
 
 from ..views import row_score
 from . import fts as ftsmod
-from .embeddings import INLINE_BACKFILL_MAX, EmbeddingUnavailable, backfill, get_embedder, missing_hashes, vector_cache
+from .embeddings import EmbeddingUnavailable, get_embedder, inline_backfill, missing_hashes, vector_cache
 
 SEM_FLOOR, SEM_FULL = 0.15, 0.75
 SEM_WEIGHT, FTS_WEIGHT, AGREE_BONUS = 0.6, 0.4, 0.05
@@ -77,10 +77,7 @@ def _semantic(svc, query: str, filters: ftsmod.Filters, extra: set[int] | None =
         embedder.notice_given = True
         return None, f"semantic search is unavailable ({exc}); showing full-text results only"
     notice = None
-    pending = missing_hashes(svc, embedder.name, INLINE_BACKFILL_MAX + 1)
-    if pending and len(pending) <= INLINE_BACKFILL_MAX:
-        backfill(svc)
-    elif pending:
+    if not inline_backfill(svc, embedder):
         total = svc.store.one("SELECT count(DISTINCT content_hash) FROM notes")[0]
         left = len(missing_hashes(svc, embedder.name))
         notice = (f"semantic index covers {total - left} of {total} notes; "
