@@ -213,3 +213,13 @@ def test_import_does_not_load_torch():
             "vault_sync.search.consolidate; print('torch' in sys.modules, 'sentence_transformers' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False False"
+
+
+def test_a_full_text_search_does_not_import_numpy(vault, tmp_path):
+    """The command line opens the engine for every search: numpy would add ~80 ms to it."""
+    code = ("import sys\nfrom conftest import make_service\nfrom pathlib import Path\n"
+            f"svc = make_service(Path({str(vault)!r}), index_path=Path({str(tmp_path / 'i.sqlite3')!r}))\n"
+            "found = svc.search('postgres')['results']\nsvc.close()\n"
+            "print(bool(found), 'numpy' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT / "tests", capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "True False"

@@ -1,10 +1,19 @@
 """Search: full text (FTS5), local semantic embeddings, hybrid ranking, clustering, consolidation.
 
-Import the submodules for the functions; this package imports nothing heavy (torch and
-sentence-transformers load on first use of an Embedder).
+Import the submodules for the functions. Names here load on first use: a full-text search
+from the command line must not pay for numpy (torch and sentence-transformers load on
+first use of an Embedder).
 """
 
-from .embeddings import Embedder, EmbeddingUnavailable, backfill, get_embedder, near_duplicates
-from .hybrid import search
+from importlib import import_module
 
-__all__ = ["Embedder", "EmbeddingUnavailable", "backfill", "get_embedder", "near_duplicates", "search"]
+_NAMES = {"Embedder": "embeddings", "EmbeddingUnavailable": "embeddings", "backfill": "embeddings",
+          "get_embedder": "embeddings", "near_duplicates": "embeddings", "search": "hybrid"}
+
+__all__ = sorted(_NAMES)
+
+
+def __getattr__(name: str):
+    if name not in _NAMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f".{_NAMES[name]}", __name__), name)

@@ -28,11 +28,8 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from ..views import row_score
 from . import fts as ftsmod
-from .embeddings import EmbeddingUnavailable, get_embedder, inline_backfill, missing_hashes, vector_cache
 
 SEM_FLOOR, SEM_FULL = 0.15, 0.75
 SEM_WEIGHT, FTS_WEIGHT, AGREE_BONUS = 0.6, 0.4, 0.05
@@ -66,6 +63,12 @@ def kind_weight(kind: str, decay: float | None) -> float:
 
 def _semantic(svc, query: str, filters: ftsmod.Filters, extra: set[int] | None = None) -> tuple[dict[int, float] | None, str | None]:
     """(rowid -> cosine for the best candidates, notice). None when semantic search is off."""
+    if getattr(svc, "embedder", None) is None and not svc.settings.embeddings:
+        return None, None  # full text only: numpy and the model are not even imported
+    import numpy as np
+
+    from .embeddings import EmbeddingUnavailable, get_embedder, inline_backfill, missing_hashes, vector_cache
+
     embedder = get_embedder(svc)
     if embedder is None:
         return None, None
