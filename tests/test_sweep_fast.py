@@ -118,10 +118,9 @@ def test_exchange_swaps_two_names(tmp_path):
 
 
 def test_large_sweep_in_chunks_matches_a_rebuild_and_leaves_no_temp_files(empty_vault, monkeypatch):
-    monkeypatch.setattr(sweep_mod, "WRITE_CHUNK", 40)
     monkeypatch.setattr(batch, "SYNCFS_FROM", 10)
     stm_vault(empty_vault, 130)
-    svc = make_service(empty_vault, quiet_seconds=0)
+    svc = make_service(empty_vault, quiet_seconds=0, sweep_chunk=40)
     parses = []
     monkeypatch.setattr(sweep_mod, "parse_note", lambda *a: parses.append(a) or pytest.fail("fast path parsed a note"))
     report = svc.sweep()
@@ -176,7 +175,6 @@ def test_old_copies_are_reused_only_where_no_one_else_can_reach_them(empty_vault
     (tmp_path / "b").write_text("b")
     if not exchange(tmp_path / "a", tmp_path / "b"):
         pytest.skip("no RENAME_EXCHANGE here")
-    monkeypatch.setattr(sweep_mod, "WRITE_CHUNK", 4)
     monkeypatch.setattr(batch, "SYNCFS_FROM", 2)
     folder = empty_vault / "STM"
     for i in range(12):  # bodies of different lengths: a reused copy is often longer
@@ -192,7 +190,7 @@ def test_old_copies_are_reused_only_where_no_one_else_can_reach_them(empty_vault
     reused = []
     real = batch.sole_holder
     monkeypatch.setattr(batch, "sole_holder", lambda fd: reused.append(real(fd)) or reused[-1])
-    svc = make_service(empty_vault, quiet_seconds=0)
+    svc = make_service(empty_vault, quiet_seconds=0, sweep_chunk=4)
     try:
         assert svc.sweep().written == 12
         os.pwrite(held, b"GARBAGE", 0)  # lands in m000's old copy, wherever that went
@@ -219,9 +217,8 @@ def test_a_keystroke_during_the_sweep_is_kept(empty_vault, monkeypatch, moment, 
     macOS), or after that last look (found in the copy the swap replaced, when it is deleted
     or, in chunks, before it is reused): either way the line stays and the new score is applied."""
     monkeypatch.setattr(batch, "SYNCFS_FROM", 1)
-    monkeypatch.setattr(sweep_mod, "WRITE_CHUNK", chunk)  # 2: m003's old copy is checked before m004 reuses it
     stm_vault(empty_vault, 5)
-    svc = make_service(empty_vault, quiet_seconds=0)
+    svc = make_service(empty_vault, quiet_seconds=0, sweep_chunk=chunk)  # 2: m003's old copy is checked before m004 reuses it
     target = empty_vault / "STM" / "m003.md"
     if moment == "exchange" and not batch.exchange(target, target):
         pytest.skip("no RENAME_EXCHANGE here")

@@ -98,17 +98,14 @@ def test_batched_sweep_under_the_live_watcher_causes_no_echo(empty_vault, monkey
 
     from conftest import FIXED_NOW
 
-    import vault_sync.ops.sweep as sweep_mod
-
     monkeypatch.setattr(batch, "SYNCFS_FROM", 5)  # the syncfs + RENAME_EXCHANGE path
-    monkeypatch.setattr(sweep_mod, "WRITE_CHUNK", 10)  # later chunks write into the old copies
     for i in range(40):
         last = (FIXED_NOW - timedelta(days=1 + i % 7)).strftime("%Y-%m-%dT%H:%M:%SZ")
         (empty_vault / "STM" / f"m{i}.md").write_text(
             f"---\nid: 00000000-0000-4000-8000-{i:012d}\ncreated: 2026-11-01T00:00:00Z\nlast_used: {last}\n"
             f"use_count: 2\nstrength: 1.0\nstatus: active\ndecay_score: 0.5\nreview_priority: 0.0\n---\nnote {i}\n",
             encoding="utf-8")
-    svc = make_service(empty_vault, quiet_seconds=0)
+    svc = make_service(empty_vault, quiet_seconds=0, sweep_chunk=10)  # later chunks write into the old copies
     watcher = VaultWatcher(svc.indexer, svc.layout)
     watcher.start()
     try:

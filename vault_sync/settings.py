@@ -47,6 +47,7 @@ class Settings(BaseSettings):
 
     quiet_seconds: float = Field(5.0, ge=0)
     score_precision: int = Field(3, ge=1, le=8)
+    sweep_chunk: int = Field(500, ge=1)  # notes a sweep writes per file-system flush
     max_note_bytes: int = Field(2_000_000, gt=0)
 
     auto_promote: bool = True

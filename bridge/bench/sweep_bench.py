@@ -18,13 +18,12 @@ from pathlib import Path
 from typing import Callable
 
 from vault_sync.batch import sole_holder, syncfs
-from vault_sync.ops.sweep import WRITE_CHUNK
 from vault_sync.rename import exchange
 
 from .generate import generate
 
 
-def rewrite_floor(folder: Path, count: int, chunk: int = WRITE_CHUNK) -> float:
+def rewrite_floor(folder: Path, count: int, chunk: int) -> float:
     """Seconds for a bare atomic rewrite of `count` notes in `folder`, in the engine's chunks."""
     names = sorted(n for n in os.listdir(folder) if n.endswith(".md"))[:count]
     started = time.perf_counter()
@@ -87,7 +86,7 @@ def stm_sweep(n: int, work: Path, now, service: Callable, progress: Callable[[st
             report = svc.sweep()
             sweeps.append(time.perf_counter() - t)
             written.append(report.written)
-            floors.append(rewrite_floor(floor_copy, report.written))
+            floors.append(rewrite_floor(floor_copy, report.written, svc.settings.sweep_chunk))
         t = time.perf_counter()
         again = svc.sweep()
         second = time.perf_counter() - t

@@ -50,9 +50,6 @@ def recently_modified(svc: "MemoryService", rel: str) -> bool:
     return time.time() - mtime < svc.settings.quiet_seconds
 
 
-WRITE_CHUNK = 500  # notes prepared, flushed and swapped per round; their old copies take the next round's bytes
-
-
 def sweep(svc: "MemoryService", paths: list[str] | None = None) -> SweepReport:
     started = time.perf_counter()
     now = svc.now()
@@ -85,9 +82,10 @@ def sweep(svc: "MemoryService", paths: list[str] | None = None) -> SweepReport:
             report.quiet += 1
             continue
         due.append((row, value, prio))
+    chunk = svc.settings.sweep_chunk  # notes prepared, flushed and swapped per round; their old copies take the next round's bytes
     with OldCopies() as old_copies:
-        for i in range(0, len(due), WRITE_CHUNK):
-            _write_chunk(svc, due[i:i + WRITE_CHUNK], now, prec, report, old_copies)
+        for i in range(0, len(due), chunk):
+            _write_chunk(svc, due[i:i + chunk], now, prec, report, old_copies)
     restored = old_copies.restore(_rescore(svc, now))
     if restored:
         svc.indexer.sync_paths([_rel(item) for item in restored])
