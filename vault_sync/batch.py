@@ -157,12 +157,14 @@ class OldCopies:
             fd = os.open(path, os.O_RDWR | getattr(os, "O_NOFOLLOW", 0))
         except OSError:
             return None
+        compared = False
         try:
             st = os.fstat(fd)
             chunks, want = [], st.st_size + 1
             while chunk := os.read(fd, want):
                 chunks.append(chunk)
             data = b"".join(chunks)
+            compared = True
             if data != old.expected:
                 self.late.append((old, data))
             elif (stat.S_ISREG(st.st_mode) and st.st_nlink == 1 and (st.st_uid, st.st_gid) == _owner(item)
@@ -174,7 +176,7 @@ class OldCopies:
         except OSError:
             pass
         os.close(fd)
-        self.put(path)
+        self.put(path, None if compared else old)  # not reused: deleted (compared there if not here)
         return None
 
     def restore(self, transform: Callable[[Path, bytes], bytes | None]) -> list[Staged]:
