@@ -173,8 +173,13 @@ def test_old_copies_are_reused_only_where_no_one_else_can_reach_them(empty_vault
     reach into the note we put it in."""
     (tmp_path / "a").write_text("a")
     (tmp_path / "b").write_text("b")
-    if not exchange(tmp_path / "a", tmp_path / "b"):
-        pytest.skip("no RENAME_EXCHANGE here")
+    probe = os.open(tmp_path / "a", os.O_RDWR)
+    try:
+        leases = batch.sole_holder(probe)
+    finally:
+        os.close(probe)
+    if not exchange(tmp_path / "a", tmp_path / "b") or not leases or not batch.syncfs(tmp_path):
+        pytest.skip("no RENAME_EXCHANGE, file leases or syncfs here: old copies are never reused")
     monkeypatch.setattr(batch, "SYNCFS_FROM", 2)
     folder = empty_vault / "STM"
     for i in range(12):  # bodies of different lengths: a reused copy is often longer
