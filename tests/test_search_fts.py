@@ -116,6 +116,21 @@ def test_coverage_prefers_notes_matching_more_words(service):
     assert all(0 <= h.coverage <= 1 for h in hits)
 
 
+@pytest.mark.parametrize("walk", [fts.SCAN_PER_CANDIDATE, 0])  # walk each word's match list / seek per candidate
+def test_coverage_agrees_with_each_words_whole_match_list(service, monkeypatch, walk):
+    monkeypatch.setattr(fts, "SCAN_PER_CANDIDATE", walk)
+    query = "postgres staging deploy team dinner peanut"
+    hits = fts.search(service.store, query, fts.make_filters(service))
+    terms = fts.content_words(query)
+    n = service.store.one("SELECT count(*) FROM notes")[0]
+    matches = {t: {r[0] for r in service.store.query("SELECT rowid FROM fts WHERE fts MATCH ?", (fts.quote(t),))} for t in terms}
+    weights = {t: fts.idf(n, len(m)) for t, m in matches.items()}
+    for h in hits:
+        expected = sum(w for t, w in weights.items() if h.rowid in matches[t]) / sum(weights.values())
+        assert h.coverage == pytest.approx(min(1.0, expected))
+    assert len({round(h.coverage, 6) for h in hits}) >= 3  # notes matching different words
+
+
 def test_scopes(service):
     stm = search(service, "atlas", limit=50, scope="stm")["results"]
     ltm = search(service, "atlas", limit=50, scope="ltm")["results"]

@@ -19,7 +19,8 @@ from ..dates import format_datetime
 
 WEIGHTS = (4.0, 1.0, 2.0)  # bm25 column weights: title, body, tags
 MAX_TERMS = 24
-CANDIDATES = 60  # coverage is computed for these; a seek per candidate per word
+CANDIDATES = 60  # coverage is computed for these
+SCAN_PER_CANDIDATE = 500  # walk a word's whole match list below this many matches per candidate, else seek
 SNIPPET_TOKENS = 16
 MARK = ("**", "**")
 
@@ -183,8 +184,12 @@ def search(store, query: str, filters: Filters, limit: int = CANDIDATES) -> list
             weight = idf(n_docs, df)
             total += weight
             if df:
+                # `rowid IN (...)` makes FTS5 seek once per candidate (~15-40 us each); `+rowid`
+                # keeps the list from FTS5, so it walks the word's match list (~50 ns an entry)
+                # and SQLite filters: cheaper unless the word is in most notes of a big vault
+                test = "+rowid" if df <= SCAN_PER_CANDIDATE * len(rowids) else "rowid"
                 for (rid,) in db.execute(
-                    f"SELECT rowid FROM fts WHERE fts MATCH ? AND rowid IN ({marks})", (quote(term), *rowids)
+                    f"SELECT rowid FROM fts WHERE fts MATCH ? AND {test} IN ({marks})", (quote(term), *rowids)
                 ):
                     present[rid] += weight
     total = total or 1.0
