@@ -67,8 +67,8 @@ def syncfs(folder: Path) -> bool:
         os.close(fd)
 
 
-def _stage(item: Staged, fsync: bool = True, spares: "OldCopies | None" = None) -> Staged:
-    fd = spares.reuse(item) if spares is not None else None
+def _stage(item: Staged, fsync: bool = True, fd: int | None = None) -> Staged:
+    """Write the item's new bytes to a temp file: `fd`, an old copy opened for it, or a new file."""
     if fd is None:
         item.tmp = temp_name(item.target)
         fd = os.open(item.tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, (0o644 if item.mode is None else item.mode) & 0o7777)
@@ -236,15 +236,16 @@ def _write_many(items: list[Staged], transform, old_copies: OldCopies) -> tuple[
                 pass
     staged = None
     if len(items) >= SYNCFS_FROM and _SYNCFS is not None:
-        staged = [_stage_safe(item, fsync=False, spares=old_copies) for item in items]
+        staged = [_stage_safe(item, False, old_copies.reuse(item)) for item in items]
         if not _synced_devices(items):
             for item, err in staged:
                 if err is None:
                     _drop(item)
             staged = None
     if staged is None:
+        spares = [old_copies.reuse(item) for item in items]  # here: the checks are not thread-safe
         with ThreadPoolExecutor(max_workers=FSYNC_THREADS) as pool:
-            staged = list(pool.map(_stage_safe, items))
+            staged = list(pool.map(_stage_safe, items, [True] * len(items), spares))
     folders: set[str] = set()
     for item, err in staged:
         if err is not None:
@@ -292,9 +293,9 @@ def _synced_devices(items: list[Staged]) -> bool:
     return all(syncfs(folder) for folder in by_device.values())
 
 
-def _stage_safe(item: Staged, fsync: bool = True, spares: OldCopies | None = None) -> tuple[Staged, str | None]:
+def _stage_safe(item: Staged, fsync: bool = True, fd: int | None = None) -> tuple[Staged, str | None]:
     try:
-        return _stage(item, fsync, spares), None
+        return _stage(item, fsync, fd), None
     except OSError as exc:
         _drop(item)
         return item, f"cannot write: {exc.strerror or exc}"

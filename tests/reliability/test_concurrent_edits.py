@@ -63,8 +63,11 @@ def test_person_and_daemon_never_lose_each_others_work(tmp_path):
     ids_before = memory_ids(vault)
     path_of_id = {i: ps[0] for i, ps in ids_before.items()}
     home = tmp_path / "home"
+    # the first sweep rewrites every STM note (generated scores are stale) in chunks of 16,
+    # each written into the previous chunk's old copies, while the person starts editing
     daemon = Daemon(vault, home, MNEMOVAULT_QUIET_SECONDS=0, MNEMOVAULT_LIFECYCLE_INTERVAL_SECONDS=1,
-                    MNEMOVAULT_LEASE_SECONDS=3, MNEMOVAULT_AUTO_PROMOTE="true", MNEMOVAULT_AUTO_GC="true")
+                    MNEMOVAULT_LEASE_SECONDS=3, MNEMOVAULT_AUTO_PROMOTE="true", MNEMOVAULT_AUTO_GC="true",
+                    MNEMOVAULT_SWEEP_CHUNK=16)
     daemon.start(timeout=90)
     out = tmp_path / "person.json"
     try:

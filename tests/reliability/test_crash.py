@@ -34,10 +34,9 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 
 TRIALS = int(os.environ.get("RELIABILITY_TRIALS") or scale(3, 25))
 NOTES = scale(200, 400)
-# sweeps in chunks of 64: on the long form's vaults the second chunk is written into the
-# first chunk's old copies, so kills land in that too
+# sweeps in chunks of 16, each written into the previous chunk's old copies: kills land in that too
 ENV = dict(MNEMOVAULT_QUIET_SECONDS=0, MNEMOVAULT_LIFECYCLE_INTERVAL_SECONDS=1, MNEMOVAULT_LEASE_SECONDS=3,
-           MNEMOVAULT_AUTO_PROMOTE="true", MNEMOVAULT_AUTO_GC="true", MNEMOVAULT_SWEEP_CHUNK=64)
+           MNEMOVAULT_AUTO_PROMOTE="true", MNEMOVAULT_AUTO_GC="true", MNEMOVAULT_SWEEP_CHUNK=16)
 
 
 def _consolidator(daemon: Daemon, vault: Path, rng: random.Random, stop: threading.Event) -> None:
