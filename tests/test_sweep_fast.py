@@ -7,6 +7,7 @@ same index as a rebuild, and a person's edit made meanwhile kept.
 from __future__ import annotations
 
 import os
+import stat
 from datetime import timedelta
 
 import pytest
@@ -196,6 +197,16 @@ def test_old_copies_are_reused_only_where_no_one_else_can_reach_them(empty_vault
     reused = []
     real = batch.sole_holder
     monkeypatch.setattr(batch, "sole_holder", lambda fd: reused.append(real(fd)) or reused[-1])
+    flushed = []  # per fsynced file: is it exactly what was written (a longer old copy already cut)?
+    real_fsync = os.fsync
+
+    def fsync(fd):
+        info = os.fstat(fd)
+        if stat.S_ISREG(info.st_mode):
+            flushed.append(info.st_size == os.lseek(fd, 0, os.SEEK_CUR))
+        return real_fsync(fd)
+
+    monkeypatch.setattr(batch.os, "fsync", fsync)
     svc = make_service(empty_vault, quiet_seconds=0, sweep_chunk=4)
     try:
         assert svc.sweep().written == 12
@@ -203,6 +214,7 @@ def test_old_copies_are_reused_only_where_no_one_else_can_reach_them(empty_vault
     finally:
         os.close(held)
     assert True in reused  # the path under test ran
+    assert all(flushed) and (flushed or syncfs_from == 2)
     for name, old in before.items():
         text = (folder / name).read_bytes()
         assert b"GARBAGE" not in text

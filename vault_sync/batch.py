@@ -69,19 +69,21 @@ def syncfs(folder: Path) -> bool:
 
 def _stage(item: Staged, fsync: bool = True, fd: int | None = None) -> Staged:
     """Write the item's new bytes to a temp file: `fd`, an old copy opened for it, or a new file."""
-    if fd is None:
+    reused = fd is not None
+    if not reused:
         item.tmp = temp_name(item.target)
         fd = os.open(item.tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, (0o644 if item.mode is None else item.mode) & 0o7777)
     try:
+        if reused:
+            os.lseek(fd, 0, os.SEEK_SET)  # the check read it to the end
         view, at = memoryview(item.new), 0
-        while at < len(view):  # os.pwrite may write less than asked
-            at += os.pwrite(fd, view[at:], at)
+        while at < len(view):  # os.write may write less than asked
+            at += os.write(fd, view[at:])
+        if reused:
+            os.ftruncate(fd, at)  # the old copy may be longer; cut before the flush covers it
         if fsync:
             os.fsync(fd)
         item.stat = os.fstat(fd)  # a rename keeps mtime and size: this is what the index may record
-        if item.stat.st_size > at:  # a reused copy was longer
-            os.ftruncate(fd, at)
-            item.stat = os.fstat(fd)
     finally:
         os.close(fd)
     return item
