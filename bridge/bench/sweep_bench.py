@@ -1,9 +1,8 @@
 """The sweep on a vault where every note is an STM memory, next to a floor measured in the same run.
 
-The floor is the least any correct sweep must do to as many files, with the same system
-calls the engine uses: read each note, write its new bytes into a temp file (the copy an
-earlier swap left, once checked, else a new one), flush the file system once per chunk,
-re-read the note, swap the temp file in, delete the copies left at the end. Nothing is
+The floor is the least any correct sweep must do to as many files: the engine's own
+batched write (vault_sync.batch.write_many, in the same chunks) of each note's bytes as
+they are: temp files or reused old copies, one flush per chunk, re-read, swap. Nothing is
 parsed, scored or indexed, so the ratio is what the engine's own work costs.
 """
 
@@ -17,8 +16,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Callable
 
-from vault_sync.batch import sole_holder, syncfs
-from vault_sync.rename import exchange
+from vault_sync.batch import OldCopies, Staged, write_many
 
 from .generate import generate
 
@@ -27,43 +25,16 @@ def rewrite_floor(folder: Path, count: int, chunk: int) -> float:
     """Seconds for a bare atomic rewrite of `count` notes in `folder`, in the engine's chunks."""
     names = sorted(n for n in os.listdir(folder) if n.endswith(".md"))[:count]
     started = time.perf_counter()
-    spares: list[tuple[str, bytes]] = []  # (old copy, what it must still hold)
-    for first in range(0, len(names), chunk):
-        staged = []
-        for i, name in enumerate(names[first:first + chunk], first):
-            path = f"{folder}/{name}"
-            with open(path, "rb") as fh:
-                data = fh.read()
-            fd = None
-            if spares:
-                tmp, held = spares.pop()
-                fd = os.open(tmp, os.O_RDWR)
-                st = os.fstat(fd)
-                if os.read(fd, st.st_size + 1) != held or st.st_nlink != 1 or not sole_holder(fd):
-                    raise RuntimeError(f"{tmp}: an old copy changed under the floor")
-                if st.st_size > len(data):
-                    os.ftruncate(fd, len(data))
-            else:
-                tmp = f"{folder}/.floor-{i}.tmp"
-                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-            try:
-                os.pwrite(fd, data, 0)
-                os.fstat(fd)
-            finally:
-                os.close(fd)
-            staged.append((path, tmp, data))
-        if not syncfs(folder):
-            os.sync()
-        for path, tmp, data in staged:
-            with open(path, "rb") as fh:
-                if fh.read() != data:
-                    continue
-            if exchange(tmp, path):
-                spares.append((tmp, data))
-            else:
-                os.replace(tmp, path)
-    for tmp, _ in spares:
-        os.unlink(tmp)
+    with OldCopies() as old:
+        for first in range(0, len(names), chunk):
+            items = []
+            for name in names[first:first + chunk]:
+                path = os.path.join(folder, name)
+                with open(path, "rb") as fh:
+                    data = fh.read()
+                    st = os.fstat(fh.fileno())
+                items.append(Staged(path, data, data, mode=st.st_mode, owner=(st.st_uid, st.st_gid)))
+            write_many(items, lambda target, current: None, old)
     return time.perf_counter() - started
 
 
