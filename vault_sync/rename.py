@@ -69,7 +69,7 @@ def exchange(src: Path | str, dst: Path | str) -> bool:
     """Swap two existing names in one atomic step (Linux renameat2 RENAME_EXCHANGE).
 
     Replacing a note this way leaves its old copy under `src` instead of freeing it inside
-    the rename, so the caller can delete it off the critical path. False: not available
+    the rename, so the caller can check it, then reuse or delete it. False: not available
     here (the caller renames the usual way); OSError: a real failure (e.g. `dst` vanished).
     """
     global _exchange_works
