@@ -307,8 +307,8 @@ def test_tag_neighbours_equal_a_brute_force_ranking(empty_vault):
         idf = {t: math.log((len(rows) + 1) / df[t]) for t in mine}
         own = sum(idf.values())
         scored = [(sum(idf[t] for t in mine & tags_of[r["rowid"]]), r) for r in rows if r["rowid"] != row["rowid"]]
-        want = [r["path"] for s, r in sorted(scored, key=lambda x: (-x[0], x[1]["kind"] != "ltm", x[1]["path"]))
-                if s / own >= lifecycle.MIN_TAG_SCORE - 1e-12][:lifecycle.MAX_RELATED]
+        want = [r["path"] for s, r in sorted(scored, key=lambda x: (-round(x[0], 9), x[1]["kind"] != "ltm", x[1]["path"]))
+                if s >= lifecycle.MIN_TAG_SCORE * own - 1e-9][:lifecycle.MAX_RELATED]
         assert lifecycle._tag_neighbours(svc, row) == want, row["path"]
         checked += bool(want)
     assert checked > 50

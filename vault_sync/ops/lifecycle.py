@@ -99,8 +99,10 @@ def _tag_neighbours(svc: "MemoryService", row) -> list[str]:
         f"SELECT n.path, sum(w.idf) AS s FROM c JOIN tags t ON t.note = c.note "  # (note, tag) pairs are unique
         f"JOIN w ON w.tag = t.tag JOIN notes n ON n.rowid = c.note "
         f"WHERE n.rowid != ? AND n.kind IN ('stm', 'ltm') GROUP BY n.rowid HAVING s >= ? "
-        f"ORDER BY s DESC, n.kind != 'ltm', n.path LIMIT ?",
-        (*[v for t in tags for v in (t, idf[t])], *seeds, row["rowid"], need, MAX_RELATED),
+        # rounded: equal sums added in another order differ in the last bit, and a tie must
+        # fall to LTM first, then the path, wherever the rows happen to lie
+        f"ORDER BY round(s, 9) DESC, n.kind != 'ltm', n.path LIMIT ?",
+        (*[v for t in tags for v in (t, idf[t])], *seeds, row["rowid"], need - 1e-9, MAX_RELATED),
     )
     return [r["path"] for r in rows]
 
