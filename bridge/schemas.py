@@ -188,7 +188,8 @@ def _kind(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (int, float)):
-        return f"the number {L.quote(value)}"
+        text = repr(value)
+        return f"the number {text if len(text) <= L.QUOTE_CHARS else text[:L.QUOTE_CHARS] + '…'}"
     if isinstance(value, str):
         return f"a string of {len(value)} characters"
     if isinstance(value, (list, tuple)):
