@@ -25,7 +25,7 @@ from .errors import error_body, http_status
 log = logging.getLogger("mnemovault.bridge")
 ALLOWED_ORIGIN = "app://obsidian.md"
 PING_SECONDS = 15.0
-MAX_QUERY_STRING = 8 * 1024  # bytes; a search query is at most MAX_QUERY_CHARS characters
+MAX_QUERY_STRING = 16 * 1024  # bytes: room for a 1,000-character query percent-encoded (12 bytes a character)
 
 
 class Guard:

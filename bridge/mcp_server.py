@@ -99,7 +99,7 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
 
     @mcp.tool
     async def observe_memory_usage(
-        refs: Annotated[S.Refs, Field(description="The memories you used.")],
+        refs: Annotated[S.LooseRefs, Field(description="The memories you used.")],
         context_tags: Annotated[S.Tags | None, Field(description="Tags describing the current conversation's topic.")] = None,
     ) -> dict:
         """Report memories used together in a context; use across unrelated topics strengthens them more."""

@@ -20,6 +20,9 @@ Flag = Annotated[bool, Strict()]
 Ref = Annotated[str, Strict(), Field(min_length=1, max_length=L.MAX_REF_CHARS,
                                      description="A memory id, or a note's path inside the vault (e.g. 'STM/Some note.md').")]
 Refs = Annotated[list[Ref], Strict(), Field(min_length=1, max_length=L.MAX_REFS)]
+# observe reports a bad ref (empty, unknown, too long) per ref and still runs the others:
+# its items are only typed here, the engine bounds each one before resolving it
+LooseRefs = Annotated[list[Annotated[str, Strict()]], Strict(), Field(min_length=1, max_length=L.MAX_REFS)]
 Tag = Annotated[str, Strict(), Field(max_length=L.MAX_TAG_CHARS)]
 Tags = Annotated[list[Tag], Strict(), Field(max_length=L.MAX_TAGS)]
 Text = Annotated[str, Strict(), Field(max_length=L.MAX_TEXT_CHARS)]
@@ -54,7 +57,7 @@ class TouchArgs(Args):
 
 
 class ObserveArgs(Args):
-    refs: Refs
+    refs: LooseRefs
     context_tags: Tags | None = None
 
 

@@ -122,12 +122,13 @@ def check_ref(value: Any, what: str = "ref") -> str:
     return value
 
 
-def check_refs(value: Any, what: str = "refs") -> list[str]:
+def check_refs(value: Any, what: str = "refs", each: bool = True) -> list[str]:
+    """A bounded list of refs; `each=False` leaves each ref to be checked (and reported) alone."""
     if not isinstance(value, (list, tuple)):
         raise InvalidInput(f"{what} must be a list of memory ids or paths")
     if len(value) > MAX_REFS:
         raise InvalidInput(f"too many {what} ({len(value)}, limit {MAX_REFS})")
-    return [check_ref(r, what) for r in value]
+    return [check_ref(r, what) for r in value] if each else list(value)
 
 
 def check_query(value: Any) -> str:

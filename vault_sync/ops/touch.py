@@ -69,7 +69,7 @@ def touch(svc: "MemoryService", ref: str, boost: bool = False) -> dict:
 
 def observe(svc: "MemoryService", refs: list[str], context_tags: list[str] | None = None) -> dict:
     """Touch each memory used in a context; cross-domain use also strengthens it."""
-    refs = check_refs(refs)
+    refs = check_refs(refs, each=False)  # a bad ref is reported on its own; the others still run
     if not refs:
         raise InvalidInput("no memories given")
     tags = clean_tags(context_tags)
