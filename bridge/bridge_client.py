@@ -16,7 +16,7 @@ from .paths import bridge_file
 _BY_CODE = {
     "bad_path": e.PathOutsideVault, "refused": e.Refused, "invalid": e.InvalidInput, "invalid_settings": e.SettingsError,
     "not_found": e.NotFound, "ambiguous": e.Ambiguous, "wrong_state": e.WrongState, "conflict": e.WriteConflict,
-    "note_problem": e.NoteProblem,
+    "note_problem": e.NoteProblem, "too_large": e.InvalidInput,
 }
 
 

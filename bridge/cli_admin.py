@@ -19,7 +19,7 @@ app.add_typer(plugin_app, name="plugin")
 
 
 @app.command()
-def daemon(vault: Optional[Path] = VaultOpt, port: Optional[int] = typer.Option(None, "--port", help="Bridge port (default: a free one)."),
+def daemon(vault: Optional[Path] = VaultOpt, port: Optional[int] = typer.Option(None, "--port", min=1, max=65535, help="Bridge port 1-65535 (default: a free one)."),
            verbose: bool = typer.Option(False, "--verbose")):
     """Watch the vault, keep scores current, serve the plugin bridge and MCP over HTTP."""
     from .server import serve

@@ -9,6 +9,7 @@ from typing import List, Optional
 import typer
 
 from vault_sync.errors import InvalidInput
+from vault_sync.limits import MAX_LIMIT
 
 from . import output
 from .cli import JsonOpt, VaultOpt, app, emit, run
@@ -110,11 +111,19 @@ def promote(ref: Optional[str] = typer.Argument(None, help="Memory id or path; o
 
 
 @app.command()
-def gc(dry_run: bool = typer.Option(False, "--dry-run", help="List the candidates only."),
-       delete: bool = typer.Option(False, "--delete", help="Move to Obsidian's .trash instead of Archive."),
+def gc(apply: bool = typer.Option(False, "--apply", help="Archive the candidates (without it: a preview, as on every front end)."),
+       dry_run: bool = typer.Option(False, "--dry-run", help="Preview only (the default; kept for old scripts)."),
+       delete: bool = typer.Option(False, "--delete", help="With --apply: move to Obsidian's .trash instead of Archive."),
+       limit: Optional[int] = typer.Option(None, "--limit", "-n", help=f"With --apply: archive at most this many (1-{MAX_LIMIT}), lowest score first."),
        vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
-    """Archive memories below the forget threshold (pinned ones are immune)."""
-    run(lambda: emit(call(vault, "gc", dry_run=dry_run, delete=delete), as_json, lambda r: _moves(r, "archived")))
+    """Preview memories below the forget threshold; --apply archives them (pinned ones are immune)."""
+
+    def go():
+        if apply and dry_run:
+            raise InvalidInput("--apply and --dry-run contradict each other; give one")
+        emit(call(vault, "gc", dry_run=not apply, delete=delete, limit=limit), as_json, lambda r: _moves(r, "archived"))
+
+    run(go)
 
 
 @app.command()

@@ -6,12 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-# operations a CLI command may run, by name -> MemoryService method
-OPERATIONS = {
-    "save", "touch", "observe", "review", "promote", "gc", "archive", "restore", "relate", "graph",
-    "search", "cluster", "consolidate", "status", "sweep", "note", "get_memory", "read_note",
-    "conflicts", "resolve_conflict",
-}
+from .schemas import RPC_ARGS, rpc_args
+
+# operations a CLI command may run, by name -> MemoryService method (each with its schema)
+OPERATIONS = frozenset(RPC_ARGS)
 
 
 def plain(result: Any) -> Any:
@@ -19,14 +17,13 @@ def plain(result: Any) -> Any:
 
 
 def run_local(svc, op: str, args: dict) -> Any:
-    if op not in OPERATIONS:
-        raise ValueError(f"unknown operation {op!r}")
-    return plain(getattr(svc, op)(**args))
+    return plain(getattr(svc, op)(**rpc_args(op, args)))
 
 
 def call(vault: Path | None, op: str, **args: Any) -> Any:
     from .bridge_client import daemon_for
 
+    rpc_args(op, args)  # the same checks and messages with or without a daemon
     daemon = daemon_for(vault)
     if daemon is not None:
         try:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import hmac
-import inspect
 import json
 import logging
 from typing import Any, Callable
@@ -17,20 +16,24 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 
 from vault_sync.errors import InvalidInput, MnemovaultError
+from vault_sync.limits import MAX_BODY_BYTES, quote
 
-from .client import OPERATIONS, plain
+from . import schemas as S
+from .client import plain
 from .errors import error_body, http_status
 
 log = logging.getLogger("mnemovault.bridge")
 ALLOWED_ORIGIN = "app://obsidian.md"
 PING_SECONDS = 15.0
+MAX_QUERY_STRING = 16 * 1024  # bytes: room for a 1,000-character query percent-encoded (12 bytes a character)
 
 
 class Guard:
     """ASGI middleware: every request needs the token; foreign Host or Origin is refused."""
 
-    def __init__(self, app, token: str, port_ref: Callable[[], int]):
+    def __init__(self, app, token: str, port_ref: Callable[[], int], max_body: int = MAX_BODY_BYTES):
         self.app = app
+        self.max_body = max_body
         self.token = token.encode("utf-8")
         self.port_ref = port_ref
 
@@ -48,18 +51,53 @@ class Guard:
             return await _deny(send, 403, "forbidden", "requests must be addressed to 127.0.0.1 on the bridge's port")
         origin = headers.get("origin")
         if origin is not None and origin != ALLOWED_ORIGIN:
-            return await _deny(send, 403, "forbidden", f"origin {origin!r} is not allowed")
+            return await _deny(send, 403, "forbidden", f"origin {quote(origin)} is not allowed")
         auth = headers.get("authorization", "")
         given = auth[7:].strip().encode("utf-8") if auth.lower().startswith("bearer ") else b""
         if not given or not hmac.compare_digest(given, self.token):
             return await _deny(send, 401, "unauthorized", "missing or wrong token (see the bridge file in your config folder)")
-        return await self.app(scope, receive, send)
+        if len(scope.get("query_string", b"")) > MAX_QUERY_STRING:
+            return await _deny(send, 414, "too_large", f"the query string is over {MAX_QUERY_STRING} bytes")
+        declared = headers.get("content-length")
+        if declared is not None:
+            if not declared.isdigit():
+                return await _deny(send, 400, "invalid", "Content-Length is not a number", close=True)
+            if len(declared) > 18 or int(declared) > self.max_body:
+                return await _deny(send, 413, "too_large", f"the request body is {declared} bytes; the limit is {self.max_body}", close=True)
+        if scope.get("method") in ("GET", "HEAD"):
+            return await self.app(scope, receive, send)
+        # read the body here, counting: a chunked upload without Content-Length is cut off at
+        # the limit too, before any of it is parsed (the daemon's memory stays flat)
+        chunks, total = [], 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return None
+            part = message.get("body", b"")
+            total += len(part)
+            if total > self.max_body:
+                return await _deny(send, 413, "too_large", f"the request body is over the limit of {self.max_body} bytes", close=True)
+            chunks.append(part)
+            if not message.get("more_body", False):
+                break
+        body, replayed = b"".join(chunks), False
+
+        async def replay():
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()  # later: only the disconnect
+
+        return await self.app(scope, replay, send)
 
 
-async def _deny(send, status: int, code: str, message: str) -> None:
+async def _deny(send, status: int, code: str, message: str, close: bool = False) -> None:
     body = json.dumps({"error": {"code": code, "message": message}}).encode("utf-8")
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if close:  # the rest of an oversized body is never read: the connection cannot be reused
+        headers.append((b"connection", b"close"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
 
@@ -79,73 +117,48 @@ async def _run(fn: Callable[[], Any]) -> JSONResponse:
 
 
 async def _body(request: Request) -> dict:
-    raw = await request.body()
+    raw = await request.body()  # already bounded by the Guard
     if not raw:
         return {}
     try:
         data = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):
         raise InvalidInput("the request body is not JSON") from None
     if not isinstance(data, dict):
         raise InvalidInput("the request body must be a JSON object")
     return data
 
 
-def _ref(body: dict) -> str:
-    ref = body.get("ref") or body.get("id") or body.get("path")
-    if not isinstance(ref, str) or not ref:
-        raise InvalidInput("give the note as `ref` (its id or its path in the vault)")
-    return ref
-
-
 def build_app(svc, token: str, port_ref: Callable[[], int], mcp_app=None, state: dict | None = None) -> Any:
     state = state if state is not None else {}
 
-    def endpoint(make: Callable[[dict, Request], Callable[[], Any]], method: str = "POST"):
+    def endpoint(make: Callable[[Any], Callable[[], Any]], model: type[S.Args], method: str = "POST"):
         async def handler(request: Request) -> Response:
             try:
-                body = await _body(request) if method == "POST" else dict(request.query_params)
-                fn = make(body, request)
+                if method == "POST":
+                    args = S.parse(model, await _body(request))
+                else:
+                    args = S.parse(model, dict(request.query_params), strings=True)
+                fn = make(args)
             except MnemovaultError as exc:
                 return _json(error_body(exc), http_status(exc))
             return await _run(fn)
 
         return handler
 
-    def status_fn(body, request):
+    def status_fn(a):
         def go():
             out = svc.status()
             out["daemon"] = {"pid": state.get("pid"), "started": state.get("started")}
             return out
         return go
 
-    def note_fn(body, request):
-        path = body.get("path") or body.get("ref")
-        if not path:
-            raise InvalidInput("give the note's `path`")
-        return lambda: svc.note(path)
+    def promote_fn(a: S.PromoteBody):
+        return lambda: svc.promote(None if a.auto else a.ref, a.dry_run)
 
-    def promote_fn(body, request):
-        dry = bool(body.get("dry_run", False))
-        if body.get("auto"):
-            return lambda: svc.promote(None, dry)
-        return lambda: svc.promote(_ref(body), dry)
-
-    def search_fn(body, request):
-        q = body.get("q", "")
-        limit = _int(body.get("limit", 10), "limit")
-        scope = body.get("scope", "all")
-        return lambda: svc.search(q, limit=limit, scope=scope)
-
-    def rpc_fn(body, request):
-        op, args = body.get("op"), body.get("args") or {}
-        if op not in OPERATIONS or not isinstance(args, dict):
-            raise InvalidInput(f"unknown operation {op!r}")
-        method = getattr(svc, op)
-        try:
-            inspect.signature(method).bind(**args)
-        except TypeError as exc:
-            raise InvalidInput(f"{op}: {exc}") from None
+    def rpc_fn(a: S.RpcBody):
+        args = S.rpc_args(a.op, a.args)
+        method = getattr(svc, a.op)
         return lambda: {"result": plain(method(**args))}
 
     async def events_endpoint(request: Request) -> Response:
@@ -154,17 +167,18 @@ def build_app(svc, token: str, port_ref: Callable[[], int], mcp_app=None, state:
         return await events(svc, request)
 
     routes = [
-        Route("/api/status", endpoint(status_fn, "GET"), methods=["GET"]),
-        Route("/api/note", endpoint(note_fn, "GET"), methods=["GET"]),
-        Route("/api/touch", endpoint(lambda b, r: (lambda: svc.touch(_ref(b), bool(b.get("boost", False))))), methods=["POST"]),
-        Route("/api/promote", endpoint(promote_fn), methods=["POST"]),
-        Route("/api/archive", endpoint(lambda b, r: (lambda: {"archived": [svc.archive(_ref(b))]})), methods=["POST"]),
-        Route("/api/restore", endpoint(lambda b, r: (lambda: {"restored": [svc.restore(_ref(b))]})), methods=["POST"]),
-        Route("/api/gc", endpoint(lambda b, r: (lambda: svc.gc(dry_run=bool(b.get("dry_run", True))))), methods=["POST"]),
-        Route("/api/review", endpoint(lambda b, r: (lambda: {"items": svc.review(_int(b.get("limit", 20), "limit"))}), "GET"), methods=["GET"]),
-        Route("/api/search", endpoint(search_fn, "GET"), methods=["GET"]),
-        Route("/api/sync", endpoint(lambda b, r: (lambda: svc.sync().to_dict())), methods=["POST"]),
-        Route("/api/rpc", endpoint(rpc_fn), methods=["POST"]),
+        Route("/api/status", endpoint(status_fn, S.NoArgs, "GET"), methods=["GET"]),
+        Route("/api/note", endpoint(lambda a: (lambda: svc.note(a.path)), S.NoteQuery, "GET"), methods=["GET"]),
+        Route("/api/touch", endpoint(lambda a: (lambda: svc.touch(a.ref, a.boost)), S.TouchBody), methods=["POST"]),
+        Route("/api/promote", endpoint(promote_fn, S.PromoteBody), methods=["POST"]),
+        Route("/api/archive", endpoint(lambda a: (lambda: {"archived": [svc.archive(a.ref)]}), S.RefArgs), methods=["POST"]),
+        Route("/api/restore", endpoint(lambda a: (lambda: {"restored": [svc.restore(a.ref)]}), S.RefArgs), methods=["POST"]),
+        Route("/api/gc", endpoint(lambda a: (lambda: svc.gc(dry_run=a.dry_run, limit=a.limit)), S.GcBody), methods=["POST"]),
+        Route("/api/review", endpoint(lambda a: (lambda: {"items": svc.review(a.limit)}), S.ReviewQuery, "GET"), methods=["GET"]),
+        Route("/api/search", endpoint(lambda a: (lambda: svc.search(a.q, limit=a.limit, scope=a.scope)), S.SearchQuery, "GET"),
+              methods=["GET"]),
+        Route("/api/sync", endpoint(lambda a: (lambda: svc.sync().to_dict()), S.NoArgs), methods=["POST"]),
+        Route("/api/rpc", endpoint(rpc_fn, S.RpcBody), methods=["POST"]),
         Route("/api/events", events_endpoint, methods=["GET"]),
     ]
     if mcp_app is not None:
@@ -172,16 +186,6 @@ def build_app(svc, token: str, port_ref: Callable[[], int], mcp_app=None, state:
     lifespan = getattr(mcp_app, "lifespan", None) if mcp_app is not None else None
     app = Starlette(routes=routes, lifespan=lifespan)
     return Guard(app, token, port_ref)
-
-
-def _int(value: Any, name: str) -> int:
-    try:
-        n = int(value)
-    except (TypeError, ValueError):
-        raise InvalidInput(f"{name} must be a whole number") from None
-    if not 1 <= n <= 1000:
-        raise InvalidInput(f"{name} must be between 1 and 1000")
-    return n
 
 
 async def events(svc, request: Request) -> Response:

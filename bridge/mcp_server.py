@@ -8,10 +8,13 @@ from typing import Annotated, Any, Callable, Literal
 from anyio import to_thread
 from fastmcp import FastMCP
 from fastmcp.exceptions import ResourceError, ToolError
-from pydantic import Field
+from fastmcp.exceptions import ValidationError as FastMCPValidationError
+from fastmcp.server.middleware import Middleware
+from pydantic import Field, Strict, ValidationError
 
 from vault_sync.errors import MnemovaultError
 
+from . import schemas as S
 from .client import plain
 
 INSTRUCTIONS = """mnemovault keeps memories as Markdown notes in the user's Obsidian vault.
@@ -21,8 +24,22 @@ observe_memory_usage so they stay alive. Memories fade unless used; strong ones 
 promoted to long-term notes, weak ones archived (never deleted)."""
 
 
-Ref = Annotated[str, Field(description="A memory id, or a note's path inside the vault (e.g. 'STM/Some note.md').")]
-Offset = Annotated[int, Field(ge=0, description="Skip this many items (pagination).")]
+Ref = S.Ref
+Offset = Annotated[S.Offset, Field(description="Skip this many items (pagination).")]
+
+
+class ArgumentErrors(Middleware):
+    """Argument errors in our own words: the field named, the input never echoed back
+    (fastmcp's default text is pydantic's, which quotes the input)."""
+
+    async def on_call_tool(self, context, call_next):
+        try:
+            return await call_next(context)
+        except FastMCPValidationError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, ValidationError):
+                raise ToolError(f"invalid: {S.message(cause)}") from None
+            raise
 
 
 def page(items: list, offset: int, limit: int) -> dict:
@@ -37,7 +54,8 @@ def tool_message(exc: MnemovaultError) -> str:
 
 
 def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
-    mcp = FastMCP("mnemovault", instructions=INSTRUCTIONS)
+    mcp = FastMCP("mnemovault", instructions=INSTRUCTIONS, strict_input_validation=True)
+    mcp.add_middleware(ArgumentErrors())
 
     async def call(fn: Callable[[Any], Any]) -> Any:
         svc = get_service()
@@ -48,55 +66,55 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
 
     @mcp.tool
     async def save_memory(
-        text: Annotated[str, Field(description="The memory: one self-contained fact, decision or preference, in plain words.")],
-        tags: Annotated[list[str] | None, Field(description="Topic tags, e.g. ['project/atlas', 'database'].")] = None,
-        title: Annotated[str | None, Field(description="Short title; becomes the note's name. Default: the first words.")] = None,
-        strength: Annotated[float, Field(ge=0.0, le=2.0, description="Importance 0-2 (1 = normal).")] = 1.0,
+        text: Annotated[S.Text, Field(description="The memory: one self-contained fact, decision or preference, in plain words.")],
+        tags: Annotated[S.Tags | None, Field(description="Topic tags, e.g. ['project/atlas', 'database'].")] = None,
+        title: Annotated[S.Title | None, Field(description="Short title; becomes the note's name. Default: the first words.")] = None,
+        strength: Annotated[S.Strength, Field(description="Importance 0-2 (1 = normal).")] = 1.0,
     ) -> dict:
         """Save a new short-term memory. Secrets are refused; an exact duplicate reinforces the existing memory instead."""
         return await call(lambda s: s.save(text, tags, title, strength))
 
     @mcp.tool
     async def search_memory(
-        query: Annotated[str, Field(description="What you are looking for, in natural language.")],
-        limit: Annotated[int, Field(ge=1, le=100)] = 10,
+        query: Annotated[S.Query, Field(description="What you are looking for, in natural language.")],
+        limit: Annotated[int, Strict(), Field(ge=1, le=100)] = 10,
         scope: Annotated[Literal["stm", "ltm", "all"], Field(description="stm: short-term memories; ltm: long-term; all: also the user's notes.")] = "all",
-        tags: Annotated[list[str] | None, Field(description="Only results with all these tags.")] = None,
-        status: Annotated[str | None, Field(description="Only memories with this status (active, promoted, archived).")] = None,
-        since_days: Annotated[float | None, Field(gt=0, description="Only memories used within this many days.")] = None,
-        blend_review: Annotated[bool, Field(description="Mix in fading memories relevant to the query (marked review).")] = True,
+        tags: Annotated[S.Tags | None, Field(description="Only results with all these tags.")] = None,
+        status: Annotated[S.Status | None, Field(description="Only memories with this status (active, promoted, archived).")] = None,
+        since_days: Annotated[S.Days | None, Field(description="Only memories used within this many days.")] = None,
+        blend_review: Annotated[S.Flag, Field(description="Mix in fading memories relevant to the query (marked review).")] = True,
     ) -> dict:
         """Search memories and notes by meaning and words; results carry path, id, title, snippet and score."""
         return await call(lambda s: s.search(query, limit, scope, tags, status, since_days, blend_review))
 
     @mcp.tool
-    async def get_memory(refs: Annotated[list[str], Field(min_length=1, max_length=50, description="Memory ids or note paths.")]) -> list[dict]:
+    async def get_memory(refs: Annotated[S.Refs, Field(max_length=50, description="Memory ids or note paths.")]) -> list[dict]:
         """Read memories in full: text, fields, score, outgoing links and backlinks."""
         return await call(lambda s: s.get_memory(refs))
 
     @mcp.tool
-    async def touch_memory(ref: Ref, boost: Annotated[bool, Field(description="Also raise strength by 0.1.")] = False) -> dict:
+    async def touch_memory(ref: Ref, boost: Annotated[S.Flag, Field(description="Also raise strength by 0.1.")] = False) -> dict:
         """Reinforce one memory you used: last_used = now, use_count + 1. Returns old and new score."""
         return await call(lambda s: s.touch(ref, boost))
 
     @mcp.tool
     async def observe_memory_usage(
-        refs: Annotated[list[str], Field(min_length=1, max_length=100, description="The memories you used.")],
-        context_tags: Annotated[list[str] | None, Field(description="Tags describing the current conversation's topic.")] = None,
+        refs: Annotated[S.LooseRefs, Field(description="The memories you used.")],
+        context_tags: Annotated[S.Tags | None, Field(description="Tags describing the current conversation's topic.")] = None,
     ) -> dict:
         """Report memories used together in a context; use across unrelated topics strengthens them more."""
         return await call(lambda s: s.observe(refs, context_tags))
 
     @mcp.tool
-    async def review_queue(limit: Annotated[int, Field(ge=1, le=200)] = 20) -> list[dict]:
+    async def review_queue(limit: Annotated[int, Strict(), Field(ge=1, le=200)] = 20) -> list[dict]:
         """Memories about to be forgotten, most urgent first: mention them if relevant so they stay alive."""
         return await call(lambda s: s.review(limit))
 
     @mcp.tool
     async def promote_memory(
-        ref: Annotated[str | None, Field(description="Memory to promote; omit with auto=true.")] = None,
-        auto: Annotated[bool, Field(description="Promote every memory that meets the promotion rule.")] = False,
-        dry_run: Annotated[bool, Field(description="Only list what would be promoted.")] = True,
+        ref: Annotated[S.Ref | None, Field(description="Memory to promote; omit with auto=true.")] = None,
+        auto: Annotated[S.Flag, Field(description="Promote every memory that meets the promotion rule.")] = False,
+        dry_run: Annotated[S.Flag, Field(description="Only list what would be promoted.")] = True,
     ) -> dict:
         """Move memories to long-term notes with backlinks (dry run by default)."""
         if not ref and not auto:
@@ -105,12 +123,14 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
 
     @mcp.tool
     async def gc(
-        dry_run: Annotated[bool, Field(description="Only list the candidates (default).")] = True,
-        offset: Offset = 0,
-        limit: Annotated[int, Field(ge=1, le=500)] = 100,
+        dry_run: Annotated[S.Flag, Field(description="Only list the candidates (default).")] = True,
+        offset: Annotated[Offset, Field(description="Skip this many candidates (pages a dry run only).")] = 0,
+        limit: Annotated[int, Strict(), Field(ge=1, le=500, description="Page size of a dry run; with dry_run=false, the most memories archived.")] = 100,
     ) -> dict:
-        """Archive memories below the forget threshold (restorable; pinned memories are immune)."""
-        result = await call(lambda s: s.gc(dry_run=dry_run))
+        """Archive memories below the forget threshold, lowest score first (restorable; pinned memories are immune)."""
+        if offset and not dry_run:
+            raise ToolError("invalid: offset pages a dry run; gc with dry_run=false archives the `limit` lowest-scoring candidates")
+        result = await call(lambda s: s.gc(dry_run=dry_run, limit=None if dry_run else limit))
         result["candidates"] = page(result.get("candidates", []), offset, limit)
         return result
 
@@ -123,32 +143,32 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
     async def create_relation(
         source: Ref,
         target: Ref,
-        relation_type: Annotated[str, Field(description="Frontmatter list to add the link to.")] = "related",
+        relation_type: Annotated[S.RelationType, Field(description="Frontmatter list to add the link to.")] = "related",
     ) -> dict:
         """Link one memory to another note (a [[wikilink]] in the source's frontmatter)."""
         return await call(lambda s: s.relate(source, target, relation_type))
 
     @mcp.tool
-    async def read_graph(offset: Offset = 0, limit: Annotated[int, Field(ge=1, le=2000)] = 500) -> dict:
+    async def read_graph(offset: Offset = 0, limit: Annotated[int, Strict(), Field(ge=1, le=2000)] = 500) -> dict:
         """The graph of memories and the notes linked with them (paginated edges)."""
         g = await call(lambda s: s.graph())
         return {"nodes": g["nodes"], "edges": page(g["edges"], offset, limit)}
 
     @mcp.tool
-    async def cluster_memories(threshold: Annotated[float, Field(ge=0.5, le=0.99)] = 0.83) -> list[dict]:
+    async def cluster_memories(threshold: S.Threshold = 0.83) -> list[dict]:
         """Groups of similar short-term memories, with a suggested action for each."""
         return await call(lambda s: s.cluster(threshold))
 
     @mcp.tool
     async def consolidate_memories(
-        refs: Annotated[list[str], Field(min_length=1, description="Memory ids/paths to merge, or one cluster id.")],
-        apply: Annotated[bool, Field(description="Write the merged note and archive the originals.")] = False,
+        refs: Annotated[S.Refs, Field(description="Memory ids/paths to merge, or one cluster id.")],
+        apply: Annotated[S.Flag, Field(description="Write the merged note and archive the originals.")] = False,
     ) -> dict:
         """Merge similar memories into one note (preview unless apply=true)."""
         return await call(lambda s: s.consolidate(refs, apply))
 
     @mcp.tool
-    async def read_note(path: Annotated[str, Field(description="A note's path inside the vault, e.g. 'Projects/Atlas.md'.")]) -> dict:
+    async def read_note(path: Annotated[S.Ref, Field(description="A note's path inside the vault, e.g. 'Projects/Atlas.md'.")]) -> dict:
         """Read any note of the vault as Markdown (paths outside the vault are refused)."""
         return await call(lambda s: s.read_note(path))
 
@@ -158,7 +178,7 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
         return await call(lambda s: s.status())
 
     @mcp.tool
-    async def sync(rebuild: Annotated[bool, Field(description="Rebuild the index from scratch.")] = False) -> dict:
+    async def sync(rebuild: Annotated[S.Flag, Field(description="Rebuild the index from scratch.")] = False) -> dict:
         """Bring the index up to date with the vault now."""
         return await call(lambda s: s.sync(rebuild=rebuild))
 

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vault_sync.dates import format_datetime, utc_now
-from vault_sync.errors import MnemovaultError
+from vault_sync.errors import MnemovaultError, SettingsError
+from vault_sync.limits import quote
 from vault_sync.lease import Lease, device_id
 from vault_sync.watcher import VaultWatcher
 
@@ -122,7 +123,18 @@ class Worker:
             self.poke_event.clear()
 
 
+def env_port() -> int:
+    """MNEMOVAULT_PORT, checked: a clear error instead of a traceback from bind()."""
+    raw = os.environ.get("MNEMOVAULT_PORT", "").strip() or "0"
+    if not raw.isdigit() or len(raw) > 5 or int(raw) > 65535:
+        raise SettingsError(f"MNEMOVAULT_PORT must be a port number 1-65535 (or 0 for a free one); got {quote(raw)}")
+    return int(raw)
+
+
 def serve(vault: Path | None, port: int | None = None, verbose: bool = False) -> None:
+    if port is not None and not 0 < port <= 65535:  # the CLI checks too; this is for other callers
+        raise SettingsError(f"the port must be 1-65535; got {quote(port)}")
+    env_port()
     log_path = setup_logging(verbose)
     with open_service(vault, initial_sync=False) as svc:
         lock = VaultLock(svc.layout.root)
@@ -159,7 +171,7 @@ def _serve(svc, port: int | None, log_path: Path) -> None:
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", port or int(os.environ.get("MNEMOVAULT_PORT", "0") or 0)))
+    sock.bind(("127.0.0.1", port or env_port()))
     bound = sock.getsockname()[1]
     token = device_token()
     started = format_datetime(utc_now())

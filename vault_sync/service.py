@@ -10,6 +10,7 @@ from .dates import utc_now
 from .errors import Ambiguous, InvalidInput, NotFound, PathOutsideVault
 from .index.resolver import build_resolver
 from .index.store import IndexStore
+from .limits import check_limit, check_query, check_ref, check_refs, quote
 from .index.sync import Change, Indexer, SyncReport
 from .ops import conflicts as conflicts_op
 from .ops import lifecycle, moves
@@ -107,7 +108,7 @@ class MemoryService:
         """An indexed note by memory id or vault-relative path."""
         if not isinstance(ref, str) or not ref.strip():
             raise NotFound("no note given: pass a memory id or a path inside the vault")
-        ref = ref.strip()
+        ref = check_ref(ref).strip()
         rows = self.store.notes_with_id(ref)
         if not rows:
             rel = self.layout.safe_rel(ref if ref.lower().endswith(".md") or "/" in ref else ref)
@@ -118,9 +119,9 @@ class MemoryService:
         if kinds:
             rows = [r for r in rows if r["kind"] in kinds] or rows
         if not rows:
-            raise NotFound(f"no note with id or path {ref!r}")
+            raise NotFound(f"no note with id or path {quote(ref, 200)}")
         if len(rows) > 1:
-            raise Ambiguous(f"{ref!r} matches {len(rows)} notes: {', '.join(r['path'] for r in rows)}")
+            raise Ambiguous(f"{quote(ref, 200)} matches {len(rows)} notes: {', '.join(r['path'] for r in rows)}")
         return rows[0]
 
     def _by_name(self, name: str):
@@ -219,11 +220,11 @@ class MemoryService:
     def promote(self, ref: str | None = None, dry_run: bool = False) -> dict:
         return lifecycle.promote(self, ref, dry_run)
 
-    def gc(self, dry_run: bool = True, delete: bool = False) -> dict:
-        return lifecycle.gc(self, dry_run, delete)
+    def gc(self, dry_run: bool = True, delete: bool = False, limit: int | None = None) -> dict:
+        return lifecycle.gc(self, dry_run, delete, limit)
 
-    def archive(self, ref: str, reason: str = "archived on request", extra: dict | None = None) -> dict:
-        return lifecycle.archive(self, ref, reason, extra)
+    def archive(self, ref: str, reason: str = "archived on request") -> dict:
+        return lifecycle.archive(self, ref, reason)
 
     def restore(self, ref: str) -> dict:
         return lifecycle.restore(self, ref)
@@ -246,7 +247,7 @@ class MemoryService:
     def get_memory(self, refs: list[str]) -> list[dict]:
         """Memories (or notes) with their text, links and backlinks."""
         out = []
-        for ref in refs:
+        for ref in check_refs(refs):
             row = self.resolve(ref)
             view = self.view(row)
             fts = self.store.one("SELECT body FROM fts WHERE rowid = ?", (row["rowid"],))
@@ -289,8 +290,10 @@ class MemoryService:
 
     def search(self, query: str, limit: int = 10, scope: str = "all", tags: list[str] | None = None,
                status: str | None = None, since_days: float | None = None, blend_review: bool = True) -> dict:
-        from .search.hybrid import search
+        from .search.hybrid import search, MAX_LIMIT
 
+        query = check_query(query)
+        limit = check_limit(limit, MAX_LIMIT)
         return search(self, query, limit, scope, tags, status, since_days, blend_review)
 
     def semantic_neighbours(self, row, limit: int = 3) -> list[str]:

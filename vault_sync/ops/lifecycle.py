@@ -7,8 +7,9 @@ import re
 from typing import TYPE_CHECKING
 
 from ..dates import format_datetime
-from ..errors import MnemovaultError, WrongState
+from ..errors import InvalidInput, MnemovaultError, WrongState
 from ..index.resolver import build_resolver
+from ..limits import check_limit
 from ..note import stem_of
 from ..patch import REMOVE
 from ..scoring import review_priority
@@ -51,6 +52,7 @@ def gc_candidates(svc: "MemoryService") -> list[dict]:
 
 
 def review(svc: "MemoryService", limit: int = 20) -> list[dict]:
+    limit = check_limit(limit)
     now = svc.now()
     items = []
     for row in svc.store.query("SELECT rowid, * FROM notes WHERE kind = 'stm'"):
@@ -214,6 +216,7 @@ def add_to_index_note(svc: "MemoryService", name: str, now) -> None:
 
 
 def promote(svc: "MemoryService", ref: str | None = None, dry_run: bool = False) -> dict:
+    _check_flag("dry_run", dry_run)
     if ref is not None:  # an empty ref is an error (resolve says so), never "promote everything"
         row = svc.resolve(ref)
         _check_promotable(svc, row)
@@ -273,24 +276,39 @@ def trash_one(svc: "MemoryService", row, reason: str) -> Move:
     return move
 
 
-def gc(svc: "MemoryService", dry_run: bool = True, delete: bool = False) -> dict:
-    return _gc(svc, dry_run, delete, None)
+def _check_flag(name: str, value) -> None:
+    # `None` or "no" must never count as a yes or a no: a wrong type could run a real GC
+    if not isinstance(value, bool):
+        raise InvalidInput(f"{name} must be true or false")
 
 
-def _gc(svc: "MemoryService", dry_run: bool, delete: bool, quiet: set[str] | None) -> dict:
+def gc(svc: "MemoryService", dry_run: bool = True, delete: bool = False, limit: int | None = None) -> dict:
+    """Archive (or trash) memories below the forget threshold, lowest score first.
+
+    `limit` caps what is archived, not only what is listed: at most `limit` notes move."""
+    _check_flag("dry_run", dry_run)
+    _check_flag("delete", delete)
+    if limit is not None:
+        check_limit(limit)
+    return _gc(svc, dry_run, delete, None, limit)
+
+
+def _gc(svc: "MemoryService", dry_run: bool, delete: bool, quiet: set[str] | None, limit: int | None = None) -> dict:
     cands = [c for c in gc_candidates(svc) if not _quiet(svc, c["path"], quiet)]
     if dry_run:
         return {"dry_run": True, "candidates": cands, "archived": []}
     act = (lambda row, c: trash_one(svc, row, c["reason"])) if delete else (lambda row, c: archive_one(svc, row, c["reason"]))
-    out = _run_many(svc, cands, act, "archived")
+    out = _run_many(svc, cands if limit is None else cands[:limit], act, "archived")
     out["candidates"] = cands
     return out
 
 
-def archive(svc: "MemoryService", ref: str, reason: str = "archived on request", extra: dict | None = None) -> dict:
+def archive(svc: "MemoryService", ref: str, reason: str = "archived on request") -> dict:
+    """Archive one memory on request. No caller-given frontmatter: the keys written are the
+    engine's own (consolidate passes `merged_into` through archive_one, inside the engine)."""
     row = svc.resolve(ref)
     with svc.write_lock:
-        return archive_one(svc, row, reason, extra).to_dict()
+        return archive_one(svc, row, reason).to_dict()
 
 
 def restore(svc: "MemoryService", ref: str) -> dict:

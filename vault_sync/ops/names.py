@@ -6,6 +6,7 @@ import re
 import unicodedata
 
 from ..errors import InvalidInput
+from ..limits import check_tags, quote
 
 _ILLEGAL = re.compile(r'[<>:"/\\|?*\x00-\x1f#^\[\]]')  # Windows + characters that break [[links]]
 _RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
@@ -51,16 +52,16 @@ def unique_stem(stem: str, taken: set[str]) -> str:
 def clean_tags(tags: list[str] | None) -> list[str]:
     """Obsidian's tag rules: no spaces, nested with '/', not only digits."""
     out: list[str] = []
-    for raw in tags or []:
-        for part in str(raw).split(","):
+    for raw in check_tags(tags) or []:
+        for part in raw.split(","):
             tag = part.strip().lstrip("#").strip()
             if not tag:
                 continue
             tag = re.sub(r"/+", "/", re.sub(r"\s+", "-", tag)).strip("/")
             if not _TAG_OK.match(tag):
-                raise InvalidInput(f"tag {part.strip()!r}: only letters, digits, _, - and / are allowed")
+                raise InvalidInput(f"tag {quote(part.strip())}: only letters, digits, _, - and / are allowed")
             if re.fullmatch(r"[\d/]+", tag):
-                raise InvalidInput(f"tag {tag!r} must contain at least one letter")
+                raise InvalidInput(f"tag {quote(tag)} must contain at least one letter")
             if tag.lower() not in {t.lower() for t in out}:  # Obsidian's tags ignore case
                 out.append(tag)
     return out

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from ..edit import patch_bytes
 from ..errors import InvalidInput, NoteProblem
 from ..index.resolver import build_resolver
+from ..limits import MAX_RELATION_CHARS, check_name, quote
 from ..note import OWNED_KEYS, parse_note, stem_of
 from ..writer import update_file
 from .moves import check_size
@@ -22,11 +23,12 @@ _TYPE = re.compile(r"^[a-z][a-z0-9_]{0,40}$")
 
 def relate(svc: "MemoryService", a: str, b: str, rel_type: str = "related") -> dict:
     """Add "[[B]]" to A's `related` list (or to the list named by the type)."""
+    check_name("the relation type", rel_type if rel_type is not None else "related", MAX_RELATION_CHARS)
     key = (rel_type or "related").strip().lower()
-    if not _TYPE.match(key):
-        raise InvalidInput(f"relation type {rel_type!r}: use lower-case letters, digits and _")
+    if not _TYPE.fullmatch(key):
+        raise InvalidInput(f"relation type {quote(rel_type)}: use lower-case letters, digits and _")
     if key != "related" and (key in OWNED_KEYS or key in _RESERVED):
-        raise InvalidInput(f"relation type {rel_type!r} is a key mnemovault owns; choose another name")
+        raise InvalidInput(f"relation type {quote(rel_type)} is a key mnemovault owns; choose another name")
     src, dst = svc.resolve(a), svc.resolve(b)
     if src["path"] == dst["path"]:
         raise InvalidInput("a note cannot be related to itself")

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInput, Refused
 from ..index.store import normalized_hash
+from ..limits import MAX_TEXT_CHARS, check_strength, check_tags, check_text, check_title
 from ..patch import render_scalar
 from ..scoring import review_priority, score_at
 from ..secrets import find_secrets
@@ -19,13 +20,11 @@ if TYPE_CHECKING:
 
 MIN_CHARS = 12
 MIN_WORDS = 3
-MAX_CHARS = 200_000
+MAX_CHARS = MAX_TEXT_CHARS
 
 
 def check_intake(text: str) -> str:
-    if not isinstance(text, str):
-        raise InvalidInput("the memory text must be a string")
-    body = text.strip()
+    body = check_text(text).strip()
     if not body:
         raise Refused("nothing to save: the text is empty")
     if len(body) < MIN_CHARS or len(body.split()) < MIN_WORDS:
@@ -72,9 +71,12 @@ def create_memory(
     last_used: datetime | None = None,
     extra: dict[str, Any] | None = None,
 ) -> dict:
-    """Write a new memory note into STM with every owned key; returns its view."""
-    if not 0.0 <= strength <= 2.0:
-        raise InvalidInput(f"strength {strength} is out of range 0.0-2.0")
+    """Write a new memory note into STM with every owned key; returns its view.
+
+    `extra` is for the engine's own callers (consolidate's `merged_from`), never client input."""
+    strength = check_strength(strength)
+    tags = check_tags(tags)
+    title = check_title(title)
     now = svc.now()
     created = created or now
     last_used = last_used or created
@@ -113,6 +115,9 @@ def create_memory(
 
 def save(svc: "MemoryService", text: str, tags: list[str] | None = None, title: str | None = None, strength: float = 1.0) -> dict:
     body = check_intake(text)
+    tags = check_tags(tags)
+    strength = check_strength(strength)
+    title = check_title(title)
     if title is not None:
         title = title.strip()
         if not title:

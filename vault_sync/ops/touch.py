@@ -9,6 +9,7 @@ from ..errors import InvalidInput, MnemovaultError, NoteProblem, WrongState
 from ..note import parse_note
 from ..scoring import is_cross_domain, score_at
 from ..writer import update_file
+from ..limits import check_refs
 from .names import clean_tags
 from .moves import check_size
 from .sweep import score_updates
@@ -61,11 +62,14 @@ def _reinforce(svc: "MemoryService", ref: str, boost: float, context_tags: list[
 
 
 def touch(svc: "MemoryService", ref: str, boost: bool = False) -> dict:
+    if not isinstance(boost, bool):  # "no" is truthy: only a real boolean decides
+        raise InvalidInput("boost must be true or false")
     return _reinforce(svc, ref, svc.settings.touch_boost if boost else 0.0, None)
 
 
 def observe(svc: "MemoryService", refs: list[str], context_tags: list[str] | None = None) -> dict:
     """Touch each memory used in a context; cross-domain use also strengthens it."""
+    refs = check_refs(refs, each=False)  # a bad ref is reported on its own; the others still run
     if not refs:
         raise InvalidInput("no memories given")
     tags = clean_tags(context_tags)

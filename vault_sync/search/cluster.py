@@ -69,8 +69,8 @@ def cluster(svc, threshold: float = 0.83) -> list[dict]:
     """Clusters of similar STM memories, most cohesive first (empty without embeddings)."""
     try:
         threshold = float(threshold)
-    except (TypeError, ValueError):
-        raise InvalidInput(f"threshold must be a number between 0 and 1; got {threshold!r}") from None
+    except (TypeError, ValueError, OverflowError):
+        raise InvalidInput("threshold must be a number between 0 and 1") from None
     if not 0.0 < threshold <= 1.0:
         raise InvalidInput(f"threshold must be between 0 and 1; got {threshold}")
     embedder = get_embedder(svc)

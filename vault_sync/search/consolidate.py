@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from ..dates import format_datetime, parse_datetime
 from ..errors import InvalidInput, NoteProblem, WrongState
+from ..limits import check_refs
+from ..ops.lifecycle import archive_one
 from .cluster import cluster
 
 BONUS_PER_EXTRA, MAX_STRENGTH = 0.1, 2.0
@@ -23,7 +25,7 @@ def _stem(path: str) -> str:
 
 
 def _members(svc, ids: list[str] | str) -> list:
-    refs = [ids] if isinstance(ids, str) else list(ids or [])
+    refs = [ids] if isinstance(ids, str) else check_refs(ids or [], "ids")
     refs = [r.strip() for r in refs if isinstance(r, str) and r.strip()]
     if len(refs) == 1 and refs[0].startswith("c-"):
         found = [c for c in cluster(svc) if c["id"] == refs[0]]
@@ -99,7 +101,8 @@ def consolidate(svc, ids: list[str], apply: bool = False, title: str | None = No
         archived, errors = [], []
         for source in p["sources"]:
             try:
-                archived.append(svc.archive(source["path"], reason=f"consolidated into {link}", extra={"merged_into": link}))
+                row = svc.resolve(source["path"])
+                archived.append(archive_one(svc, row, f"consolidated into {link}", {"merged_into": link}).to_dict())
             except Exception as exc:  # keep going: the new note exists, report what is left
                 errors.append({"path": source["path"], "error": str(exc)})
     svc.emit("consolidated", {"path": note["path"], "id": note["id"], "sources": [s["path"] for s in p["sources"]]})

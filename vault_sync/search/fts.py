@@ -110,9 +110,14 @@ def make_filters(svc, scope: str = "all", tags: list[str] | None = None, status:
                  since_days: float | None = None) -> Filters:
     from ..errors import InvalidInput
 
+    from ..limits import check_tags, quote
+
+    if not isinstance(scope, (str, type(None))) or not isinstance(status, (str, type(None))):
+        raise InvalidInput("scope and status must be strings")
     key = (scope or "all").strip().lower()
     if key not in SCOPES:
-        raise InvalidInput(f"scope must be one of {', '.join(SCOPES)}; got {scope!r}")
+        raise InvalidInput(f"scope must be one of {', '.join(SCOPES)}; got {quote(scope)}")
+    check_tags(tags)
     clean_tags = []
     for t in tags or []:
         t = str(t).strip().lstrip("#").lower()
@@ -123,9 +128,9 @@ def make_filters(svc, scope: str = "all", tags: list[str] | None = None, status:
         try:
             days = float(since_days)
         except (TypeError, ValueError):
-            raise InvalidInput(f"since_days must be a number of days; got {since_days!r}") from None
+            raise InvalidInput(f"since_days must be a number of days; got {quote(since_days)}") from None
         if not math.isfinite(days) or days < 0:
-            raise InvalidInput(f"since_days must be a positive number of days; got {since_days!r}")
+            raise InvalidInput(f"since_days must be a positive number of days; got {quote(since_days)}")
         days = min(days, 365 * 1000)
         cutoff = svc.now() - timedelta(days=days)
         since = format_datetime(cutoff)

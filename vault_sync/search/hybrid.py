@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 
+from ..limits import MAX_SEARCH_LIMIT
 from ..views import row_score
 from . import fts as ftsmod
 
@@ -39,7 +40,7 @@ SEM_MIN = 0.2  # a semantic-only candidate below this cosine is noise
 REVIEW_SEM, REVIEW_COVERAGE = 0.35, 0.5
 KIND_WEIGHT = {"ltm": 1.0, "note": 0.9, "archive": 0.8}
 STM_FLOOR = 0.7
-MAX_LIMIT = 200
+MAX_LIMIT = MAX_SEARCH_LIMIT
 
 
 def sem_strength(cosine: float | None) -> float:

@@ -1,0 +1,264 @@
+"""The typed edge: one pydantic model per HTTP endpoint and per `/api/rpc` operation.
+
+Strict types (a string is never split into a list, "no" is never a boolean, null is never a
+default), unknown fields refused, every size bounded by vault_sync/limits.py. The MCP tools
+use the same field types, the CLI validates its calls with the rpc models (bridge/client.py).
+Errors name the field and never echo the input (at most a short prefix of a number).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, model_validator
+
+from vault_sync import limits as L
+from vault_sync.errors import InvalidInput
+
+# -- field types (shared with bridge/mcp_server.py) --
+Flag = Annotated[bool, Strict()]
+Ref = Annotated[str, Strict(), Field(min_length=1, max_length=L.MAX_REF_CHARS,
+                                     description="A memory id, or a note's path inside the vault (e.g. 'STM/Some note.md').")]
+Refs = Annotated[list[Ref], Strict(), Field(min_length=1, max_length=L.MAX_REFS)]
+# observe reports a bad ref (empty, unknown, too long) per ref and still runs the others:
+# its items are only typed here, the engine bounds each one before resolving it
+LooseRefs = Annotated[list[Annotated[str, Strict()]], Strict(), Field(min_length=1, max_length=L.MAX_REFS)]
+Tag = Annotated[str, Strict(), Field(max_length=L.MAX_TAG_CHARS)]
+Tags = Annotated[list[Tag], Strict(), Field(max_length=L.MAX_TAGS)]
+Text = Annotated[str, Strict(), Field(max_length=L.MAX_TEXT_CHARS)]
+Title = Annotated[str, Strict(), Field(min_length=1, max_length=L.MAX_TITLE_CHARS)]
+Query = Annotated[str, Strict(), Field(max_length=L.MAX_QUERY_CHARS)]
+RelationType = Annotated[str, Strict(), Field(min_length=1, max_length=L.MAX_RELATION_CHARS)]
+Strength = Annotated[float, Field(ge=0.0, le=2.0, allow_inf_nan=False)]
+Limit = Annotated[int, Strict(), Field(ge=1, le=L.MAX_LIMIT)]
+SearchLimit = Annotated[int, Strict(), Field(ge=1, le=L.MAX_SEARCH_LIMIT)]
+Offset = Annotated[int, Strict(), Field(ge=0, le=10_000_000)]
+Threshold = Annotated[float, Field(ge=0.5, le=0.99, allow_inf_nan=False)]
+Scope = Literal["all", "stm", "ltm", "memories", "notes", "archive"]
+Status = Annotated[str, Strict(), Field(max_length=40)]
+Days = Annotated[float, Field(gt=0, le=365_000, allow_inf_nan=False)]
+
+
+class Args(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+# -- /api/rpc operations: fields are the MemoryService method's keyword arguments --
+class SaveArgs(Args):
+    text: Text
+    tags: Tags | None = None
+    title: Title | None = None
+    strength: Strength = 1.0
+
+
+class TouchArgs(Args):
+    ref: Ref
+    boost: Flag = False
+
+
+class ObserveArgs(Args):
+    refs: LooseRefs
+    context_tags: Tags | None = None
+
+
+class ReviewArgs(Args):
+    limit: Limit = 20
+
+
+class PromoteArgs(Args):
+    ref: Ref | None = None  # none: every candidate
+    dry_run: Flag = False
+
+
+class GcArgs(Args):
+    dry_run: Flag = True
+    delete: Flag = False
+    limit: Limit | None = None
+
+
+class RefArgs(Args):
+    ref: Ref
+
+
+class RelateArgs(Args):
+    a: Ref
+    b: Ref
+    rel_type: RelationType = "related"
+
+
+class GraphArgs(Args):
+    include_notes: Flag = True
+
+
+class SearchArgs(Args):
+    query: Query
+    limit: SearchLimit = 10
+    scope: Scope = "all"
+    tags: Tags | None = None
+    status: Status | None = None
+    since_days: Days | None = None
+    blend_review: Flag = True
+
+
+class ClusterArgs(Args):
+    threshold: Threshold = 0.83
+
+
+class ConsolidateArgs(Args):
+    ids: Refs
+    apply: Flag = False
+
+
+class NoArgs(Args):
+    pass
+
+
+class RefsArgs(Args):
+    refs: Refs
+
+
+class PathArgs(Args):
+    path: Ref
+
+
+RPC_ARGS: dict[str, type[Args]] = {
+    "save": SaveArgs, "touch": TouchArgs, "observe": ObserveArgs, "review": ReviewArgs, "promote": PromoteArgs,
+    "gc": GcArgs, "archive": RefArgs, "restore": RefArgs, "relate": RelateArgs, "graph": GraphArgs,
+    "search": SearchArgs, "cluster": ClusterArgs, "consolidate": ConsolidateArgs, "status": NoArgs,
+    "sweep": NoArgs, "note": RefArgs, "get_memory": RefsArgs, "read_note": PathArgs, "conflicts": NoArgs,
+    "resolve_conflict": PathArgs,
+}
+
+
+class RpcBody(Args):
+    op: Annotated[str, Strict(), Field(max_length=40)]
+    args: dict[str, Any] = {}
+
+
+# -- HTTP endpoints (docs/bridge-api.md) --
+class NoteQuery(Args):
+    path: Ref
+
+
+class TouchBody(Args):
+    ref: Ref
+    boost: Flag = False
+
+
+class PromoteBody(Args):
+    ref: Ref | None = None
+    auto: Flag = False
+    dry_run: Flag = False
+
+    @model_validator(mode="after")
+    def _one_target(self):
+        if (self.ref is None) == (not self.auto):
+            raise ValueError("give the note as `ref`, or `auto: true` for every candidate (not both)")
+        return self
+
+
+class GcBody(Args):
+    dry_run: Flag = True
+    limit: Limit | None = None
+
+
+class ReviewQuery(Args):
+    limit: Limit = 20
+
+
+class SearchQuery(Args):
+    q: Query = ""
+    limit: SearchLimit = 10
+    scope: Scope = "all"
+
+
+# -- validation with messages of our own --
+_EXPECTED = {
+    "string_type": "a string", "int_type": "a whole number", "int_parsing": "a whole number",
+    "int_from_float": "a whole number", "bool_type": "true or false", "bool_parsing": "true or false",
+    "float_type": "a number", "float_parsing": "a number", "finite_number": "a finite number",
+    "list_type": "a list", "dict_type": "an object", "model_type": "an object", "model_attributes_type": "an object",
+    "literal_error": "", "none_required": "null",
+}
+_BOUND = {"greater_than_equal": ("ge", "at least"), "greater_than": ("gt", "more than"),
+          "less_than_equal": ("le", "at most"), "less_than": ("lt", "less than")}
+
+
+def _kind(value: Any) -> str:
+    """What a client sent, without its content (a number is quoted, shortened)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        text = repr(value)
+        return f"the number {text if len(text) <= L.QUOTE_CHARS else text[:L.QUOTE_CHARS] + '…'}"
+    if isinstance(value, str):
+        return f"a string of {len(value)} characters"
+    if isinstance(value, (list, tuple)):
+        return f"a list of {len(value)} items"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def _field(loc: tuple) -> str:
+    parts = [p if isinstance(p, str) and p.isidentifier() and len(p) <= 40 else
+             (f"[{p}]" if isinstance(p, int) else L.quote(str(p))) for p in loc]
+    name = ".".join(parts).replace(".[", "[")
+    return f"`{name}`" if name else "the request"
+
+
+def describe(err: dict) -> str:
+    """One error of a ValidationError, in words, naming the field, never echoing the input."""
+    kind, ctx, field = err["type"], err.get("ctx") or {}, _field(tuple(err.get("loc", ())))
+    got = _kind(err.get("input"))
+    if kind == "extra_forbidden":
+        return f"unknown field {field}"
+    if kind == "missing":
+        return f"{field} is required"
+    if kind == "literal_error":
+        return f"{field} must be one of {ctx.get('expected')} (got {got})"
+    if kind in _EXPECTED:
+        return f"{field} must be {_EXPECTED[kind]} (got {got})"
+    if kind == "string_too_long":
+        return f"{field} is too long ({got}; limit {ctx.get('max_length')})"
+    if kind == "string_too_short":
+        return f"{field} must not be empty"
+    if kind == "too_long":
+        return f"{field} has too many items ({got}; limit {ctx.get('max_length')})"
+    if kind == "too_short":
+        return f"{field} needs at least {ctx.get('min_length')} item(s)"
+    if kind in _BOUND:
+        key, words = _BOUND[kind]
+        return f"{field} must be {words} {ctx.get(key)} (got {got})"
+    if kind == "value_error":
+        return str(ctx.get("error", "invalid value"))
+    return f"{field} is not valid ({kind})"
+
+
+def message(exc: ValidationError, prefix: str = "") -> str:
+    errors = exc.errors(include_url=False)
+    text = "; ".join(describe(e) for e in errors[:3]) + (f" (and {len(errors) - 3} more)" if len(errors) > 3 else "")
+    return f"{prefix}{text}"
+
+
+def parse(model: type[Args], data: Any, strings: bool = False, prefix: str = "") -> Args:
+    """`data` validated against `model` (query strings: `strings=True`), or InvalidInput."""
+    if not isinstance(data, dict):
+        raise InvalidInput(f"{prefix}the arguments must be a JSON object")
+    try:
+        return model.model_validate_strings(data) if strings else model.model_validate(data)
+    except ValidationError as exc:
+        raise InvalidInput(message(exc, prefix)) from None
+
+
+def kwargs(model: Args) -> dict[str, Any]:
+    return {name: getattr(model, name) for name in type(model).model_fields}
+
+
+def rpc_args(op: Any, args: Any) -> dict[str, Any]:
+    """The keyword arguments for MemoryService.<op>, validated; InvalidInput otherwise."""
+    if not isinstance(op, str) or op not in RPC_ARGS:
+        raise InvalidInput(f"unknown operation {L.quote(op) if isinstance(op, str) else _kind(op)}")
+    return kwargs(parse(RPC_ARGS[op], {} if args is None else args, prefix=f"{op}: "))

@@ -1,0 +1,141 @@
+"""Bounds on everything a client may send, and the validators the engine runs on each input.
+
+Every front end (CLI, MCP, HTTP) reaches the engine through MemoryService, so checking here
+means no front end can skip it. The bridge's schemas (bridge/schemas.py) use the same
+constants to refuse oversized requests before any work starts.
+"""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from typing import Any
+
+from .errors import InvalidInput
+
+MAX_BODY_BYTES = 4 * 1024 * 1024  # an HTTP request body (a 200k-character text fits even \u-escaped)
+MAX_TEXT_CHARS = 200_000  # a memory's text
+MAX_TITLE_CHARS = 200
+MAX_TAG_CHARS = 100
+MAX_TAGS = 50
+MAX_QUERY_CHARS = 1_000  # a search query
+MAX_REF_CHARS = 1_024  # a memory id or a vault path
+MAX_REFS = 100  # refs in one call (observe, get_memory, consolidate)
+MAX_RELATION_CHARS = 40
+MAX_SEARCH_LIMIT = 200
+MAX_LIMIT = 1_000  # review, gc, and other list limits
+QUOTE_CHARS = 40
+
+# bidi controls: they make a name display other than it is (U+202E "right-to-left override")
+_BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def quote(value: Any, n: int = QUOTE_CHARS) -> str:
+    """A short, printable prefix of `value` for an error message (never the whole input)."""
+    s = value if isinstance(value, str) else repr(value)
+    cut = s[:n]
+    return repr(cut + "…") if len(s) > n else repr(cut)
+
+
+def bad_char(s: str, allow_newlines: bool = False) -> str | None:
+    """The name of the first character not allowed in a name (tag, title, relation type)."""
+    for ch in s:
+        if allow_newlines and ch in "\n\r\t":
+            continue
+        cat = unicodedata.category(ch)
+        if ch in _BIDI:
+            return f"a bidi control character (U+{ord(ch):04X})"
+        if cat == "Cs":
+            return f"an unpaired surrogate (U+{ord(ch):04X})"
+        if cat in ("Cc", "Zl", "Zp"):
+            return "a line break" if ch in "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029" else f"a control character (U+{ord(ch):04X})"
+    return None
+
+
+def check_name(what: str, value: Any, max_chars: int) -> str:
+    """A one-line name: a string, not too long, no line breaks, control or bidi characters."""
+    if not isinstance(value, str):
+        raise InvalidInput(f"{what} must be a string")
+    if len(value) > max_chars:
+        raise InvalidInput(f"{what} is too long ({len(value)} characters, limit {max_chars})")
+    why = bad_char(value)
+    if why:
+        raise InvalidInput(f"{what} {quote(value)} contains {why}")
+    return value
+
+
+def check_text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise InvalidInput("the memory text must be a string")
+    if len(value) > MAX_TEXT_CHARS:
+        raise InvalidInput(f"too long for one memory ({len(value)} characters, limit {MAX_TEXT_CHARS}); save it as a note instead")
+    for ch in value:
+        if unicodedata.category(ch) == "Cs":
+            raise InvalidInput(f"the text contains an unpaired surrogate (U+{ord(ch):04X}); it is not valid Unicode")
+    return value
+
+
+def check_title(value: Any) -> str | None:
+    if value is None:
+        return None
+    return check_name("the title", value, MAX_TITLE_CHARS)
+
+
+def check_tags(value: Any, what: str = "tags") -> list[str] | None:
+    """A list of strings (a bare string is refused, never split into letters), bounded."""
+    if value is None:
+        return None
+    if not isinstance(value, (list, tuple)):
+        raise InvalidInput(f"{what} must be a list of strings")
+    if len(value) > MAX_TAGS:
+        raise InvalidInput(f"too many {what} ({len(value)}, limit {MAX_TAGS})")
+    for tag in value:
+        check_name("a tag", tag, MAX_TAG_CHARS)
+    return list(value)
+
+
+def check_strength(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidInput("strength must be a number from 0.0 to 2.0")
+    try:
+        number = float(value)
+    except OverflowError:  # an int too large for a float
+        raise InvalidInput(f"strength {quote(value)} is out of range 0.0-2.0") from None
+    if not math.isfinite(number) or not 0.0 <= number <= 2.0:
+        raise InvalidInput(f"strength {quote(value)} is out of range 0.0-2.0")
+    return number
+
+
+def check_limit(value: Any, maximum: int = MAX_LIMIT, what: str = "limit") -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidInput(f"{what} must be a whole number from 1 to {maximum}")
+    if not 1 <= value <= maximum:
+        raise InvalidInput(f"{what} must be a whole number from 1 to {maximum}; got {quote(value)}")
+    return value
+
+
+def check_ref(value: Any, what: str = "ref") -> str:
+    if not isinstance(value, str):
+        raise InvalidInput(f"{what} must be a string (a memory id or a path in the vault)")
+    if len(value) > MAX_REF_CHARS:
+        raise InvalidInput(f"{what} is too long ({len(value)} characters, limit {MAX_REF_CHARS})")
+    return value
+
+
+def check_refs(value: Any, what: str = "refs", each: bool = True) -> list[str]:
+    """A bounded list of refs; `each=False` leaves each ref to be checked (and reported) alone."""
+    if not isinstance(value, (list, tuple)):
+        raise InvalidInput(f"{what} must be a list of memory ids or paths")
+    if len(value) > MAX_REFS:
+        raise InvalidInput(f"too many {what} ({len(value)}, limit {MAX_REFS})")
+    return [check_ref(r, what) for r in value] if each else list(value)
+
+
+def check_query(value: Any) -> str:
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise InvalidInput("the query must be a string")
+    if len(value) > MAX_QUERY_CHARS:
+        raise InvalidInput(f"the query is too long ({len(value)} characters, limit {MAX_QUERY_CHARS})")
+    return value
