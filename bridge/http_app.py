@@ -75,7 +75,7 @@ async def _run(fn: Callable[[], Any]) -> JSONResponse:
         return _json(error_body(exc), http_status(exc))
     except Exception as exc:  # noqa: BLE001 - the daemon must answer, not die
         log.exception("request failed")
-        return _json(error_body(exc), 500)
+        return _json(error_body(exc), http_status(exc))  # a stray OSError may be a storage fault
 
 
 async def _body(request: Request) -> dict:
