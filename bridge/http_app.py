@@ -3,7 +3,6 @@ and the MCP endpoint, all behind one guard (token, Host, Origin). 127.0.0.1 only
 
 from __future__ import annotations
 
-import asyncio
 import hmac
 import inspect
 import json
@@ -13,17 +12,17 @@ from typing import Any, Callable
 from anyio import to_thread
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 
 from vault_sync.errors import InvalidInput, MnemovaultError
 
 from .client import OPERATIONS, plain
 from .errors import error_body, http_status
+from .events import events
 
 log = logging.getLogger("mnemovault.bridge")
 ALLOWED_ORIGIN = "app://obsidian.md"
-PING_SECONDS = 15.0
 
 
 class Guard:
@@ -182,32 +181,3 @@ def _int(value: Any, name: str) -> int:
     if not 1 <= n <= 1000:
         raise InvalidInput(f"{name} must be between 1 and 1000")
     return n
-
-
-async def events(svc, request: Request) -> Response:
-    """Server-sent events: every change the engine sees, as it happens."""
-    loop = asyncio.get_running_loop()
-    queue: asyncio.Queue = asyncio.Queue(maxsize=1000)
-
-    def listener(kind: str, data: dict) -> None:
-        def put():
-            if not queue.full():
-                queue.put_nowait((kind, data))
-        loop.call_soon_threadsafe(put)
-
-    unsubscribe = svc.subscribe(listener)
-
-    async def stream():
-        try:
-            yield "event: hello\ndata: {}\n\n"
-            while True:
-                try:
-                    kind, data = await asyncio.wait_for(queue.get(), timeout=PING_SECONDS)
-                except asyncio.TimeoutError:
-                    yield ": ping\n\n"
-                    continue
-                yield f"event: {kind}\ndata: {json.dumps(data, default=str)}\n\n"
-        finally:
-            unsubscribe()
-
-    return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
