@@ -56,9 +56,11 @@ def _loose(path: Path, allowed: int) -> int | None:
 def private_dir(folder: Path) -> None:
     """Create `folder` (and the config folder above it) 0700, or fix them, with a warning."""
     top = config_dir()
-    chain = [folder] + ([top] if top in folder.parents else [])
-    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    for d in chain:
+    for d in ([top] if top in folder.parents else []) + [folder]:
+        if not d.exists():
+            d.mkdir(parents=True, exist_ok=True, mode=0o700)
+            os.chmod(d, 0o700)  # the umask may have taken bits off, never added: this is exact
+            continue
         loose = _loose(d, 0o700)
         if loose is not None:
             os.chmod(d, 0o700)

@@ -23,7 +23,7 @@ from vault_sync.lease import Lease, device_id
 from vault_sync.watcher import VaultWatcher
 
 from .context import open_service
-from .paths import bridge_file, config_dir, device_token, lock_file, log_dir, private_write
+from .paths import bridge_file, config_dir, device_token, lock_file, log_dir, private_dir, private_write
 
 log = logging.getLogger("mnemovault.daemon")
 
@@ -58,7 +58,7 @@ class VaultLock:
         self.fh = None
 
     def acquire(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(self.path.parent)  # the first thing a daemon creates in the config folder
         fh = open(self.path, "a+", encoding="utf-8")
         try:
             if os.name == "nt":  # pragma: no cover - Windows

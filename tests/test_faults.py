@@ -115,6 +115,7 @@ def test_daemon_starts_over_a_poisoned_journal_entry(vault, tmp_path):
         assert [item["file"] for item in status["quarantined"]] == [".mnemovault/journal/quarantine/0badc0de.json"]
         assert "check its frontmatter" in status["quarantined"][0]["todo"]
         assert "quarantined the unfinished move" in d.log_text()
+        assert "readable by others" not in d.log_text()  # folders it creates are private from the start
         assert _copies(vault, NOTE) == [vault / "Archive" / NOTE]  # present exactly once
         assert d.get("/api/note", params={"path": f"Archive/{NOTE}"}).status_code == 200
         assert d.get("/api/note", params={"path": f"STM/{NOTE}"}).status_code == 404
