@@ -436,3 +436,22 @@ def test_failed_background_sweep_shows_in_status_and_as_an_event(vault, tmp_path
             _no_temp_names(bg["last_error"]["message"])
         finally:
             d.close()
+
+
+def test_mcp_stdio_starts_over_a_poisoned_journal_entry(vault, tmp_path):
+    _poison_journal(vault)
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    proc = subprocess.Popen([sys.executable, "-m", "bridge.cli", "mcp", "--vault", str(vault)], env=child_env(tmp_path / "home"),
+                            cwd=str(Path(__file__).resolve().parent.parent), stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        proc.stdin.write(json.dumps(init) + "\n")
+        proc.stdin.flush()
+        answer = json.loads(proc.stdout.readline() or "{}")  # the old code exited before answering
+        assert answer.get("id") == 1 and "result" in answer, answer
+    finally:
+        proc.stdin.close()
+        proc.wait(30)
+    assert "journal: quarantined the unfinished move" in proc.stderr.read()
+    assert _copies(vault, NOTE) == [vault / "Archive" / NOTE]
