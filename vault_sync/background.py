@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from .dates import format_datetime
 from .errors import MnemovaultError
+from .faults import storage_fault
 
 if TYPE_CHECKING:
     from .service import MemoryService
@@ -47,6 +48,7 @@ def record(svc: "MemoryService", task: str, error: str | None = None) -> None:
 
 
 def failed(svc: "MemoryService", task: str, exc: BaseException) -> None:
+    exc = storage_fault(exc, "to the vault") or exc  # a read-only vault, not a temp file's name
     message = str(exc) if isinstance(exc, MnemovaultError) else f"{type(exc).__name__}: {exc}"
     record(svc, task, message)
 
