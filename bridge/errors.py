@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from vault_sync import errors as e
+from vault_sync.faults import storage_fault
 
 # engine error class -> (HTTP status, CLI exit code); the most specific class wins
 TABLE: list[tuple[type[e.MnemovaultError], int, int]] = [
@@ -15,11 +16,23 @@ TABLE: list[tuple[type[e.MnemovaultError], int, int]] = [
     (e.WrongState, 409, 5),
     (e.WriteConflict, 409, 6),
     (e.NoteProblem, 409, 6),
+    (e.VaultReadOnly, 423, 7),  # the vault (or a note) cannot be written: locked against us
+    (e.PermissionDenied, 423, 7),
+    (e.DiskFull, 507, 8),  # Insufficient Storage
     (e.MnemovaultError, 500, 1),
 ]
 
 
+def engine_error(exc: BaseException) -> BaseException:
+    """An OSError that escaped the engine's own translation (read-only, no permission, disk
+    full) as the engine error, with a message that names no file (it may be a temp file)."""
+    if isinstance(exc, OSError) and not isinstance(exc, e.MnemovaultError):
+        return storage_fault(exc, "to the vault") or exc
+    return exc
+
+
 def http_status(exc: BaseException) -> int:
+    exc = engine_error(exc)
     for cls, status, _ in TABLE:
         if isinstance(exc, cls):
             return status
@@ -27,6 +40,7 @@ def http_status(exc: BaseException) -> int:
 
 
 def exit_code(exc: BaseException) -> int:
+    exc = engine_error(exc)
     for cls, _, code in TABLE:
         if isinstance(exc, cls):
             return code
@@ -34,6 +48,7 @@ def exit_code(exc: BaseException) -> int:
 
 
 def error_body(exc: BaseException) -> dict:
+    exc = engine_error(exc)
     code = getattr(exc, "code", "internal")
     message = str(exc) if isinstance(exc, e.MnemovaultError) else "internal error; see the daemon log"
     return {"error": {"code": code, "message": message}}

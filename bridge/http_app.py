@@ -3,7 +3,6 @@ and the MCP endpoint, all behind one guard (token, Host, Origin). 127.0.0.1 only
 
 from __future__ import annotations
 
-import asyncio
 import hmac
 import json
 import logging
@@ -12,7 +11,7 @@ from typing import Any, Callable
 from anyio import to_thread
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 
 from vault_sync.errors import InvalidInput, MnemovaultError
@@ -21,10 +20,10 @@ from vault_sync.limits import MAX_BODY_BYTES, quote
 from . import schemas as S
 from .client import plain
 from .errors import error_body, http_status
+from .events import events
 
 log = logging.getLogger("mnemovault.bridge")
 ALLOWED_ORIGIN = "app://obsidian.md"
-PING_SECONDS = 15.0
 MAX_QUERY_STRING = 16 * 1024  # bytes: room for a 1,000-character query percent-encoded (12 bytes a character)
 
 
@@ -113,7 +112,7 @@ async def _run(fn: Callable[[], Any]) -> JSONResponse:
         return _json(error_body(exc), http_status(exc))
     except Exception as exc:  # noqa: BLE001 - the daemon must answer, not die
         log.exception("request failed")
-        return _json(error_body(exc), 500)
+        return _json(error_body(exc), http_status(exc))  # a stray OSError may be a storage fault
 
 
 async def _body(request: Request) -> dict:
@@ -188,30 +187,3 @@ def build_app(svc, token: str, port_ref: Callable[[], int], mcp_app=None, state:
     return Guard(app, token, port_ref)
 
 
-async def events(svc, request: Request) -> Response:
-    """Server-sent events: every change the engine sees, as it happens."""
-    loop = asyncio.get_running_loop()
-    queue: asyncio.Queue = asyncio.Queue(maxsize=1000)
-
-    def listener(kind: str, data: dict) -> None:
-        def put():
-            if not queue.full():
-                queue.put_nowait((kind, data))
-        loop.call_soon_threadsafe(put)
-
-    unsubscribe = svc.subscribe(listener)
-
-    async def stream():
-        try:
-            yield "event: hello\ndata: {}\n\n"
-            while True:
-                try:
-                    kind, data = await asyncio.wait_for(queue.get(), timeout=PING_SECONDS)
-                except asyncio.TimeoutError:
-                    yield ": ping\n\n"
-                    continue
-                yield f"event: {kind}\ndata: {json.dumps(data, default=str)}\n\n"
-        finally:
-            unsubscribe()
-
-    return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

@@ -16,6 +16,7 @@ from vault_sync.errors import MnemovaultError
 
 from . import schemas as S
 from .client import plain
+from .errors import engine_error
 
 INSTRUCTIONS = """mnemovault keeps memories as Markdown notes in the user's Obsidian vault.
 Save short facts worth remembering with save_memory; search before answering questions about
@@ -63,6 +64,11 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
             return json.loads(json.dumps(plain(await to_thread.run_sync(lambda: fn(svc))), default=str))
         except MnemovaultError as exc:
             raise ToolError(tool_message(exc)) from None
+        except OSError as exc:  # a storage fault the engine did not name: say what, not which temp file
+            err = engine_error(exc)
+            if isinstance(err, MnemovaultError):
+                raise ToolError(tool_message(err)) from None
+            raise
 
     @mcp.tool
     async def save_memory(

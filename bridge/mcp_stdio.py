@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from vault_sync.watcher import VaultWatcher
@@ -12,7 +13,8 @@ from .mcp_server import build_mcp
 
 def run_stdio(vault: Path | None) -> None:
     with open_service(vault) as svc:
-        svc.recover()
+        for line in svc.recover():  # stdout is the protocol: say it on stderr
+            print(f"mnemovault: journal: {line}", file=sys.stderr)
         watcher = VaultWatcher(svc.indexer, svc.layout, reconcile_interval=svc.settings.reconcile_interval_seconds)
         svc.watcher = watcher
         watcher.start()

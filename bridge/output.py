@@ -84,6 +84,11 @@ def render_status(s: dict) -> None:
         console.print(f"  [yellow]{len(s['problems'])} problems[/]:")
         for p in s["problems"]:
             console.print(f"    {p['path']}: {p['cause']}")
+    for q in s.get("quarantined") or []:
+        console.print(f"  [red]unfinished move set aside[/] {q['file']}: {q['cause']}\n    {q['todo']}")
+    err = (s.get("background") or {}).get("last_error")
+    if err:
+        console.print(f"  [red]background {err['task']} failed[/] at {err['at']}: {err['message']}")
 
 
 def table(rows: list[dict], columns: list[tuple[str, str]], title: str | None = None) -> None:

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
+import stat
 from pathlib import Path
+
+log = logging.getLogger("mnemovault.paths")
 
 
 def vault_key(vault: Path) -> str:
@@ -41,13 +45,41 @@ def token_file() -> Path:
     return config_dir() / "token"
 
 
+def _loose(path: Path, allowed: int) -> int | None:
+    """The mode of `path` when it grants more than `allowed`; None otherwise (or on Windows)."""
+    if os.name == "nt":  # pragma: no cover - modes mean little there
+        return None
+    mode = stat.S_IMODE(path.stat().st_mode)
+    return mode if mode & ~allowed else None
+
+
+def private_dir(folder: Path) -> None:
+    """Create `folder` (and the config folder above it) 0700, or fix them, with a warning."""
+    top = config_dir()
+    for d in ([top] if top in folder.parents else []) + [folder]:
+        if not d.exists():
+            d.mkdir(parents=True, exist_ok=True, mode=0o700)
+            os.chmod(d, 0o700)  # the umask may have taken bits off, never added: this is exact
+            continue
+        loose = _loose(d, 0o700)
+        if loose is not None:
+            os.chmod(d, 0o700)
+            log.warning("%s was readable by others (mode %o); set it to 700", d, loose)
+
+
+def private_file(path: Path) -> None:
+    """Fix an existing secret file to 0600, with a warning when it was looser."""
+    loose = _loose(path, 0o600)
+    if loose is not None:
+        os.chmod(path, 0o600)
+        log.warning("%s was readable by others (mode %o); set it to 600", path, loose)
+
+
 def private_write(path: Path, data: str) -> None:
-    """Write a file only the user can read (0600), atomically."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        os.chmod(path.parent, 0o700)
-    except OSError:
-        pass
+    """Write a file only the user can read (0600, in a 0700 folder), atomically."""
+    private_dir(path.parent)
+    if path.exists():
+        private_file(path)  # about to be replaced, but a looser one was exposed: say so
     tmp = path.with_name(f".{path.name}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
@@ -63,10 +95,12 @@ def device_token() -> str:
     path = token_file()
     try:
         token = path.read_text(encoding="utf-8").strip()
-        if len(token) >= 32:
-            return token
     except OSError:
-        pass
+        token = ""
+    if len(token) >= 32:
+        private_dir(path.parent)
+        private_file(path)
+        return token
     token = secrets.token_urlsafe(32)
     private_write(path, token + "\n")
     return token

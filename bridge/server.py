@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from vault_sync import background
 from vault_sync.dates import format_datetime, utc_now
 from vault_sync.errors import MnemovaultError, SettingsError
 from vault_sync.limits import quote
@@ -23,7 +24,7 @@ from vault_sync.lease import Lease, device_id
 from vault_sync.watcher import VaultWatcher
 
 from .context import open_service
-from .paths import bridge_file, config_dir, device_token, lock_file, log_dir, private_write
+from .paths import bridge_file, config_dir, device_token, lock_file, log_dir, private_dir, private_write
 
 log = logging.getLogger("mnemovault.daemon")
 
@@ -58,7 +59,7 @@ class VaultLock:
         self.fh = None
 
     def acquire(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(self.path.parent)  # the first thing a daemon creates in the config folder
         fh = open(self.path, "a+", encoding="utf-8")
         try:
             if os.name == "nt":  # pragma: no cover - Windows
@@ -93,6 +94,7 @@ class Worker:
     name: str
     interval: float
     job: object
+    on_error: object = None  # called with the exception of a failed run
 
     def __post_init__(self):
         self.stop_event = threading.Event()
@@ -117,8 +119,13 @@ class Worker:
         while not self.stop_event.is_set():
             try:
                 self.job()
-            except Exception:  # noqa: BLE001 - a failed run is logged; the daemon keeps going
+            except Exception as exc:  # noqa: BLE001 - a failed run is logged and recorded; the daemon keeps going
                 log.exception("%s failed", self.name)
+                if self.on_error is not None:
+                    try:
+                        self.on_error(exc)
+                    except Exception:  # noqa: BLE001 - recording must not end the loop
+                        log.exception("%s: could not record the failure", self.name)
             self.poke_event.wait(self.interval)
             self.poke_event.clear()
 
@@ -152,7 +159,7 @@ def _serve(svc, port: int | None, log_path: Path) -> None:
     from .mcp_server import build_mcp
 
     for line in svc.recover():
-        log.warning(line)
+        log.warning("journal: %s", line)
     report = svc.sync()
     log.info("indexed %s in %.2fs (%d added, %d updated, %d removed)", svc.layout.root, report.seconds,
              report.added, report.updated, report.removed)
@@ -161,11 +168,12 @@ def _serve(svc, port: int | None, log_path: Path) -> None:
     watcher.start()
     svc.lease = Lease(svc.layout.root, device_id(config_dir()), svc.settings.lease_seconds)
     lifecycle = Worker("mnemovault-lifecycle", min(svc.settings.lifecycle_interval_seconds, svc.settings.lease_seconds / 3),
-                       lambda: _lifecycle(svc))
+                       lambda: _lifecycle(svc), on_error=lambda exc: background.failed(svc, "lifecycle", exc))
     lifecycle.start(first_delay=min(10.0, svc.settings.lifecycle_interval_seconds))
     embedder = None
     if svc.settings.embeddings:
-        embedder = Worker("mnemovault-embed", 300.0, lambda: _embed(svc))
+        embedder = Worker("mnemovault-embed", 300.0, lambda: _embed(svc),
+                          on_error=lambda exc: background.failed(svc, "embeddings", exc))
         svc.subscribe(lambda kind, data: embedder.poke() if kind == "indexed" else None)
         embedder.start(first_delay=0.5)
 
@@ -230,6 +238,10 @@ def _lifecycle(svc) -> None:
     written = report["sweep"]["written"]
     if moved or written:
         log.info("lifecycle: %d scores written, %d moved (%.2fs)", written, moved, time.perf_counter() - started)
+    problem = background.report_problem(report)
+    if problem:
+        log.warning("lifecycle: %s", problem)
+    background.record(svc, "lifecycle", problem)
 
 
 def _embed(svc) -> None:
@@ -237,3 +249,5 @@ def _embed(svc) -> None:
         svc.embed()
     except ImportError as exc:
         log.warning("embeddings unavailable: %s", exc)
+        return
+    background.record(svc, "embeddings")

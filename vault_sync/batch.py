@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Callable
 
 from .errors import WriteConflict
+from .faults import storage_fault
 from .rename import exchange, linux_call
 from .writer import fsync_dir, restore_late_edit, take_old_copy, temp_name, update_file
 
@@ -268,7 +269,7 @@ def _write_many(items: list[Staged], transform, old_copies: OldCopies) -> tuple[
                     os.replace(item.tmp, item.target)
             except OSError as exc:
                 _drop(item)
-                errors.append((item, f"cannot write: {exc.strerror or exc}"))
+                errors.append((item, _cause(exc)))
                 continue
             folders.add(os.path.dirname(item.target))
             written.append(item)
@@ -300,7 +301,7 @@ def _stage_safe(item: Staged, fsync: bool = True, fd: int | None = None) -> tupl
         return _stage(item, fsync, fd), None
     except OSError as exc:
         _drop(item)
-        return item, f"cannot write: {exc.strerror or exc}"
+        return item, _cause(exc)
 
 
 def _drop(item: Staged) -> None:
@@ -311,3 +312,9 @@ def _drop(item: Staged) -> None:
             pass
         item.tmp = None
     item.stat = None
+
+
+def _cause(exc: OSError) -> str:
+    """Why a note could not be written, without the temp file's name."""
+    fault = storage_fault(exc, "it")
+    return str(fault) if fault is not None else f"cannot write: {exc.strerror or exc}"

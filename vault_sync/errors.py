@@ -49,3 +49,26 @@ class NoteProblem(MnemovaultError):
     """The note cannot be written safely (unreadable frontmatter, invalid values)."""
 
     code = "note_problem"
+
+
+class StorageFault(MnemovaultError, OSError):
+    """The file system refused a write. Also an OSError, so code that skips one unwritable
+    note and goes on (a sweep) still does; the message names the note, never a temp file."""
+
+    code = "storage_fault"
+
+    def __init__(self, message: str, errno: int | None = None):
+        super().__init__(message)
+        self.errno = errno
+
+
+class VaultReadOnly(StorageFault):
+    code = "read_only"
+
+
+class PermissionDenied(StorageFault):
+    code = "permission_denied"
+
+
+class DiskFull(StorageFault):
+    code = "disk_full"

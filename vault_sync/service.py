@@ -6,6 +6,7 @@ import threading
 from datetime import datetime
 from typing import Any, Callable
 
+from . import background
 from .dates import utc_now
 from .errors import Ambiguous, InvalidInput, NotFound, PathOutsideVault
 from .index.resolver import build_resolver
@@ -171,6 +172,8 @@ class MemoryService:
             "embeddings": self.embedding_status(),
             "lease": self.lease.state.to_dict() if self.lease is not None else None,
             "scoring": self.params.public(),
+            "quarantined": moves.quarantined(self),
+            "background": background.state(self),
         }
 
     def embedding_status(self) -> dict:

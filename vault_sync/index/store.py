@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import sqlite3
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from datetime import datetime
+from typing import Any, Callable, Iterator
 
-from ..dates import format_datetime
+from ..dates import format_datetime, utc_now
 from ..links import WIKILINK, Link, parse_wikilink
 from ..note import Note
 from .schema import DERIVED_TABLES, SCHEMA, SCHEMA_VERSION, UPGRADES
@@ -20,6 +22,7 @@ from .schema import DERIVED_TABLES, SCHEMA, SCHEMA_VERSION, UPGRADES
 # a query reads every segment (50 edits made full-text search 30% slower at 10k notes).
 # After this many writes (more on a big index) it is merged back into one: 66 ms at 10k.
 FTS_OPTIMIZE_AFTER = 50
+log = logging.getLogger("mnemovault.index")
 
 NOTE_COLUMNS = (
     "path", "name", "id", "kind", "title", "status", "use_count", "strength", "created", "last_used",
@@ -80,10 +83,28 @@ def note_row(note: Note, kind: str, stat: Stat) -> tuple:
     )
 
 
+CORRUPT_CODES = {sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT}
+
+
+def _move_aside(path: Path, now: datetime) -> Path:
+    """Rename a corrupt index (and its WAL and shared-memory files) to <index>.corrupt-<time>."""
+    aside = path.with_name(f"{path.name}.corrupt-{now.strftime('%Y%m%dT%H%M%SZ')}")
+    n = 2
+    while aside.exists():
+        aside = path.with_name(f"{path.name}.corrupt-{now.strftime('%Y%m%dT%H%M%SZ')}-{n}")
+        n += 1
+    os.replace(path, aside)
+    for suffix in ("-wal", "-shm"):
+        side = path.with_name(path.name + suffix)
+        if side.exists():
+            os.replace(side, aside.with_name(aside.name + suffix))
+    return aside
+
+
 class IndexStore:
     """All access goes through one connection guarded by a lock (watcher + front ends)."""
 
-    def __init__(self, path: Path | str):
+    def __init__(self, path: Path | str, clock: Callable[[], datetime] = utc_now):
         self.path = Path(path) if path != ":memory:" else path
         if isinstance(self.path, Path):
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -92,6 +113,22 @@ class IndexStore:
         self.fts_writes = 0  # single-note FTS writes since the FTS index was last merged
         self._fts_merge_at = FTS_OPTIMIZE_AFTER  # raised on a big index, where a merge costs more
         self.resolver_cache = None
+        self.set_aside: Path | None = None  # where a corrupt index file was moved, if it was
+        try:
+            self._open()
+        except sqlite3.DatabaseError as exc:
+            # the index is derived from the vault: a file SQLite cannot read is set aside and
+            # rebuilt, instead of stopping every command (a lock or a missing folder is raised)
+            if not isinstance(self.path, Path) or getattr(exc, "sqlite_errorcode", None) not in CORRUPT_CODES:
+                raise
+            self.db.close()
+            self.set_aside = _move_aside(self.path, clock())
+            log.warning("the index %s was unreadable (%s); moved it to %s and rebuilding it from the vault",
+                        self.path, exc, self.set_aside)
+            self._open()
+            self.rebuilt = True
+
+    def _open(self) -> None:
         self.db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
         self.db.row_factory = sqlite3.Row
         if isinstance(self.path, Path):

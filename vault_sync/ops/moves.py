@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from ..dates import format_datetime, parse_datetime
 from ..edit import BOM_BYTES, patch_bytes
 from ..errors import InvalidInput, MnemovaultError, NoteProblem, WrongState
+from ..faults import writing
 from ..index.resolver import Resolver, build_resolver
 from ..index.store import normalized_hash
 from ..note import parse_note
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from ..service import MemoryService
 
 JOURNAL = ".mnemovault/journal"
+QUARANTINE = f"{JOURNAL}/quarantine"  # entries recovery could not finish nor roll back
 
 
 @dataclass
@@ -53,11 +55,19 @@ def _journal_dir(svc: "MemoryService") -> Path:
 
 def _journal(svc: "MemoryService", entry: dict) -> Path:
     folder = _journal_dir(svc)
-    folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{uuid.uuid4().hex}.json"
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(entry), encoding="utf-8")
-    os.replace(tmp, path)
+    try:
+        with writing(f"{entry['src']} (to move it, the journal in {JOURNAL} is written first)"):
+            folder.mkdir(parents=True, exist_ok=True)
+            tmp.write_text(json.dumps(entry), encoding="utf-8")
+            os.replace(tmp, path)
+    except BaseException:
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
+        raise
     return path
 
 
@@ -100,9 +110,10 @@ def _taken(dst: Path) -> bool:
 
 
 def _link_or_rename(src: Path, dst: Path) -> None:
-    dst.parent.mkdir(parents=True, exist_ok=True)
     try:
-        rename_noreplace(src, dst)  # never clobbers a person's note of the same name
+        with writing(f"{src.parent.name}/{src.name} (moving it to {dst.parent.name}/)"):
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            rename_noreplace(src, dst)  # never clobbers a person's note of the same name
     except FileExistsError:
         raise WrongState(f"cannot move {src.name}: {dst.parent.name}/{dst.name} already exists") from None
 
@@ -176,7 +187,11 @@ def move_note(
 
 
 def recover(svc: "MemoryService") -> list[str]:
-    """Finish moves a crash interrupted (call at start; safe after a sync too)."""
+    """Finish moves a crash interrupted (call at start; safe after a sync too).
+
+    Never raises: an entry that cannot be finished or rolled back is moved to the
+    quarantine folder with its cause (see `quarantined`), so start-up goes on.
+    """
     folder = _journal_dir(svc)
     if not folder.is_dir():
         return []
@@ -186,28 +201,74 @@ def recover(svc: "MemoryService") -> list[str]:
             entry = json.loads(path.read_text(encoding="utf-8"))
             src_rel, dst_rel = svc.layout.safe_rel(entry["src"]), svc.layout.safe_rel(entry["dst"])
         except (OSError, ValueError, KeyError, TypeError, MnemovaultError):
-            path.unlink(missing_ok=True)
+            _unlink_quietly(path)  # unreadable or pointing outside the vault: nothing to act on
             continue
-        src, dst = svc.layout.abs(src_rel), svc.layout.abs(dst_rel)
         try:
-            moved = _settle(src, dst, entry)
-        except OSError as exc:
+            done.append(_recover_one(svc, entry, src_rel, dst_rel))
+        except OSError as exc:  # the disk, not the entry: try again next time
             done.append(f"could not finish the move of {src_rel} to {dst_rel}: {exc}; will retry at the next start")
             continue
-        if moved:
-            try:
-                _finish(svc, entry, src_rel, dst_rel)
-            except (MnemovaultError, OSError, UnicodeDecodeError) as exc:
-                done.append(f"moved {src_rel} to {dst_rel} but could not finish it: {exc}")
-            else:
-                done.append(f"completed move of {src_rel} to {dst_rel}")
-        else:
-            svc.indexer.sync_paths([src_rel, dst_rel])
-            done.append(f"rolled back move of {src_rel} (never reached {dst_rel})")
-        path.unlink(missing_ok=True)
+        except Exception as exc:  # noqa: BLE001 - one bad entry must not stop every start
+            done.append(_quarantine(svc, path, entry, src_rel, dst_rel, exc))
+            continue
+        _unlink_quietly(path)
     for tmp in folder.glob("*.tmp"):
-        tmp.unlink(missing_ok=True)
+        _unlink_quietly(tmp)
     return done
+
+
+def _recover_one(svc: "MemoryService", entry: dict, src_rel: str, dst_rel: str) -> str:
+    src, dst = svc.layout.abs(src_rel), svc.layout.abs(dst_rel)
+    if _settle(src, dst, entry):
+        _finish(svc, entry, src_rel, dst_rel)
+        return f"completed move of {src_rel} to {dst_rel}"
+    svc.indexer.sync_paths([src_rel, dst_rel])
+    return f"rolled back move of {src_rel} (never reached {dst_rel})"
+
+
+def _unlink_quietly(path: Path) -> None:
+    try:
+        path.unlink(missing_ok=True)
+    except OSError:
+        pass
+
+
+def _quarantine(svc: "MemoryService", path: Path, entry: dict, src_rel: str, dst_rel: str, exc: Exception) -> str:
+    """Set a journal entry aside with why and what to do; the line to log."""
+    at = svc.layout.abs
+    where = dst_rel if at(dst_rel).exists() else src_rel if at(src_rel).exists() else None
+    cause = f"{type(exc).__name__}: {exc}"[:300]
+    todo = (f"the note is at {where}; check its frontmatter (status and dates) by hand, then delete this file"
+            if where else f"the note is at neither {src_rel} nor {dst_rel}; look for it in the vault, then delete this file")
+    folder = svc.layout.root / QUARANTINE
+    rel = f"{QUARANTINE}/{path.name}"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        # one file to read and delete: the entry as it was, with why and what to do
+        info = {"quarantined": {"cause": cause, "todo": todo, "at": format_datetime(svc.now())}, **entry}
+        tmp = folder / f"{path.stem}.tmp"
+        tmp.write_text(json.dumps(info, indent=1, ensure_ascii=False), encoding="utf-8")
+        os.replace(tmp, folder / path.name)
+        path.unlink()
+    except OSError as err:
+        return (f"could not finish the move of {src_rel} to {dst_rel} ({cause}) nor set its journal entry aside "
+                f"({err.strerror or err}); {todo.replace('this file', str(path))}")
+    return f"quarantined the unfinished move of {src_rel} to {dst_rel}: {cause}; {todo} ({rel})"
+
+
+def quarantined(svc: "MemoryService") -> list[dict]:
+    """Journal entries recovery set aside: file, cause, what to do."""
+    folder = svc.layout.root / QUARANTINE
+    out = []
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        try:
+            info = json.loads(path.read_text(encoding="utf-8")).get("quarantined") or {}
+        except (OSError, ValueError, AttributeError):
+            info = {}
+        out.append({"file": f"{QUARANTINE}/{path.name}", "cause": info.get("cause", "unknown"),
+                    "todo": info.get("todo", "check the note named in the file by hand, then delete the file"),
+                    "at": info.get("at")})
+    return out
 
 
 def _same_note(src: Path, dst: Path, entry: dict) -> bool:

@@ -12,6 +12,7 @@ from ..limits import MAX_TEXT_CHARS, check_strength, check_tags, check_text, che
 from ..patch import render_scalar
 from ..scoring import review_priority, score_at
 from ..secrets import find_secrets
+from ..faults import writing
 from ..writer import create_exclusive
 from .names import clean_tags, slug_from, unique_stem
 
@@ -95,7 +96,8 @@ def create_memory(
     }
     fields.update(extra or {})
     folder = svc.layout.abs(svc.layout.stm)
-    folder.mkdir(parents=True, exist_ok=True)
+    with writing(f"{svc.layout.stm}/"):
+        folder.mkdir(parents=True, exist_ok=True)
     stem = slug_from(title or text)
     taken = taken_names(svc)
     data = render_note(fields, text).encode("utf-8")
