@@ -12,6 +12,7 @@ from ..index.resolver import build_resolver
 from ..note import stem_of
 from ..patch import REMOVE
 from ..scoring import review_priority
+from ..secrets import check_fields
 from ..views import row_decision, row_score
 from ..writer import create_exclusive, update_file
 from .moves import Move, free_path, move_note
@@ -288,6 +289,7 @@ def _gc(svc: "MemoryService", dry_run: bool, delete: bool, quiet: set[str] | Non
 
 
 def archive(svc: "MemoryService", ref: str, reason: str = "archived on request", extra: dict | None = None) -> dict:
+    check_fields({"reason": reason, "extra": extra})  # both are written into the note
     row = svc.resolve(ref)
     with svc.write_lock:
         return archive_one(svc, row, reason, extra).to_dict()

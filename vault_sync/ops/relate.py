@@ -9,6 +9,7 @@ from ..edit import patch_bytes
 from ..errors import InvalidInput, NoteProblem
 from ..index.resolver import build_resolver
 from ..note import OWNED_KEYS, parse_note, stem_of
+from ..secrets import check_fields
 from ..writer import update_file
 from .moves import check_size
 
@@ -22,6 +23,7 @@ _TYPE = re.compile(r"^[a-z][a-z0-9_]{0,40}$")
 
 def relate(svc: "MemoryService", a: str, b: str, rel_type: str = "related") -> dict:
     """Add "[[B]]" to A's `related` list (or to the list named by the type)."""
+    check_fields({"relation type": rel_type})  # the type becomes a frontmatter key
     key = (rel_type or "related").strip().lower()
     if not _TYPE.match(key):
         raise InvalidInput(f"relation type {rel_type!r}: use lower-case letters, digits and _")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ..dates import format_datetime, parse_datetime
 from ..errors import InvalidInput, NoteProblem, WrongState
+from ..secrets import check_fields
 from .cluster import cluster
 
 BONUS_PER_EXTRA, MAX_STRENGTH = 0.1, 2.0
@@ -90,6 +91,9 @@ def consolidate(svc, ids: list[str], apply: bool = False, title: str | None = No
     p = plan(svc, rows, title)
     if not apply:
         return {"applied": False, "plan": _public(p), "note": None, "archived": [], "errors": []}
+    # the text and title come from notes a person may have written by hand: gate them
+    # like any save, before anything is written
+    check_fields({"consolidated text": p["text"], "consolidated title": p["title"], "consolidated tags": p["tags"]})
     with svc.write_lock:
         note = svc.create_memory(
             p["text"], p["tags"], p["title"], p["strength"], p["use_count"], p["created"], p["last_used"],
