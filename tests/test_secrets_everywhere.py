@@ -26,7 +26,7 @@ from secret_corpora import benign, obfuscated
 from test_secrets import NEGATIVE
 from vault_sync.errors import Refused
 from vault_sync.search.consolidate import consolidate
-from vault_sync.secrets import _INVISIBLE, check_fields, normalise, scan
+from vault_sync.secret_gate import _INVISIBLE, check_fields, normalise, scan
 
 _RNG = random.Random(2323)
 ALNUM = string.ascii_letters + string.digits

@@ -12,7 +12,7 @@ from ..index.resolver import build_resolver
 from ..note import stem_of
 from ..patch import REMOVE
 from ..scoring import review_priority
-from ..secrets import check_fields
+from ..secret_gate import check_fields
 from ..views import row_decision, row_score
 from ..writer import create_exclusive, update_file
 from .moves import Move, free_path, move_note

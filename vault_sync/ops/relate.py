@@ -9,7 +9,7 @@ from ..edit import patch_bytes
 from ..errors import InvalidInput, NoteProblem
 from ..index.resolver import build_resolver
 from ..note import OWNED_KEYS, parse_note, stem_of
-from ..secrets import check_fields
+from ..secret_gate import check_fields
 from ..writer import update_file
 from .moves import check_size
 

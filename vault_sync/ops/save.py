@@ -10,7 +10,7 @@ from ..errors import InvalidInput, Refused
 from ..index.store import normalized_hash
 from ..patch import render_scalar
 from ..scoring import review_priority, score_at
-from ..secrets import check_fields
+from ..secret_gate import check_fields
 from ..writer import create_exclusive
 from .names import clean_tags, slug_from, unique_stem
 

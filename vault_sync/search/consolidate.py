@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ..dates import format_datetime, parse_datetime
 from ..errors import InvalidInput, NoteProblem, WrongState
-from ..secrets import check_fields
+from ..secret_gate import check_fields
 from .cluster import cluster
 
 BONUS_PER_EXTRA, MAX_STRENGTH = 0.1, 2.0
