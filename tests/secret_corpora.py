@@ -59,6 +59,7 @@ def keys(rng: random.Random) -> list[tuple[str, str]]:
         ("Replicate API token", "r" + "8_" + r(37)),
         ("xAI API key", "x" + "ai-" + r(80)),
         ("Perplexity API key", "pp" + "lx-" + r(48)),
+        ("LangSmith API key", "ls" + "v2_pt_" + r(32, HEX) + "_" + r(10, HEX)),
         ("JSON Web Token", jwt),
         ("private key block", pem),
     ]
