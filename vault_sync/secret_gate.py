@@ -51,8 +51,8 @@ def normalise(text: str) -> str:
 _SEP = r"[\s._-]"
 _SEPS = re.compile(_SEP)
 
-# (kind, prefix, body length checked). Only prefixes no ordinary word starts with, so a
-# match is worth a closer look; the body then has to look random (below).
+# (kind, prefix, body length checked). A prefix match is only worth a closer look: the
+# body after it, separators squeezed out, then has to look generated (`_random_body`).
 _PREFIXES: list[tuple[str, str, int]] = [
     ("AWS access key ID", "akia", 16), ("AWS access key ID", "asia", 16),
     ("Google API key", "aiza", 28),
@@ -90,7 +90,8 @@ def _prefix_pattern(prefix: str) -> str:
     return f"{_SEP}{{0,5}}".join(_spaced(w) for w in letters) + f"{_SEP}{{0,5}}"
 
 
-# One scan for every prefix (longest first, so "sk-ant-" wins over "sk-").
+# Every prefix in one pattern, matched where a candidate starts (longest first, so
+# "sk-ant-" wins over "sk-").
 _ORDER = sorted(range(len(_PREFIXES)), key=lambda i: -len(_PREFIXES[i][1]))
 _SPLIT_PREFIX = re.compile("|".join(f"(?P<p{i}>{_prefix_pattern(_PREFIXES[i][1])})" for i in _ORDER))
 
@@ -116,7 +117,7 @@ _PEM = re.compile(
     f"{_spaced('key')}(?:{_SEP}*{_spaced('block')})?{_SEP}*")
 
 # The 150 most frequent letter pairs inside English words (counted on package docs):
-# they make up ~87% of the pairs of prose, ~22% of random letters'.
+# they make up ~87% of the pairs in prose, ~22% of those in random letters.
 _COMMON_PAIRS = frozenset("""
     in th on or at se er en re ti he an es ta ar de io te me co ed et is it as nd nt ng st
     ri tr li al di ra to ns da le ce ma of fo ic na ro el am ve pe if od ut si ct ec rs ne
