@@ -13,6 +13,7 @@ from ..limits import check_limit
 from ..note import stem_of
 from ..patch import REMOVE
 from ..scoring import review_priority
+from ..secret_gate import check_fields
 from ..views import row_decision, row_score
 from ..writer import create_exclusive, update_file
 from .moves import Move, free_path, move_note
@@ -306,6 +307,7 @@ def _gc(svc: "MemoryService", dry_run: bool, delete: bool, quiet: set[str] | Non
 def archive(svc: "MemoryService", ref: str, reason: str = "archived on request") -> dict:
     """Archive one memory on request. No caller-given frontmatter: the keys written are the
     engine's own (consolidate passes `merged_into` through archive_one, inside the engine)."""
+    check_fields({"reason": reason})  # written into the note
     row = svc.resolve(ref)
     with svc.write_lock:
         return archive_one(svc, row, reason).to_dict()

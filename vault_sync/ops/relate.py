@@ -10,6 +10,7 @@ from ..errors import InvalidInput, NoteProblem
 from ..index.resolver import build_resolver
 from ..limits import MAX_RELATION_CHARS, check_name, quote
 from ..note import OWNED_KEYS, parse_note, stem_of
+from ..secret_gate import check_fields
 from ..writer import update_file
 from .moves import check_size
 
@@ -23,6 +24,7 @@ _TYPE = re.compile(r"^[a-z][a-z0-9_]{0,40}$")
 
 def relate(svc: "MemoryService", a: str, b: str, rel_type: str = "related") -> dict:
     """Add "[[B]]" to A's `related` list (or to the list named by the type)."""
+    check_fields({"relation type": rel_type})  # the type becomes a frontmatter key
     check_name("the relation type", rel_type if rel_type is not None else "related", MAX_RELATION_CHARS)
     key = (rel_type or "related").strip().lower()
     if not _TYPE.fullmatch(key):

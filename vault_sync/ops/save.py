@@ -11,8 +11,8 @@ from ..index.store import normalized_hash
 from ..limits import MAX_TEXT_CHARS, check_strength, check_tags, check_text, check_title
 from ..patch import render_scalar
 from ..scoring import review_priority, score_at
-from ..secrets import find_secrets
 from ..faults import writing
+from ..secret_gate import check_fields
 from ..writer import create_exclusive
 from .names import clean_tags, slug_from, unique_stem
 
@@ -34,11 +34,7 @@ def check_intake(text: str) -> str:
         raise Refused(f"too long for one memory ({len(body)} characters, limit {MAX_CHARS}); save it as a note instead")
     if "\x00" in body:
         raise Refused("the text contains NUL bytes")
-    findings = find_secrets(body)
-    if findings:
-        kinds = sorted({f.kind for f in findings})
-        lines = ", ".join(str(f.line) for f in findings[:5])
-        raise Refused(f"refused: the text contains a secret ({', '.join(kinds)}; line {lines}); secrets are never stored")
+    check_fields({"text": body})
     return body
 
 
@@ -71,10 +67,15 @@ def create_memory(
     created: datetime | None = None,
     last_used: datetime | None = None,
     extra: dict[str, Any] | None = None,
+    text_checked: bool = False,
 ) -> dict:
     """Write a new memory note into STM with every owned key; returns its view.
 
-    `extra` is for the engine's own callers (consolidate's `merged_from`), never client input."""
+    Every stored field passes the secret gate first (the text only if the caller has not
+    just checked it): this is the one place new memory notes are written. `extra` is for the
+    engine's own callers (consolidate's `merged_from`), never client input."""
+    check_fields({"title": title, "tags": tags, "extra": extra} if text_checked else
+                 {"text": text, "title": title, "tags": tags, "extra": extra})
     strength = check_strength(strength)
     tags = check_tags(tags)
     title = check_title(title)
@@ -117,6 +118,7 @@ def create_memory(
 
 def save(svc: "MemoryService", text: str, tags: list[str] | None = None, title: str | None = None, strength: float = 1.0) -> dict:
     body = check_intake(text)
+    check_fields({"title": title, "tags": tags})  # before anything that echoes or stores them
     tags = check_tags(tags)
     strength = check_strength(strength)
     title = check_title(title)
@@ -138,7 +140,7 @@ def save(svc: "MemoryService", text: str, tags: list[str] | None = None, title: 
             near = near_duplicates(svc, body, title=title, tags=clean_tags(tags))
         except Exception:  # embeddings are an extra: a failure never blocks saving
             near = []
-    note = create_memory(svc, body, tags, title, strength)
+    note = create_memory(svc, body, tags, title, strength, text_checked=True)
     return {"saved": True, "note": note, "near_duplicates": near, "reinforced": False}
 
 

@@ -14,6 +14,7 @@ from ..dates import format_datetime, parse_datetime
 from ..errors import InvalidInput, NoteProblem, WrongState
 from ..limits import check_refs
 from ..ops.lifecycle import archive_one
+from ..secret_gate import check_fields
 from .cluster import cluster
 
 BONUS_PER_EXTRA, MAX_STRENGTH = 0.1, 2.0
@@ -92,6 +93,9 @@ def consolidate(svc, ids: list[str], apply: bool = False, title: str | None = No
     p = plan(svc, rows, title)
     if not apply:
         return {"applied": False, "plan": _public(p), "note": None, "archived": [], "errors": []}
+    # the text and title come from notes a person may have written by hand: gate them
+    # like any save, before anything is written
+    check_fields({"consolidated text": p["text"], "consolidated title": p["title"], "consolidated tags": p["tags"]})
     with svc.write_lock:
         note = svc.create_memory(
             p["text"], p["tags"], p["title"], p["strength"], p["use_count"], p["created"], p["last_used"],
