@@ -5,9 +5,9 @@ so no engine, no httpx, no settings here."""
 
 from __future__ import annotations
 
-import http.client
 import json
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -47,18 +47,15 @@ def live_bridge(vault: Path) -> dict | None:
     return info
 
 
-def answers(info: dict, timeout: float = 2.0) -> bool:
-    """Does the daemon answer its status endpoint (it writes the bridge file just before it listens)?"""
-    conn = http.client.HTTPConnection("127.0.0.1", info["port"], timeout=timeout)
+def listening(info: dict, timeout: float = 2.0) -> bool:
+    """Does the daemon accept connections yet? It writes the bridge file just before it
+    listens, and listens only once its app has started; a bare connect costs well under a
+    millisecond, where a status request would make the engine count the vault."""
     try:
-        conn.request("GET", "/api/status", headers={"Authorization": f"Bearer {info['token']}"})
-        resp = conn.getresponse()
-        resp.read()
-        return resp.status == 200
-    except (OSError, http.client.HTTPException):
+        socket.create_connection(("127.0.0.1", info["port"]), timeout=timeout).close()
+        return True
+    except OSError:
         return False
-    finally:
-        conn.close()
 
 
 def daemon_log(vault: Path) -> Path:
@@ -85,7 +82,7 @@ def ensure_daemon(vault: Path, timeout: float = 120.0, start: bool = True) -> di
     """The live daemon's bridge info, starting the daemon if none runs. Two proxies racing
     both start one: the vault lock lets one win, the other exits, and both find the winner."""
     info = live_bridge(vault)
-    if info is not None and answers(info):
+    if info is not None and listening(info):
         return info
     if not start:
         raise DaemonUnavailable(f"no mnemovault daemon serves {vault}")
@@ -94,7 +91,7 @@ def ensure_daemon(vault: Path, timeout: float = 120.0, start: bool = True) -> di
     exited_at = None
     while time.monotonic() < deadline:
         info = live_bridge(vault)
-        if info is not None and answers(info):
+        if info is not None and listening(info):
             return info
         if exited_at is None and child.poll() is not None:
             exited_at = time.monotonic()
