@@ -21,6 +21,7 @@ import json
 import os
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -62,6 +63,7 @@ class Relay:
         self.init_params: dict | None = None  # the client's initialize, replayed on reconnect
         self.generation = 0
         self.replays = 0
+        self.workers: set[threading.Thread] = set()
 
     # --- stdout -------------------------------------------------------------------------
     def emit(self, message: Any) -> None:
@@ -211,6 +213,12 @@ class Relay:
         if is_request:
             self.emit_error(req_id, "could not reach the mnemovault daemon after reconnecting")
 
+    def _send_tracked(self, message: dict) -> None:
+        try:
+            self.send(message)
+        finally:
+            self.workers.discard(threading.current_thread())
+
     def close(self) -> None:
         """End the daemon-side session (best effort, quickly)."""
         info, session = self.info, self.session
@@ -241,6 +249,10 @@ class Relay:
                 continue
             for m in message if isinstance(message, list) else [message]:
                 self.dispatch(m)
+        # stdin closed: let calls already sent write their answers, for a short while
+        deadline = time.monotonic() + 5.0
+        for worker in list(self.workers):
+            worker.join(max(0.0, deadline - time.monotonic()))
         self.close()
 
     def dispatch(self, message: Any) -> None:
@@ -252,7 +264,9 @@ class Relay:
             self.send(message)  # in order: nothing else may reach the daemon before it
         elif "method" in message and "id" in message:
             # requests run side by side: a long tool call must not hold up a ping or a cancel
-            threading.Thread(target=self.send, args=(message,), daemon=True).start()
+            worker = threading.Thread(target=self._send_tracked, args=(message,), daemon=True)
+            self.workers.add(worker)
+            worker.start()
         else:
             self.send(message)  # notifications and our answers to the daemon, in order
 
