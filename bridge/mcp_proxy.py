@@ -60,7 +60,7 @@ class Relay:
         self.info: dict | None = None  # the daemon's bridge info
         self.session: str | None = None
         self.protocol: str | None = None
-        self.init_params: dict | None = None  # the client's initialize, replayed on reconnect
+        self.init_params: dict | None = None  # the client's initialize, once the daemon accepted it
         self.generation = 0
         self.replays = 0
         self.workers: set[threading.Thread] = set()
@@ -209,6 +209,7 @@ class Relay:
                 with self.state_lock:
                     self.session = resp.getheader("Mcp-Session-Id")
                     self.protocol = answer["result"].get("protocolVersion") or self.protocol
+                    self.init_params = message.get("params") or {}  # replayed on reconnect
             return
         if is_request:
             self.emit_error(req_id, "could not reach the mnemovault daemon after reconnecting")
@@ -260,7 +261,6 @@ class Relay:
             self.emit({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "invalid request"}})
             return
         if message.get("method") == "initialize":
-            self.init_params = message.get("params") or {}
             self.send(message)  # in order: nothing else may reach the daemon before it
         elif "method" in message and "id" in message:
             # requests run side by side: a long tool call must not hold up a ping or a cancel

@@ -253,3 +253,28 @@ def test_no_daemon_starts_one_detached(vault, tmp_path):
         assert bridge_pid(watcher) == pid
     finally:
         stop_pid(pid if pid is not None else bridge_pid(watcher))
+
+
+def test_a_daemon_that_stops_answering_times_out_the_call(daemon, vault, tmp_path):
+    env = dict(daemon.env, MNEMOVAULT_MCP_CALL_TIMEOUT="2")
+
+    async def go():
+        async with Client(proxy(env, vault, log=tmp_path / "proxy.err"), timeout=60) as c:
+            data(await c.call_tool("status", {}))
+            os.kill(daemon.proc.pid, signal.SIGSTOP)  # alive, listening, never answering
+            started = time.monotonic()
+            try:
+                await asyncio.wait_for(c.call_tool("status", {}), 30)
+                stuck = "no error"
+            except Exception as exc:  # noqa: BLE001 - the JSON-RPC error fastmcp raises
+                stuck = str(exc)
+            waited = time.monotonic() - started
+            os.kill(daemon.proc.pid, signal.SIGCONT)
+            after = data(await c.call_tool("status", {}))  # a new session on the same daemon
+        return stuck, waited, after
+
+    stuck, waited, after = asyncio.run(asyncio.wait_for(go(), 120))
+    assert "timed out" in stuck, stuck
+    assert waited < 10
+    assert after["counts"]["stm"] == 31
+    assert bridge_pid(daemon) == daemon.proc.pid, "a slow daemon is not replaced"
