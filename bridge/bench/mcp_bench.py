@@ -90,6 +90,26 @@ def one_session(args: list[str], env: dict, query: str) -> dict:
         s.close()
 
 
+def daemon_search(work: Path, query: str) -> float:
+    """One search_memory-equivalent request straight to the daemon's /api/rpc (no MCP)."""
+    import http.client
+
+    info = json.loads(next((work / "mcp-config" / "bridges").glob("*.json")).read_text(encoding="utf-8"))
+    conn = http.client.HTTPConnection("127.0.0.1", info["port"], timeout=300)
+    try:
+        t = time.perf_counter()
+        conn.request("POST", "/api/rpc", json.dumps({"op": "search", "args": {"query": query, "limit": 10}}),
+                     {"Authorization": f"Bearer {info['token']}", "Content-Type": "application/json"})
+        resp = conn.getresponse()
+        resp.read()
+        took = time.perf_counter() - t
+        if resp.status != 200:
+            raise RuntimeError(f"daemon search answered {resp.status}")
+        return took
+    finally:
+        conn.close()
+
+
 def mcp_timing(vault: Path, work: Path, queries: list[str], progress: Callable[[str], None],
                embeddings: bool, index: Path | None = None, runs: int = 7) -> dict:
     """Proxy sessions against a warm daemon on the bench vault; one in-process session to compare."""
@@ -113,6 +133,8 @@ def mcp_timing(vault: Path, work: Path, queries: list[str], progress: Callable[[
         one_session(["--vault", str(vault)], env, queries[0])  # warms the daemon: its model and caches
         progress(f"MCP: {runs} proxy sessions")
         sessions = [one_session(["--vault", str(vault)], env, queries[(i + 1) % len(queries)]) for i in range(runs)]
+        progress("MCP: the same searches over the daemon's HTTP API (the floor)")
+        direct = [daemon_search(work, queries[(i + 1) % len(queries)]) for i in range(runs)]
     finally:
         daemon.terminate()
         try:
@@ -126,6 +148,6 @@ def mcp_timing(vault: Path, work: Path, queries: list[str], progress: Callable[[
     return {"runs": runs, "tools": sessions[0]["tools"], "semantic": embeddings,
             "proxy_list_s": statistics.median(lists), "proxy_list_max_s": max(lists),
             "proxy_search_p50_ms": pct(searches, 0.5) * 1000, "proxy_search_max_ms": max(searches) * 1000,
-            "proxy_rss_mb": max(s["rss_mb"] for s in sessions),
+            "proxy_rss_mb": max(s["rss_mb"] for s in sessions), "daemon_search_p50_ms": pct(direct, 0.5) * 1000,
             "in_process_list_s": inproc["list_s"], "in_process_search_ms": inproc["search_s"] * 1000,
             "in_process_rss_mb": inproc["rss_mb"]}
