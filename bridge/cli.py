@@ -2,6 +2,14 @@
 
 from __future__ import annotations
 
+if __name__ == "__main__":
+    # `python -m bridge.cli`: dispatch before the imports below (the MCP proxy needs none of
+    # them); everything else runs on the app of the imported `bridge.cli`
+    from bridge.entry import main as _entry_main
+
+    _entry_main()
+    raise SystemExit(0)
+
 import json
 import sys
 from pathlib import Path
@@ -109,10 +117,3 @@ def main() -> None:
 
 from . import cli_memory  # noqa: E402,F401  registers the lifecycle and search commands
 from . import cli_admin  # noqa: E402,F401  registers daemon, mcp, service, plugin, init
-
-if __name__ == "__main__":
-    # `python -m bridge.cli`: this module runs as __main__, but the commands above were
-    # registered on the app of the imported `bridge.cli`; run that one
-    from bridge.cli import main as _main
-
-    _main()

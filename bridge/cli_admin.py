@@ -28,8 +28,18 @@ def daemon(vault: Optional[Path] = VaultOpt, port: Optional[int] = typer.Option(
 
 
 @app.command()
-def mcp(vault: Optional[Path] = VaultOpt):
-    """Serve MCP over stdio (for Claude Desktop, Claude Code and other MCP clients)."""
+def mcp(vault: Optional[Path] = VaultOpt,
+        in_process: bool = typer.Option(False, "--in-process", help="Open the engine in this process instead of relaying to the daemon.")):
+    """Serve MCP over stdio (for Claude Desktop, Claude Code and other MCP clients): a light
+    relay to the vault's daemon, which it starts in the background if none runs."""
+    from .entry import proxy_vault
+
+    target = None if in_process else proxy_vault(["mcp", "--vault", str(vault)] if vault else ["mcp"])
+    if target is not None:  # reached through `bridge.cli:main`; `bridge.entry` gets here sooner
+        from .mcp_proxy import run_proxy
+
+        run_proxy(target)
+        return
     from .mcp_stdio import run_stdio
 
     run(lambda: run_stdio(vault))

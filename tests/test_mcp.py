@@ -293,12 +293,12 @@ def test_resources_memory_and_status(svc):
 
 
 def test_stdio_server_in_a_subprocess(vault, tmp_path):
-    """`mnemovault mcp --vault <tmp>` speaks MCP over stdio with a real client."""
+    """`mnemovault mcp --in-process --vault <tmp>` speaks MCP over stdio with a real client."""
     from fastmcp.client.transports import StdioTransport
 
     env = {k: v for k, v in os.environ.items()}
     env.update({"PYTHONPATH": str(ROOT), "MNEMOVAULT_NO_DAEMON": "1"})
-    transport = StdioTransport(command=sys.executable, args=["-m", "bridge.cli", "mcp", "--vault", str(vault)],
+    transport = StdioTransport(command=sys.executable, args=["-m", "bridge.cli", "mcp", "--in-process", "--vault", str(vault)],
                                env=env, cwd=str(ROOT), keep_alive=False)
 
     async def go():

@@ -204,6 +204,10 @@ def run_bench(notes: int | None, vault_dir: Path | None, quick: bool, progress: 
         if not quick:
             result.update(_semantic(vault, work, queries, progress))
         result["cli_search"] = cli_timing(vault, work, progress)
+        from .mcp_bench import mcp_timing
+
+        result["mcp"] = mcp_timing(vault, work, [q for q, _ in queries[:8]], progress, embeddings=not quick,
+                                   index=None if quick else work / "emb.sqlite3")
         progress("memory use")
         result["rss_mb"] = {"model_off": rss_of(vault, work / "cold0.sqlite3", False)}
         if not quick:

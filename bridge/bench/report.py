@@ -45,6 +45,15 @@ def rows(r: dict) -> list[tuple[str, str, str]]:
         ]
     if "cli_search" in r:
         out.append(("CLI search: direct / via daemon (s)", f"{_f(r['cli_search']['direct_s'], '{:.2f}')} / {_f(r['cli_search']['daemon_s'], '{:.2f}')}", "< 0.5 s / < 0.3 s"))
+    if "mcp" in r:
+        m = r["mcp"]
+        kind = "hybrid" if m["semantic"] else "full text"
+        out += [
+            ("mcp proxy: start to tools/list (s) / in-process", f"{_f(m['proxy_list_s'], '{:.2f}')} / {_f(m['in_process_list_s'], '{:.2f}')}", "< 0.5 s"),
+            (f"mcp proxy: first search, {kind} (ms) p50 / in-process", f"{_f(m['proxy_search_p50_ms'], '{:.0f}')} / {_f(m['in_process_search_ms'], '{:.0f}')}", "p50 < 100 ms"),
+            ("  the same search over the daemon's HTTP API p50 (ms)", _f(m.get("daemon_search_p50_ms"), "{:.0f}"), "the floor"),
+            ("mcp proxy: peak RSS (MB) / in-process", f"{_f(m['proxy_rss_mb'], '{:.0f}')} / {_f(m['in_process_rss_mb'], '{:.0f}')}", "< 80 MB"),
+        ]
     rss = r.get("rss_mb", {})
     out.append(("daemon RSS model off / on (MB)", f"{_f(rss.get('model_off'), '{:.0f}')} / {_f(rss.get('model_on'), '{:.0f}')}", "off < 150 MB"))
     return out

@@ -1,0 +1,153 @@
+"""MCP session figures: `mnemovault mcp` as a whole process against a warm daemon it did not
+start (the proxy), next to the same session served in-process (the old way, the floor to beat).
+
+The client here is a bare JSON-lines writer, so the figures are the server process's own."""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Callable
+
+from .measure import pct
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class Session:
+    """One `mnemovault mcp` process spoken to over its stdin/stdout."""
+
+    def __init__(self, args: list[str], env: dict, timeout: float = 300.0):
+        self.started = time.perf_counter()
+        self.proc = subprocess.Popen([sys.executable, "-m", "bridge.cli", "mcp", *args], env=env, cwd=str(ROOT),
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.timeout = timeout
+        self.next_id = 0
+        self.timer = threading.Timer(timeout, self.proc.kill)  # a stuck server must not stall the bench
+        self.timer.start()
+
+    def request(self, method: str, params: dict | None = None) -> dict:
+        self.next_id += 1
+        self._send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params or {}})
+        while True:
+            line = self.proc.stdout.readline()
+            if not line:
+                raise RuntimeError(f"`mnemovault mcp` ended before answering {method}")
+            message = json.loads(line)
+            if message.get("id") == self.next_id and ("result" in message or "error" in message):
+                if "error" in message:
+                    raise RuntimeError(f"{method}: {message['error']}")
+                return message["result"]
+
+    def notify(self, method: str) -> None:
+        self._send({"jsonrpc": "2.0", "method": method})
+
+    def _send(self, message: dict) -> None:
+        self.proc.stdin.write(json.dumps(message).encode("utf-8") + b"\n")
+        self.proc.stdin.flush()
+
+    def peak_rss_mb(self) -> float:
+        try:
+            for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+        except OSError:
+            pass
+        return float("nan")
+
+    def close(self) -> None:
+        self.timer.cancel()
+        try:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=30)
+        except (OSError, subprocess.TimeoutExpired):
+            self.proc.kill()
+            self.proc.wait()
+
+
+def one_session(args: list[str], env: dict, query: str) -> dict:
+    """Start to an answered tools/list, then the first search_memory of the process."""
+    s = Session(args, env)
+    try:
+        s.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                 "clientInfo": {"name": "mnemovault-bench", "version": "1"}})
+        s.notify("notifications/initialized")
+        tools = s.request("tools/list")["tools"]
+        listed = time.perf_counter() - s.started
+        t = time.perf_counter()
+        result = s.request("tools/call", {"name": "search_memory", "arguments": {"query": query, "limit": 10}})
+        search = time.perf_counter() - t
+        if result.get("isError"):
+            raise RuntimeError(f"search_memory failed: {result.get('content')}")
+        return {"tools": len(tools), "list_s": listed, "search_s": search, "rss_mb": s.peak_rss_mb()}
+    finally:
+        s.close()
+
+
+def daemon_search(work: Path, query: str) -> float:
+    """One search_memory-equivalent request straight to the daemon's /api/rpc (no MCP)."""
+    import http.client
+
+    info = json.loads(next((work / "mcp-config" / "bridges").glob("*.json")).read_text(encoding="utf-8"))
+    conn = http.client.HTTPConnection("127.0.0.1", info["port"], timeout=300)
+    try:
+        t = time.perf_counter()
+        conn.request("POST", "/api/rpc", json.dumps({"op": "search", "args": {"query": query, "limit": 10}}),
+                     {"Authorization": f"Bearer {info['token']}", "Content-Type": "application/json"})
+        resp = conn.getresponse()
+        resp.read()
+        took = time.perf_counter() - t
+        if resp.status != 200:
+            raise RuntimeError(f"daemon search answered {resp.status}")
+        return took
+    finally:
+        conn.close()
+
+
+def mcp_timing(vault: Path, work: Path, queries: list[str], progress: Callable[[str], None],
+               embeddings: bool, index: Path | None = None, runs: int = 7) -> dict:
+    """Proxy sessions against a warm daemon on the bench vault; one in-process session to compare."""
+    env = dict(os.environ, MNEMOVAULT_CONFIG_DIR=str(work / "mcp-config"), MNEMOVAULT_DATA_DIR=str(work / "mcp-data"),
+               MNEMOVAULT_LOG_DIR=str(work / "mcp-logs"), MNEMOVAULT_EMBEDDINGS="true" if embeddings else "false",
+               MNEMOVAULT_LIFECYCLE_INTERVAL_SECONDS="100000", MNEMOVAULT_AUTO_PROMOTE="false", MNEMOVAULT_AUTO_GC="false",
+               FASTMCP_SHOW_SERVER_BANNER="false", FASTMCP_CHECK_FOR_UPDATES="off", PYTHONPATH=str(ROOT))
+    env.pop("MNEMOVAULT_NO_DAEMON", None)
+    if index is not None:  # an index the bench already embedded: the daemon starts warm
+        env["MNEMOVAULT_INDEX_PATH"] = str(index)
+    queries = queries or ["postgres"]
+    progress("MCP: starting a daemon for the proxy")
+    daemon = subprocess.Popen([sys.executable, "-m", "bridge.cli", "daemon", "--vault", str(vault)], env=env, cwd=str(ROOT),
+                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 600
+        while time.monotonic() < deadline and not list((work / "mcp-config" / "bridges").glob("*.json")):
+            if daemon.poll() is not None:
+                raise RuntimeError(f"the bench daemon exited with {daemon.returncode}")
+            time.sleep(0.1)
+        one_session(["--vault", str(vault)], env, queries[0])  # warms the daemon: its model and caches
+        progress(f"MCP: {runs} proxy sessions")
+        sessions = [one_session(["--vault", str(vault)], env, queries[(i + 1) % len(queries)]) for i in range(runs)]
+        progress("MCP: the same searches over the daemon's HTTP API (the floor)")
+        direct = [daemon_search(work, queries[(i + 1) % len(queries)]) for i in range(runs)]
+    finally:
+        daemon.terminate()
+        try:
+            daemon.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            daemon.kill()
+    progress("MCP: one in-process session (the old way)")
+    inproc = one_session(["--in-process", "--vault", str(vault)], env, queries[0])
+    lists = [s["list_s"] for s in sessions]
+    searches = [s["search_s"] for s in sessions]
+    return {"runs": runs, "tools": sessions[0]["tools"], "semantic": embeddings,
+            "proxy_list_s": statistics.median(lists), "proxy_list_max_s": max(lists),
+            "proxy_search_p50_ms": pct(searches, 0.5) * 1000, "proxy_search_max_ms": max(searches) * 1000,
+            "proxy_rss_mb": max(s["rss_mb"] for s in sessions), "daemon_search_p50_ms": pct(direct, 0.5) * 1000,
+            "in_process_list_s": inproc["list_s"], "in_process_search_ms": inproc["search_s"] * 1000,
+            "in_process_rss_mb": inproc["rss_mb"]}

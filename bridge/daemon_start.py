@@ -1,0 +1,109 @@
+"""Find the daemon serving a vault, or start one detached and wait for it.
+
+Standard library only (plus bridge.paths): the MCP proxy imports this and must stay light,
+so no engine, no httpx, no settings here."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from .paths import bridge_file, log_dir, vault_key
+
+
+class DaemonUnavailable(Exception):
+    """No daemon serves the vault and none could be started."""
+
+
+def pid_alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    except OSError:
+        return False
+    return True
+
+
+def live_bridge(vault: Path) -> dict | None:
+    """The bridge file's content (port, token, pid) if its daemon process is alive."""
+    try:
+        info = json.loads(bridge_file(vault).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(info, dict) or not pid_alive(int(info.get("pid", -1) or -1)):
+        return None
+    if not isinstance(info.get("port"), int) or not info.get("token"):
+        return None
+    return info
+
+
+def listening(info: dict, timeout: float = 2.0) -> bool:
+    """Does the daemon accept connections yet? It writes the bridge file just before it
+    listens, and listens only once its app has started; a bare connect costs well under a
+    millisecond, where a status request would make the engine count the vault."""
+    try:
+        socket.create_connection(("127.0.0.1", info["port"]), timeout=timeout).close()
+        return True
+    except OSError:
+        return False
+
+
+def daemon_log(vault: Path) -> Path:
+    """Where a daemon started by `mnemovault mcp` writes its stdout and stderr."""
+    return log_dir() / f"daemon-{vault_key(vault)}.out"
+
+
+def start_detached(vault: Path) -> subprocess.Popen:
+    """`mnemovault daemon --vault V` in its own session: it outlives this process, reads
+    nothing from our stdin and writes nothing to our stdout (that is the MCP channel)."""
+    out_path = daemon_log(vault)
+    if not out_path.parent.exists():  # the log names notes and paths: only the user reads it
+        out_path.parent.mkdir(parents=True, mode=0o700)
+    with open(out_path, "ab") as out:
+        kwargs: dict = {"stdin": subprocess.DEVNULL, "stdout": out, "stderr": subprocess.STDOUT, "close_fds": True}
+        if os.name == "nt":  # pragma: no cover - Windows
+            kwargs["creationflags"] = subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP
+        else:
+            kwargs["start_new_session"] = True
+        return subprocess.Popen([sys.executable, "-m", "bridge.cli", "daemon", "--vault", str(vault)], **kwargs)
+
+
+def ensure_daemon(vault: Path, timeout: float = 120.0, start: bool = True) -> dict:
+    """The live daemon's bridge info, starting the daemon if none runs. Two proxies racing
+    both start one: the vault lock lets one win, the other exits, and both find the winner."""
+    info = live_bridge(vault)
+    if info is not None and listening(info):
+        return info
+    if not start:
+        raise DaemonUnavailable(f"no mnemovault daemon serves {vault}")
+    child = start_detached(vault)
+    deadline = time.monotonic() + timeout
+    exited_at = None
+    while time.monotonic() < deadline:
+        info = live_bridge(vault)
+        if info is not None and listening(info):
+            return info
+        if exited_at is None and child.poll() is not None:
+            exited_at = time.monotonic()
+        if exited_at is not None and time.monotonic() - exited_at > 5.0:
+            break  # ours died and no other daemon appeared in the meantime
+        time.sleep(0.05)
+    raise DaemonUnavailable(f"the mnemovault daemon for {vault} did not start; see {daemon_log(vault)}: {_tail(daemon_log(vault))}")
+
+
+def _tail(path: Path, lines: int = 3) -> str:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace").strip().splitlines()
+    except OSError:
+        return "(no log)"
+    return " | ".join(text[-lines:]) or "(empty log)"

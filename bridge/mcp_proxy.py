@@ -1,0 +1,295 @@
+"""`mnemovault mcp`: relay MCP from stdio to the daemon's streamable-HTTP endpoint.
+
+The daemon holds the one engine, watcher and model of the vault; each assistant session
+only runs this relay. It forwards JSON-RPC messages unchanged, so every tool, resource and
+prompt the daemon offers passes through without a change here. Standard library only:
+importing fastmcp alone costs over a second, the engine and torch far more.
+
+stdio side: one JSON-RPC message per line. HTTP side (MCP streamable HTTP): each message
+is POSTed to /mcp with the bearer token and the Mcp-Session-Id; a request is answered with
+one JSON body or an SSE stream (which may carry the server's own requests and notices
+before the answer); notifications and responses get 202.
+
+If the daemon goes away: a request that was never sent (connection refused, or an unknown
+session after a restart) is sent again once the relay has reconnected, restarting the
+daemon if needed; a request in flight gets a JSON-RPC error answer at once."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from .daemon_start import DaemonUnavailable, ensure_daemon
+
+PROXY_ERROR = -32000  # JSON-RPC "server error" range: the relay's own failures
+ACCEPT = "application/json, text/event-stream"
+
+
+class NotSent(Exception):
+    """The request never reached a live session: safe to send again after reconnecting."""
+
+
+class Lost(Exception):
+    """The daemon went away while it had the request."""
+
+
+def _env_float(name: str, default: float) -> float:
+    try:
+        return float(os.environ.get(name, "") or default)
+    except ValueError:
+        return default
+
+
+class Relay:
+    def __init__(self, vault: Path, out: BinaryIO, start_daemon: bool = True):
+        self.vault = vault
+        self.out = out
+        self.start_daemon = start_daemon
+        # a tool call may run long (a full sync, consolidation); a dead daemon is noticed at
+        # once anyway (the socket closes), this only bounds a daemon that hangs
+        self.call_timeout = _env_float("MNEMOVAULT_MCP_CALL_TIMEOUT", 600.0)
+        self.start_timeout = _env_float("MNEMOVAULT_MCP_START_TIMEOUT", 120.0)
+        self.out_lock = threading.Lock()
+        self.state_lock = threading.Lock()
+        self.info: dict | None = None  # the daemon's bridge info
+        self.session: str | None = None
+        self.protocol: str | None = None
+        self.init_params: dict | None = None  # the client's initialize, once the daemon accepted it
+        self.generation = 0
+        self.replays = 0
+        self.workers: set[threading.Thread] = set()
+
+    # --- stdout -------------------------------------------------------------------------
+    def emit(self, message: Any) -> None:
+        line = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+        with self.out_lock:
+            self.out.write(line)
+            self.out.flush()
+
+    def emit_error(self, req_id: Any, message: str) -> None:
+        self.emit({"jsonrpc": "2.0", "id": req_id, "error": {"code": PROXY_ERROR, "message": message}})
+
+    # --- HTTP side ----------------------------------------------------------------------
+    def _headers(self, info: dict, session: str | None) -> dict:
+        headers = {"Authorization": f"Bearer {info['token']}", "Content-Type": "application/json", "Accept": ACCEPT}
+        if session:
+            headers["Mcp-Session-Id"] = session
+        if self.protocol:
+            headers["MCP-Protocol-Version"] = self.protocol
+        return headers
+
+    def _post(self, info: dict, session: str | None, message: Any, timeout: float):
+        conn = http.client.HTTPConnection("127.0.0.1", info["port"], timeout=timeout)
+        try:
+            conn.connect()
+        except OSError as exc:
+            conn.close()
+            raise NotSent(str(exc)) from None
+        try:
+            conn.request("POST", "/mcp", json.dumps(message).encode("utf-8"), self._headers(info, session))
+            resp = conn.getresponse()
+        except (OSError, http.client.HTTPException) as exc:
+            conn.close()
+            raise Lost(str(exc) or type(exc).__name__) from None
+        if resp.status == 404 and session:  # a restarted daemon does not know our session
+            resp.read()
+            conn.close()
+            raise NotSent("session unknown to the daemon")
+        return conn, resp
+
+    def _answers(self, resp, req_id: Any, sink) -> Any:
+        """Pass every message of an answer to `sink`; the one answering `req_id`, if seen."""
+        ctype = (resp.getheader("Content-Type") or "").lower()
+        if "text/event-stream" not in ctype:
+            body = resp.read()
+            if not body.strip():
+                return None
+            message = json.loads(body)
+            for m in message if isinstance(message, list) else [message]:
+                sink(m)
+                if _answers_id(m, req_id):
+                    return m
+            raise Lost("the daemon's answer was missing")
+        data: list[str] = []
+        while True:
+            raw = resp.readline()
+            if not raw:
+                raise Lost("the answer stream ended early")
+            line = raw.decode("utf-8").rstrip("\r\n")
+            if line.startswith("data:"):
+                data.append(line[5:].removeprefix(" "))
+            elif not line and data:
+                message = json.loads("\n".join(data))
+                data = []
+                sink(message)
+                if _answers_id(message, req_id):
+                    return message
+
+    def _exchange(self, info: dict, session: str | None, message: dict, timeout: float, sink) -> tuple[Any, Any]:
+        """POST one message; (the answer to it or None, the response object)."""
+        conn, resp = self._post(info, session, message, timeout)
+        try:
+            if resp.status >= 400:
+                body = resp.read().decode("utf-8", errors="replace")
+                if "id" not in message or "method" not in message:
+                    return None, resp
+                answer = {"jsonrpc": "2.0", "id": message["id"], "error": {
+                    "code": PROXY_ERROR, "message": f"the mnemovault daemon answered HTTP {resp.status}: {_short(body)}"}}
+                sink(answer)
+                return answer, resp
+            if "id" not in message or "method" not in message:
+                resp.read()
+                return None, resp
+            try:
+                return self._answers(resp, message["id"], sink), resp
+            except (OSError, http.client.HTTPException, ValueError) as exc:
+                raise Lost(str(exc) or type(exc).__name__) from None
+        finally:
+            conn.close()
+
+    # --- the session with the daemon ---------------------------------------------------
+    def _connect(self) -> None:
+        """Find (or start) the daemon and open an MCP session, replaying the client's
+        initialize; called with state_lock held."""
+        info = ensure_daemon(self.vault, self.start_timeout, start=self.start_daemon)
+        self.info, self.session = info, None
+        if self.init_params is None:
+            return  # the client's own initialize opens the session
+        self.replays += 1
+        init = {"jsonrpc": "2.0", "id": f"mnemovault-proxy-{self.replays}", "method": "initialize", "params": self.init_params}
+        answer, resp = self._exchange(info, None, init, 30.0, lambda m: None)
+        if answer is None or "error" in answer:
+            raise Lost(f"the daemon refused a new session: {answer}")
+        self.session = resp.getheader("Mcp-Session-Id")
+        self._exchange(info, self.session, {"jsonrpc": "2.0", "method": "notifications/initialized"}, 30.0, lambda m: None)
+
+    def _current(self) -> tuple[dict, str | None, int]:
+        with self.state_lock:
+            if self.info is None:
+                self._connect()
+            return self.info, self.session, self.generation
+
+    def _drop(self, generation: int) -> None:
+        """Forget a session that failed (once, however many threads saw it fail)."""
+        with self.state_lock:
+            if self.generation == generation:
+                self.generation += 1
+                self.info = None
+                self.session = None
+
+    def send(self, message: dict) -> None:
+        """Relay one message from the client and write whatever the daemon answers."""
+        req_id = message.get("id")
+        is_request = "method" in message and "id" in message
+        for _ in range(3):
+            try:
+                info, session, generation = self._current()
+            except (DaemonUnavailable, NotSent, Lost) as exc:
+                if is_request:
+                    self.emit_error(req_id, f"mnemovault daemon unavailable: {exc}")
+                return
+            try:
+                answer, resp = self._exchange(info, session, message, self.call_timeout, self.emit)
+            except NotSent:
+                self._drop(generation)
+                continue
+            except Lost as exc:
+                self._drop(generation)
+                if is_request:
+                    self.emit_error(req_id, f"the mnemovault daemon stopped during this call ({exc}); "
+                                            "the next call reconnects (restarting it if needed): try again")
+                return
+            if message.get("method") == "initialize" and answer is not None and "result" in answer:
+                with self.state_lock:
+                    self.session = resp.getheader("Mcp-Session-Id")
+                    self.protocol = answer["result"].get("protocolVersion") or self.protocol
+                    self.init_params = message.get("params") or {}  # replayed on reconnect
+            return
+        if is_request:
+            self.emit_error(req_id, "could not reach the mnemovault daemon after reconnecting")
+
+    def _send_tracked(self, message: dict) -> None:
+        try:
+            self.send(message)
+        finally:
+            self.workers.discard(threading.current_thread())
+
+    def close(self) -> None:
+        """End the daemon-side session (best effort, quickly)."""
+        info, session = self.info, self.session
+        if not info or not session:
+            return
+        conn = http.client.HTTPConnection("127.0.0.1", info["port"], timeout=2)
+        try:
+            conn.request("DELETE", "/mcp", headers=self._headers(info, session))
+            conn.getresponse().read()
+        except (OSError, http.client.HTTPException):
+            pass
+        finally:
+            conn.close()
+
+    # --- stdin side ---------------------------------------------------------------------
+    def serve(self, stdin: BinaryIO) -> None:
+        try:  # open the session's daemon (or start it) while the client is still starting
+            self._current()
+        except (DaemonUnavailable, NotSent, Lost) as exc:
+            print(f"mnemovault mcp: {exc}", file=sys.stderr, flush=True)
+        for raw in stdin:
+            if not raw.strip():
+                continue
+            try:
+                message = json.loads(raw)
+            except ValueError:
+                self.emit({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "parse error: not JSON"}})
+                continue
+            for m in message if isinstance(message, list) else [message]:
+                self.dispatch(m)
+        # stdin closed: let calls already sent write their answers, for a short while
+        deadline = time.monotonic() + 5.0
+        for worker in list(self.workers):
+            worker.join(max(0.0, deadline - time.monotonic()))
+        self.close()
+
+    def dispatch(self, message: Any) -> None:
+        if not isinstance(message, dict):
+            self.emit({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "invalid request"}})
+            return
+        if message.get("method") == "initialize":
+            self.send(message)  # in order: nothing else may reach the daemon before it
+        elif "method" in message and "id" in message:
+            # requests run side by side: a long tool call must not hold up a ping or a cancel
+            worker = threading.Thread(target=self._send_tracked, args=(message,), daemon=True)
+            self.workers.add(worker)
+            worker.start()
+        else:
+            self.send(message)  # notifications and our answers to the daemon, in order
+
+
+def _answers_id(message: Any, req_id: Any) -> bool:
+    return isinstance(message, dict) and message.get("id") == req_id and ("result" in message or "error" in message)
+
+
+def _short(text: str) -> str:
+    try:
+        err = json.loads(text)
+        text = (err.get("error") or {}).get("message") or text if isinstance(err, dict) else text
+    except ValueError:
+        pass
+    return str(text)[:300]
+
+
+def run_proxy(vault: Path | str) -> None:
+    vault = Path(vault).expanduser().resolve()
+    relay = Relay(vault, sys.stdout.buffer)
+    try:
+        relay.serve(sys.stdin.buffer)
+    finally:
+        report = os.environ.get("MNEMOVAULT_MCP_PROXY_MODULES")
+        if report:  # for the tests: which modules did this process load?
+            Path(report).write_text(json.dumps(sorted(sys.modules)), encoding="utf-8")
