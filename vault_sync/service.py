@@ -21,6 +21,7 @@ from .scoring import ScoringParams
 from .settings import Settings
 from .vault import Layout
 from .views import note_view, row_score, row_state
+from .write_path import WritePath
 
 Listener = Callable[[str, dict], None]
 
@@ -35,11 +36,16 @@ class MemoryService:
         self.indexer = Indexer(self.store, self.layout, settings.max_note_bytes, on_changes=self._on_changes)
         self._listeners: list[Listener] = []
         self._listeners_lock = threading.Lock()
-        self.write_lock = threading.RLock()  # one engine operation writes at a time
+        self.writes = WritePath(self.layout, self.indexer, self.emit, self.emit_scores)
         self.watcher = None  # set by the daemon
         self.embedder = None  # set when embeddings are enabled (search module)
         self.vectors = None  # the in-memory vector cache (search module)
         self.lease = None  # set by the daemon: only the holder runs background writes
+
+    @property
+    def write_lock(self) -> threading.RLock:
+        """The write path's lock (read-only here; wait on it to let a write finish)."""
+        return self.writes.lock
 
     def close(self) -> None:
         self.store.close()
@@ -191,54 +197,63 @@ class MemoryService:
     # -- lifecycle (each a few lines over vault_sync.ops) --
     def recover(self) -> list[str]:
         """Finish moves a crash interrupted; call before serving."""
-        with self.write_lock:
+        with self.writes.operation():
             return moves.recover(self)
 
     def sweep(self, paths: list[str] | None = None):
-        with self.write_lock:
+        with self.writes.operation():
             return sweep_op.sweep(self, paths)
 
     def save(self, text: str, tags: list[str] | None = None, title: str | None = None, strength: float = 1.0) -> dict:
-        with self.write_lock:
+        with self.writes.operation():
             return save_op.save(self, text, tags, title, strength)
 
     def create_memory(self, text: str, tags: list[str] | None = None, title: str | None = None, strength: float = 1.0,
                       use_count: int = 1, created=None, last_used=None, extra: dict | None = None) -> dict:
-        with self.write_lock:
+        with self.writes.operation():
             return save_op.create_memory(self, text, tags, title, strength, use_count, created, last_used, extra)
 
     def touch(self, ref: str, boost: bool = False) -> dict:
-        return touch_op.touch(self, ref, boost)
+        with self.writes.operation():
+            return touch_op.touch(self, ref, boost)
 
     def observe(self, refs: list[str], context_tags: list[str] | None = None) -> dict:
-        return touch_op.observe(self, refs, context_tags)
+        with self.writes.operation():
+            return touch_op.observe(self, refs, context_tags)
 
     def review(self, limit: int = 20) -> list[dict]:
         return lifecycle.review(self, limit)
 
     def promote(self, ref: str | None = None, dry_run: bool = False) -> dict:
-        return lifecycle.promote(self, ref, dry_run)
+        with self.writes.operation():
+            return lifecycle.promote(self, ref, dry_run)
 
     def gc(self, dry_run: bool = True, delete: bool = False) -> dict:
-        return lifecycle.gc(self, dry_run, delete)
+        with self.writes.operation():
+            return lifecycle.gc(self, dry_run, delete)
 
     def archive(self, ref: str, reason: str = "archived on request", extra: dict | None = None) -> dict:
-        return lifecycle.archive(self, ref, reason, extra)
+        with self.writes.operation():
+            return lifecycle.archive(self, ref, reason, extra)
 
     def restore(self, ref: str) -> dict:
-        return lifecycle.restore(self, ref)
+        with self.writes.operation():
+            return lifecycle.restore(self, ref)
 
     def run_lifecycle(self) -> dict:
-        return lifecycle.run_lifecycle(self)
+        with self.writes.operation():
+            return lifecycle.run_lifecycle(self)
 
     def relate(self, a: str, b: str, rel_type: str = "related") -> dict:
-        return relate_op.relate(self, a, b, rel_type)
+        with self.writes.operation():
+            return relate_op.relate(self, a, b, rel_type)
 
     def conflicts(self) -> list[dict]:
         return conflicts_op.list_conflicts(self)
 
     def resolve_conflict(self, path: str) -> dict:
-        return conflicts_op.resolve_conflict(self, path)
+        with self.writes.operation():
+            return conflicts_op.resolve_conflict(self, path)
 
     def graph(self, include_notes: bool = True) -> dict:
         return relate_op.graph(self, include_notes)
@@ -314,7 +329,8 @@ class MemoryService:
     def consolidate(self, ids: list[str], apply: bool = False) -> dict:
         from .search.consolidate import consolidate
 
-        return consolidate(self, ids, apply)
+        with self.writes.operation():
+            return consolidate(self, ids, apply)
 
     def embed(self, progress=None) -> dict:
         """Embed every note missing a vector, then drop vectors no note uses any more."""

@@ -13,7 +13,6 @@ from ..note import stem_of
 from ..patch import REMOVE
 from ..scoring import review_priority
 from ..views import row_decision, row_score
-from ..writer import create_exclusive, update_file
 from .moves import Move, free_path, move_note
 from .sweep import recently_modified
 
@@ -182,7 +181,7 @@ def promote_one(svc: "MemoryService", row, reason: str) -> Move:
         journal_extra={"related": names, "index_entry": stem_of(dst), "at": format_datetime(now)},
     )
     add_to_index_note(svc, stem_of(dst), now)
-    svc.emit("promoted", move.to_dict())
+    svc.writes.emit("promoted", move.to_dict())
     return move
 
 
@@ -193,8 +192,7 @@ def add_to_index_note(svc: "MemoryService", name: str, now) -> None:
     if not path.exists():
         text = f"# {INDEX_NOTE}\n\nLong-term memories, newest last.\n\n{line}\n"
         try:
-            create_exclusive(path, text.encode("utf-8"))
-            svc.indexer.sync_paths([rel])
+            svc.writes.create(rel, text.encode("utf-8"))
             return
         except FileExistsError:
             pass
@@ -207,10 +205,9 @@ def add_to_index_note(svc: "MemoryService", name: str, now) -> None:
         return (text + ("" if text.endswith(nl) or not text else nl) + line + nl).encode("utf-8")
 
     try:
-        update_file(path, path.read_bytes(), transform)
+        svc.writes.update(rel, transform)
     except (UnicodeDecodeError, OSError, MnemovaultError):
         return  # the index note is a convenience: never fail a promotion over it
-    svc.indexer.sync_paths([rel])
 
 
 def promote(svc: "MemoryService", ref: str | None = None, dry_run: bool = False) -> dict:
@@ -221,8 +218,7 @@ def promote(svc: "MemoryService", ref: str | None = None, dry_run: bool = False)
         reason = why if decision == "promote" else "requested"
         if dry_run:
             return {"dry_run": True, "candidates": [{"id": row["id"], "title": row["title"], "path": row["path"], "reason": reason}], "promoted": []}
-        with svc.write_lock:
-            return {"dry_run": False, "promoted": [promote_one(svc, row, reason).to_dict()], "errors": []}
+        return {"dry_run": False, "promoted": [promote_one(svc, row, reason).to_dict()], "errors": []}
     return _promote_all(svc, dry_run, None)
 
 
@@ -239,15 +235,14 @@ def _promote_all(svc: "MemoryService", dry_run: bool, quiet: set[str] | None) ->
 
 def _run_many(svc: "MemoryService", cands: list[dict], act, key: str) -> dict:
     done, errors = [], []
-    with svc.write_lock:
-        for c in cands:
-            row = svc.store.note(c["path"])
-            if row is None:
-                continue
-            try:
-                done.append(act(row, c).to_dict())
-            except Exception as exc:  # one bad note must not stop the batch
-                errors.append({"path": c["path"], "error": str(exc)})
+    for c in cands:
+        row = svc.store.note(c["path"])
+        if row is None:
+            continue
+        try:
+            done.append(act(row, c).to_dict())
+        except Exception as exc:  # one bad note must not stop the batch
+            errors.append({"path": c["path"], "error": str(exc)})
     return {"dry_run": False, key: done, "errors": errors}
 
 
@@ -261,7 +256,7 @@ def archive_one(svc: "MemoryService", row, reason: str, extra: dict | None = Non
     dst = f"{svc.layout.archive}/{row['path'].split('/', 1)[1]}"
     keys = {"status": "archived", "archived_at": now, "archive_reason": reason, **(extra or {})}
     move = move_note(svc, row, dst, lambda note: keys, reason)
-    svc.emit("archived", move.to_dict())
+    svc.writes.emit("archived", move.to_dict())
     return move
 
 
@@ -269,7 +264,7 @@ def trash_one(svc: "MemoryService", row, reason: str) -> Move:
     """Obsidian's .trash: out of sight, still recoverable by hand; never unlinked."""
     dst = free_path(svc, ".trash", stem_of(row["path"]))
     move = move_note(svc, row, dst, lambda note: {"status": "archived", "archived_at": svc.now(), "archive_reason": reason}, reason, rewrite=False)
-    svc.emit("archived", move.to_dict())
+    svc.writes.emit("archived", move.to_dict())
     return move
 
 
@@ -289,8 +284,7 @@ def _gc(svc: "MemoryService", dry_run: bool, delete: bool, quiet: set[str] | Non
 
 def archive(svc: "MemoryService", ref: str, reason: str = "archived on request", extra: dict | None = None) -> dict:
     row = svc.resolve(ref)
-    with svc.write_lock:
-        return archive_one(svc, row, reason, extra).to_dict()
+    return archive_one(svc, row, reason, extra).to_dict()
 
 
 def restore(svc: "MemoryService", ref: str) -> dict:
@@ -306,9 +300,8 @@ def restore(svc: "MemoryService", ref: str) -> dict:
             out["merged_into"] = REMOVE
         return out
 
-    with svc.write_lock:
-        move = move_note(svc, row, dst, keys, "restored on request")
-    svc.emit("restored", move.to_dict())
+    move = move_note(svc, row, dst, keys, "restored on request")
+    svc.writes.emit("restored", move.to_dict())
     return move.to_dict()
 
 

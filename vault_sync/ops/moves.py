@@ -142,7 +142,7 @@ def move_note(
     try:
         data = src.read_bytes()
     except FileNotFoundError:
-        svc.indexer.sync_paths([src_rel])
+        svc.writes.synced([src_rel])
         raise WrongState(f"{src_rel} is gone from the vault (moved or deleted meanwhile); nothing was moved") from None
     if src.is_symlink():
         raise WrongState(f"{src_rel} is a symbolic link; not moving it")
@@ -170,7 +170,7 @@ def move_note(
 
     update_file(dst, data, transform)  # a failure here leaves the journal: recover finishes the move
     changed = rewrite_links(svc, resolver, src_rel, dst_rel) if rewrite else []
-    svc.indexer.sync_paths([src_rel, dst_rel, *changed])
+    svc.writes.synced([src_rel, dst_rel, *changed])
     journal.unlink(missing_ok=True)
     return Move(note.fields.id, note.title, src_rel, dst_rel, reason)
 
@@ -202,7 +202,7 @@ def recover(svc: "MemoryService") -> list[str]:
             else:
                 done.append(f"completed move of {src_rel} to {dst_rel}")
         else:
-            svc.indexer.sync_paths([src_rel, dst_rel])
+            svc.writes.synced([src_rel, dst_rel])
             done.append(f"rolled back move of {src_rel} (never reached {dst_rel})")
         path.unlink(missing_ok=True)
     for tmp in folder.glob("*.tmp"):
@@ -264,7 +264,7 @@ def _finish(svc: "MemoryService", entry: dict, src_rel: str, dst_rel: str) -> No
         paths = [r[0] for r in svc.store.query("SELECT path FROM notes") if r[0] != dst_rel] + [src_rel]
         changed = rewrite_links(svc, Resolver(paths), src_rel, dst_rel)
         if changed:
-            svc.indexer.sync_paths(changed)
+            svc.writes.synced(changed)
 
 
 def free_path(svc: "MemoryService", folder: str, stem: str) -> str:

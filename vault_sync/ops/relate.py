@@ -9,7 +9,6 @@ from ..edit import patch_bytes
 from ..errors import InvalidInput, NoteProblem
 from ..index.resolver import build_resolver
 from ..note import OWNED_KEYS, parse_note, stem_of
-from ..writer import update_file
 from .moves import check_size
 
 if TYPE_CHECKING:
@@ -34,7 +33,6 @@ def relate(svc: "MemoryService", a: str, b: str, rel_type: str = "related") -> d
         raise InvalidInput(f"{src['path']} is one of your notes; relations are written on memories only")
     check_size(svc, src)
     item = f"[[{stem_of(dst['path'])}]]"
-    path = svc.layout.abs(src["path"])
     added = {"value": False}
 
     def transform(current: bytes) -> bytes | None:
@@ -53,9 +51,7 @@ def relate(svc: "MemoryService", a: str, b: str, rel_type: str = "related") -> d
         added["value"] = True
         return patch_bytes(current, {key: items + [item]})
 
-    with svc.write_lock:
-        update_file(path, path.read_bytes(), transform)
-        svc.indexer.sync_paths([src["path"]])
+    svc.writes.update(src["path"], transform)
     return {"from": src["path"], "to": dst["path"], "type": key, "added": added["value"]}
 
 

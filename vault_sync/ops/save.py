@@ -11,7 +11,6 @@ from ..index.store import normalized_hash
 from ..patch import render_scalar
 from ..scoring import review_priority, score_at
 from ..secrets import find_secrets
-from ..writer import create_exclusive
 from .names import clean_tags, slug_from, unique_stem
 
 if TYPE_CHECKING:
@@ -101,13 +100,12 @@ def create_memory(
         name = unique_stem(stem, taken)
         rel = f"{svc.layout.stm}/{name}.md"
         try:
-            create_exclusive(svc.layout.abs(rel), data)
+            svc.writes.create(rel, data)
             break
         except FileExistsError:
             taken.add(name.lower())  # appeared meanwhile (another device, the person)
     else:  # pragma: no cover - twenty collisions in a row
         raise InvalidInput(f"could not find a free file name for {stem!r}")
-    svc.indexer.sync_paths([rel])
     return svc.view(svc.store.note(rel))
 
 

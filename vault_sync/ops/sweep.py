@@ -88,7 +88,7 @@ def sweep(svc: "MemoryService", paths: list[str] | None = None) -> SweepReport:
             _write_chunk(svc, due[i:i + chunk], now, prec, report, old_copies)
     restored = old_copies.restore(_rescore(svc, now))
     if restored:
-        svc.indexer.sync_paths([_rel(item) for item in restored])
+        svc.writes.synced([_rel(item) for item in restored])
     report.seconds = time.perf_counter() - started
     return report
 
@@ -128,14 +128,14 @@ def _write_chunk(svc: "MemoryService", due: list[tuple], now, prec: int, report:
     recorded = [replace(item.meta, mtime_ns=item.stat.st_mtime_ns, size=item.stat.st_size)
                 for item in written if isinstance(item.meta, ScoreWrite) and item.stat is not None]
     if recorded:
-        svc.indexer.record_scores(recorded)
+        svc.writes.scores_recorded(recorded)
     known_paths = {w.path for w in recorded}
     rest = [rel for rel in touched if rel not in known_paths]
     if rest:
-        svc.indexer.sync_paths(rest)
+        svc.writes.synced(rest)
     if touched:
         rows = {row["path"]: row for row, _, _ in due if row["path"] in known_paths}
-        svc.emit_scores(touched, rows=rows)
+        svc.writes.emit_scores(touched, rows=rows)
 
 
 def _rescore(svc: "MemoryService", now):

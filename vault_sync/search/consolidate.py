@@ -90,17 +90,16 @@ def consolidate(svc, ids: list[str], apply: bool = False, title: str | None = No
     p = plan(svc, rows, title)
     if not apply:
         return {"applied": False, "plan": _public(p), "note": None, "archived": [], "errors": []}
-    with svc.write_lock:
-        note = svc.create_memory(
-            p["text"], p["tags"], p["title"], p["strength"], p["use_count"], p["created"], p["last_used"],
-            {"merged_from": [f"[[{_stem(s['path'])}]]" for s in p["sources"]]},
-        )
-        link = f"[[{_stem(note['path'])}]]"
-        archived, errors = [], []
-        for source in p["sources"]:
-            try:
-                archived.append(svc.archive(source["path"], reason=f"consolidated into {link}", extra={"merged_into": link}))
-            except Exception as exc:  # keep going: the new note exists, report what is left
-                errors.append({"path": source["path"], "error": str(exc)})
-    svc.emit("consolidated", {"path": note["path"], "id": note["id"], "sources": [s["path"] for s in p["sources"]]})
+    note = svc.create_memory(
+        p["text"], p["tags"], p["title"], p["strength"], p["use_count"], p["created"], p["last_used"],
+        {"merged_from": [f"[[{_stem(s['path'])}]]" for s in p["sources"]]},
+    )
+    link = f"[[{_stem(note['path'])}]]"
+    archived, errors = [], []
+    for source in p["sources"]:
+        try:
+            archived.append(svc.archive(source["path"], reason=f"consolidated into {link}", extra={"merged_into": link}))
+        except Exception as exc:  # keep going: the new note exists, report what is left
+            errors.append({"path": source["path"], "error": str(exc)})
+    svc.writes.emit("consolidated", {"path": note["path"], "id": note["id"], "sources": [s["path"] for s in p["sources"]]})
     return {"applied": True, "plan": _public(p), "note": note, "archived": archived, "errors": errors}
