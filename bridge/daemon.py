@@ -28,7 +28,8 @@ def _stop_event() -> threading.Event:
 
 def watch_forever(vault: Path | None) -> None:
     with open_service(vault) as svc:
-        watcher = VaultWatcher(svc.indexer, svc.layout, reconcile_interval=svc.settings.reconcile_interval_seconds)
+        watcher = VaultWatcher(svc.indexer, svc.layout, reconcile_interval=svc.settings.reconcile_interval_seconds,
+                           on_report=svc.after_sync)
         svc.watcher = watcher
         stop = _stop_event()
         watcher.start()

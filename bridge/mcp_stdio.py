@@ -13,7 +13,8 @@ from .mcp_server import build_mcp
 def run_stdio(vault: Path | None) -> None:
     with open_service(vault) as svc:
         svc.recover()
-        watcher = VaultWatcher(svc.indexer, svc.layout, reconcile_interval=svc.settings.reconcile_interval_seconds)
+        watcher = VaultWatcher(svc.indexer, svc.layout, reconcile_interval=svc.settings.reconcile_interval_seconds,
+                           on_report=svc.after_sync)
         svc.watcher = watcher
         watcher.start()
         try:

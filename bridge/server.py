@@ -144,7 +144,8 @@ def _serve(svc, port: int | None, log_path: Path) -> None:
     report = svc.sync()
     log.info("indexed %s in %.2fs (%d added, %d updated, %d removed)", svc.layout.root, report.seconds,
              report.added, report.updated, report.removed)
-    watcher = VaultWatcher(svc.indexer, svc.layout, reconcile_interval=svc.settings.reconcile_interval_seconds)
+    watcher = VaultWatcher(svc.indexer, svc.layout, reconcile_interval=svc.settings.reconcile_interval_seconds,
+                           on_report=svc.after_sync)
     svc.watcher = watcher
     watcher.start()
     svc.lease = Lease(svc.layout.root, device_id(config_dir()), svc.settings.lease_seconds)

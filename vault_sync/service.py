@@ -12,6 +12,7 @@ from .index.resolver import build_resolver
 from .index.store import IndexStore
 from .index.sync import Change, Indexer, SyncReport
 from .ops import conflicts as conflicts_op
+from .ops import ids as ids_op
 from .ops import lifecycle, moves
 from .ops import relate as relate_op
 from .ops import save as save_op
@@ -36,7 +37,7 @@ class MemoryService:
         self.indexer = Indexer(self.store, self.layout, settings.max_note_bytes, on_changes=self._on_changes)
         self._listeners: list[Listener] = []
         self._listeners_lock = threading.Lock()
-        self.writes = WritePath(self.layout, self.indexer, self.emit, self.emit_scores)
+        self.writes = WritePath(self.layout, self.indexer, self.emit, self.emit_scores, after_sync=self.after_sync)
         self.watcher = None  # set by the daemon
         self.embedder = None  # set when embeddings are enabled (search module)
         self.vectors = None  # the in-memory vector cache (search module)
@@ -106,7 +107,16 @@ class MemoryService:
 
     # -- sync --
     def sync(self, rebuild: bool = False, progress=None) -> SyncReport:
-        return self.indexer.reconcile(rebuild=rebuild, progress=progress)
+        report = self.indexer.reconcile(rebuild=rebuild, progress=progress)
+        self.after_sync(report)
+        return report
+
+    def after_sync(self, report: SyncReport) -> None:
+        """What a sync of the vault may call for in the vault itself: a copied memory's
+        duplicate id is replaced (through the write path). The watcher calls it too."""
+        if report.new_ids:
+            with self.writes.operation():
+                ids_op.fix_duplicate_ids(self, report)
 
     # -- lookups --
     def resolve(self, ref: str, kinds: tuple[str, ...] | None = None):

@@ -24,9 +24,11 @@ EmitScores = Callable[..., None]
 
 
 class WritePath:
-    def __init__(self, layout: "Layout", indexer: "Indexer", emit: Emit, emit_scores: EmitScores):
+    def __init__(self, layout: "Layout", indexer: "Indexer", emit: Emit, emit_scores: EmitScores,
+                 after_sync: Callable[["SyncReport"], None] | None = None):
         self.layout = layout
         self.indexer = indexer
+        self.after_sync = after_sync  # repairs a sync may call for (duplicate ids), run under the lock
         self._emit = emit
         self._emit_scores = emit_scores
         self.lock = threading.RLock()  # one engine operation writes at a time
@@ -44,7 +46,7 @@ class WritePath:
         with self.lock:
             path = self.layout.abs(rel)
             result = update_file(path, path.read_bytes() if expected is None else expected, transform)
-            self.indexer.sync_paths([rel])
+            self._sync([rel])
             if scores:
                 self._emit_scores([rel])
             return result
@@ -53,7 +55,7 @@ class WritePath:
         """A new note, never over an existing file (FileExistsError), then indexed."""
         with self.lock:
             create_exclusive(self.layout.abs(rel), data)
-            self.indexer.sync_paths([rel])
+            self._sync([rel])
 
     def rename(self, src_rel: str, dst_rel: str) -> None:
         """A plain rename inside the vault (the destination's folder made), both paths re-indexed."""
@@ -61,18 +63,26 @@ class WritePath:
             dst = self.layout.abs(dst_rel)
             dst.parent.mkdir(parents=True, exist_ok=True)
             self.layout.abs(src_rel).rename(dst)
-            self.indexer.sync_paths([src_rel, dst_rel])
+            self._sync([src_rel, dst_rel])
 
     def synced(self, rels: Iterable[str]) -> "SyncReport":
         """Re-index paths an operation changed by its own means (a journalled move, a batch write,
         a file found gone)."""
         with self.lock:
-            return self.indexer.sync_paths(rels)
+            return self._sync(rels)
+
+    def _sync(self, rels: Iterable[str]) -> "SyncReport":
+        report = self.indexer.sync_paths(rels)
+        if self.after_sync is not None:
+            self.after_sync(report)
+        return report
 
     def scores_recorded(self, writes: list["ScoreWrite"]) -> None:
         """Index score-only rewrites without a re-read (the sweep's fast path)."""
         with self.lock:
-            self.indexer.record_scores(writes)
+            report = self.indexer.record_scores(writes)  # a row that moved on is re-read
+            if self.after_sync is not None:
+                self.after_sync(report)
 
     def emit(self, kind: str, data: dict[str, Any]) -> None:
         """Announce what an operation did (promoted, archived, restored, consolidated)."""

@@ -256,7 +256,7 @@ def _finish(svc: "MemoryService", entry: dict, src_rel: str, dst_rel: str) -> No
             update_file(path, data, lambda cur: _apply_edits(cur, dst_rel, keys, body_edit))
         except NoteProblem:
             pass  # the person broke its frontmatter meanwhile: the move itself stands
-    svc.indexer.reconcile()  # recovery may run before the first sync: the links must be indexed
+    svc.sync()  # recovery may run before the first sync: the links must be indexed
     if entry.get("index_entry"):
         add_to_index_note(svc, entry["index_entry"], parse_datetime(entry.get("at")) or svc.now())
     if entry.get("rewrite", True):
