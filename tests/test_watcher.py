@@ -31,11 +31,9 @@ def settle(svc, watcher, timeout: float = 8.0) -> bool:
 @pytest.fixture
 def live(vault):
     svc = make_service(vault)
-    watcher = VaultWatcher(svc.indexer, svc.layout)
-    svc.watcher = watcher
-    watcher.start()
+    watcher = svc.start_watcher(reconcile_interval=600.0)
     yield svc, watcher
-    watcher.stop()
+    svc.runtime.stop_watcher()
     svc.close()
 
 

@@ -18,6 +18,7 @@ from .ops import relate as relate_op
 from .ops import save as save_op
 from .ops import sweep as sweep_op
 from .ops import touch as touch_op
+from .runtime import Runtime
 from .scoring import ScoringParams
 from .settings import Settings
 from .vault import Layout
@@ -38,10 +39,21 @@ class MemoryService:
         self._listeners: list[Listener] = []
         self._listeners_lock = threading.Lock()
         self.writes = WritePath(self.layout, self.indexer, self.emit, self.emit_scores, after_sync=self.after_sync)
-        self.watcher = None  # set by the daemon
         self.embedder = None  # set when embeddings are enabled (search module)
         self.vectors = None  # the in-memory vector cache (search module)
-        self.lease = None  # set by the daemon: only the holder runs background writes
+        self.runtime = Runtime(self)  # the watcher and the lease, when a front end starts them
+
+    @property
+    def watcher(self):
+        return self.runtime.watcher
+
+    @property
+    def lease(self):
+        return self.runtime.lease
+
+    def start_watcher(self, **options):
+        """Keep the index current from file events (see Runtime.start_watcher)."""
+        return self.runtime.start_watcher(**options)
 
     @property
     def write_lock(self) -> threading.RLock:
@@ -169,7 +181,7 @@ class MemoryService:
             p["blocking"] = bool(p["blocking"])
         conflicts = [dict(r) for r in self.store.query("SELECT path, original FROM conflicts ORDER BY path")]
         dangling = self.dangling_links()
-        watcher = self.watcher
+        runtime = self.runtime.status()
         return {
             "vault": str(self.layout.root),
             "index": str(self.store.path),
@@ -181,10 +193,9 @@ class MemoryService:
             "dangling_links": len(dangling),
             "dangling": dangling[:50],
             "last_sync": self.store.get_meta("last_sync"),
-            "watcher": None if watcher is None else {
-                "mode": watcher.mode, "missed_events": watcher.missed_events, "last_error": watcher.last_error},
+            "watcher": runtime["watcher"],
             "embeddings": self.embedding_status(),
-            "lease": self.lease.state.to_dict() if self.lease is not None else None,
+            "lease": runtime["lease"],
             "scoring": self.params.public(),
         }
 

@@ -3,24 +3,22 @@
 from __future__ import annotations
 
 import math
-import re
 from typing import TYPE_CHECKING
 
 from ..dates import format_datetime
-from ..errors import MnemovaultError, WrongState
+from ..errors import WrongState
 from ..index.resolver import build_resolver
 from ..note import stem_of
 from ..patch import REMOVE
 from ..scoring import review_priority
 from ..views import row_decision, row_score
+from .ltm_index import add_to_index_note, with_related
 from .moves import Move, free_path, move_note
 from .sweep import recently_modified
 
 if TYPE_CHECKING:
     from ..service import MemoryService
 
-STATUS_FOR_FOLDER = {"ltm": "promoted", "archive": "archived", "stm": "active"}
-INDEX_NOTE = "LTM Index"
 MAX_RELATED = 8
 
 
@@ -133,30 +131,6 @@ def _related_names(svc: "MemoryService", row, dst_rel: str | None = None) -> lis
     return names[:MAX_RELATED]
 
 
-def _with_related(text: str, names: list[str]) -> str:
-    """The note's text with a '## Related' section listing [[names]] (merged if present)."""
-    if not names:
-        return text
-    nl = "\r\n" if "\r\n" in text else "\n"
-    m = re.search(r"^## Related[ \t]*\r?$", text, re.M)
-    if m:
-        section_end = re.search(r"^#{1,2} ", text[m.end():], re.M)
-        end = m.end() + section_end.start() if section_end else len(text)
-        section = text[m.end():end]
-        have = {x.strip().lower() for x in re.findall(r"\[\[([^\]|#]+)", section)}
-        new = [n for n in names if n.lower() not in have]
-        if not new:
-            return text
-        addition = "".join(f"- [[{n}]]{nl}" for n in new)
-        body = section.rstrip("\r\n") + nl + addition
-        return text[:m.end()] + body + (nl if section_end else "") + text[end:]
-    lead = "" if text.endswith(nl + nl) else (nl if text.endswith(nl) else nl + nl)
-    return text + lead + f"## Related{nl}{nl}" + "".join(f"- [[{n}]]{nl}" for n in names)
-
-
-related_section = _with_related
-
-
 def _check_promotable(svc: "MemoryService", row) -> None:
     if row["kind"] == "ltm":
         raise WrongState(f"{row['path']} is already promoted")
@@ -177,37 +151,12 @@ def promote_one(svc: "MemoryService", row, reason: str) -> Move:
         svc, row, dst,
         lambda note: {"status": "promoted", "promoted_at": now},
         reason,
-        body_edit=lambda text, note: _with_related(text, names),
+        body_edit=lambda text, note: with_related(text, names),
         journal_extra={"related": names, "index_entry": stem_of(dst), "at": format_datetime(now)},
     )
     add_to_index_note(svc, stem_of(dst), now)
     svc.writes.emit("promoted", move.to_dict())
     return move
-
-
-def add_to_index_note(svc: "MemoryService", name: str, now) -> None:
-    rel = f"{svc.layout.ltm}/{INDEX_NOTE}.md"
-    path = svc.layout.abs(rel)
-    line = f"- [[{name}]] (promoted {format_datetime(now)[:10]})"
-    if not path.exists():
-        text = f"# {INDEX_NOTE}\n\nLong-term memories, newest last.\n\n{line}\n"
-        try:
-            svc.writes.create(rel, text.encode("utf-8"))
-            return
-        except FileExistsError:
-            pass
-
-    def transform(current: bytes) -> bytes | None:
-        text = current.decode("utf-8", errors="strict")
-        if f"[[{name}]]" in text:
-            return None
-        nl = "\r\n" if "\r\n" in text else "\n"
-        return (text + ("" if text.endswith(nl) or not text else nl) + line + nl).encode("utf-8")
-
-    try:
-        svc.writes.update(rel, transform)
-    except (UnicodeDecodeError, OSError, MnemovaultError):
-        return  # the index note is a convenience: never fail a promotion over it
 
 
 def promote(svc: "MemoryService", ref: str | None = None, dry_run: bool = False) -> dict:

@@ -28,6 +28,7 @@ from ..patch import REMOVE
 from ..rename import rename_noreplace
 from ..writer import update_file
 from .linkrewrite import rewrite_links
+from .ltm_index import STATUS_FOR_FOLDER, add_to_index_note, with_related
 
 if TYPE_CHECKING:
     from ..service import MemoryService
@@ -241,15 +242,13 @@ def _settle(src: Path, dst: Path, entry: dict) -> bool:
 
 def _finish(svc: "MemoryService", entry: dict, src_rel: str, dst_rel: str) -> None:
     """Re-apply the keys and body edit of an interrupted move, then re-point links (idempotent)."""
-    from .lifecycle import STATUS_FOR_FOLDER, add_to_index_note, related_section
-
     path = svc.layout.abs(dst_rel)
     keys = _decode_keys(entry.get("keys") or {})
     if not keys:
         status = STATUS_FOR_FOLDER.get(svc.layout.kind_of(dst_rel))
         keys = {"status": status} if status else {}
     related = entry.get("related")
-    body_edit = (lambda text, note: related_section(text, related)) if related else None
+    body_edit = (lambda text, note: with_related(text, related)) if related else None
     data = path.read_bytes()
     if keys or body_edit:
         try:
