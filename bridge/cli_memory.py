@@ -104,7 +104,7 @@ def promote(ref: Optional[str] = typer.Argument(None, help="Memory id or path; o
     def go():
         if not ref and not auto and not dry_run:
             raise InvalidInput("give a memory id or path, or --auto (add --dry-run to preview)")
-        emit(call(vault, "promote", ref=ref or None, dry_run=dry_run), as_json, lambda r: _moves(r, "promoted"))
+        emit(call(vault, "promote", ref=ref, dry_run=dry_run) if ref else call(vault, "promote_all", dry_run=dry_run), as_json, lambda r: _moves(r, "promoted"))
 
     run(go)
 

@@ -8,7 +8,7 @@ from typing import Any
 
 # operations a CLI command may run, by name -> MemoryService method
 OPERATIONS = {
-    "save", "touch", "observe", "review", "promote", "gc", "archive", "restore", "relate", "graph",
+    "save", "touch", "observe", "review", "promote", "promote_all", "gc", "archive", "restore", "relate", "graph",
     "search", "cluster", "consolidate", "status", "sweep", "note", "get_memory", "read_note",
     "conflicts", "resolve_conflict",
 }

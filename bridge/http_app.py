@@ -128,7 +128,7 @@ def build_app(svc, token: str, port_ref: Callable[[], int], mcp_app=None, state:
     def promote_fn(body, request):
         dry = bool(body.get("dry_run", False))
         if body.get("auto"):
-            return lambda: svc.promote(None, dry)
+            return lambda: svc.promote_all(dry)
         return lambda: svc.promote(_ref(body), dry)
 
     def search_fn(body, request):

@@ -245,9 +245,13 @@ class MemoryService:
     def review(self, limit: int = 20) -> list[dict]:
         return lifecycle.review(self, limit)
 
-    def promote(self, ref: str | None = None, dry_run: bool = False) -> dict:
+    def promote(self, ref: str, dry_run: bool = False) -> dict:
         with self.writes.operation():
             return lifecycle.promote(self, ref, dry_run)
+
+    def promote_all(self, dry_run: bool = False) -> dict:
+        with self.writes.operation():
+            return lifecycle.promote_all(self, dry_run)
 
     def gc(self, dry_run: bool = True, delete: bool = False) -> dict:
         with self.writes.operation():

@@ -143,3 +143,17 @@ def walk(layout: Layout) -> Walked:
                 continue
             out.files[rel] = st
     return out
+
+
+def init_vault(settings) -> Path:
+    """Create STM/, LTM/, Archive/ and .mnemovault/config.toml (kept if present); the vault root."""
+    root = settings.vault_path()
+    for name in (settings.stm_dir, settings.ltm_dir, settings.archive_dir):
+        (root / name).mkdir(exist_ok=True)
+    cfg = root / ".mnemovault" / "config.toml"
+    if not cfg.exists():
+        cfg.parent.mkdir(exist_ok=True)
+        cfg.write_text("# mnemovault settings for this vault (env vars MNEMOVAULT_<NAME> override these)\n"
+                       "# decay_model = \"power_law\"\n# half_life_days = 3.0\n# auto_promote = true\n# auto_gc = true\n",
+                       encoding="utf-8")
+    return root

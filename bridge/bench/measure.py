@@ -195,7 +195,7 @@ def run_bench(notes: int | None, vault_dir: Path | None, quick: bool, progress: 
         later = svc.sweep()
         result["sweep"].update(hour_later_seconds=time.perf_counter() - t, hour_later_written=later.written)
         progress("promote and gc")
-        result["promote"] = _moves(svc.promote(dry_run=True)["candidates"], svc.promote)
+        result["promote"] = _moves(svc.promote_all(dry_run=True)["candidates"], svc.promote)
         result["gc"] = _moves(svc.gc(dry_run=True)["candidates"], lambda ref: svc.archive(ref, reason="bench gc"))
         svc.close()
         if notes is not None:

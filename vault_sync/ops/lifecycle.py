@@ -159,15 +159,19 @@ def promote_one(svc: "MemoryService", row, reason: str) -> Move:
     return move
 
 
-def promote(svc: "MemoryService", ref: str | None = None, dry_run: bool = False) -> dict:
-    if ref is not None:  # an empty ref is an error (resolve says so), never "promote everything"
-        row = svc.resolve(ref)
-        _check_promotable(svc, row)
-        decision, why, _ = row_decision(svc.params, row, svc.now())
-        reason = why if decision == "promote" else "requested"
-        if dry_run:
-            return {"dry_run": True, "candidates": [{"id": row["id"], "title": row["title"], "path": row["path"], "reason": reason}], "promoted": []}
-        return {"dry_run": False, "promoted": [promote_one(svc, row, reason).to_dict()], "errors": []}
+def promote(svc: "MemoryService", ref: str, dry_run: bool = False) -> dict:
+    """One memory, by id or path (an empty ref is an error, never "promote everything")."""
+    row = svc.resolve(ref)
+    _check_promotable(svc, row)
+    decision, why, _ = row_decision(svc.params, row, svc.now())
+    reason = why if decision == "promote" else "requested"
+    if dry_run:
+        return {"dry_run": True, "candidates": [{"id": row["id"], "title": row["title"], "path": row["path"], "reason": reason}], "promoted": []}
+    return {"dry_run": False, "promoted": [promote_one(svc, row, reason).to_dict()], "errors": []}
+
+
+def promote_all(svc: "MemoryService", dry_run: bool = False) -> dict:
+    """Every memory that meets the promotion rule (notes edited within quiet_seconds wait)."""
     return _promote_all(svc, dry_run, None)
 
 
