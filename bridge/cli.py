@@ -49,7 +49,7 @@ def sync(vault: Optional[Path] = VaultOpt, rebuild: bool = typer.Option(False, "
         with open_service(vault, initial_sync=False) as svc:
             with output.progress("indexing", enabled=not as_json) as bar:
                 report = svc.sync(rebuild=rebuild, progress=bar)
-            emit(report.to_dict(), as_json, output.render_sync)
+            emit(report, as_json, output.render_sync)
 
     run(go)
 
@@ -62,7 +62,7 @@ def sweep(vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
         from .context import open_service
 
         with open_service(vault) as svc:
-            emit(svc.sweep().to_dict(), as_json, output.render_sweep)
+            emit(svc.sweep(), as_json, output.render_sweep)
 
     run(go)
 

@@ -163,7 +163,7 @@ def build_app(svc, token: str, port_ref: Callable[[], int], mcp_app=None, state:
         Route("/api/gc", endpoint(lambda b, r: (lambda: svc.gc(dry_run=bool(b.get("dry_run", True))))), methods=["POST"]),
         Route("/api/review", endpoint(lambda b, r: (lambda: {"items": svc.review(_int(b.get("limit", 20), "limit"))}), "GET"), methods=["GET"]),
         Route("/api/search", endpoint(search_fn, "GET"), methods=["GET"]),
-        Route("/api/sync", endpoint(lambda b, r: (lambda: svc.sync().to_dict())), methods=["POST"]),
+        Route("/api/sync", endpoint(lambda b, r: (lambda: svc.sync())), methods=["POST"]),
         Route("/api/rpc", endpoint(rpc_fn), methods=["POST"]),
         Route("/api/events", events_endpoint, methods=["GET"]),
     ]

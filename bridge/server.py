@@ -140,8 +140,8 @@ def _serve(svc, port: int | None, log_path: Path) -> None:
     for line in svc.recover():
         log.warning(line)
     report = svc.sync()
-    log.info("indexed %s in %.2fs (%d added, %d updated, %d removed)", svc.layout.root, report.seconds,
-             report.added, report.updated, report.removed)
+    log.info("indexed %s in %.2fs (%d added, %d updated, %d removed)", svc.layout.root, report["seconds"],
+             report["added"], report["updated"], report["removed"])
     svc.start_watcher()
     svc.runtime.hold_lease(config_dir())
     lifecycle = Worker("mnemovault-lifecycle", min(svc.settings.lifecycle_interval_seconds, svc.settings.lease_seconds / 3),

@@ -118,10 +118,11 @@ class MemoryService:
                 self.emit("score_changed", {"path": rel, "id": row["id"], "score": value, "state": row_state(self.params, row, now)})
 
     # -- sync --
-    def sync(self, rebuild: bool = False, progress=None) -> SyncReport:
+    def sync(self, rebuild: bool = False, progress=None) -> dict:
+        """Reconcile the index with the vault; the report as a plain dict (SyncReport.to_dict)."""
         report = self.indexer.reconcile(rebuild=rebuild, progress=progress)
         self.after_sync(report)
-        return report
+        return report.to_dict()
 
     def after_sync(self, report: SyncReport) -> None:
         """What a sync of the vault may call for in the vault itself: a copied memory's
@@ -221,9 +222,9 @@ class MemoryService:
         with self.writes.operation():
             return moves.recover(self)
 
-    def sweep(self, paths: list[str] | None = None):
+    def sweep(self, paths: list[str] | None = None) -> dict:
         with self.writes.operation():
-            return sweep_op.sweep(self, paths)
+            return sweep_op.sweep(self, paths).to_dict()
 
     def save(self, text: str, tags: list[str] | None = None, title: str | None = None, strength: float = 1.0) -> dict:
         with self.writes.operation():

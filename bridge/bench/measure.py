@@ -186,14 +186,14 @@ def run_bench(notes: int | None, vault_dir: Path | None, quick: bool, progress: 
         svc.clock = lambda: now  # the same instant for both sweeps: an unchanged vault must get 0 writes
         t = time.perf_counter()
         first = svc.sweep()
-        result["sweep"] = {"seconds": time.perf_counter() - t, "written": first.written, "scanned": first.scanned}
+        result["sweep"] = {"seconds": time.perf_counter() - t, "written": first["written"], "scanned": first["scanned"]}
         t = time.perf_counter()
         second = svc.sweep()
-        result["sweep"].update(second_seconds=time.perf_counter() - t, second_written=second.written)
+        result["sweep"].update(second_seconds=time.perf_counter() - t, second_written=second["written"])
         svc.clock = lambda: now + timedelta(hours=1)
         t = time.perf_counter()
         later = svc.sweep()
-        result["sweep"].update(hour_later_seconds=time.perf_counter() - t, hour_later_written=later.written)
+        result["sweep"].update(hour_later_seconds=time.perf_counter() - t, hour_later_written=later["written"])
         progress("promote and gc")
         result["promote"] = _moves(svc.promote_all(dry_run=True)["candidates"], svc.promote)
         result["gc"] = _moves(svc.gc(dry_run=True)["candidates"], lambda ref: svc.archive(ref, reason="bench gc"))

@@ -56,8 +56,8 @@ def stm_sweep(n: int, work: Path, now, service: Callable, progress: Callable[[st
             t = time.perf_counter()
             report = svc.sweep()
             sweeps.append(time.perf_counter() - t)
-            written.append(report.written)
-            floors.append(rewrite_floor(floor_copy, report.written, svc.settings.sweep_chunk))
+            written.append(report["written"])
+            floors.append(rewrite_floor(floor_copy, report["written"], svc.settings.sweep_chunk))
         t = time.perf_counter()
         again = svc.sweep()
         second = time.perf_counter() - t
@@ -66,4 +66,4 @@ def stm_sweep(n: int, work: Path, now, service: Callable, progress: Callable[[st
     sweep_s, floor_s = statistics.median(sweeps), statistics.median(floors)
     return {"notes": n, "seconds": sweep_s, "written": int(statistics.median(written)), "floor_s": floor_s,
             "ratio_to_floor": sweep_s / floor_s if floor_s else None, "second_seconds": second,
-            "second_written": again.written, "rounds": rounds}
+            "second_written": again["written"], "rounds": rounds}

@@ -266,7 +266,7 @@ def run_lifecycle(svc: "MemoryService") -> dict:
     before the sweep, whose own score writes must not make every note look "just edited".
     """
     quiet = {r[0] for r in svc.store.query("SELECT path FROM notes WHERE kind = 'stm'") if recently_modified(svc, r[0])}
-    report: dict = {"sweep": svc.sweep().to_dict()}
+    report: dict = {"sweep": svc.sweep()}
     if svc.settings.auto_promote:
         report["promote"] = _promote_all(svc, False, quiet)
     if svc.settings.auto_gc:
