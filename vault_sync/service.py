@@ -8,6 +8,7 @@ from typing import Any, Callable
 
 from .dates import utc_now
 from .errors import Ambiguous, InvalidInput, NotFound, PathOutsideVault
+from .index import queries
 from .index.resolver import build_resolver
 from .index.store import IndexStore
 from .index.sync import Change, Indexer, SyncReport
@@ -99,11 +100,8 @@ class MemoryService:
                 self.emit("deleted", {"path": c.path})
             else:
                 self.emit("indexed", {"path": c.path, "id": c.id, "old_path": c.old_path})
-        paths = [c.path for c in changes]
-        for i in range(0, len(paths), 500):  # SQLite caps the number of parameters per statement
-            chunk = paths[i:i + 500]
-            for p in self.store.query(f"SELECT path, cause FROM problems WHERE path IN ({','.join('?' * len(chunk))})", tuple(chunk)):
-                self.emit("problem", {"path": p["path"], "cause": p["cause"]})
+        for p in queries.problems_in(self.store, [c.path for c in changes]):
+            self.emit("problem", {"path": p["path"], "cause": p["cause"]})
 
     def emit_scores(self, paths: list[str], rows: dict | None = None) -> None:
         """`rows`: index rows already at hand (a score depends on use_count, last_used, strength)."""
@@ -153,13 +151,13 @@ class MemoryService:
         return rows[0]
 
     def _by_name(self, name: str):
-        rows = self.store.query("SELECT rowid, * FROM notes WHERE name = ?", (name.lower().removesuffix(".md"),))
+        rows = queries.notes_named(self.store, name.lower().removesuffix(".md"))
         if len(rows) > 1:
             raise Ambiguous(f"{name!r} names {len(rows)} notes: {', '.join(r['path'] for r in rows)}")
         return rows[0] if rows else None
 
     def view(self, row) -> dict:
-        problems = [p["cause"] for p in self.store.query("SELECT cause FROM problems WHERE path=?", (row["path"],))]
+        problems = queries.problem_causes(self.store, row["path"])
         return note_view(self.params, row, self.store.tags_of(row["rowid"]), problems, self.now())
 
     def note(self, ref: str) -> dict:
@@ -168,19 +166,15 @@ class MemoryService:
     # -- status --
     def status(self) -> dict:
         counts = {k: 0 for k in ("stm", "ltm", "archive", "note")}
-        for r in self.store.query("SELECT kind, count(*) c FROM notes GROUP BY kind"):
-            counts[r["kind"]] = r["c"]
-        by_status = {r["status"]: r["c"] for r in self.store.query(
-            "SELECT status, count(*) c FROM notes WHERE kind != 'note' AND status IS NOT NULL GROUP BY status")}
+        counts.update(queries.counts_by_kind(self.store))
+        by_status = queries.counts_by_status(self.store)
         now = self.now()
         states: dict[str, int] = {}
-        for row in self.store.query("SELECT rowid, * FROM notes WHERE kind = 'stm'"):
+        for row in queries.stm_rows(self.store):
             st = row_state(self.params, row, now)
             states[st] = states.get(st, 0) + 1
-        problems = [dict(r) for r in self.store.query("SELECT path, cause, blocking FROM problems ORDER BY path, cause")]
-        for p in problems:
-            p["blocking"] = bool(p["blocking"])
-        conflicts = [dict(r) for r in self.store.query("SELECT path, original FROM conflicts ORDER BY path")]
+        problems = queries.all_problems(self.store)
+        conflicts = queries.all_conflicts(self.store)
         dangling = self.dangling_links()
         runtime = self.runtime.status()
         return {
@@ -201,17 +195,13 @@ class MemoryService:
         }
 
     def embedding_status(self) -> dict:
-        total = self.store.one("SELECT count(DISTINCT content_hash) FROM notes")[0]
-        done = self.store.one(
-            "SELECT count(DISTINCT n.content_hash) FROM notes n JOIN embeddings e ON e.content_hash = n.content_hash")[0]
+        total, done = queries.embedding_counts(self.store)
         return {"enabled": bool(self.settings.embeddings), "model": self.settings.embedding_model, "done": done, "total": total}
 
     def dangling_links(self) -> list[dict[str, Any]]:
         resolver = build_resolver(self.store)
         out = []
-        for r in self.store.query(
-            "SELECT n.path, l.target, l.subpath, l.markdown FROM links l JOIN notes n ON n.rowid = l.source ORDER BY n.path"
-        ):
+        for r in queries.all_links_by_source(self.store):
             if resolver.resolve(r["target"], r["path"], bool(r["markdown"])) is None:
                 out.append({"source": r["path"], "target": r["target"] + r["subpath"]})
         return out
@@ -290,8 +280,7 @@ class MemoryService:
         for ref in refs:
             row = self.resolve(ref)
             view = self.view(row)
-            fts = self.store.one("SELECT body FROM fts WHERE rowid = ?", (row["rowid"],))
-            view["body"] = fts[0] if fts else ""
+            view["body"] = queries.body_of(self.store, row["rowid"])
             view["links"] = relate_op.outlinks(self, row)
             view["backlinks"] = relate_op.backlinks(self, row["path"])
             out.append(view)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from ..edit import BOM_BYTES, patch_bytes
 from ..errors import InvalidInput, NotFound, WrongState
 from ..fmblock import find_block
+from ..index import queries
 from ..note import parse_note
 from .moves import free_path
 
@@ -15,7 +16,7 @@ if TYPE_CHECKING:
 
 
 def list_conflicts(svc: "MemoryService") -> list[dict]:
-    return [dict(r) for r in svc.store.query("SELECT path, original FROM conflicts ORDER BY path")]
+    return queries.all_conflicts(svc.store)
 
 
 def _body(text: str) -> str:
@@ -47,7 +48,7 @@ def _merged_fields(orig, copy) -> dict:
 def resolve_conflict(svc: "MemoryService", path: str) -> dict:
     """Merge a memory's conflict copy into its original, then move the copy to .trash."""
     rel = svc.layout.safe_rel(path)
-    row = svc.store.one("SELECT path, original FROM conflicts WHERE path = ?", (rel,))
+    row = queries.conflict(svc.store, rel)
     if row is None:
         raise NotFound(f"{rel} is not a known conflict copy (see `mnemovault status`)")
     copy_path, orig_path = svc.layout.abs(rel), svc.layout.abs(row["original"])

@@ -10,6 +10,7 @@ import uuid
 from typing import TYPE_CHECKING
 
 from ..edit import patch_bytes
+from ..index import queries
 from ..patch import PatchError
 
 if TYPE_CHECKING:
@@ -25,11 +26,8 @@ def fix_duplicate_ids(svc: "MemoryService", report: "SyncReport") -> None:
     if not ids:
         return
     report.new_ids = set()  # checked once: the re-sync of a fixed note reports its new id
-    marks = ",".join("?" * len(ids))
-    rows = svc.store.query(
-        # a memory keeps its id over a person's note that copied it; then the oldest row wins
-        f"SELECT rowid, path, id, kind, writable FROM notes WHERE id IN ({marks}) ORDER BY id, kind = 'note', rowid", tuple(ids)
-    )
+    # a memory keeps its id over a person's note that copied it; then the oldest row wins
+    rows = queries.rows_with_ids(svc.store, list(ids))
     first: dict[str, str] = {}
     for r in rows:
         if r["id"] not in first:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from ..dates import format_datetime
 from ..errors import WrongState
+from ..index import queries
 from ..index.resolver import build_resolver
 from ..note import stem_of
 from ..patch import REMOVE
@@ -24,7 +25,7 @@ MAX_RELATED = 8
 
 # -- candidates --
 def _stm_rows(svc: "MemoryService"):
-    return svc.store.query("SELECT rowid, * FROM notes WHERE kind = 'stm' AND writable = 1 ORDER BY path")
+    return queries.writable_stm_rows(svc.store)
 
 
 def promote_candidates(svc: "MemoryService") -> list[dict]:
@@ -50,7 +51,7 @@ def gc_candidates(svc: "MemoryService") -> list[dict]:
 def review(svc: "MemoryService", limit: int = 20) -> list[dict]:
     now = svc.now()
     items = []
-    for row in svc.store.query("SELECT rowid, * FROM notes WHERE kind = 'stm'"):
+    for row in queries.stm_rows(svc.store):
         value = row_score(svc.params, row, now)
         if value is not None and svc.params.danger_zone_min <= value <= svc.params.danger_zone_max:
             items.append((review_priority(svc.params, value), row))
@@ -72,11 +73,8 @@ def _tag_neighbours(svc: "MemoryService", row) -> list[str]:
     tags = sorted(set(svc.store.tags_of(row["rowid"])))
     if not tags:
         return []
-    total = svc.store.one("SELECT count(*) FROM notes WHERE kind IN ('stm', 'ltm')")[0] or 1
-    marks = ",".join("?" * len(tags))
-    df = {r[0]: r[1] for r in svc.store.query(
-        f"SELECT t.tag, count(DISTINCT t.note) FROM tags t JOIN notes n ON n.rowid = t.note "
-        f"WHERE t.tag IN ({marks}) AND n.kind IN ('stm', 'ltm') GROUP BY t.tag", tuple(tags))}
+    total = queries.memory_count(svc.store) or 1
+    df = queries.memory_tag_counts(svc.store, tags)
     idf = {t: math.log((total + 1) / max(1, df.get(t, 1))) for t in tags}
     own = sum(idf.values()) or 1.0
     need = MIN_TAG_SCORE * own
@@ -89,19 +87,7 @@ def _tag_neighbours(svc: "MemoryService", row) -> list[str]:
         rest -= idf[tag]
         if rest < need - 1e-9:
             break
-    weights = ", ".join("(?, ?)" for _ in tags)
-    rows = svc.store.query(
-        f"WITH w(tag, idf) AS (VALUES {weights}), "
-        f"c(note) AS (SELECT DISTINCT note FROM tags WHERE tag IN ({','.join('?' * len(seeds))})) "
-        f"SELECT n.path, sum(w.idf) AS s FROM c JOIN tags t ON t.note = c.note "  # (note, tag) pairs are unique
-        f"JOIN w ON w.tag = t.tag JOIN notes n ON n.rowid = c.note "
-        f"WHERE n.rowid != ? AND n.kind IN ('stm', 'ltm') GROUP BY n.rowid HAVING s >= ? "
-        # rounded: equal sums added in another order differ in the last bit, and a tie must
-        # fall to LTM first, then the path, wherever the rows happen to lie
-        f"ORDER BY round(s, 9) DESC, n.kind != 'ltm', n.path LIMIT ?",
-        (*[v for t in tags for v in (t, idf[t])], *seeds, row["rowid"], need - 1e-9, MAX_RELATED),
-    )
-    return [r["path"] for r in rows]
+    return queries.tag_neighbours(svc.store, idf, seeds, row["rowid"], need - 1e-9, MAX_RELATED)
 
 
 def _related_names(svc: "MemoryService", row, dst_rel: str | None = None) -> list[str]:
@@ -109,8 +95,8 @@ def _related_names(svc: "MemoryService", row, dst_rel: str | None = None) -> lis
     then semantic neighbours; each written so that [[name]] resolves to the intended note."""
     resolver = build_resolver(svc.store)
     paths: list[str] = []
-    for r in svc.store.query("SELECT target FROM links WHERE source = ? AND kind = 'related'", (row["rowid"],)):
-        hit = resolver.resolve(r[0], row["path"])
+    for target in queries.related_targets(svc.store, row["rowid"]):
+        hit = resolver.resolve(target, row["path"])
         if hit is not None:  # a dangling related item would add a dangling link
             paths.append(hit)
     paths += _tag_neighbours(svc, row)
@@ -265,7 +251,7 @@ def run_lifecycle(svc: "MemoryService") -> dict:
     Notes the person modified within quiet_seconds are left alone; which ones is decided
     before the sweep, whose own score writes must not make every note look "just edited".
     """
-    quiet = {r[0] for r in svc.store.query("SELECT path FROM notes WHERE kind = 'stm'") if recently_modified(svc, r[0])}
+    quiet = {p for p in queries.stm_paths(svc.store) if recently_modified(svc, p)}
     report: dict = {"sweep": svc.sweep()}
     if svc.settings.auto_promote:
         report["promote"] = _promote_all(svc, False, quiet)

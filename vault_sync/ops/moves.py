@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Any, Callable
 from ..dates import format_datetime, parse_datetime
 from ..edit import BOM_BYTES, patch_bytes
 from ..errors import InvalidInput, MnemovaultError, NoteProblem, WrongState
+from ..index import queries
 from ..index.resolver import Resolver, build_resolver
-from ..index.store import normalized_hash
-from ..note import parse_note
+from ..note import normalized_hash, parse_note
 from ..patch import REMOVE
 from ..rename import rename_noreplace
 from ..writer import update_file
@@ -260,7 +260,7 @@ def _finish(svc: "MemoryService", entry: dict, src_rel: str, dst_rel: str) -> No
         add_to_index_note(svc, entry["index_entry"], parse_datetime(entry.get("at")) or svc.now())
     if entry.get("rewrite", True):
         # links written against the old path: resolve them as if the note were still there
-        paths = [r[0] for r in svc.store.query("SELECT path FROM notes") if r[0] != dst_rel] + [src_rel]
+        paths = [p for p in queries.all_paths(svc.store) if p != dst_rel] + [src_rel]
         changed = rewrite_links(svc, Resolver(paths), src_rel, dst_rel)
         if changed:
             svc.writes.synced(changed)

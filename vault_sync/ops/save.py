@@ -7,7 +7,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInput, Refused
-from ..index.store import normalized_hash
+from ..index import queries
+from ..note import normalized_hash
 from ..patch import render_scalar
 from ..scoring import review_priority, score_at
 from ..secrets import find_secrets
@@ -57,7 +58,7 @@ def render_note(fields: dict[str, Any], body: str) -> str:
 
 
 def taken_names(svc: "MemoryService") -> set[str]:
-    return {r[0] for r in svc.store.query("SELECT name FROM notes")}
+    return queries.all_names(svc.store)
 
 
 def create_memory(
@@ -136,6 +137,4 @@ def save(svc: "MemoryService", text: str, tags: list[str] | None = None, title: 
 def find_twin(svc: "MemoryService", body: str):
     """A memory (STM or LTM) whose text is this text, ignoring whitespace and case."""
     h = normalized_hash(body)
-    for row in svc.store.query("SELECT rowid, path, kind FROM notes WHERE body_hash = ? AND kind IN ('stm', 'ltm')", (h,)):
-        return row
-    return None
+    return queries.memory_with_body_hash(svc.store, h)

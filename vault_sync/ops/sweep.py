@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from ..dates import parse_datetime
 from ..edit import patch_bytes, swap_bytes
+from ..index import queries
 from ..index.sync import ScoreWrite
 from ..note import checksum_of, parse_note
 from ..patch import PatchError
@@ -55,11 +56,7 @@ def sweep(svc: "MemoryService", paths: list[str] | None = None) -> SweepReport:
     now = svc.now()
     params, prec = svc.params, svc.settings.score_precision
     report = SweepReport()
-    rows = svc.store.query(
-        "SELECT n.rowid, n.*, (SELECT group_concat(cause, '; ') FROM problems p WHERE p.path = n.path AND p.blocking) AS why, "
-        "EXISTS (SELECT 1 FROM problems p WHERE p.path = n.path) AS has_problems "
-        "FROM notes n WHERE kind = 'stm' ORDER BY path"
-    )
+    rows = queries.sweep_rows(svc.store)
     if paths is not None:
         wanted = set(paths)
         rows = [r for r in rows if r["path"] in wanted]

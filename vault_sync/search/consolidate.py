@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ..dates import format_datetime, parse_datetime
 from ..errors import InvalidInput, NoteProblem, WrongState
+from ..index import queries
 from .cluster import cluster
 
 BONUS_PER_EXTRA, MAX_STRENGTH = 0.1, 2.0
@@ -55,8 +56,7 @@ def plan(svc, rows: list, title: str | None = None) -> dict:
         for tag in svc.store.tags_of(row["rowid"]):
             if tag not in tags:
                 tags.append(tag)
-        body = svc.store.one("SELECT body FROM fts WHERE rowid=?", (row["rowid"],))
-        text = (body[0] if body else "").strip()
+        text = queries.body_of(svc.store, row["rowid"]).strip()
         parts.append(f"{text}\n(from [[{_stem(row['path'])}]])" if text else f"(from [[{_stem(row['path'])}]])")
     created = [d for d in (parse_datetime(r["created"]) for r in rows) if d is not None]
     used = [d for d in (parse_datetime(r["last_used"]) or parse_datetime(r["created"]) for r in rows) if d is not None]
