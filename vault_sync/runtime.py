@@ -61,7 +61,7 @@ class Runtime:
         self._next_lifecycle = now + self.service.settings.lifecycle_interval_seconds - 1
         return True
 
-    def status(self) -> dict:
+    def status(self) -> dict[str, Any]:
         watcher, lease = self.watcher, self.lease
         return {
             "watcher": None if watcher is None else {

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from .index.sync import Indexer, ScoreWrite, SyncReport
     from .vault import Layout
 
-Emit = Callable[[str, dict], None]
+Emit = Callable[[str, dict[str, Any]], None]
 EmitScores = Callable[..., None]
 
 
@@ -88,5 +88,5 @@ class WritePath:
         """Announce what an operation did (promoted, archived, restored, consolidated)."""
         self._emit(kind, data)
 
-    def emit_scores(self, rels: list[str], rows: dict | None = None) -> None:
+    def emit_scores(self, rels: list[str], rows: dict[str, Any] | None = None) -> None:
         self._emit_scores(rels, rows=rows)

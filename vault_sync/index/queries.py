@@ -7,7 +7,7 @@ Each function takes the IndexStore and returns rows (sqlite3.Row) or plain value
 from __future__ import annotations
 
 import sqlite3
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Iterator
 
 if TYPE_CHECKING:
     from .store import IndexStore
@@ -16,7 +16,7 @@ Rows = list[sqlite3.Row]
 CHUNK = 500  # SQLite caps the number of parameters per statement
 
 
-def in_chunks(items: list, size: int = CHUNK):
+def in_chunks(items: list[Any], size: int = CHUNK) -> Iterator[list[Any]]:
     """`items` in slices small enough for one `IN (...)` list."""
     for i in range(0, len(items), size):
         yield items[i:i + size]
@@ -24,6 +24,11 @@ def in_chunks(items: list, size: int = CHUNK):
 
 def marks(n: int) -> str:
     return ",".join("?" * n)
+
+
+def _count(store: "IndexStore", sql: str) -> int:
+    row = store.one(sql)
+    return int(row[0]) if row is not None else 0
 
 
 # -- notes --
@@ -96,9 +101,8 @@ def counts_by_status(store: "IndexStore") -> dict[str, int]:
 
 def embedding_counts(store: "IndexStore") -> tuple[int, int]:
     """(distinct contents, distinct contents with a vector)."""
-    total = store.one("SELECT count(DISTINCT content_hash) FROM notes")[0]
-    done = store.one(
-        "SELECT count(DISTINCT n.content_hash) FROM notes n JOIN embeddings e ON e.content_hash = n.content_hash")[0]
+    total = _count(store, "SELECT count(DISTINCT content_hash) FROM notes")
+    done = _count(store, "SELECT count(DISTINCT n.content_hash) FROM notes n JOIN embeddings e ON e.content_hash = n.content_hash")
     return total, done
 
 
@@ -114,14 +118,14 @@ def problem_causes(store: "IndexStore", path: str) -> list[str]:
     return [p["cause"] for p in store.query("SELECT cause FROM problems WHERE path=?", (path,))]
 
 
-def all_problems(store: "IndexStore") -> list[dict]:
+def all_problems(store: "IndexStore") -> list[dict[str, Any]]:
     problems = [dict(r) for r in store.query("SELECT path, cause, blocking FROM problems ORDER BY path, cause")]
     for p in problems:
         p["blocking"] = bool(p["blocking"])
     return problems
 
 
-def all_conflicts(store: "IndexStore") -> list[dict]:
+def all_conflicts(store: "IndexStore") -> list[dict[str, Any]]:
     return [dict(r) for r in store.query("SELECT path, original FROM conflicts ORDER BY path")]
 
 
@@ -166,7 +170,7 @@ def aliases_of_path(store: "IndexStore", path: str) -> list[str]:
 
 # -- tags --
 def memory_count(store: "IndexStore") -> int:
-    return store.one("SELECT count(*) FROM notes WHERE kind IN ('stm', 'ltm')")[0]
+    return _count(store, "SELECT count(*) FROM notes WHERE kind IN ('stm', 'ltm')")
 
 
 def memory_tag_counts(store: "IndexStore", tags: list[str]) -> dict[str, int]:

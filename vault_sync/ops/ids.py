@@ -7,7 +7,7 @@ surgically, through the write path.
 from __future__ import annotations
 
 import uuid
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from ..edit import patch_bytes
 from ..index import queries
@@ -42,8 +42,12 @@ def fix_duplicate_ids(svc: "MemoryService", report: "SyncReport") -> None:
             continue
         new_id = str(uuid.uuid4())
         try:
-            svc.writes.update(r["path"], lambda current, new_id=new_id: patch_bytes(current, {"id": new_id}), expected=data)
+            svc.writes.update(r["path"], _new_id(new_id), expected=data)
         except (PatchError, OSError) as exc:
             report.id_fixes.append(f"{r['path']}: duplicate id {r['id']} (same as {first[r['id']]}); could not fix: {exc}")
             continue
         report.id_fixes.append(f"{r['path']}: duplicate id {r['id']} (same as {first[r['id']]}); given new id {new_id}")
+
+
+def _new_id(new_id: str) -> Callable[[bytes], bytes]:
+    return lambda current: patch_bytes(current, {"id": new_id})

@@ -4,6 +4,7 @@ the '## Related' section of the promoted note and its entry in the LTM index not
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from ..dates import format_datetime
@@ -38,7 +39,7 @@ def with_related(text: str, names: list[str]) -> str:
 
 
 
-def add_to_index_note(svc: "MemoryService", name: str, now) -> None:
+def add_to_index_note(svc: "MemoryService", name: str, now: datetime) -> None:
     rel = f"{svc.layout.ltm}/{INDEX_NOTE}.md"
     path = svc.layout.abs(rel)
     line = f"- [[{name}]] (promoted {format_datetime(now)[:10]})"
