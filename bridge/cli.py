@@ -83,7 +83,7 @@ def status(vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
 @app.command()
 def watch(vault: Optional[Path] = VaultOpt):
     """Keep the index current while files change (Ctrl-C to stop)."""
-    from .daemon import watch_forever
+    from .watch import watch_forever
 
     run(lambda: watch_forever(vault))
 

@@ -12,7 +12,7 @@ from vault_sync.errors import InvalidInput
 
 from . import output
 from .cli import JsonOpt, VaultOpt, app, emit, run
-from .client import call
+from .operations import call
 
 TagsOpt = typer.Option(None, "--tags", "-t", help="Comma-separated tags (nested with /).")
 

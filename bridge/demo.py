@@ -33,7 +33,7 @@ def make_demo(target: Path, fresh: bool, run_daemon: bool) -> None:
         render_sweep(svc.sweep())
         render_status(svc.status())
     if run_daemon:
-        from .daemon import run_daemon as start
+        from .watch import run_daemon as start
 
         start(target)
     else:

@@ -18,7 +18,7 @@ from starlette.routing import Mount, Route
 
 from vault_sync.errors import InvalidInput, MnemovaultError
 
-from .client import OPERATIONS, plain
+from .operations import OPERATIONS, plain
 from .errors import error_body, http_status
 
 log = logging.getLogger("mnemovault.bridge")

@@ -12,7 +12,7 @@ from pydantic import Field
 
 from vault_sync.errors import MnemovaultError
 
-from .client import plain
+from .operations import plain
 
 INSTRUCTIONS = """mnemovault keeps memories as Markdown notes in the user's Obsidian vault.
 Save short facts worth remembering with save_memory; search before answering questions about

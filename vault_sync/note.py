@@ -16,14 +16,13 @@ from typing import Any
 
 from . import links as linkmod
 from .dates import parse_datetime
-from .fmblock import MAX_YAML_CHARS, UnclosedFrontmatter, YamlProblem, find_block, load_frontmatter
+from .fmblock import UnclosedFrontmatter, YamlProblem, find_block, load_frontmatter
 
 OWNED_KEYS = (
     "id", "tags", "created", "last_used", "use_count", "strength", "status", "decay_score",
     "review_priority", "review_count", "cross_domain_count", "promoted_at", "archived_at", "related",
 )
 STATUSES = ("active", "promoted", "archived")
-MAX_FRONTMATTER_CHARS = MAX_YAML_CHARS
 _WIKI = re.compile(r"\[\[[^\[\]\n]+\]\]")
 
 

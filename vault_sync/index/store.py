@@ -12,7 +12,7 @@ from typing import Any, Iterator
 
 from ..dates import format_datetime
 from ..note import Note, content_hash, normalized_hash, related_links
-from .schema import DERIVED_TABLES, SCHEMA, SCHEMA_VERSION, UPGRADES
+from .schema import SCHEMA, SCHEMA_VERSION, UPGRADES
 
 # Each single-note FTS write adds a small segment; FTS5 merges them only now and then, and
 # a query reads every segment (50 edits made full-text search 30% slower at 10k notes).
@@ -125,12 +125,6 @@ class IndexStore:
             self.db.execute("INSERT INTO fts(fts) VALUES ('optimize')")
             self.fts_writes = 0
             return True
-
-    def clear(self) -> None:
-        self.names_version += 1
-        with self.transaction() as db:
-            for table in DERIVED_TABLES:
-                db.execute(f"DELETE FROM {table}")
 
     # -- meta --
     def get_meta(self, key: str) -> str | None:

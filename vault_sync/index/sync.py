@@ -15,6 +15,7 @@ from typing import Callable, Iterable
 
 from ..note import OWNED_KEYS, Note, parse_note, unreadable_note
 from ..vault import Layout, conflict_original, walk
+from .schema import DERIVED_TABLES
 from .store import IndexStore, Stat
 
 TEMP_MAX_AGE_S = 60.0
@@ -210,7 +211,7 @@ class Indexer:
         changes: list[Change] = []
         with self.store.transaction() as db:
             if rebuild:
-                for table in ("notes", "tags", "aliases", "links", "problems", "conflicts", "fts"):
+                for table in DERIVED_TABLES:
                     db.execute(f"DELETE FROM {table}")
             gone_rows = {}
             for p in gone:

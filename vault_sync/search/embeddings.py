@@ -116,13 +116,6 @@ class Embedder:
             self._model = model
             return model
 
-    def available(self) -> bool:
-        try:
-            self.load()
-            return True
-        except EmbeddingUnavailable:
-            return False
-
     def encode(self, texts: list[str]) -> np.ndarray:
         """(n, dim) float32 rows of unit length."""
         model = self.load()

@@ -1,4 +1,4 @@
-"""The daemon: live sync + the automatic lifecycle on a schedule (+ bridge and MCP, see server.py)."""
+"""`mnemovault watch` (live sync in the foreground) and `mnemovault daemon` (see server.py)."""
 
 from __future__ import annotations
 
