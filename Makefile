@@ -20,6 +20,8 @@ run: setup
 test: test-plugin test-python
 
 test-python: setup
+	$(BIN)/ruff check .
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
 
 obsidian-plugin/node_modules/.installed: obsidian-plugin/package-lock.json

@@ -57,7 +57,7 @@ def sync(vault: Optional[Path] = VaultOpt, rebuild: bool = typer.Option(False, "
         with open_service(vault, initial_sync=False) as svc:
             with output.progress("indexing", enabled=not as_json) as bar:
                 report = svc.sync(rebuild=rebuild, progress=bar)
-            emit(report.to_dict(), as_json, output.render_sync)
+            emit(report, as_json, output.render_sync)
 
     run(go)
 
@@ -70,7 +70,7 @@ def sweep(vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
         from .context import open_service
 
         with open_service(vault) as svc:
-            emit(svc.sweep().to_dict(), as_json, output.render_sweep)
+            emit(svc.sweep(), as_json, output.render_sweep)
 
     run(go)
 
@@ -91,7 +91,7 @@ def status(vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
 @app.command()
 def watch(vault: Optional[Path] = VaultOpt):
     """Keep the index current while files change (Ctrl-C to stop)."""
-    from .daemon import watch_forever
+    from .watch import watch_forever
 
     run(lambda: watch_forever(vault))
 

@@ -49,18 +49,10 @@ def mcp(vault: Optional[Path] = VaultOpt,
 def init(vault: Path = typer.Argument(..., help="The vault folder.")):
     """Create STM/, LTM/, Archive/ and .mnemovault/config.toml in a vault."""
     from vault_sync.settings import load_settings
+    from vault_sync.vault import init_vault
 
     def go():
-        settings = load_settings(vault=vault)
-        root = settings.vault_path()
-        for name in (settings.stm_dir, settings.ltm_dir, settings.archive_dir):
-            (root / name).mkdir(exist_ok=True)
-        cfg = root / ".mnemovault" / "config.toml"
-        if not cfg.exists():
-            cfg.parent.mkdir(exist_ok=True)
-            cfg.write_text("# mnemovault settings for this vault (env vars MNEMOVAULT_<NAME> override these)\n"
-                           "# decay_model = \"power_law\"\n# half_life_days = 3.0\n# auto_promote = true\n# auto_gc = true\n",
-                           encoding="utf-8")
+        root = init_vault(load_settings(vault=vault))
         output.console.print(f"ready: {root} (next: mnemovault daemon --vault {root})")
 
     run(go)

@@ -13,7 +13,7 @@ from vault_sync.limits import MAX_LIMIT
 
 from . import output
 from .cli import JsonOpt, VaultOpt, app, emit, run
-from .client import call
+from .operations import call
 
 TagsOpt = typer.Option(None, "--tags", "-t", help="Comma-separated tags (nested with /).")
 
@@ -105,7 +105,7 @@ def promote(ref: Optional[str] = typer.Argument(None, help="Memory id or path; o
     def go():
         if not ref and not auto and not dry_run:
             raise InvalidInput("give a memory id or path, or --auto (add --dry-run to preview)")
-        emit(call(vault, "promote", ref=ref or None, dry_run=dry_run), as_json, lambda r: _moves(r, "promoted"))
+        emit(call(vault, "promote", ref=ref, dry_run=dry_run) if ref else call(vault, "promote_all", dry_run=dry_run), as_json, lambda r: _moves(r, "promoted"))
 
     run(go)
 

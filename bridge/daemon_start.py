@@ -72,7 +72,7 @@ def start_detached(vault: Path) -> subprocess.Popen:
     with open(out_path, "ab") as out:
         kwargs: dict = {"stdin": subprocess.DEVNULL, "stdout": out, "stderr": subprocess.STDOUT, "close_fds": True}
         if os.name == "nt":  # pragma: no cover - Windows
-            kwargs["creationflags"] = subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP
+            kwargs["creationflags"] = subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP  # type: ignore[attr-defined]
         else:
             kwargs["start_new_session"] = True
         return subprocess.Popen([sys.executable, "-m", "bridge.cli", "daemon", "--vault", str(vault)], **kwargs)

@@ -54,10 +54,10 @@ def make_demo(target: Path, fresh: bool, run_daemon: bool) -> None:
     shifted_copy(SAMPLE, target, utc_now())
     console.print(f"demo vault: {target}")
     with open_service(target, quiet_seconds=0) as svc:
-        render_sweep(svc.sweep().to_dict())
+        render_sweep(svc.sweep())
         render_status(svc.status())
     if run_daemon:
-        from .daemon import run_daemon as start
+        from .watch import run_daemon as start
 
         start(target)
     else:

@@ -18,7 +18,7 @@ from vault_sync.errors import InvalidInput, MnemovaultError
 from vault_sync.limits import MAX_BODY_BYTES, quote
 
 from . import schemas as S
-from .client import plain
+from .operations import plain
 from .errors import error_body, http_status
 from .events import events
 
@@ -153,7 +153,7 @@ def build_app(svc, token: str, port_ref: Callable[[], int], mcp_app=None, state:
         return go
 
     def promote_fn(a: S.PromoteBody):
-        return lambda: svc.promote(None if a.auto else a.ref, a.dry_run)
+        return lambda: svc.promote_all(a.dry_run) if a.auto else svc.promote(a.ref, a.dry_run)
 
     def rpc_fn(a: S.RpcBody):
         args = S.rpc_args(a.op, a.args)
@@ -176,7 +176,7 @@ def build_app(svc, token: str, port_ref: Callable[[], int], mcp_app=None, state:
         Route("/api/review", endpoint(lambda a: (lambda: {"items": svc.review(a.limit)}), S.ReviewQuery, "GET"), methods=["GET"]),
         Route("/api/search", endpoint(lambda a: (lambda: svc.search(a.q, limit=a.limit, scope=a.scope)), S.SearchQuery, "GET"),
               methods=["GET"]),
-        Route("/api/sync", endpoint(lambda a: (lambda: svc.sync().to_dict()), S.NoArgs), methods=["POST"]),
+        Route("/api/sync", endpoint(lambda a: (lambda: svc.sync()), S.NoArgs), methods=["POST"]),
         Route("/api/rpc", endpoint(rpc_fn, S.RpcBody), methods=["POST"]),
         Route("/api/events", events_endpoint, methods=["GET"]),
     ]

@@ -173,6 +173,7 @@ class Relay:
         with self.state_lock:
             if self.info is None:
                 self._connect()
+            assert self.info is not None  # _connect sets it or raises
             return self.info, self.session, self.generation
 
     def _drop(self, generation: int) -> None:

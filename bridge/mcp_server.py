@@ -15,7 +15,7 @@ from pydantic import Field, Strict, ValidationError
 from vault_sync.errors import MnemovaultError
 
 from . import schemas as S
-from .client import plain
+from .operations import plain
 from .errors import engine_error
 
 INSTRUCTIONS = """mnemovault keeps memories as Markdown notes in the user's Obsidian vault.
@@ -125,7 +125,7 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
         """Move memories to long-term notes with backlinks (dry run by default)."""
         if not ref and not auto:
             raise ToolError("invalid: give ref, or auto=true")
-        return await call(lambda s: s.promote(None if auto else ref, dry_run))
+        return await call(lambda s: s.promote_all(dry_run) if auto else s.promote(ref, dry_run))
 
     @mcp.tool
     async def gc(

@@ -5,8 +5,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from vault_sync.watcher import VaultWatcher
-
 from .context import open_service
 from .mcp_server import build_mcp
 
@@ -15,10 +13,8 @@ def run_stdio(vault: Path | None) -> None:
     with open_service(vault) as svc:
         for line in svc.recover():  # stdout is the protocol: say it on stderr
             print(f"mnemovault: journal: {line}", file=sys.stderr)
-        watcher = VaultWatcher(svc.indexer, svc.layout, reconcile_interval=svc.settings.reconcile_interval_seconds)
-        svc.watcher = watcher
-        watcher.start()
+        svc.start_watcher()
         try:
             build_mcp(lambda: svc).run(transport="stdio", show_banner=False)
         finally:
-            watcher.stop()
+            svc.runtime.stop_watcher()

@@ -66,7 +66,11 @@ class ReviewArgs(Args):
 
 
 class PromoteArgs(Args):
-    ref: Ref | None = None  # none: every candidate
+    ref: Ref
+    dry_run: Flag = False
+
+
+class PromoteAllArgs(Args):
     dry_run: Flag = False
 
 
@@ -122,7 +126,7 @@ class PathArgs(Args):
 
 
 RPC_ARGS: dict[str, type[Args]] = {
-    "save": SaveArgs, "touch": TouchArgs, "observe": ObserveArgs, "review": ReviewArgs, "promote": PromoteArgs,
+    "save": SaveArgs, "touch": TouchArgs, "observe": ObserveArgs, "review": ReviewArgs, "promote": PromoteArgs, "promote_all": PromoteAllArgs,
     "gc": GcArgs, "archive": RefArgs, "restore": RefArgs, "relate": RelateArgs, "graph": GraphArgs,
     "search": SearchArgs, "cluster": ClusterArgs, "consolidate": ConsolidateArgs, "status": NoArgs,
     "sweep": NoArgs, "note": RefArgs, "get_memory": RefsArgs, "read_note": PathArgs, "conflicts": NoArgs,
@@ -238,7 +242,7 @@ def describe(err: dict) -> str:
 
 
 def message(exc: ValidationError, prefix: str = "") -> str:
-    errors = exc.errors(include_url=False)
+    errors: list[Any] = list(exc.errors(include_url=False))
     text = "; ".join(describe(e) for e in errors[:3]) + (f" (and {len(errors) - 3} more)" if len(errors) > 3 else "")
     return f"{prefix}{text}"
 

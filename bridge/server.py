@@ -20,8 +20,6 @@ from vault_sync import background
 from vault_sync.dates import format_datetime, utc_now
 from vault_sync.errors import MnemovaultError, SettingsError
 from vault_sync.limits import quote
-from vault_sync.lease import Lease, device_id
-from vault_sync.watcher import VaultWatcher
 
 from .context import open_service
 from .paths import bridge_file, config_dir, device_token, lock_file, log_dir, private_dir, private_write
@@ -161,12 +159,10 @@ def _serve(svc, port: int | None, log_path: Path) -> None:
     for line in svc.recover():
         log.warning("journal: %s", line)
     report = svc.sync()
-    log.info("indexed %s in %.2fs (%d added, %d updated, %d removed)", svc.layout.root, report.seconds,
-             report.added, report.updated, report.removed)
-    watcher = VaultWatcher(svc.indexer, svc.layout, reconcile_interval=svc.settings.reconcile_interval_seconds)
-    svc.watcher = watcher
-    watcher.start()
-    svc.lease = Lease(svc.layout.root, device_id(config_dir()), svc.settings.lease_seconds)
+    log.info("indexed %s in %.2fs (%d added, %d updated, %d removed)", svc.layout.root, report["seconds"],
+             report["added"], report["updated"], report["removed"])
+    svc.start_watcher()
+    svc.runtime.hold_lease(config_dir())
     lifecycle = Worker("mnemovault-lifecycle", min(svc.settings.lifecycle_interval_seconds, svc.settings.lease_seconds / 3),
                        lambda: _lifecycle(svc), on_error=lambda exc: background.failed(svc, "lifecycle", exc))
     lifecycle.start(first_delay=min(10.0, svc.settings.lifecycle_interval_seconds))
@@ -202,10 +198,10 @@ def _serve(svc, port: int | None, log_path: Path) -> None:
         log.info("stopping: finishing the write in progress")
         _remove_if_ours(bfile)
         lifecycle.stop()
-        svc.lease.release()
+        svc.runtime.release_lease()
         if embedder is not None:
             embedder.stop(timeout=5)
-        watcher.stop()
+        svc.runtime.stop_watcher()
         with svc.write_lock:  # wait for an operation still writing
             pass
         log.info("stopped cleanly")
@@ -224,10 +220,8 @@ def _lifecycle(svc) -> None:
     if not state.held:
         log.info("background writes left to device %s (lease until %s)", state.holder, state.expires)
         return
-    now = time.monotonic()
-    if now < getattr(svc, "_next_lifecycle", 0.0):
+    if not svc.runtime.lifecycle_due():
         return  # this round only renewed the lease
-    svc._next_lifecycle = now + svc.settings.lifecycle_interval_seconds - 1
     started = time.perf_counter()
     report = svc.run_lifecycle()
     moves = [("promoted", m) for m in report.get("promote", {}).get("promoted", [])]

@@ -101,8 +101,6 @@ def test_consolidate_preview_writes_nothing(svc, vault):
 
 
 def test_consolidate_apply_end_to_end(svc, vault):
-    if not hasattr(svc, "create_memory") or not hasattr(svc, "archive"):
-        pytest.skip("the service has no create_memory/archive yet")
     groups = by_members(cluster(svc))
     pair = groups[frozenset({REDIS, REDIS_TWIN})]
     out = consolidate(svc, [pair["id"]], apply=True)

@@ -28,8 +28,8 @@ def test_cold_index_of_sample_vault(service):
 
 def test_no_change_resync_reads_nothing(service):
     r = service.sync()
-    assert (r.added, r.updated, r.removed, r.moved) == (0, 0, 0, 0)
-    assert r.unchanged == 45
+    assert (r["added"], r["updated"], r["removed"], r["moved"]) == (0, 0, 0, 0)
+    assert r["unchanged"] == 45
 
 
 def test_links_resolve_like_obsidian(service):
@@ -82,7 +82,7 @@ def test_moved_memory_keeps_its_row(service, vault):
     row = service.store.note("STM/Redis session TTL is 30 minutes.md")
     (vault / "STM" / "Redis session TTL is 30 minutes.md").rename(vault / "STM" / "Redis TTL.md")
     r = service.sync()
-    assert r.moved == 1 and r.added == 0 and r.removed == 0
+    assert r["moved"] == 1 and r["added"] == 0 and r["removed"] == 0
     assert service.store.note("STM/Redis TTL.md")["rowid"] == row["rowid"]
 
 
@@ -91,7 +91,7 @@ def test_moved_person_note_keeps_its_row_by_checksum(service, vault):
     (vault / "Archive2").mkdir()
     shutil.move(vault / "People.md", vault / "Archive2" / "People.md")
     r = service.sync()
-    assert r.moved == 1
+    assert r["moved"] == 1
     assert service.store.note("Archive2/People.md")["rowid"] == row["rowid"]
 
 
@@ -101,7 +101,7 @@ def test_duplicate_id_copy_gets_a_new_id(service, vault):
     shutil.copy(src, copy)
     original_id = service.store.note("STM/Redis session TTL is 30 minutes.md")["id"]
     r = service.sync()
-    assert r.id_fixes and "Redis copy.md" in r.id_fixes[0]
+    assert r["id_fixes"] and "Redis copy.md" in r["id_fixes"][0]
     assert service.store.note("STM/Redis session TTL is 30 minutes.md")["id"] == original_id
     new_id = service.store.note("STM/Redis copy.md")["id"]
     assert new_id and new_id != original_id
@@ -148,7 +148,7 @@ def test_dot_folders_symlinks_and_other_files_are_skipped(empty_vault, tmp_path)
     svc = make_service(empty_vault)
     r = svc.sync(rebuild=True)
     assert [row["path"] for row in svc.store.query("SELECT path FROM notes")] == ["real.md"]
-    assert "loop" in r.skipped and "link.md" in r.skipped
+    assert "loop" in r["skipped"] and "link.md" in r["skipped"]
     svc.close()
 
 

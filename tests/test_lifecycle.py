@@ -116,7 +116,7 @@ def test_id_shared_by_two_notes_is_ambiguous(vault):
 # -- promote --
 def test_promote_dry_run_lists_candidates_and_changes_nothing(service, vault):
     before = snapshot(vault)
-    out = service.promote(dry_run=True)
+    out = service.promote_all(dry_run=True)
     assert sorted(c["path"] for c in out["candidates"]) == sorted(PROMOTE)
     assert all(c["reason"] for c in out["candidates"])
     assert any("within 14 days" in c["reason"] for c in out["candidates"])
@@ -125,7 +125,7 @@ def test_promote_dry_run_lists_candidates_and_changes_nothing(service, vault):
 
 
 def test_promote_auto_promotes_all_candidates(service, vault, tmp_path):
-    out = service.promote()
+    out = service.promote_all()
     assert sorted(m["from"] for m in out["promoted"]) == sorted(PROMOTE) and out["errors"] == []
     index = (vault / "LTM" / "LTM Index.md").read_text(encoding="utf-8")
     for rel in PROMOTE:
@@ -136,7 +136,7 @@ def test_promote_auto_promotes_all_candidates(service, vault, tmp_path):
         assert f"- [[{name}]] (promoted 2026-11-20)" in index
         row = service.store.note(f"LTM/{name}.md")
         assert row["kind"] == "ltm" and row["status"] == "promoted"
-    assert service.promote(dry_run=True)["candidates"] == []
+    assert service.promote_all(dry_run=True)["candidates"] == []
     assert service.dangling_links() == make_service(vault, index_path=tmp_path / "x.sqlite3").dangling_links()
     assert_index_matches_rebuild(service)
 

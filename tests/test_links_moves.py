@@ -123,7 +123,7 @@ def test_target_name_taken_in_ltm_is_refused_and_nothing_moves(vault):
     assert svc.store.note(STM)["kind"] == "stm"
     assert_index_matches_rebuild(svc)
     # the batch reports the error and goes on with the others
-    out = svc.promote()
+    out = svc.promote_all()
     assert [e["path"] for e in out["errors"]] == [STM]
     assert len(out["promoted"]) == 4
     assert (vault / STM).exists() and not (vault / LTM).read_text(encoding="utf-8").startswith("---")

@@ -46,11 +46,11 @@ def test_sweep_writes_one_line_and_keeps_the_comment(empty_vault):
     after = note.read_text(encoding="utf-8").splitlines()
     changed = [d for d in difflib.ndiff(before, after) if d[:2] in ("- ", "+ ")]
     assert changed == ["- decay_score: 0.5   # a comment", "+ decay_score: 1.846   # a comment"]
-    assert report.written == 1
+    assert report["written"] == 1
     # the index follows the write
     assert svc.store.note("STM/jwt.md")["decay_score"] == pytest.approx(1.846)
     # a second sweep right after writes nothing
-    assert svc.sweep().written == 0
+    assert svc.sweep()["written"] == 0
     svc.close()
 
 
@@ -82,7 +82,7 @@ def test_sweep_of_sample_vault_is_byte_identical_outside_owned_keys(vault):
     later = FIXED_NOW + timedelta(days=3)  # every score moves
     svc = make_service(vault, now=later)
     report = svc.sweep()
-    assert report.written > 20
+    assert report["written"] > 20
     for path, before in originals.items():
         after = path.read_bytes()
         if "STM" not in path.parts:
@@ -96,12 +96,12 @@ def test_sweep_of_sample_vault_is_byte_identical_outside_owned_keys(vault):
     assert crlf and crlf[0].read_bytes() != originals[crlf[0]]
     commented = [p for p in originals if b"# boosted" in originals[p]]
     assert commented and b"# boosted" in commented[0].read_bytes()
-    assert svc.sweep().written == 0
+    assert svc.sweep()["written"] == 0
     svc.close()
 
 
 def test_sample_vault_is_already_swept_at_its_reference_now(service):
-    assert service.sweep().written == 0
+    assert service.sweep()["written"] == 0
 
 
 def test_quiet_notes_are_skipped_and_counted(empty_vault):
@@ -109,10 +109,10 @@ def test_quiet_notes_are_skipped_and_counted(empty_vault):
     note.write_text(NOTE.format(last_used="2026-11-01T00:00:00Z"), encoding="utf-8")
     svc = make_service(empty_vault, quiet_seconds=60)
     report = svc.sweep()
-    assert report.quiet == 1 and report.written == 0
+    assert report["quiet"] == 1 and report["written"] == 0
     old = note.stat().st_mtime - 120
     os.utime(note, (old, old))
-    assert svc.sweep().written == 1
+    assert svc.sweep()["written"] == 1
     svc.close()
 
 
@@ -149,7 +149,7 @@ def test_bad_notes_are_reported_and_never_written(empty_vault):
         if name in ("stringtags.md", "empty.md"):
             continue
         assert (empty_vault / "STM" / name).read_bytes() == data, f"{name} must stay untouched"
-    invalid = {i["path"].split("/")[-1] for i in report.invalid}
+    invalid = {i["path"].split("/")[-1] for i in report["invalid"]}
     assert {"malformed.md", "lots.md", "strong.md", "huge.md", "binary.md"} <= invalid
     svc.close()
 

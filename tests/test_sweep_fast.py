@@ -125,7 +125,7 @@ def test_large_sweep_in_chunks_matches_a_rebuild_and_leaves_no_temp_files(empty_
     parses = []
     monkeypatch.setattr(sweep_mod, "parse_note", lambda *a: parses.append(a) or pytest.fail("fast path parsed a note"))
     report = svc.sweep()
-    assert report.written == 130 and not report.errors
+    assert report["written"] == 130 and not report["errors"]
     assert parses == []  # every note went by the number swap
     assert [n for n in os.listdir(empty_vault / "STM") if n.startswith(".")] == []  # old copies deleted
     for i in (0, 77, 129):
@@ -133,7 +133,7 @@ def test_large_sweep_in_chunks_matches_a_rebuild_and_leaves_no_temp_files(empty_
         assert "tags: [t%d]  # kept" % (i % 3) in text and "decay_score: 0.5 # mine" not in text
         assert text.endswith(f"---\nMemory number {i}.\n")
     assert_index_matches_rebuild(svc)
-    assert svc.sweep().written == 0
+    assert svc.sweep()["written"] == 0
     svc.close()
 
 
@@ -146,7 +146,7 @@ def test_a_note_with_a_problem_takes_the_full_path_and_the_index_still_matches(e
     parsed = []
     real = sweep_mod.parse_note
     monkeypatch.setattr(sweep_mod, "parse_note", lambda rel, data: parsed.append(rel) or real(rel, data))
-    assert svc.sweep().written == 4
+    assert svc.sweep()["written"] == 4
     assert parsed == ["STM/odd.md"]
     assert not svc.store.query("SELECT cause FROM problems WHERE path='STM/odd.md'")  # fixed by the write
     assert_index_matches_rebuild(svc)
@@ -209,7 +209,7 @@ def test_old_copies_are_reused_only_where_no_one_else_can_reach_them(empty_vault
     monkeypatch.setattr(batch.os, "fsync", fsync)
     svc = make_service(empty_vault, quiet_seconds=0, sweep_chunk=4)
     try:
-        assert svc.sweep().written == 12
+        assert svc.sweep()["written"] == 12
         os.pwrite(held, b"GARBAGE", 0)  # lands in m000's old copy, wherever that went
     finally:
         os.close(held)
@@ -254,7 +254,7 @@ def test_a_keystroke_during_the_sweep_is_kept(empty_vault, monkeypatch, moment, 
         return real(*args)
 
     monkeypatch.setattr(batch, moment, type_then)
-    assert svc.sweep().written == 5
+    assert svc.sweep()["written"] == 5
     text = target.read_text(encoding="utf-8")
     assert typed and text.endswith("Memory number 3.\nTyped at the worst moment.\n")
     assert "decay_score: 0.5 # mine" not in text

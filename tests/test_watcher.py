@@ -31,11 +31,9 @@ def settle(svc, watcher, timeout: float = 8.0) -> bool:
 @pytest.fixture
 def live(vault):
     svc = make_service(vault)
-    watcher = VaultWatcher(svc.indexer, svc.layout)
-    svc.watcher = watcher
-    watcher.start()
+    watcher = svc.start_watcher(reconcile_interval=600.0)
     yield svc, watcher
-    watcher.stop()
+    svc.runtime.stop_watcher()
     svc.close()
 
 
@@ -89,7 +87,7 @@ def test_engine_write_causes_no_echo(live, vault):
     assert watcher.wait_idle()
     assert seen == own, "the watcher re-processed the engine's own write"
     assert path.stat().st_mtime_ns == mtime, "the engine wrote again"
-    assert svc.sweep().written == 0
+    assert svc.sweep()["written"] == 0
 
 
 def test_batched_sweep_under_the_live_watcher_causes_no_echo(empty_vault, monkeypatch):
@@ -112,7 +110,7 @@ def test_batched_sweep_under_the_live_watcher_causes_no_echo(empty_vault, monkey
         assert settle(svc, watcher)
         seen = []
         svc.indexer.on_changes = lambda changes: seen.extend(changes)
-        assert svc.sweep().written == 40
+        assert svc.sweep()["written"] == 40
         own = list(seen)
         time.sleep(0.5)
         assert watcher.wait_idle()

@@ -7,7 +7,7 @@ emitted as a `background_error` event: a failed sweep is not only a line in a lo
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .dates import format_datetime
 from .errors import MnemovaultError
@@ -20,7 +20,7 @@ KEY = "background"
 MAX_MESSAGE = 500
 
 
-def state(svc: "MemoryService") -> dict:
+def state(svc: "MemoryService") -> dict[str, Any]:
     """{"last_run": iso|None, "last_error": {"at", "task", "message"}|None}"""
     try:
         data = json.loads(svc.store.get_meta(KEY) or "{}")
@@ -53,7 +53,7 @@ def failed(svc: "MemoryService", task: str, exc: BaseException) -> None:
     record(svc, task, message)
 
 
-def report_problem(report: dict) -> str | None:
+def report_problem(report: dict[str, Any]) -> str | None:
     """A lifecycle report's failures in one line, or None when everything was written."""
     errors = list(report.get("sweep", {}).get("errors", []))
     for part in ("promote", "gc"):

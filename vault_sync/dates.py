@@ -69,3 +69,14 @@ def format_datetime(value: datetime) -> str:
 
 def utc_now() -> datetime:
     return datetime.now(timezone.utc)
+
+
+class MovableClock:
+    """A clock the caller sets by hand (`clock.at = ...`, e.g. the benchmark's sweeps a day
+    apart); the real time until then. Passed to MemoryService(clock=...)."""
+
+    def __init__(self, at: datetime | None = None):
+        self.at = at
+
+    def __call__(self) -> datetime:
+        return self.at if self.at is not None else utc_now()

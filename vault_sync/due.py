@@ -25,6 +25,7 @@ def seconds_until(p: ScoringParams, use_count: int, strength: float, threshold: 
     if threshold <= 0:
         return None
     x = threshold / top  # the decay factor at the crossing, in (0, 1)
+    t: float | None
     if p.model == "exponential":
         t = -math.log(x) * p.half_life_s / math.log(2)
     elif p.model == "power_law":

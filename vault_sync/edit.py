@@ -11,7 +11,7 @@ from .writer import WriteResult, update_file
 BOM_BYTES = b"\xef\xbb\xbf"
 
 
-def patch_bytes(data: bytes, updates: dict[str, Any], parsed: dict | None = None) -> bytes:
+def patch_bytes(data: bytes, updates: dict[str, Any], parsed: dict[str, Any] | None = None) -> bytes:
     """`parsed`: the frontmatter as parse_note read it from these bytes (saves a YAML parse)."""
     bom = data.startswith(BOM_BYTES)
     text = (data[3:] if bom else data).decode("utf-8")

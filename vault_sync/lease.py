@@ -15,7 +15,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from .dates import format_datetime, parse_datetime, utc_now
 
@@ -43,7 +43,7 @@ class LeaseState:
     holder: str | None
     expires: str | None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"held": self.held, "holder": self.holder, "expires": self.expires}
 
 
@@ -55,7 +55,7 @@ class Lease:
         self.clock = clock
         self.state = LeaseState(False, None, None)
 
-    def _read(self) -> dict | None:
+    def _read(self) -> dict[str, Any] | None:
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
             return data if isinstance(data, dict) else None

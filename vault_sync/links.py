@@ -11,6 +11,7 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 from urllib.parse import unquote
 
 # no optional '!' in front: a pattern starting with a literal is searched ~15x faster; the
@@ -58,7 +59,7 @@ def _kind(embed: bool, subpath: str) -> str:
 
 
 @lru_cache(maxsize=1)
-def _block_parser():
+def _block_parser() -> Any:
     from markdown_it import MarkdownIt
 
     md = MarkdownIt("commonmark")

@@ -16,14 +16,13 @@ from typing import Any
 
 from . import links as linkmod
 from .dates import parse_datetime
-from .fmblock import MAX_YAML_CHARS, UnclosedFrontmatter, YamlProblem, find_block, load_frontmatter
+from .fmblock import UnclosedFrontmatter, YamlProblem, find_block, load_frontmatter
 
 OWNED_KEYS = (
     "id", "tags", "created", "last_used", "use_count", "strength", "status", "decay_score",
     "review_priority", "review_count", "cross_domain_count", "promoted_at", "archived_at", "related",
 )
 STATUSES = ("active", "promoted", "archived")
-MAX_FRONTMATTER_CHARS = MAX_YAML_CHARS
 _WIKI = re.compile(r"\[\[[^\[\]\n]+\]\]")
 
 
@@ -249,3 +248,34 @@ def _str_list_lenient(value) -> list[str]:
     if isinstance(value, list):
         return [str(v) for v in value if isinstance(v, (str, int, float))]
     return []
+
+
+# -- hashes and frontmatter links, as the index stores them --
+def content_hash(note: Note) -> str:
+    text = f"{note.title}\n{' '.join(note.all_tags)}\n{note.body}"
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def normalized_hash(text: str) -> str:
+    """Same text whatever the whitespace and case (exact-duplicate detection at save)."""
+    norm = " ".join(text.split()).casefold()
+    return hashlib.blake2b(norm.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def embed_text(title: str, tags: list[str], body: str) -> str:
+    return f"{title}\n{' '.join(tags)}\n{body}".strip()
+
+
+def related_links(note: Note) -> list[linkmod.Link]:
+    """Wikilinks in frontmatter values ("[[B]]" items): `related` ones, and typed relations by key."""
+    out = []
+    for key, value in note.frontmatter.items():
+        items = value if isinstance(value, list) else [value]
+        for item in items:
+            if not isinstance(item, str) or "[[" not in item:
+                continue
+            m = linkmod.WIKILINK.search(item)
+            link = linkmod.parse_wikilink(m.group(1), False) if m else None
+            if link:
+                out.append(linkmod.Link(link.target, link.subpath, link.alias, "related" if key == "related" else f"related:{key}", False))
+    return out

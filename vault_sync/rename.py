@@ -8,13 +8,14 @@ import errno
 import os
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 _AT_FDCWD = -100
 _RENAME_NOREPLACE = 1
 
 
 @lru_cache(maxsize=None)
-def linux_call(name: str):
+def linux_call(name: str) -> Any:
     """A Linux libc function the os module lacks (renameat2, syncfs); None elsewhere."""
     if not hasattr(os, "uname") or os.uname().sysname != "Linux":
         return None
@@ -25,7 +26,7 @@ def linux_call(name: str):
 
 
 @lru_cache(maxsize=1)
-def _renameat2():
+def _renameat2() -> Any:
     fn = linux_call("renameat2")
     if fn is not None:
         fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]

@@ -16,7 +16,9 @@ DATE_KEYS = ("created", "last_used", "promoted_at", "archived_at")
 
 def reference_now(vault: Path) -> datetime:
     data = json.loads((vault / ".mnemovault" / "sample.json").read_text(encoding="utf-8"))
-    return parse_datetime(data["reference_now"])
+    at = parse_datetime(data["reference_now"])
+    assert at is not None, "sample.json has no reference_now"
+    return at
 
 
 def shifted_copy(src: Path, dst: Path, now: datetime) -> int:

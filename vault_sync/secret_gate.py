@@ -197,7 +197,7 @@ def _random_body(kind: str, distinctive: bool, s: str, original: str, split: boo
     return wordy < 0.35 and sum(c.isalpha() for c in s) >= 12
 
 
-def _body_at(low: str, text: str, pos: int, n: int, kind: str):
+def _body_at(low: str, text: str, pos: int, n: int, kind: str) -> tuple[str, str, bool, int] | None:
     """The first n characters of the body after a prefix, separators squeezed out."""
     m = _BODY.match(low, pos, pos + 6 * n)
     if m is None:
@@ -239,7 +239,7 @@ def find_obfuscated(text: str) -> list[SecretFinding]:
         if m is None:
             continue
         start = m.start()
-        kind, prefix, n = _PREFIXES[int(m.lastgroup[1:])]
+        kind, prefix, n = _PREFIXES[int((m.lastgroup or "p0")[1:])]
         if kind == "JSON Web Token" and (_whole_jwt(text, start) or low[start - 1:start] == "."):
             continue  # an intact token the exact rule has judged (by its header), or a later part of one
         got = _body_at(low, text, m.end(), n, kind)

@@ -9,20 +9,24 @@ from typing import Any, Callable
 from . import background
 from .dates import utc_now
 from .errors import Ambiguous, InvalidInput, NotFound, PathOutsideVault
+from .index import queries
 from .index.resolver import build_resolver
 from .index.store import IndexStore
 from .limits import check_limit, check_query, check_ref, check_refs, quote
 from .index.sync import Change, Indexer, SyncReport
 from .ops import conflicts as conflicts_op
+from .ops import ids as ids_op
 from .ops import lifecycle, moves
 from .ops import relate as relate_op
 from .ops import save as save_op
 from .ops import sweep as sweep_op
 from .ops import touch as touch_op
+from .runtime import Runtime
 from .scoring import ScoringParams
 from .settings import Settings
 from .vault import Layout
 from .views import note_view, row_score, row_state
+from .write_path import WritePath
 
 Listener = Callable[[str, dict], None]
 
@@ -37,11 +41,27 @@ class MemoryService:
         self.indexer = Indexer(self.store, self.layout, settings.max_note_bytes, on_changes=self._on_changes)
         self._listeners: list[Listener] = []
         self._listeners_lock = threading.Lock()
-        self.write_lock = threading.RLock()  # one engine operation writes at a time
-        self.watcher = None  # set by the daemon
+        self.writes = WritePath(self.layout, self.indexer, self.emit, self.emit_scores, after_sync=self.after_sync)
         self.embedder = None  # set when embeddings are enabled (search module)
         self.vectors = None  # the in-memory vector cache (search module)
-        self.lease = None  # set by the daemon: only the holder runs background writes
+        self.runtime = Runtime(self)  # the watcher and the lease, when a front end starts them
+
+    @property
+    def watcher(self):
+        return self.runtime.watcher
+
+    @property
+    def lease(self):
+        return self.runtime.lease
+
+    def start_watcher(self, **options):
+        """Keep the index current from file events (see Runtime.start_watcher)."""
+        return self.runtime.start_watcher(**options)
+
+    @property
+    def write_lock(self) -> threading.RLock:
+        """The write path's lock (read-only here; wait on it to let a write finish)."""
+        return self.writes.lock
 
     def close(self) -> None:
         self.store.close()
@@ -82,11 +102,8 @@ class MemoryService:
                 self.emit("deleted", {"path": c.path})
             else:
                 self.emit("indexed", {"path": c.path, "id": c.id, "old_path": c.old_path})
-        paths = [c.path for c in changes]
-        for i in range(0, len(paths), 500):  # SQLite caps the number of parameters per statement
-            chunk = paths[i:i + 500]
-            for p in self.store.query(f"SELECT path, cause FROM problems WHERE path IN ({','.join('?' * len(chunk))})", tuple(chunk)):
-                self.emit("problem", {"path": p["path"], "cause": p["cause"]})
+        for p in queries.problems_in(self.store, [c.path for c in changes]):
+            self.emit("problem", {"path": p["path"], "cause": p["cause"]})
 
     def emit_scores(self, paths: list[str], rows: dict | None = None) -> None:
         """`rows`: index rows already at hand (a score depends on use_count, last_used, strength)."""
@@ -101,8 +118,18 @@ class MemoryService:
                 self.emit("score_changed", {"path": rel, "id": row["id"], "score": value, "state": row_state(self.params, row, now)})
 
     # -- sync --
-    def sync(self, rebuild: bool = False, progress=None) -> SyncReport:
-        return self.indexer.reconcile(rebuild=rebuild, progress=progress)
+    def sync(self, rebuild: bool = False, progress=None) -> dict:
+        """Reconcile the index with the vault; the report as a plain dict (SyncReport.to_dict)."""
+        report = self.indexer.reconcile(rebuild=rebuild, progress=progress)
+        self.after_sync(report)
+        return report.to_dict()
+
+    def after_sync(self, report: SyncReport) -> None:
+        """What a sync of the vault may call for in the vault itself: a copied memory's
+        duplicate id is replaced (through the write path). The watcher calls it too."""
+        if report.new_ids:
+            with self.writes.operation():
+                ids_op.fix_duplicate_ids(self, report)
 
     # -- lookups --
     def resolve(self, ref: str, kinds: tuple[str, ...] | None = None):
@@ -126,13 +153,13 @@ class MemoryService:
         return rows[0]
 
     def _by_name(self, name: str):
-        rows = self.store.query("SELECT rowid, * FROM notes WHERE name = ?", (name.lower().removesuffix(".md"),))
+        rows = queries.notes_named(self.store, name.lower().removesuffix(".md"))
         if len(rows) > 1:
             raise Ambiguous(f"{name!r} names {len(rows)} notes: {', '.join(r['path'] for r in rows)}")
         return rows[0] if rows else None
 
     def view(self, row) -> dict:
-        problems = [p["cause"] for p in self.store.query("SELECT cause FROM problems WHERE path=?", (row["path"],))]
+        problems = queries.problem_causes(self.store, row["path"])
         return note_view(self.params, row, self.store.tags_of(row["rowid"]), problems, self.now())
 
     def note(self, ref: str) -> dict:
@@ -141,21 +168,17 @@ class MemoryService:
     # -- status --
     def status(self) -> dict:
         counts = {k: 0 for k in ("stm", "ltm", "archive", "note")}
-        for r in self.store.query("SELECT kind, count(*) c FROM notes GROUP BY kind"):
-            counts[r["kind"]] = r["c"]
-        by_status = {r["status"]: r["c"] for r in self.store.query(
-            "SELECT status, count(*) c FROM notes WHERE kind != 'note' AND status IS NOT NULL GROUP BY status")}
+        counts.update(queries.counts_by_kind(self.store))
+        by_status = queries.counts_by_status(self.store)
         now = self.now()
         states: dict[str, int] = {}
-        for row in self.store.query("SELECT rowid, * FROM notes WHERE kind = 'stm'"):
+        for row in queries.stm_rows(self.store):
             st = row_state(self.params, row, now)
             states[st] = states.get(st, 0) + 1
-        problems = [dict(r) for r in self.store.query("SELECT path, cause, blocking FROM problems ORDER BY path, cause")]
-        for p in problems:
-            p["blocking"] = bool(p["blocking"])
-        conflicts = [dict(r) for r in self.store.query("SELECT path, original FROM conflicts ORDER BY path")]
+        problems = queries.all_problems(self.store)
+        conflicts = queries.all_conflicts(self.store)
         dangling = self.dangling_links()
-        watcher = self.watcher
+        runtime = self.runtime.status()
         return {
             "vault": str(self.layout.root),
             "index": str(self.store.path),
@@ -167,27 +190,22 @@ class MemoryService:
             "dangling_links": len(dangling),
             "dangling": dangling[:50],
             "last_sync": self.store.get_meta("last_sync"),
-            "watcher": None if watcher is None else {
-                "mode": watcher.mode, "missed_events": watcher.missed_events, "last_error": watcher.last_error},
+            "watcher": runtime["watcher"],
             "embeddings": self.embedding_status(),
-            "lease": self.lease.state.to_dict() if self.lease is not None else None,
+            "lease": runtime["lease"],
             "scoring": self.params.public(),
             "quarantined": moves.quarantined(self),
             "background": background.state(self),
         }
 
     def embedding_status(self) -> dict:
-        total = self.store.one("SELECT count(DISTINCT content_hash) FROM notes")[0]
-        done = self.store.one(
-            "SELECT count(DISTINCT n.content_hash) FROM notes n JOIN embeddings e ON e.content_hash = n.content_hash")[0]
+        total, done = queries.embedding_counts(self.store)
         return {"enabled": bool(self.settings.embeddings), "model": self.settings.embedding_model, "done": done, "total": total}
 
     def dangling_links(self) -> list[dict[str, Any]]:
         resolver = build_resolver(self.store)
         out = []
-        for r in self.store.query(
-            "SELECT n.path, l.target, l.subpath, l.markdown FROM links l JOIN notes n ON n.rowid = l.source ORDER BY n.path"
-        ):
+        for r in queries.all_links_by_source(self.store):
             if resolver.resolve(r["target"], r["path"], bool(r["markdown"])) is None:
                 out.append({"source": r["path"], "target": r["target"] + r["subpath"]})
         return out
@@ -195,54 +213,67 @@ class MemoryService:
     # -- lifecycle (each a few lines over vault_sync.ops) --
     def recover(self) -> list[str]:
         """Finish moves a crash interrupted; call before serving."""
-        with self.write_lock:
+        with self.writes.operation():
             return moves.recover(self)
 
-    def sweep(self, paths: list[str] | None = None):
-        with self.write_lock:
-            return sweep_op.sweep(self, paths)
+    def sweep(self, paths: list[str] | None = None) -> dict:
+        with self.writes.operation():
+            return sweep_op.sweep(self, paths).to_dict()
 
     def save(self, text: str, tags: list[str] | None = None, title: str | None = None, strength: float = 1.0) -> dict:
-        with self.write_lock:
+        with self.writes.operation():
             return save_op.save(self, text, tags, title, strength)
 
     def create_memory(self, text: str, tags: list[str] | None = None, title: str | None = None, strength: float = 1.0,
                       use_count: int = 1, created=None, last_used=None, extra: dict | None = None) -> dict:
-        with self.write_lock:
+        with self.writes.operation():
             return save_op.create_memory(self, text, tags, title, strength, use_count, created, last_used, extra)
 
     def touch(self, ref: str, boost: bool = False) -> dict:
-        return touch_op.touch(self, ref, boost)
+        with self.writes.operation():
+            return touch_op.touch(self, ref, boost)
 
     def observe(self, refs: list[str], context_tags: list[str] | None = None) -> dict:
-        return touch_op.observe(self, refs, context_tags)
+        with self.writes.operation():
+            return touch_op.observe(self, refs, context_tags)
 
     def review(self, limit: int = 20) -> list[dict]:
         return lifecycle.review(self, limit)
 
-    def promote(self, ref: str | None = None, dry_run: bool = False) -> dict:
-        return lifecycle.promote(self, ref, dry_run)
+    def promote(self, ref: str, dry_run: bool = False) -> dict:
+        with self.writes.operation():
+            return lifecycle.promote(self, ref, dry_run)
+
+    def promote_all(self, dry_run: bool = False) -> dict:
+        with self.writes.operation():
+            return lifecycle.promote_all(self, dry_run)
 
     def gc(self, dry_run: bool = True, delete: bool = False, limit: int | None = None) -> dict:
-        return lifecycle.gc(self, dry_run, delete, limit)
+        with self.writes.operation():
+            return lifecycle.gc(self, dry_run, delete, limit)
 
     def archive(self, ref: str, reason: str = "archived on request") -> dict:
-        return lifecycle.archive(self, ref, reason)
+        with self.writes.operation():
+            return lifecycle.archive(self, ref, reason)
 
     def restore(self, ref: str) -> dict:
-        return lifecycle.restore(self, ref)
+        with self.writes.operation():
+            return lifecycle.restore(self, ref)
 
     def run_lifecycle(self) -> dict:
-        return lifecycle.run_lifecycle(self)
+        with self.writes.operation():
+            return lifecycle.run_lifecycle(self)
 
     def relate(self, a: str, b: str, rel_type: str = "related") -> dict:
-        return relate_op.relate(self, a, b, rel_type)
+        with self.writes.operation():
+            return relate_op.relate(self, a, b, rel_type)
 
     def conflicts(self) -> list[dict]:
         return conflicts_op.list_conflicts(self)
 
     def resolve_conflict(self, path: str) -> dict:
-        return conflicts_op.resolve_conflict(self, path)
+        with self.writes.operation():
+            return conflicts_op.resolve_conflict(self, path)
 
     def graph(self, include_notes: bool = True) -> dict:
         return relate_op.graph(self, include_notes)
@@ -253,8 +284,7 @@ class MemoryService:
         for ref in check_refs(refs):
             row = self.resolve(ref)
             view = self.view(row)
-            fts = self.store.one("SELECT body FROM fts WHERE rowid = ?", (row["rowid"],))
-            view["body"] = fts[0] if fts else ""
+            view["body"] = queries.body_of(self.store, row["rowid"])
             view["links"] = relate_op.outlinks(self, row)
             view["backlinks"] = relate_op.backlinks(self, row["path"])
             out.append(view)
@@ -320,7 +350,8 @@ class MemoryService:
     def consolidate(self, ids: list[str], apply: bool = False) -> dict:
         from .search.consolidate import consolidate
 
-        return consolidate(self, ids, apply)
+        with self.writes.operation():
+            return consolidate(self, ids, apply)
 
     def embed(self, progress=None) -> dict:
         """Embed every note missing a vector, then drop vectors no note uses any more."""

@@ -6,9 +6,13 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 from .errors import PathOutsideVault
 from .writer import is_temp_file
+
+if TYPE_CHECKING:
+    from .settings import Settings
 
 # Conflict copies made by file-sync tools; never indexed as notes of their own.
 _CONFLICT_PATTERNS = [
@@ -42,7 +46,7 @@ class Layout:
     archive: str = "Archive"
 
     @classmethod
-    def from_settings(cls, s) -> "Layout":
+    def from_settings(cls, s: "Settings") -> "Layout":
         return cls(s.vault_path(), s.stm_dir, s.ltm_dir, s.archive_dir)
 
     def kind_of(self, rel: str) -> str:
@@ -143,3 +147,17 @@ def walk(layout: Layout) -> Walked:
                 continue
             out.files[rel] = st
     return out
+
+
+def init_vault(settings: "Settings") -> Path:
+    """Create STM/, LTM/, Archive/ and .mnemovault/config.toml (kept if present); the vault root."""
+    root: Path = settings.vault_path()
+    for name in (settings.stm_dir, settings.ltm_dir, settings.archive_dir):
+        (root / name).mkdir(exist_ok=True)
+    cfg = root / ".mnemovault" / "config.toml"
+    if not cfg.exists():
+        cfg.parent.mkdir(exist_ok=True)
+        cfg.write_text("# mnemovault settings for this vault (env vars MNEMOVAULT_<NAME> override these)\n"
+                       "# decay_model = \"power_law\"\n# half_life_days = 3.0\n# auto_promote = true\n# auto_gc = true\n",
+                       encoding="utf-8")
+    return root

@@ -160,12 +160,11 @@ class VaultWatcher:
     def _sync(self, batch: set[str]) -> None:
         try:
             report = self.indexer.sync_paths(batch)
+            if self.on_report:  # e.g. the duplicate-id repair: it writes, so it may fail too
+                self.on_report(report)
         except Exception as exc:  # the watcher must survive anything a file can do
             self.last_error = f"sync failed for {len(batch)} path(s): {exc}"
             log.exception("sync failed")
-            return
-        if self.on_report:
-            self.on_report(report)
 
     def _safety_reconcile(self) -> None:
         try:
@@ -179,4 +178,8 @@ class VaultWatcher:
             self.missed_events += found
             log.warning("safety reconcile found %d change(s) the watcher missed", found)
         if self.on_report:
-            self.on_report(report)
+            try:
+                self.on_report(report)
+            except Exception as exc:
+                self.last_error = f"after the safety reconcile: {exc}"
+                log.exception("after the safety reconcile")

@@ -35,6 +35,7 @@ class Session:
     def request(self, method: str, params: dict | None = None) -> dict:
         self.next_id += 1
         self._send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params or {}})
+        assert self.proc.stdout is not None
         while True:
             line = self.proc.stdout.readline()
             if not line:
@@ -49,6 +50,7 @@ class Session:
         self._send({"jsonrpc": "2.0", "method": method})
 
     def _send(self, message: dict) -> None:
+        assert self.proc.stdin is not None
         self.proc.stdin.write(json.dumps(message).encode("utf-8") + b"\n")
         self.proc.stdin.flush()
 
@@ -64,7 +66,8 @@ class Session:
     def close(self) -> None:
         self.timer.cancel()
         try:
-            self.proc.stdin.close()
+            if self.proc.stdin is not None:
+                self.proc.stdin.close()
             self.proc.wait(timeout=30)
         except (OSError, subprocess.TimeoutExpired):
             self.proc.kill()

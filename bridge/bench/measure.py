@@ -16,7 +16,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Callable
 
-from vault_sync.dates import utc_now
+from vault_sync.dates import MovableClock, utc_now
 from vault_sync.fmblock import find_block, load_yaml
 
 from .generate import generate
@@ -174,7 +174,8 @@ def run_bench(notes: int | None, vault_dir: Path | None, quick: bool, progress: 
             restarts.append(time.perf_counter() - t)
             svc.close()
         result["restart_s"] = statistics.median(restarts)
-        svc = _service(vault, work / "cold0.sqlite3", embeddings=False)
+        clock = MovableClock()
+        svc = _service(vault, work / "cold0.sqlite3", clock=clock, embeddings=False)
         progress("edit-to-searchable through the live watcher")
         lat = edit_latency(svc, vault, 100 if not quick else 50, rng)
         result["edit_to_searchable_ms"] = {"p50": pct(lat, 0.5) * 1000, "p95": pct(lat, 0.95) * 1000, "n": len(lat)}
@@ -183,23 +184,23 @@ def run_bench(notes: int | None, vault_dir: Path | None, quick: bool, progress: 
         result["fulltext"] = {"p50_ms": pct(fts_lat, 0.5) * 1000, "p95_ms": pct(fts_lat, 0.95) * 1000,
                               "recall_at_5": r5, "mrr": mrr, "queries": len(queries)}
         progress("sweep")
-        svc.clock = lambda: now  # the same instant for both sweeps: an unchanged vault must get 0 writes
+        clock.at = now  # the same instant for both sweeps: an unchanged vault must get 0 writes
         t = time.perf_counter()
         first = svc.sweep()
-        result["sweep"] = {"seconds": time.perf_counter() - t, "written": first.written, "scanned": first.scanned}
+        result["sweep"] = {"seconds": time.perf_counter() - t, "written": first["written"], "scanned": first["scanned"]}
         t = time.perf_counter()
         second = svc.sweep()
-        result["sweep"].update(second_seconds=time.perf_counter() - t, second_written=second.written)
-        svc.clock = lambda: now + timedelta(hours=1)
+        result["sweep"].update(second_seconds=time.perf_counter() - t, second_written=second["written"])
+        clock.at = now + timedelta(hours=1)
         t = time.perf_counter()
         later = svc.sweep()
-        result["sweep"].update(hour_later_seconds=time.perf_counter() - t, hour_later_written=later.written)
+        result["sweep"].update(hour_later_seconds=time.perf_counter() - t, hour_later_written=later["written"])
         progress("promote and gc")
-        result["promote"] = _moves(svc.promote(dry_run=True)["candidates"], svc.promote)
+        result["promote"] = _moves(svc.promote_all(dry_run=True)["candidates"], svc.promote)
         result["gc"] = _moves(svc.gc(dry_run=True)["candidates"], lambda ref: svc.archive(ref, reason="bench gc"))
         svc.close()
         if notes is not None:
-            result["stm_sweep"] = stm_sweep(notes, work, now, lambda v, i: _service(v, i, embeddings=False), progress,
+            result["stm_sweep"] = stm_sweep(notes, work, now, lambda v, i, clock: _service(v, i, clock=clock, embeddings=False), progress,
                                             rounds=3 if notes < 50_000 else 1)
         if not quick:
             result.update(_semantic(vault, work, queries, progress))

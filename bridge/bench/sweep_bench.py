@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Callable
 
 from vault_sync.batch import OldCopies, Staged, write_many
+from vault_sync.dates import MovableClock
 
 from .generate import generate
 
@@ -43,7 +44,8 @@ def stm_sweep(n: int, work: Path, now, service: Callable, progress: Callable[[st
     vault = work / "stm-vault"
     progress(f"generating {n} STM notes")
     generate(vault, n, now, seed=13, stm_share=1.0)
-    svc = service(vault, work / "stm.sqlite3")
+    clock = MovableClock()
+    svc = service(vault, work / "stm.sqlite3", clock)
     svc.sync()
     floor_copy = work / "stm-floor"
     shutil.copytree(vault / "STM", floor_copy)
@@ -52,12 +54,12 @@ def stm_sweep(n: int, work: Path, now, service: Callable, progress: Callable[[st
         for day in range(1, rounds + 1):  # interleaved, so both see the same disk weather
             progress(f"STM sweep, round {day} of {rounds}")
             at = now + timedelta(days=day)
-            svc.clock = lambda at=at: at
+            clock.at = at
             t = time.perf_counter()
             report = svc.sweep()
             sweeps.append(time.perf_counter() - t)
-            written.append(report.written)
-            floors.append(rewrite_floor(floor_copy, report.written, svc.settings.sweep_chunk))
+            written.append(report["written"])
+            floors.append(rewrite_floor(floor_copy, report["written"], svc.settings.sweep_chunk))
         t = time.perf_counter()
         again = svc.sweep()
         second = time.perf_counter() - t
@@ -66,4 +68,4 @@ def stm_sweep(n: int, work: Path, now, service: Callable, progress: Callable[[st
     sweep_s, floor_s = statistics.median(sweeps), statistics.median(floors)
     return {"notes": n, "seconds": sweep_s, "written": int(statistics.median(written)), "floor_s": floor_s,
             "ratio_to_floor": sweep_s / floor_s if floor_s else None, "second_seconds": second,
-            "second_written": again.written, "rounds": rounds}
+            "second_written": again["written"], "rounds": rounds}

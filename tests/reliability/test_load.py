@@ -125,7 +125,6 @@ def test_watch_limit_falls_back_to_periodic_reconcile(tmp_path, monkeypatch):
 
     from conftest import make_service
     from vault_sync import watcher as watcher_mod
-    from vault_sync.watcher import VaultWatcher
 
     class FullObserver(watcher_mod.Observer):
         def schedule(self, *a, **k):
@@ -135,9 +134,7 @@ def test_watch_limit_falls_back_to_periodic_reconcile(tmp_path, monkeypatch):
     vault = tmp_path / "vault"
     (vault / "STM").mkdir(parents=True)
     svc = make_service(vault)
-    w = VaultWatcher(svc.indexer, svc.layout, reconcile_interval=600.0)
-    svc.watcher = w
-    w.start()
+    w = svc.start_watcher(reconcile_interval=600.0)
     try:
         assert w.mode == "polling"
         status = svc.status()["watcher"]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import sqlite3
@@ -14,9 +13,8 @@ from datetime import datetime
 from typing import Any, Callable, Iterator
 
 from ..dates import format_datetime, utc_now
-from ..links import WIKILINK, Link, parse_wikilink
-from ..note import Note
-from .schema import DERIVED_TABLES, SCHEMA, SCHEMA_VERSION, UPGRADES
+from ..note import Note, content_hash, normalized_hash, related_links
+from .schema import SCHEMA, SCHEMA_VERSION, UPGRADES
 
 # Each single-note FTS write adds a small segment; FTS5 merges them only now and then, and
 # a query reads every segment (50 edits made full-text search 30% slower at 10k notes).
@@ -29,36 +27,6 @@ NOTE_COLUMNS = (
     "decay_score", "review_priority", "review_count", "cross_domain_count", "promoted_at", "archived_at",
     "pinned", "writable", "checksum", "content_hash", "body_hash", "mtime_ns", "size",
 )
-
-
-def content_hash(note: Note) -> str:
-    text = f"{note.title}\n{' '.join(note.all_tags)}\n{note.body}"
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
-
-
-def normalized_hash(text: str) -> str:
-    """Same text whatever the whitespace and case (exact-duplicate detection at save)."""
-    norm = " ".join(text.split()).casefold()
-    return hashlib.blake2b(norm.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
-
-
-def embed_text(title: str, tags: list[str], body: str) -> str:
-    return f"{title}\n{' '.join(tags)}\n{body}".strip()
-
-
-def related_links(note: Note) -> list[Link]:
-    """Wikilinks in frontmatter values ("[[B]]" items): `related` ones, and typed relations by key."""
-    out = []
-    for key, value in note.frontmatter.items():
-        items = value if isinstance(value, list) else [value]
-        for item in items:
-            if not isinstance(item, str) or "[[" not in item:
-                continue
-            m = WIKILINK.search(item)
-            link = parse_wikilink(m.group(1), False) if m else None
-            if link:
-                out.append(Link(link.target, link.subpath, link.alias, "related" if key == "related" else f"related:{key}", False))
-    return out
 
 
 def _iso(value) -> str | None:
@@ -195,12 +163,6 @@ class IndexStore:
             self.fts_writes = 0
             return True
 
-    def clear(self) -> None:
-        self.names_version += 1
-        with self.transaction() as db:
-            for table in DERIVED_TABLES:
-                db.execute(f"DELETE FROM {table}")
-
     # -- meta --
     def get_meta(self, key: str) -> str | None:
         with self.lock:
@@ -307,6 +269,25 @@ class IndexStore:
         db.execute("UPDATE notes SET mtime_ns=?, size=? WHERE path=?", (stat.mtime_ns, stat.size, path))
 
     # -- reads --
+    @contextmanager
+    def reading(self) -> Iterator[sqlite3.Connection]:
+        """The connection, for several reads that must see one state (search ranks in a few)."""
+        with self.lock:
+            yield self.db
+
+    def change_signature(self) -> tuple[int, int]:
+        """Differs after any write to the index file, ours (total_changes) or another process's
+        (data_version): the vector cache reloads when it changes."""
+        with self.lock:
+            version = self.db.execute("PRAGMA data_version").fetchone()[0]
+            return (self.db.total_changes, version)
+
+    def prune_embeddings(self) -> int:
+        """Delete vectors no note uses any more (edited or deleted notes). Returns how many."""
+        with self.transaction() as db:
+            cur = db.execute("DELETE FROM embeddings WHERE content_hash NOT IN (SELECT content_hash FROM notes)")
+            return cur.rowcount
+
     def query(self, sql: str, params: tuple | dict = ()) -> list[sqlite3.Row]:
         with self.lock:
             return self.db.execute(sql, params).fetchall()

@@ -10,15 +10,12 @@ from __future__ import annotations
 import os
 import threading
 import time
-import uuid
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Callable, Iterable
 
 from ..note import OWNED_KEYS, Note, parse_note, unreadable_note
-from ..edit import patch_file
-from ..patch import PatchError
 from ..vault import Layout, conflict_original, walk
+from .schema import DERIVED_TABLES
 from .store import IndexStore, Stat
 
 TEMP_MAX_AGE_S = 60.0
@@ -59,6 +56,7 @@ class SyncReport:
     conflicts: int = 0
     skipped: dict[str, str] = field(default_factory=dict)
     id_fixes: list[str] = field(default_factory=list)
+    new_ids: set[str] = field(default_factory=set)
     temp_cleaned: int = 0
     seconds: float = 0.0
     changes: list[Change] = field(default_factory=list)
@@ -66,6 +64,7 @@ class SyncReport:
     def to_dict(self) -> dict:
         d = asdict(self)
         d.pop("changes")
+        d.pop("new_ids")
         return d
 
 
@@ -212,7 +211,7 @@ class Indexer:
         changes: list[Change] = []
         with self.store.transaction() as db:
             if rebuild:
-                for table in ("notes", "tags", "aliases", "links", "problems", "conflicts", "fts"):
+                for table in DERIVED_TABLES:
                     db.execute(f"DELETE FROM {table}")
             gone_rows = {}
             for p in gone:
@@ -266,9 +265,9 @@ class Indexer:
         self.store.maybe_optimize_fts()
         report.problems = self.store.one("SELECT count(DISTINCT path) FROM problems")[0]
         report.conflicts = self.store.one("SELECT count(*) FROM conflicts")[0]
-        new_ids = {n.fields.id for n, _ in parsed if n.fields.id}
-        if new_ids:
-            self._fix_duplicate_ids(new_ids, report)
+        # ids read in this run: ops.ids.fix_duplicate_ids checks them after the sync (the
+        # indexer only reads the vault)
+        report.new_ids.update(n.fields.id for n, _ in parsed if n.fields.id)
         report.changes.extend(changes)
         if changes and self.on_changes:
             self.on_changes(changes)
@@ -295,36 +294,3 @@ class Indexer:
             except OSError:
                 pass
         return cleaned
-
-    def _fix_duplicate_ids(self, ids: set[str], report: SyncReport) -> None:
-        """Two memories with one id: the later copy gets a new id, surgically."""
-        marks = ",".join("?" * len(ids))
-        rows = self.store.query(
-            # a memory keeps its id over a person's note that copied it; then the oldest row wins
-            f"SELECT rowid, path, id, kind, writable FROM notes WHERE id IN ({marks}) ORDER BY id, kind = 'note', rowid", tuple(ids)
-        )
-        first: dict[str, str] = {}
-        fixed: list[str] = []
-        for r in rows:
-            if r["id"] not in first:
-                first[r["id"]] = r["path"]
-                continue
-            if r["kind"] not in MEMORY_KINDS or not r["writable"]:
-                continue
-            path: Path = self.layout.abs(r["path"])
-            try:
-                data = path.read_bytes()
-            except OSError:
-                continue
-            new_id = str(uuid.uuid4())
-            try:
-                patch_file(path, data, {"id": new_id})
-            except (PatchError, OSError) as exc:
-                report.id_fixes.append(f"{r['path']}: duplicate id {r['id']} (same as {first[r['id']]}); could not fix: {exc}")
-                continue
-            report.id_fixes.append(f"{r['path']}: duplicate id {r['id']} (same as {first[r['id']]}); given new id {new_id}")
-            fixed.append(r["path"])
-        if fixed:
-            sub = self.sync_paths(fixed)
-            report.changes.extend(sub.changes)
-

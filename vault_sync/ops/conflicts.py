@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 from ..edit import BOM_BYTES, patch_bytes
 from ..errors import InvalidInput, NotFound, WrongState
 from ..fmblock import find_block
+from ..index import queries
 from ..note import parse_note
-from ..writer import update_file
 from .moves import free_path
 
 if TYPE_CHECKING:
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 
 def list_conflicts(svc: "MemoryService") -> list[dict]:
-    return [dict(r) for r in svc.store.query("SELECT path, original FROM conflicts ORDER BY path")]
+    return queries.all_conflicts(svc.store)
 
 
 def _body(text: str) -> str:
@@ -48,7 +48,7 @@ def _merged_fields(orig, copy) -> dict:
 def resolve_conflict(svc: "MemoryService", path: str) -> dict:
     """Merge a memory's conflict copy into its original, then move the copy to .trash."""
     rel = svc.layout.safe_rel(path)
-    row = svc.store.one("SELECT path, original FROM conflicts WHERE path = ?", (rel,))
+    row = queries.conflict(svc.store, rel)
     if row is None:
         raise NotFound(f"{rel} is not a known conflict copy (see `mnemovault status`)")
     copy_path, orig_path = svc.layout.abs(rel), svc.layout.abs(row["original"])
@@ -56,33 +56,29 @@ def resolve_conflict(svc: "MemoryService", path: str) -> dict:
     copy = parse_note(rel, copy_data)
     if not copy.writable:
         raise WrongState(f"{rel} cannot be read safely ({'; '.join(p.cause for p in copy.problems)}); merge it by hand")
-    with svc.write_lock:
-        if not orig_path.exists():
-            # the original is gone: the copy simply takes its place
-            copy_path.rename(orig_path)
-            svc.indexer.sync_paths([rel, row["original"]])
-            return {"conflict": rel, "original": row["original"], "action": "renamed to the original name"}
-        orig = parse_note(row["original"], orig_path.read_bytes())
-        if orig.fields.id is None or copy.fields.id is None or svc.layout.kind_of(row["original"]) == "note":
-            raise InvalidInput(f"{rel} is a copy of one of your notes, not of a memory; compare and merge it in Obsidian")
-        extra_body = _body(copy.text).strip()
-        same_body = extra_body == _body(orig.text).strip()
+    if not orig_path.exists():
+        # the original is gone: the copy simply takes its place
+        svc.writes.rename(rel, row["original"])
+        return {"conflict": rel, "original": row["original"], "action": "renamed to the original name"}
+    orig = parse_note(row["original"], orig_path.read_bytes())
+    if orig.fields.id is None or copy.fields.id is None or svc.layout.kind_of(row["original"]) == "note":
+        raise InvalidInput(f"{rel} is a copy of one of your notes, not of a memory; compare and merge it in Obsidian")
+    extra_body = _body(copy.text).strip()
+    same_body = extra_body == _body(orig.text).strip()
 
-        def transform(current: bytes) -> bytes | None:
-            fresh = parse_note(row["original"], current)
-            out = patch_bytes(current, _merged_fields(fresh, copy))
-            if not same_body and extra_body not in out.decode("utf-8"):
-                bom = out.startswith(BOM_BYTES)
-                text = (out[3:] if bom else out).decode("utf-8")
-                nl = "\r\n" if "\r\n" in text else "\n"
-                text = text.rstrip("\r\n") + f"{nl}{nl}*From the conflicting copy {copy_path.name}:*{nl}{nl}{extra_body}{nl}"
-                out = (BOM_BYTES if bom else b"") + text.encode("utf-8")
-            return out
+    def transform(current: bytes) -> bytes | None:
+        fresh = parse_note(row["original"], current)
+        out = patch_bytes(current, _merged_fields(fresh, copy))
+        if not same_body and extra_body not in out.decode("utf-8"):
+            bom = out.startswith(BOM_BYTES)
+            text = (out[3:] if bom else out).decode("utf-8")
+            nl = "\r\n" if "\r\n" in text else "\n"
+            text = text.rstrip("\r\n") + f"{nl}{nl}*From the conflicting copy {copy_path.name}:*{nl}{nl}{extra_body}{nl}"
+            out = (BOM_BYTES if bom else b"") + text.encode("utf-8")
+        return out
 
-        update_file(orig_path, orig_path.read_bytes(), transform)
-        trash_rel = free_path(svc, ".trash", copy_path.name[:-3])
-        svc.layout.abs(trash_rel).parent.mkdir(parents=True, exist_ok=True)
-        copy_path.rename(svc.layout.abs(trash_rel))
-        svc.indexer.sync_paths([rel, row["original"]])
+    svc.writes.update(row["original"], transform)
+    trash_rel = free_path(svc, ".trash", copy_path.name[:-3])
+    svc.writes.rename(rel, trash_rel)
     return {"conflict": rel, "original": row["original"], "action": "merged", "text_kept_from_both": not same_body,
             "copy_moved_to": trash_rel}

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import math
-import re
 from typing import TYPE_CHECKING
 
 from ..dates import format_datetime
-from ..errors import InvalidInput, MnemovaultError, WrongState
+from ..errors import InvalidInput, WrongState
+from ..index import queries
 from ..index.resolver import build_resolver
 from ..limits import check_limit
 from ..note import stem_of
@@ -15,21 +15,19 @@ from ..patch import REMOVE
 from ..scoring import review_priority
 from ..secret_gate import check_fields
 from ..views import row_decision, row_score
-from ..writer import create_exclusive, update_file
+from .ltm_index import add_to_index_note, with_related
 from .moves import Move, free_path, move_note
 from .sweep import recently_modified
 
 if TYPE_CHECKING:
     from ..service import MemoryService
 
-STATUS_FOR_FOLDER = {"ltm": "promoted", "archive": "archived", "stm": "active"}
-INDEX_NOTE = "LTM Index"
 MAX_RELATED = 8
 
 
 # -- candidates --
 def _stm_rows(svc: "MemoryService"):
-    return svc.store.query("SELECT rowid, * FROM notes WHERE kind = 'stm' AND writable = 1 ORDER BY path")
+    return queries.writable_stm_rows(svc.store)
 
 
 def promote_candidates(svc: "MemoryService") -> list[dict]:
@@ -56,7 +54,7 @@ def review(svc: "MemoryService", limit: int = 20) -> list[dict]:
     limit = check_limit(limit)
     now = svc.now()
     items = []
-    for row in svc.store.query("SELECT rowid, * FROM notes WHERE kind = 'stm'"):
+    for row in queries.stm_rows(svc.store):
         value = row_score(svc.params, row, now)
         if value is not None and svc.params.danger_zone_min <= value <= svc.params.danger_zone_max:
             items.append((review_priority(svc.params, value), row))
@@ -78,11 +76,8 @@ def _tag_neighbours(svc: "MemoryService", row) -> list[str]:
     tags = sorted(set(svc.store.tags_of(row["rowid"])))
     if not tags:
         return []
-    total = svc.store.one("SELECT count(*) FROM notes WHERE kind IN ('stm', 'ltm')")[0] or 1
-    marks = ",".join("?" * len(tags))
-    df = {r[0]: r[1] for r in svc.store.query(
-        f"SELECT t.tag, count(DISTINCT t.note) FROM tags t JOIN notes n ON n.rowid = t.note "
-        f"WHERE t.tag IN ({marks}) AND n.kind IN ('stm', 'ltm') GROUP BY t.tag", tuple(tags))}
+    total = queries.memory_count(svc.store) or 1
+    df = queries.memory_tag_counts(svc.store, tags)
     idf = {t: math.log((total + 1) / max(1, df.get(t, 1))) for t in tags}
     own = sum(idf.values()) or 1.0
     need = MIN_TAG_SCORE * own
@@ -95,19 +90,7 @@ def _tag_neighbours(svc: "MemoryService", row) -> list[str]:
         rest -= idf[tag]
         if rest < need - 1e-9:
             break
-    weights = ", ".join("(?, ?)" for _ in tags)
-    rows = svc.store.query(
-        f"WITH w(tag, idf) AS (VALUES {weights}), "
-        f"c(note) AS (SELECT DISTINCT note FROM tags WHERE tag IN ({','.join('?' * len(seeds))})) "
-        f"SELECT n.path, sum(w.idf) AS s FROM c JOIN tags t ON t.note = c.note "  # (note, tag) pairs are unique
-        f"JOIN w ON w.tag = t.tag JOIN notes n ON n.rowid = c.note "
-        f"WHERE n.rowid != ? AND n.kind IN ('stm', 'ltm') GROUP BY n.rowid HAVING s >= ? "
-        # rounded: equal sums added in another order differ in the last bit, and a tie must
-        # fall to LTM first, then the path, wherever the rows happen to lie
-        f"ORDER BY round(s, 9) DESC, n.kind != 'ltm', n.path LIMIT ?",
-        (*[v for t in tags for v in (t, idf[t])], *seeds, row["rowid"], need - 1e-9, MAX_RELATED),
-    )
-    return [r["path"] for r in rows]
+    return queries.tag_neighbours(svc.store, idf, seeds, row["rowid"], need - 1e-9, MAX_RELATED)
 
 
 def _related_names(svc: "MemoryService", row, dst_rel: str | None = None) -> list[str]:
@@ -115,8 +98,8 @@ def _related_names(svc: "MemoryService", row, dst_rel: str | None = None) -> lis
     then semantic neighbours; each written so that [[name]] resolves to the intended note."""
     resolver = build_resolver(svc.store)
     paths: list[str] = []
-    for r in svc.store.query("SELECT target FROM links WHERE source = ? AND kind = 'related'", (row["rowid"],)):
-        hit = resolver.resolve(r[0], row["path"])
+    for target in queries.related_targets(svc.store, row["rowid"]):
+        hit = resolver.resolve(target, row["path"])
         if hit is not None:  # a dangling related item would add a dangling link
             paths.append(hit)
     paths += _tag_neighbours(svc, row)
@@ -135,30 +118,6 @@ def _related_names(svc: "MemoryService", row, dst_rel: str | None = None) -> lis
         # a name shared with another note would resolve elsewhere: qualify it with its folder
         names.append(stem if resolver.resolve(stem, where) == p else p[:-3])
     return names[:MAX_RELATED]
-
-
-def _with_related(text: str, names: list[str]) -> str:
-    """The note's text with a '## Related' section listing [[names]] (merged if present)."""
-    if not names:
-        return text
-    nl = "\r\n" if "\r\n" in text else "\n"
-    m = re.search(r"^## Related[ \t]*\r?$", text, re.M)
-    if m:
-        section_end = re.search(r"^#{1,2} ", text[m.end():], re.M)
-        end = m.end() + section_end.start() if section_end else len(text)
-        section = text[m.end():end]
-        have = {x.strip().lower() for x in re.findall(r"\[\[([^\]|#]+)", section)}
-        new = [n for n in names if n.lower() not in have]
-        if not new:
-            return text
-        addition = "".join(f"- [[{n}]]{nl}" for n in new)
-        body = section.rstrip("\r\n") + nl + addition
-        return text[:m.end()] + body + (nl if section_end else "") + text[end:]
-    lead = "" if text.endswith(nl + nl) else (nl if text.endswith(nl) else nl + nl)
-    return text + lead + f"## Related{nl}{nl}" + "".join(f"- [[{n}]]{nl}" for n in names)
-
-
-related_section = _with_related
 
 
 def _check_promotable(svc: "MemoryService", row) -> None:
@@ -181,52 +140,29 @@ def promote_one(svc: "MemoryService", row, reason: str) -> Move:
         svc, row, dst,
         lambda note: {"status": "promoted", "promoted_at": now},
         reason,
-        body_edit=lambda text, note: _with_related(text, names),
+        body_edit=lambda text, note: with_related(text, names),
         journal_extra={"related": names, "index_entry": stem_of(dst), "at": format_datetime(now)},
     )
     add_to_index_note(svc, stem_of(dst), now)
-    svc.emit("promoted", move.to_dict())
+    svc.writes.emit("promoted", move.to_dict())
     return move
 
 
-def add_to_index_note(svc: "MemoryService", name: str, now) -> None:
-    rel = f"{svc.layout.ltm}/{INDEX_NOTE}.md"
-    path = svc.layout.abs(rel)
-    line = f"- [[{name}]] (promoted {format_datetime(now)[:10]})"
-    if not path.exists():
-        text = f"# {INDEX_NOTE}\n\nLong-term memories, newest last.\n\n{line}\n"
-        try:
-            create_exclusive(path, text.encode("utf-8"))
-            svc.indexer.sync_paths([rel])
-            return
-        except FileExistsError:
-            pass
-
-    def transform(current: bytes) -> bytes | None:
-        text = current.decode("utf-8", errors="strict")
-        if f"[[{name}]]" in text:
-            return None
-        nl = "\r\n" if "\r\n" in text else "\n"
-        return (text + ("" if text.endswith(nl) or not text else nl) + line + nl).encode("utf-8")
-
-    try:
-        update_file(path, path.read_bytes(), transform)
-    except (UnicodeDecodeError, OSError, MnemovaultError):
-        return  # the index note is a convenience: never fail a promotion over it
-    svc.indexer.sync_paths([rel])
-
-
-def promote(svc: "MemoryService", ref: str | None = None, dry_run: bool = False) -> dict:
+def promote(svc: "MemoryService", ref: str, dry_run: bool = False) -> dict:
+    """One memory, by id or path (an empty ref is an error, never "promote everything")."""
     _check_flag("dry_run", dry_run)
-    if ref is not None:  # an empty ref is an error (resolve says so), never "promote everything"
-        row = svc.resolve(ref)
-        _check_promotable(svc, row)
-        decision, why, _ = row_decision(svc.params, row, svc.now())
-        reason = why if decision == "promote" else "requested"
-        if dry_run:
-            return {"dry_run": True, "candidates": [{"id": row["id"], "title": row["title"], "path": row["path"], "reason": reason}], "promoted": []}
-        with svc.write_lock:
-            return {"dry_run": False, "promoted": [promote_one(svc, row, reason).to_dict()], "errors": []}
+    row = svc.resolve(ref)
+    _check_promotable(svc, row)
+    decision, why, _ = row_decision(svc.params, row, svc.now())
+    reason = why if decision == "promote" else "requested"
+    if dry_run:
+        return {"dry_run": True, "candidates": [{"id": row["id"], "title": row["title"], "path": row["path"], "reason": reason}], "promoted": []}
+    return {"dry_run": False, "promoted": [promote_one(svc, row, reason).to_dict()], "errors": []}
+
+
+def promote_all(svc: "MemoryService", dry_run: bool = False) -> dict:
+    """Every memory that meets the promotion rule (notes edited within quiet_seconds wait)."""
+    _check_flag("dry_run", dry_run)
     return _promote_all(svc, dry_run, None)
 
 
@@ -243,15 +179,14 @@ def _promote_all(svc: "MemoryService", dry_run: bool, quiet: set[str] | None) ->
 
 def _run_many(svc: "MemoryService", cands: list[dict], act, key: str) -> dict:
     done, errors = [], []
-    with svc.write_lock:
-        for c in cands:
-            row = svc.store.note(c["path"])
-            if row is None:
-                continue
-            try:
-                done.append(act(row, c).to_dict())
-            except Exception as exc:  # one bad note must not stop the batch
-                errors.append({"path": c["path"], "error": str(exc)})
+    for c in cands:
+        row = svc.store.note(c["path"])
+        if row is None:
+            continue
+        try:
+            done.append(act(row, c).to_dict())
+        except Exception as exc:  # one bad note must not stop the batch
+            errors.append({"path": c["path"], "error": str(exc)})
     return {"dry_run": False, key: done, "errors": errors}
 
 
@@ -265,7 +200,7 @@ def archive_one(svc: "MemoryService", row, reason: str, extra: dict | None = Non
     dst = f"{svc.layout.archive}/{row['path'].split('/', 1)[1]}"
     keys = {"status": "archived", "archived_at": now, "archive_reason": reason, **(extra or {})}
     move = move_note(svc, row, dst, lambda note: keys, reason)
-    svc.emit("archived", move.to_dict())
+    svc.writes.emit("archived", move.to_dict())
     return move
 
 
@@ -273,7 +208,7 @@ def trash_one(svc: "MemoryService", row, reason: str) -> Move:
     """Obsidian's .trash: out of sight, still recoverable by hand; never unlinked."""
     dst = free_path(svc, ".trash", stem_of(row["path"]))
     move = move_note(svc, row, dst, lambda note: {"status": "archived", "archived_at": svc.now(), "archive_reason": reason}, reason, rewrite=False)
-    svc.emit("archived", move.to_dict())
+    svc.writes.emit("archived", move.to_dict())
     return move
 
 
@@ -309,8 +244,7 @@ def archive(svc: "MemoryService", ref: str, reason: str = "archived on request")
     engine's own (consolidate passes `merged_into` through archive_one, inside the engine)."""
     check_fields({"reason": reason})  # written into the note
     row = svc.resolve(ref)
-    with svc.write_lock:
-        return archive_one(svc, row, reason).to_dict()
+    return archive_one(svc, row, reason).to_dict()
 
 
 def restore(svc: "MemoryService", ref: str) -> dict:
@@ -326,9 +260,8 @@ def restore(svc: "MemoryService", ref: str) -> dict:
             out["merged_into"] = REMOVE
         return out
 
-    with svc.write_lock:
-        move = move_note(svc, row, dst, keys, "restored on request")
-    svc.emit("restored", move.to_dict())
+    move = move_note(svc, row, dst, keys, "restored on request")
+    svc.writes.emit("restored", move.to_dict())
     return move.to_dict()
 
 
@@ -339,8 +272,8 @@ def run_lifecycle(svc: "MemoryService") -> dict:
     Notes the person modified within quiet_seconds are left alone; which ones is decided
     before the sweep, whose own score writes must not make every note look "just edited".
     """
-    quiet = {r[0] for r in svc.store.query("SELECT path FROM notes WHERE kind = 'stm'") if recently_modified(svc, r[0])}
-    report: dict = {"sweep": svc.sweep().to_dict()}
+    quiet = {p for p in queries.stm_paths(svc.store) if recently_modified(svc, p)}
+    report: dict = {"sweep": svc.sweep()}
     if svc.settings.auto_promote:
         report["promote"] = _promote_all(svc, False, quiet)
     if svc.settings.auto_gc:

@@ -13,6 +13,7 @@ from urllib.parse import quote, unquote
 
 from ..edit import BOM_BYTES
 from ..errors import MnemovaultError
+from ..index import queries
 from ..index.resolver import Resolver
 from ..links import MDLINK, SCHEME, WIKILINK, _block_parser, _strip_inline_code
 from ..writer import update_file
@@ -74,9 +75,7 @@ def rewrite_links(svc: "MemoryService", resolver: Resolver, old_rel: str, new_re
     """Rewrite links to `old_rel` everywhere (resolver built before the move); returns changed paths."""
     name = old_rel.rsplit("/", 1)[-1]
     name = (name[:-3] if name.lower().endswith(".md") else name).lower()
-    sources = [r[0] for r in svc.store.query(
-        "SELECT DISTINCT n.path FROM links l JOIN notes n ON n.rowid = l.source WHERE l.target_name IN (?, ?)",
-        (name, name + ".md"))]
+    sources = queries.sources_linking(svc.store, name)
     changed = []
     for src in sources:
         if src == old_rel:

@@ -22,13 +22,14 @@ from ..dates import format_datetime, parse_datetime
 from ..edit import BOM_BYTES, patch_bytes
 from ..errors import InvalidInput, MnemovaultError, NoteProblem, WrongState
 from ..faults import writing
+from ..index import queries
 from ..index.resolver import Resolver, build_resolver
-from ..index.store import normalized_hash
-from ..note import parse_note
+from ..note import normalized_hash, parse_note
 from ..patch import REMOVE
 from ..rename import rename_noreplace
 from ..writer import update_file
 from .linkrewrite import rewrite_links
+from .ltm_index import STATUS_FOR_FOLDER, add_to_index_note, with_related
 
 if TYPE_CHECKING:
     from ..service import MemoryService
@@ -153,7 +154,7 @@ def move_note(
     try:
         data = src.read_bytes()
     except FileNotFoundError:
-        svc.indexer.sync_paths([src_rel])
+        svc.writes.synced([src_rel])
         raise WrongState(f"{src_rel} is gone from the vault (moved or deleted meanwhile); nothing was moved") from None
     if src.is_symlink():
         raise WrongState(f"{src_rel} is a symbolic link; not moving it")
@@ -181,7 +182,7 @@ def move_note(
 
     update_file(dst, data, transform)  # a failure here leaves the journal: recover finishes the move
     changed = rewrite_links(svc, resolver, src_rel, dst_rel) if rewrite else []
-    svc.indexer.sync_paths([src_rel, dst_rel, *changed])
+    svc.writes.synced([src_rel, dst_rel, *changed])
     journal.unlink(missing_ok=True)
     return Move(note.fields.id, note.title, src_rel, dst_rel, reason)
 
@@ -222,7 +223,7 @@ def _recover_one(svc: "MemoryService", entry: dict, src_rel: str, dst_rel: str) 
     if _settle(src, dst, entry):
         _finish(svc, entry, src_rel, dst_rel)
         return f"completed move of {src_rel} to {dst_rel}"
-    svc.indexer.sync_paths([src_rel, dst_rel])
+    svc.writes.synced([src_rel, dst_rel])
     return f"rolled back move of {src_rel} (never reached {dst_rel})"
 
 
@@ -302,30 +303,28 @@ def _settle(src: Path, dst: Path, entry: dict) -> bool:
 
 def _finish(svc: "MemoryService", entry: dict, src_rel: str, dst_rel: str) -> None:
     """Re-apply the keys and body edit of an interrupted move, then re-point links (idempotent)."""
-    from .lifecycle import STATUS_FOR_FOLDER, add_to_index_note, related_section
-
     path = svc.layout.abs(dst_rel)
     keys = _decode_keys(entry.get("keys") or {})
     if not keys:
         status = STATUS_FOR_FOLDER.get(svc.layout.kind_of(dst_rel))
         keys = {"status": status} if status else {}
     related = entry.get("related")
-    body_edit = (lambda text, note: related_section(text, related)) if related else None
+    body_edit = (lambda text, note: with_related(text, related)) if related else None
     data = path.read_bytes()
     if keys or body_edit:
         try:
             update_file(path, data, lambda cur: _apply_edits(cur, dst_rel, keys, body_edit))
         except NoteProblem:
             pass  # the person broke its frontmatter meanwhile: the move itself stands
-    svc.indexer.reconcile()  # recovery may run before the first sync: the links must be indexed
+    svc.sync()  # recovery may run before the first sync: the links must be indexed
     if entry.get("index_entry"):
         add_to_index_note(svc, entry["index_entry"], parse_datetime(entry.get("at")) or svc.now())
     if entry.get("rewrite", True):
         # links written against the old path: resolve them as if the note were still there
-        paths = [r[0] for r in svc.store.query("SELECT path FROM notes") if r[0] != dst_rel] + [src_rel]
+        paths = [p for p in queries.all_paths(svc.store) if p != dst_rel] + [src_rel]
         changed = rewrite_links(svc, Resolver(paths), src_rel, dst_rel)
         if changed:
-            svc.indexer.sync_paths(changed)
+            svc.writes.synced(changed)
 
 
 def free_path(svc: "MemoryService", folder: str, stem: str) -> str:

@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING
 
 from ..edit import patch_bytes
 from ..errors import InvalidInput, NoteProblem
+from ..index import queries
 from ..index.resolver import build_resolver
 from ..limits import MAX_RELATION_CHARS, check_name, quote
 from ..note import OWNED_KEYS, parse_note, stem_of
 from ..secret_gate import check_fields
-from ..writer import update_file
 from .moves import check_size
 
 if TYPE_CHECKING:
@@ -38,7 +38,6 @@ def relate(svc: "MemoryService", a: str, b: str, rel_type: str = "related") -> d
         raise InvalidInput(f"{src['path']} is one of your notes; relations are written on memories only")
     check_size(svc, src)
     item = f"[[{stem_of(dst['path'])}]]"
-    path = svc.layout.abs(src["path"])
     added = {"value": False}
 
     def transform(current: bytes) -> bytes | None:
@@ -57,19 +56,17 @@ def relate(svc: "MemoryService", a: str, b: str, rel_type: str = "related") -> d
         added["value"] = True
         return patch_bytes(current, {key: items + [item]})
 
-    with svc.write_lock:
-        update_file(path, path.read_bytes(), transform)
-        svc.indexer.sync_paths([src["path"]])
+    svc.writes.update(src["path"], transform)
     return {"from": src["path"], "to": dst["path"], "type": key, "added": added["value"]}
 
 
 def graph(svc: "MemoryService", include_notes: bool = True) -> dict:
     """Nodes (memories, and the person's notes linked with them) and resolved edges."""
     resolver = build_resolver(svc.store)
-    rows = svc.store.query("SELECT rowid, path, id, kind, title, status FROM notes")
+    rows = queries.graph_nodes(svc.store)
     by_path = {r["path"]: r for r in rows}
     edges = []
-    for r in svc.store.query("SELECT n.path src, l.target, l.subpath, l.kind, l.markdown FROM links l JOIN notes n ON n.rowid = l.source"):
+    for r in queries.all_edges(svc.store):
         dst = resolver.resolve(r["target"], r["src"], bool(r["markdown"]))
         if dst is None or dst == r["src"]:
             continue
@@ -87,10 +84,8 @@ def backlinks(svc: "MemoryService", rel: str) -> list[dict]:
     resolver = build_resolver(svc.store)
     name = stem_of(rel).lower()
     out = []
-    aliases = [r[0] for r in svc.store.query("SELECT a.alias FROM aliases a JOIN notes n ON n.rowid = a.note WHERE n.path = ?", (rel,))]
-    for r in svc.store.query(
-        f"SELECT n.path src, l.target, l.subpath, l.kind, l.markdown FROM links l JOIN notes n ON n.rowid = l.source "
-        f"WHERE l.target_name IN ({','.join('?' * (1 + len(aliases)))})", (name, *aliases)):
+    aliases = queries.aliases_of_path(svc.store, rel)
+    for r in queries.links_to_names(svc.store, [name, *aliases]):
         if resolver.resolve(r["target"], r["src"], bool(r["markdown"])) == rel and r["src"] != rel:
             out.append({"source": r["src"], "kind": r["kind"], "subpath": r["subpath"]})
     return out
@@ -99,7 +94,7 @@ def backlinks(svc: "MemoryService", rel: str) -> list[dict]:
 def outlinks(svc: "MemoryService", row) -> list[dict]:
     resolver = build_resolver(svc.store)
     out = []
-    for r in svc.store.query("SELECT target, subpath, kind, markdown FROM links WHERE source = ?", (row["rowid"],)):
+    for r in queries.outlinks_of(svc.store, row["rowid"]):
         out.append({"target": r["target"] + r["subpath"], "kind": r["kind"],
                     "resolved": resolver.resolve(r["target"], row["path"], bool(r["markdown"]))})
     return out

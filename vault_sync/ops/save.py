@@ -7,13 +7,13 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInput, Refused
-from ..index.store import normalized_hash
+from ..faults import writing
+from ..index import queries
 from ..limits import MAX_TEXT_CHARS, check_strength, check_tags, check_text, check_title
+from ..note import normalized_hash
 from ..patch import render_scalar
 from ..scoring import review_priority, score_at
-from ..faults import writing
 from ..secret_gate import check_fields
-from ..writer import create_exclusive
 from .names import clean_tags, slug_from, unique_stem
 
 if TYPE_CHECKING:
@@ -54,7 +54,7 @@ def render_note(fields: dict[str, Any], body: str) -> str:
 
 
 def taken_names(svc: "MemoryService") -> set[str]:
-    return {r[0] for r in svc.store.query("SELECT name FROM notes")}
+    return queries.all_names(svc.store)
 
 
 def create_memory(
@@ -106,13 +106,12 @@ def create_memory(
         name = unique_stem(stem, taken)
         rel = f"{svc.layout.stm}/{name}.md"
         try:
-            create_exclusive(svc.layout.abs(rel), data)
+            svc.writes.create(rel, data)
             break
         except FileExistsError:
             taken.add(name.lower())  # appeared meanwhile (another device, the person)
     else:  # pragma: no cover - twenty collisions in a row
         raise InvalidInput(f"could not find a free file name for {stem!r}")
-    svc.indexer.sync_paths([rel])
     return svc.view(svc.store.note(rel))
 
 
@@ -147,6 +146,4 @@ def save(svc: "MemoryService", text: str, tags: list[str] | None = None, title: 
 def find_twin(svc: "MemoryService", body: str):
     """A memory (STM or LTM) whose text is this text, ignoring whitespace and case."""
     h = normalized_hash(body)
-    for row in svc.store.query("SELECT rowid, path, kind FROM notes WHERE body_hash = ? AND kind IN ('stm', 'ltm')", (h,)):
-        return row
-    return None
+    return queries.memory_with_body_hash(svc.store, h)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from ..dates import parse_datetime
 from ..edit import patch_bytes, swap_bytes
+from ..index import queries
 from ..index.sync import ScoreWrite
 from ..note import checksum_of, parse_note
 from ..patch import PatchError
@@ -55,11 +56,7 @@ def sweep(svc: "MemoryService", paths: list[str] | None = None) -> SweepReport:
     now = svc.now()
     params, prec = svc.params, svc.settings.score_precision
     report = SweepReport()
-    rows = svc.store.query(
-        "SELECT n.rowid, n.*, (SELECT group_concat(cause, '; ') FROM problems p WHERE p.path = n.path AND p.blocking) AS why, "
-        "EXISTS (SELECT 1 FROM problems p WHERE p.path = n.path) AS has_problems "
-        "FROM notes n WHERE kind = 'stm' ORDER BY path"
-    )
+    rows = queries.sweep_rows(svc.store)
     if paths is not None:
         wanted = set(paths)
         rows = [r for r in rows if r["path"] in wanted]
@@ -88,7 +85,7 @@ def sweep(svc: "MemoryService", paths: list[str] | None = None) -> SweepReport:
             _write_chunk(svc, due[i:i + chunk], now, prec, report, old_copies)
     restored = old_copies.restore(_rescore(svc, now))
     if restored:
-        svc.indexer.sync_paths([_rel(item) for item in restored])
+        svc.writes.synced([_rel(item) for item in restored])
     report.seconds = time.perf_counter() - started
     return report
 
@@ -128,14 +125,14 @@ def _write_chunk(svc: "MemoryService", due: list[tuple], now, prec: int, report:
     recorded = [replace(item.meta, mtime_ns=item.stat.st_mtime_ns, size=item.stat.st_size)
                 for item in written if isinstance(item.meta, ScoreWrite) and item.stat is not None]
     if recorded:
-        svc.indexer.record_scores(recorded)
+        svc.writes.scores_recorded(recorded)
     known_paths = {w.path for w in recorded}
     rest = [rel for rel in touched if rel not in known_paths]
     if rest:
-        svc.indexer.sync_paths(rest)
+        svc.writes.synced(rest)
     if touched:
         rows = {row["path"]: row for row, _, _ in due if row["path"] in known_paths}
-        svc.emit_scores(touched, rows=rows)
+        svc.writes.emit_scores(touched, rows=rows)
 
 
 def _rescore(svc: "MemoryService", now):

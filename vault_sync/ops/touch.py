@@ -8,7 +8,6 @@ from ..edit import patch_bytes
 from ..errors import InvalidInput, MnemovaultError, NoteProblem, WrongState
 from ..note import parse_note
 from ..scoring import is_cross_domain, score_at
-from ..writer import update_file
 from ..limits import check_refs
 from .names import clean_tags
 from .moves import check_size
@@ -27,7 +26,6 @@ def _reinforce(svc: "MemoryService", ref: str, boost: float, context_tags: list[
         raise WrongState(f"{row['path']} is not a memory in STM or LTM{hint}")
     check_size(svc, row)
     now = svc.now()
-    path = svc.layout.abs(row["path"])
     seen: dict = {}
 
     def transform(current: bytes) -> bytes | None:
@@ -50,10 +48,7 @@ def _reinforce(svc: "MemoryService", ref: str, boost: float, context_tags: list[
         seen.update(old=old, new=score_at(svc.params, f.use_count, now, f.strength, now), cross=cross)
         return patch_bytes(current, updates)
 
-    with svc.write_lock:
-        update_file(path, path.read_bytes(), transform)
-        svc.indexer.sync_paths([row["path"]])
-        svc.emit_scores([row["path"]])
+    svc.writes.update(row["path"], transform, scores=True)
     note = svc.view(svc.store.note(row["path"]))
     out = {"note": note, "old_score": round(seen["old"], 6), "new_score": round(seen["new"], 6)}
     if context_tags is not None:

@@ -13,7 +13,7 @@ _NAMES = {"Embedder": "embeddings", "EmbeddingUnavailable": "embeddings", "backf
 __all__ = sorted(_NAMES)
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     if name not in _NAMES:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     return getattr(import_module(f".{_NAMES[name]}", __name__), name)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ..dates import format_datetime, parse_datetime
 from ..errors import InvalidInput, NoteProblem, WrongState
+from ..index import queries
 from ..limits import check_refs
 from ..ops.lifecycle import archive_one
 from ..secret_gate import check_fields
@@ -58,8 +59,7 @@ def plan(svc, rows: list, title: str | None = None) -> dict:
         for tag in svc.store.tags_of(row["rowid"]):
             if tag not in tags:
                 tags.append(tag)
-        body = svc.store.one("SELECT body FROM fts WHERE rowid=?", (row["rowid"],))
-        text = (body[0] if body else "").strip()
+        text = queries.body_of(svc.store, row["rowid"]).strip()
         parts.append(f"{text}\n(from [[{_stem(row['path'])}]])" if text else f"(from [[{_stem(row['path'])}]])")
     created = [d for d in (parse_datetime(r["created"]) for r in rows) if d is not None]
     used = [d for d in (parse_datetime(r["last_used"]) or parse_datetime(r["created"]) for r in rows) if d is not None]
@@ -96,18 +96,17 @@ def consolidate(svc, ids: list[str], apply: bool = False, title: str | None = No
     # the text and title come from notes a person may have written by hand: gate them
     # like any save, before anything is written
     check_fields({"consolidated text": p["text"], "consolidated title": p["title"], "consolidated tags": p["tags"]})
-    with svc.write_lock:
-        note = svc.create_memory(
-            p["text"], p["tags"], p["title"], p["strength"], p["use_count"], p["created"], p["last_used"],
-            {"merged_from": [f"[[{_stem(s['path'])}]]" for s in p["sources"]]},
-        )
-        link = f"[[{_stem(note['path'])}]]"
-        archived, errors = [], []
-        for source in p["sources"]:
-            try:
-                row = svc.resolve(source["path"])
-                archived.append(archive_one(svc, row, f"consolidated into {link}", {"merged_into": link}).to_dict())
-            except Exception as exc:  # keep going: the new note exists, report what is left
-                errors.append({"path": source["path"], "error": str(exc)})
-    svc.emit("consolidated", {"path": note["path"], "id": note["id"], "sources": [s["path"] for s in p["sources"]]})
+    note = svc.create_memory(
+        p["text"], p["tags"], p["title"], p["strength"], p["use_count"], p["created"], p["last_used"],
+        {"merged_from": [f"[[{_stem(s['path'])}]]" for s in p["sources"]]},
+    )
+    link = f"[[{_stem(note['path'])}]]"
+    archived, errors = [], []
+    for source in p["sources"]:
+        try:
+            row = svc.resolve(source["path"])
+            archived.append(archive_one(svc, row, f"consolidated into {link}", {"merged_into": link}).to_dict())
+        except Exception as exc:  # keep going: the new note exists, report what is left
+            errors.append({"path": source["path"], "error": str(exc)})
+    svc.writes.emit("consolidated", {"path": note["path"], "id": note["id"], "sources": [s["path"] for s in p["sources"]]})
     return {"applied": True, "plan": _public(p), "note": note, "archived": archived, "errors": errors}

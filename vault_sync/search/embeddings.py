@@ -14,7 +14,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from ..index.store import embed_text
+from ..note import embed_text
 from ..settings import DEFAULT_MODEL
 
 DIM = 384
@@ -116,13 +116,6 @@ class Embedder:
             self._model = model
             return model
 
-    def available(self) -> bool:
-        try:
-            self.load()
-            return True
-        except EmbeddingUnavailable:
-            return False
-
     def encode(self, texts: list[str]) -> np.ndarray:
         """(n, dim) float32 rows of unit length."""
         model = self.load()
@@ -188,9 +181,7 @@ class VectorCache:
         self.complete_at = None  # the signature at which no note lacked a vector
 
     def signature(self):
-        with self.store.lock:
-            version = self.store.db.execute("PRAGMA data_version").fetchone()[0]
-            return (self.store.db.total_changes, version)
+        return self.store.change_signature()
 
     def add(self, hashes: list[str], vectors: np.ndarray) -> None:
         with self._lock:
@@ -357,9 +348,7 @@ def backfill(svc, progress: Progress | None = None, limit: int | None = None) ->
 
 def prune(svc) -> int:
     """Delete vectors no note uses any more (edited or deleted notes). Returns how many."""
-    with svc.store.transaction() as db:
-        cur = db.execute("DELETE FROM embeddings WHERE content_hash NOT IN (SELECT content_hash FROM notes)")
-        return cur.rowcount
+    return svc.store.prune_embeddings()
 
 
 def near_duplicates(

@@ -157,8 +157,7 @@ def search(store, query: str, filters: Filters, limit: int = CANDIDATES) -> list
         return []
     where, params = filters.sql("n")
     bm25 = f"bm25(fts, {', '.join(map(str, WEIGHTS))})"
-    with store.lock:
-        db = store.db
+    with store.reading() as db:
         rows = None
         if not filters.narrow:
             # the common case: rank without a join (faster), then drop the kinds out of scope
@@ -209,9 +208,9 @@ def snippets(store, query: str, rowids: list[int]) -> dict[int, str]:
     out: dict[int, str] = {}
     expr = match_expression(content_words(query))
     marks = ",".join("?" * len(rowids))
-    with store.lock:
+    with store.reading() as db:
         if expr:
-            for rid, snip in store.db.execute(
+            for rid, snip in db.execute(
                 f"SELECT rowid, snippet(fts, 1, ?, ?, '…', {SNIPPET_TOKENS}) FROM fts "
                 f"WHERE fts MATCH ? AND rowid IN ({marks})",
                 (MARK[0], MARK[1], expr, *rowids),
@@ -220,7 +219,7 @@ def snippets(store, query: str, rowids: list[int]) -> dict[int, str]:
                     out[rid] = " ".join(snip.split())
         rest = [r for r in rowids if r not in out]
         if rest:
-            for rid, body in store.db.execute(
+            for rid, body in db.execute(
                 f"SELECT rowid, body FROM fts WHERE rowid IN ({','.join('?' * len(rest))})", tuple(rest)
             ):
                 out[rid] = lead(body or "")

@@ -1,4 +1,4 @@
-"""The daemon: live sync + the automatic lifecycle on a schedule (+ bridge and MCP, see server.py)."""
+"""`mnemovault watch` (live sync in the foreground) and `mnemovault daemon` (see server.py)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,6 @@ import logging
 import signal
 import threading
 from pathlib import Path
-
-from vault_sync.watcher import VaultWatcher
 
 from .context import open_service
 from .output import console
@@ -28,13 +26,11 @@ def _stop_event() -> threading.Event:
 
 def watch_forever(vault: Path | None) -> None:
     with open_service(vault) as svc:
-        watcher = VaultWatcher(svc.indexer, svc.layout, reconcile_interval=svc.settings.reconcile_interval_seconds)
-        svc.watcher = watcher
         stop = _stop_event()
-        watcher.start()
+        watcher = svc.start_watcher()
         console.print(f"watching {svc.layout.root} ({watcher.mode}); Ctrl-C to stop")
         stop.wait()
-        watcher.stop()
+        svc.runtime.stop_watcher()
 
 
 def run_daemon(vault: Path | None) -> None:

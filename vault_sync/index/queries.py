@@ -1,0 +1,200 @@
+"""Named reads of the index for the service and the operations: every SQL statement the
+engine runs outside the indexer and the search modules lives here (or in IndexStore).
+
+Each function takes the IndexStore and returns rows (sqlite3.Row) or plain values.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import TYPE_CHECKING, Any, Iterator
+
+if TYPE_CHECKING:
+    from .store import IndexStore
+
+Rows = list[sqlite3.Row]
+CHUNK = 500  # SQLite caps the number of parameters per statement
+
+
+def in_chunks(items: list[Any], size: int = CHUNK) -> Iterator[list[Any]]:
+    """`items` in slices small enough for one `IN (...)` list."""
+    for i in range(0, len(items), size):
+        yield items[i:i + size]
+
+
+def marks(n: int) -> str:
+    return ",".join("?" * n)
+
+
+def _count(store: "IndexStore", sql: str) -> int:
+    row = store.one(sql)
+    return int(row[0]) if row is not None else 0
+
+
+# -- notes --
+def notes_named(store: "IndexStore", name: str) -> Rows:
+    return store.query("SELECT rowid, * FROM notes WHERE name = ?", (name,))
+
+
+def all_names(store: "IndexStore") -> set[str]:
+    return {r[0] for r in store.query("SELECT name FROM notes")}
+
+
+def all_paths(store: "IndexStore") -> list[str]:
+    return [r[0] for r in store.query("SELECT path FROM notes")]
+
+
+def stm_paths(store: "IndexStore") -> list[str]:
+    return [r[0] for r in store.query("SELECT path FROM notes WHERE kind = 'stm'")]
+
+
+def stm_rows(store: "IndexStore") -> Rows:
+    return store.query("SELECT rowid, * FROM notes WHERE kind = 'stm'")
+
+
+def writable_stm_rows(store: "IndexStore") -> Rows:
+    return store.query("SELECT rowid, * FROM notes WHERE kind = 'stm' AND writable = 1 ORDER BY path")
+
+
+def sweep_rows(store: "IndexStore") -> Rows:
+    """STM notes with why they cannot be written (blocking problems) and whether they have any."""
+    return store.query(
+        "SELECT n.rowid, n.*, (SELECT group_concat(cause, '; ') FROM problems p WHERE p.path = n.path AND p.blocking) AS why, "
+        "EXISTS (SELECT 1 FROM problems p WHERE p.path = n.path) AS has_problems "
+        "FROM notes n WHERE kind = 'stm' ORDER BY path"
+    )
+
+
+def memory_with_body_hash(store: "IndexStore", body_hash: str) -> sqlite3.Row | None:
+    """A memory (STM or LTM) whose normalized body hash is this one."""
+    for row in store.query("SELECT rowid, path, kind FROM notes WHERE body_hash = ? AND kind IN ('stm', 'ltm')", (body_hash,)):
+        return row
+    return None
+
+
+def rows_with_ids(store: "IndexStore", ids: list[str]) -> Rows:
+    """Notes carrying these ids: per id a memory before a person's note, then the oldest row."""
+    return store.query(
+        f"SELECT rowid, path, id, kind, writable FROM notes WHERE id IN ({marks(len(ids))}) ORDER BY id, kind = 'note', rowid", tuple(ids)
+    )
+
+
+def graph_nodes(store: "IndexStore") -> Rows:
+    return store.query("SELECT rowid, path, id, kind, title, status FROM notes")
+
+
+def body_of(store: "IndexStore", rowid: int) -> str:
+    """The note's body as indexed for full-text search ('' when it has none)."""
+    row = store.one("SELECT body FROM fts WHERE rowid = ?", (rowid,))
+    return row[0] if row else ""
+
+
+# -- counts --
+def counts_by_kind(store: "IndexStore") -> dict[str, int]:
+    return {r["kind"]: r["c"] for r in store.query("SELECT kind, count(*) c FROM notes GROUP BY kind")}
+
+
+def counts_by_status(store: "IndexStore") -> dict[str, int]:
+    return {r["status"]: r["c"] for r in store.query(
+        "SELECT status, count(*) c FROM notes WHERE kind != 'note' AND status IS NOT NULL GROUP BY status")}
+
+
+def embedding_counts(store: "IndexStore") -> tuple[int, int]:
+    """(distinct contents, distinct contents with a vector)."""
+    total = _count(store, "SELECT count(DISTINCT content_hash) FROM notes")
+    done = _count(store, "SELECT count(DISTINCT n.content_hash) FROM notes n JOIN embeddings e ON e.content_hash = n.content_hash")
+    return total, done
+
+
+# -- problems and conflicts --
+def problems_in(store: "IndexStore", paths: list[str]) -> Rows:
+    out: Rows = []
+    for chunk in in_chunks(paths):
+        out += store.query(f"SELECT path, cause FROM problems WHERE path IN ({marks(len(chunk))})", tuple(chunk))
+    return out
+
+
+def problem_causes(store: "IndexStore", path: str) -> list[str]:
+    return [p["cause"] for p in store.query("SELECT cause FROM problems WHERE path=?", (path,))]
+
+
+def all_problems(store: "IndexStore") -> list[dict[str, Any]]:
+    problems = [dict(r) for r in store.query("SELECT path, cause, blocking FROM problems ORDER BY path, cause")]
+    for p in problems:
+        p["blocking"] = bool(p["blocking"])
+    return problems
+
+
+def all_conflicts(store: "IndexStore") -> list[dict[str, Any]]:
+    return [dict(r) for r in store.query("SELECT path, original FROM conflicts ORDER BY path")]
+
+
+def conflict(store: "IndexStore", path: str) -> sqlite3.Row | None:
+    return store.one("SELECT path, original FROM conflicts WHERE path = ?", (path,))
+
+
+# -- links --
+def all_links_by_source(store: "IndexStore") -> Rows:
+    return store.query(
+        "SELECT n.path, l.target, l.subpath, l.markdown FROM links l JOIN notes n ON n.rowid = l.source ORDER BY n.path")
+
+
+def all_edges(store: "IndexStore") -> Rows:
+    return store.query("SELECT n.path src, l.target, l.subpath, l.kind, l.markdown FROM links l JOIN notes n ON n.rowid = l.source")
+
+
+def links_to_names(store: "IndexStore", names: list[str]) -> Rows:
+    return store.query(
+        f"SELECT n.path src, l.target, l.subpath, l.kind, l.markdown FROM links l JOIN notes n ON n.rowid = l.source "
+        f"WHERE l.target_name IN ({marks(len(names))})", tuple(names))
+
+
+def sources_linking(store: "IndexStore", name: str) -> list[str]:
+    """Paths of notes with a link whose target name is `name` or `name.md`."""
+    return [r[0] for r in store.query(
+        "SELECT DISTINCT n.path FROM links l JOIN notes n ON n.rowid = l.source WHERE l.target_name IN (?, ?)",
+        (name, name + ".md"))]
+
+
+def outlinks_of(store: "IndexStore", rowid: int) -> Rows:
+    return store.query("SELECT target, subpath, kind, markdown FROM links WHERE source = ?", (rowid,))
+
+
+def related_targets(store: "IndexStore", rowid: int) -> list[str]:
+    return [r[0] for r in store.query("SELECT target FROM links WHERE source = ? AND kind = 'related'", (rowid,))]
+
+
+def aliases_of_path(store: "IndexStore", path: str) -> list[str]:
+    return [r[0] for r in store.query("SELECT a.alias FROM aliases a JOIN notes n ON n.rowid = a.note WHERE n.path = ?", (path,))]
+
+
+# -- tags --
+def memory_count(store: "IndexStore") -> int:
+    return _count(store, "SELECT count(*) FROM notes WHERE kind IN ('stm', 'ltm')")
+
+
+def memory_tag_counts(store: "IndexStore", tags: list[str]) -> dict[str, int]:
+    """Per tag, how many memories (STM or LTM) carry it."""
+    return {r[0]: r[1] for r in store.query(
+        f"SELECT t.tag, count(DISTINCT t.note) FROM tags t JOIN notes n ON n.rowid = t.note "
+        f"WHERE t.tag IN ({marks(len(tags))}) AND n.kind IN ('stm', 'ltm') GROUP BY t.tag", tuple(tags))}
+
+
+def tag_neighbours(store: "IndexStore", idf: dict[str, float], seeds: list[str], rowid: int, need: float,
+                   limit: int) -> list[str]:
+    """Memories carrying one of `seeds`, scored by the summed `idf` of the tags they share
+    with the note `rowid`; those reaching `need`, best first (ties: LTM, then path)."""
+    tags = list(idf)
+    weights = ", ".join("(?, ?)" for _ in tags)
+    rows = store.query(
+        f"WITH w(tag, idf) AS (VALUES {weights}), "
+        f"c(note) AS (SELECT DISTINCT note FROM tags WHERE tag IN ({marks(len(seeds))})) "
+        f"SELECT n.path, sum(w.idf) AS s FROM c JOIN tags t ON t.note = c.note "  # (note, tag) pairs are unique
+        f"JOIN w ON w.tag = t.tag JOIN notes n ON n.rowid = c.note "
+        f"WHERE n.rowid != ? AND n.kind IN ('stm', 'ltm') GROUP BY n.rowid HAVING s >= ? "
+        # rounded: equal sums added in another order differ in the last bit, and a tie must
+        # fall to LTM first, then the path, wherever the rows happen to lie
+        f"ORDER BY round(s, 9) DESC, n.kind != 'ltm', n.path LIMIT ?",
+        (*[v for t in tags for v in (t, idf[t])], *seeds, rowid, need, limit),
+    )
+    return [r["path"] for r in rows]

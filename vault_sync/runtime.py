@@ -1,0 +1,70 @@
+"""The long-running parts around one MemoryService, created and owned here: the watcher
+that keeps the index current and the lease that says which device runs background writes.
+
+Front ends (daemon, MCP over stdio, `mnemovault watch`) call these instead of wiring the
+parts themselves; the service reads their state for `status` through this object.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .lease import Lease
+from .watcher import VaultWatcher
+
+if TYPE_CHECKING:
+    from .service import MemoryService
+
+
+class Runtime:
+    def __init__(self, svc: "MemoryService"):
+        self.service = svc
+        self.watcher: VaultWatcher | None = None
+        self.lease: Lease | None = None
+        self._next_lifecycle = 0.0  # monotonic time of the next full lifecycle run
+
+    def start_watcher(self, **options: Any) -> VaultWatcher:
+        """Watch the vault: each batch of changes is synced, then `after_sync` (duplicate ids).
+        `options` go to VaultWatcher (debounce, reconcile_interval, ...)."""
+        svc = self.service
+        options.setdefault("reconcile_interval", svc.settings.reconcile_interval_seconds)
+        options.setdefault("on_report", svc.after_sync)
+        self.stop_watcher()
+        watcher = VaultWatcher(svc.indexer, svc.layout, **options)
+        self.watcher = watcher
+        watcher.start()
+        return watcher
+
+    def stop_watcher(self) -> None:
+        if self.watcher is not None:
+            self.watcher.stop()
+
+    def hold_lease(self, config_dir: Path) -> Lease:
+        """The background-writes lease of this vault for this device (taken by `acquire`)."""
+        from .lease import device_id
+
+        svc = self.service
+        self.lease = Lease(svc.layout.root, device_id(config_dir), svc.settings.lease_seconds)
+        return self.lease
+
+    def release_lease(self) -> None:
+        if self.lease is not None:
+            self.lease.release()
+
+    def lifecycle_due(self) -> bool:
+        """True at most once per lifecycle interval (the lease is renewed more often)."""
+        now = time.monotonic()
+        if now < self._next_lifecycle:
+            return False
+        self._next_lifecycle = now + self.service.settings.lifecycle_interval_seconds - 1
+        return True
+
+    def status(self) -> dict[str, Any]:
+        watcher, lease = self.watcher, self.lease
+        return {
+            "watcher": None if watcher is None else {
+                "mode": watcher.mode, "missed_events": watcher.missed_events, "last_error": watcher.last_error},
+            "lease": lease.state.to_dict() if lease is not None else None,
+        }

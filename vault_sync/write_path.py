@@ -1,0 +1,92 @@
+"""The one way the engine changes the vault: under the write lock, compare-and-swap the
+file (or move it), re-index the touched paths, announce the change.
+
+Operations describe what to change (a transform, new bytes, a move) and call these
+methods; none of them takes the lock, syncs the index or emits events by hand. The lock
+is reentrant: the facade holds it around a whole operation (`MemoryService` methods that
+write), and every primitive here takes it again, so an operation called directly is safe.
+"""
+
+from __future__ import annotations
+
+import threading
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+
+from .writer import WriteResult, create_exclusive, update_file
+
+if TYPE_CHECKING:
+    from .index.sync import Indexer, ScoreWrite, SyncReport
+    from .vault import Layout
+
+Emit = Callable[[str, dict[str, Any]], None]
+EmitScores = Callable[..., None]
+
+
+class WritePath:
+    def __init__(self, layout: "Layout", indexer: "Indexer", emit: Emit, emit_scores: EmitScores,
+                 after_sync: Callable[["SyncReport"], None] | None = None):
+        self.layout = layout
+        self.indexer = indexer
+        self.after_sync = after_sync  # repairs a sync may call for (duplicate ids), run under the lock
+        self._emit = emit
+        self._emit_scores = emit_scores
+        self.lock = threading.RLock()  # one engine operation writes at a time
+
+    @contextmanager
+    def operation(self) -> Iterator[None]:
+        """Hold the write lock for a whole operation (several writes that belong together)."""
+        with self.lock:
+            yield
+
+    def update(self, rel: str, transform: Callable[[bytes], bytes | None], expected: bytes | None = None,
+               scores: bool = False) -> WriteResult:
+        """Compare-and-swap one note (`transform` re-applied to newer bytes), then re-index it.
+        `scores`: announce its new score too."""
+        with self.lock:
+            path = self.layout.abs(rel)
+            result = update_file(path, path.read_bytes() if expected is None else expected, transform)
+            self._sync([rel])
+            if scores:
+                self._emit_scores([rel])
+            return result
+
+    def create(self, rel: str, data: bytes) -> None:
+        """A new note, never over an existing file (FileExistsError), then indexed."""
+        with self.lock:
+            create_exclusive(self.layout.abs(rel), data)
+            self._sync([rel])
+
+    def rename(self, src_rel: str, dst_rel: str) -> None:
+        """A plain rename inside the vault (the destination's folder made), both paths re-indexed."""
+        with self.lock:
+            dst = self.layout.abs(dst_rel)
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            self.layout.abs(src_rel).rename(dst)
+            self._sync([src_rel, dst_rel])
+
+    def synced(self, rels: Iterable[str]) -> "SyncReport":
+        """Re-index paths an operation changed by its own means (a journalled move, a batch write,
+        a file found gone)."""
+        with self.lock:
+            return self._sync(rels)
+
+    def _sync(self, rels: Iterable[str]) -> "SyncReport":
+        report = self.indexer.sync_paths(rels)
+        if self.after_sync is not None:
+            self.after_sync(report)
+        return report
+
+    def scores_recorded(self, writes: list["ScoreWrite"]) -> None:
+        """Index score-only rewrites without a re-read (the sweep's fast path)."""
+        with self.lock:
+            report = self.indexer.record_scores(writes)  # a row that moved on is re-read
+            if self.after_sync is not None:
+                self.after_sync(report)
+
+    def emit(self, kind: str, data: dict[str, Any]) -> None:
+        """Announce what an operation did (promoted, archived, restored, consolidated)."""
+        self._emit(kind, data)
+
+    def emit_scores(self, rels: list[str], rows: dict[str, Any] | None = None) -> None:
+        self._emit_scores(rels, rows=rows)
