@@ -79,6 +79,8 @@ export class MnemovaultController {
 				now: () => this.deps.timers.now(),
 				open: (note: Note) => this.openPath(note.path),
 				reinforce: (note: Note) => this.reinforce(note.path),
+				promote: (note: Note) => this.promote(note.path),
+				archive: (note: Note) => this.archive(note.path),
 				refresh: () => this.refreshAll(),
 			}),
 		);
