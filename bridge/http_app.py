@@ -115,7 +115,8 @@ def build_app(svc, token: str, port_ref: Callable[[], int], mcp_app=None, state:
     def status_fn(body, request):
         def go():
             out = svc.status()
-            out["daemon"] = {"pid": state.get("pid"), "started": state.get("started")}
+            # `api`: the plugin refuses a daemon whose bridge API differs (docs/bridge-api.md)
+            out["daemon"] = {"pid": state.get("pid"), "started": state.get("started"), "version": _version(), "api": 1}
             return out
         return go
 
@@ -172,6 +173,14 @@ def build_app(svc, token: str, port_ref: Callable[[], int], mcp_app=None, state:
     lifespan = getattr(mcp_app, "lifespan", None) if mcp_app is not None else None
     app = Starlette(routes=routes, lifespan=lifespan)
     return Guard(app, token, port_ref)
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+        return version("mnemovault")
+    except Exception:  # running from a checkout that is not installed
+        return "unknown"
 
 
 def _int(value: Any, name: str) -> int:

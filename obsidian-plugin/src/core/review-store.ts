@@ -18,8 +18,10 @@ export interface ReviewState {
 	message: string;
 }
 
-/** Every change that can move a note in or out of the queue (all but `problem`). */
-const REFRESHING_EVENTS = new Set<BridgeEvent["type"]>(EVENT_TYPES.filter((type) => type !== "problem"));
+/** Every change that can move a note in or out of the queue (all but reports of problems). */
+const REFRESHING_EVENTS = new Set<BridgeEvent["type"]>(
+	EVENT_TYPES.filter((type) => type !== "problem" && type !== "background_error"),
+);
 
 /** What a listener must redraw: everything, or only the rows of these paths. */
 export type ReviewChange = { kind: "all" } | { kind: "rows"; paths: string[] };

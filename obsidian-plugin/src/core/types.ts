@@ -87,7 +87,17 @@ export interface StatusResponse {
 	last_sync: string | null;
 	embeddings: { enabled: boolean; done: number; total: number };
 	scoring: Scoring;
-	daemon: { pid: number; started: string };
+	daemon: { pid: number; started: string; version?: string; api?: number };
+	/** Files the daemon set aside (unreadable, hostile); absent on older daemons. */
+	quarantined?: { file: string; cause: string; action: string }[];
+	/** The daemon's background sweep; absent on older daemons. */
+	background?: { last_run: string | null; last_error: BackgroundError | null };
+}
+
+export interface BackgroundError {
+	at: string;
+	task: string;
+	message: string;
 }
 
 export interface TouchResponse {
@@ -145,7 +155,10 @@ export type BridgeEvent =
 	| { type: "promoted"; data: Move }
 	| { type: "archived"; data: Move }
 	| { type: "restored"; data: Move }
-	| { type: "problem"; data: { path: string; cause: string } };
+	| { type: "problem"; data: { path: string; cause: string } }
+	/** Events were dropped (a slow reader): everything shown may be stale. */
+	| { type: "resync"; data: { dropped: number } }
+	| { type: "background_error"; data: BackgroundError };
 
 export type BridgeEventType = BridgeEvent["type"];
 
@@ -158,12 +171,16 @@ export const EVENT_TYPES: readonly BridgeEventType[] = [
 	"archived",
 	"restored",
 	"problem",
+	"resync",
+	"background_error",
 ];
 
 /** Vault paths an event is about (a move names both ends). */
 export function eventPaths(event: BridgeEvent): string[] {
 	switch (event.type) {
 		case "hello":
+		case "resync":
+		case "background_error":
 			return [];
 		case "promoted":
 		case "archived":

@@ -12,7 +12,7 @@ import { archivedMessage, errorMessage, promotedMessage, reinforcedMessage, sync
 import { ReviewStore } from "../core/review-store";
 import { bridgeOverride, type MnemovaultSettings } from "../core/settings";
 import type { Timers } from "../core/timers";
-import { eventPaths, type BridgeEvent, type Note } from "../core/types";
+import { eventPaths, type BackgroundError, type BridgeEvent, type Note, type StatusResponse } from "../core/types";
 import { StatusBarRenderer } from "../ui/status-bar";
 import type { HttpRequester } from "../core/bridge-client";
 import { registerCommands } from "./commands";
@@ -29,6 +29,8 @@ export interface ControllerDeps {
 	locatorEnv: LocatorEnv;
 	timers: Timers;
 	notify?: (message: string) => void;
+	/** Timeout of quick requests (long operations have their own, far longer one). */
+	requestTimeoutMs?: number;
 }
 
 export class MnemovaultController {
@@ -39,6 +41,8 @@ export class MnemovaultController {
 	private statusBar: StatusBarRenderer | null = null;
 	private readonly policy: ReinforceOnOpenPolicy;
 	private activeFilePath: string | null = null;
+	/** Keys of health reports already shown, so each one is told once. */
+	private readonly reported = new Set<string>();
 	private streamStatus: StreamStatus = "stopped";
 	private readonly app: App;
 	private readonly notify: (message: string) => void;
@@ -51,7 +55,7 @@ export class MnemovaultController {
 		this.client = new BridgeClient({
 			http: deps.http,
 			timers: deps.timers,
-			timeoutMs: 5000,
+			timeoutMs: deps.requestTimeoutMs ?? 5000,
 			locate: () =>
 				deps.vaultPath
 					? locateBridge(deps.vaultPath, deps.locatorEnv, bridgeOverride(deps.settings()))
@@ -132,14 +136,14 @@ export class MnemovaultController {
 
 	private onStreamStatus(status: StreamStatus): void {
 		this.streamStatus = status;
-		if (status === "open") this.monitor.report({ online: true });
+		if (status === "open" && !this.client.incompatibleDetail()) this.monitor.report({ online: true });
 		// The stream broke while we thought the daemon was up: ask once, which reports.
 		else if (status === "waiting" && this.monitor.online) void this.client.status().catch(() => undefined);
 	}
 
 	private onConnection(state: ConnectionState): void {
 		if (state.status === "offline") {
-			this.statusBar?.showOffline(this.monitor.message());
+			this.showOffline();
 			this.store.setOffline();
 		} else if (state.status === "online") {
 			if (this.streamStatus !== "open" && this.streamStatus !== "connecting") this.stream.reconnectNow();
@@ -148,17 +152,47 @@ export class MnemovaultController {
 		}
 	}
 
+	private showOffline(): void {
+		this.statusBar?.showOffline(this.monitor.message(), this.monitor.label());
+	}
+
+	/** Tells the person, once each, about quarantined files and background failures. */
+	private reportHealth(status: StatusResponse): void {
+		for (const q of status.quarantined ?? []) {
+			const key = `q:${q.file}:${q.cause}`;
+			if (this.reported.has(key)) continue;
+			this.reported.add(key);
+			this.notify(`mnemovault set aside ${q.file}: ${q.cause} (${q.action}).`);
+		}
+		const failure = status.background?.last_error;
+		if (failure) this.backgroundError(failure);
+	}
+
+	private backgroundError(failure: BackgroundError): void {
+		const key = `bg:${failure.at}:${failure.task}`;
+		if (this.reported.has(key)) return;
+		this.reported.add(key);
+		const text = `mnemovault background ${failure.task} failed: ${failure.message}`;
+		this.notify(text);
+		this.statusBar?.showWarning("Memory daemon: background error", text);
+	}
+
 	private onEvent(event: BridgeEvent): void {
 		this.store.handleEvent(event);
 		const active = this.activeFilePath;
-		if (event.type === "hello") {
+		if (event.type === "hello" || event.type === "resync") {
+			// hello: (re)connected; resync: events were dropped. Either way re-read everything.
 			void this.client
 				.status()
-				.then((s) => this.store.setScoring(s.scoring))
+				.then((s) => {
+					this.store.setScoring(s.scoring);
+					this.reportHealth(s);
+				})
 				.catch(() => undefined);
 			void this.showActive(false);
 			return;
 		}
+		if (event.type === "background_error") return this.backgroundError(event.data);
 		if (event.type === "promoted" || event.type === "archived" || event.type === "restored") {
 			this.policy.moved(event.data.from, event.data.to);
 		}
@@ -180,7 +214,7 @@ export class MnemovaultController {
 		const path = this.activeFilePath;
 		if (!path) return this.statusBar?.clear();
 		if (this.monitor.state.status === "offline" && !mayReinforce) {
-			return this.statusBar?.showOffline(this.monitor.message());
+			return this.showOffline();
 		}
 		try {
 			let note = await this.client.note(path);
@@ -192,7 +226,7 @@ export class MnemovaultController {
 			else this.statusBar?.showScore(note.score ?? note.decay_score, note.state);
 		} catch (error) {
 			if (path !== this.activeFilePath) return;
-			if (error instanceof BridgeOfflineError) this.statusBar?.showOffline(this.monitor.message());
+			if (error instanceof BridgeOfflineError) this.showOffline();
 			else this.statusBar?.clear();
 		}
 	}

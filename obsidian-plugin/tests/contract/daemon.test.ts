@@ -3,7 +3,8 @@
  * driven only through the plugin's own client code (locator, BridgeClient, event stream).
  *
  * Needs the repository's Python environment: `MNEMOVAULT_PYTHON`, else `<repo>/.venv`.
- * Without one the suite fails (it is never skipped); `make test` builds the venv first.
+ * Without one the suite fails (it is never skipped). It runs with `npm run test:contract`
+ * (vitest.contract.config.ts), which `make test-plugin` calls after building the venv.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -13,7 +14,7 @@ import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BridgeApiError, BridgeClient, BridgeOfflineError, type Reachability } from "../../src/core/bridge-client";
+import { BRIDGE_API, BridgeApiError, BridgeClient, BridgeOfflineError, type Reachability } from "../../src/core/bridge-client";
 import { locateBridge, type BridgeOverride } from "../../src/core/bridge-locator";
 import { offlineMessage } from "../../src/core/connection";
 import { EventStream, type StreamStatus } from "../../src/core/event-stream";
@@ -190,6 +191,8 @@ describe("the real daemon through the plugin's client", { timeout: LONG }, () =>
 		for (const key of SCORING_KEYS) expect(status.scoring[key], key).toBeDefined();
 		expect(["power_law", "exponential", "two_component"]).toContain(status.scoring.decay_model);
 		expect(status.daemon.pid).toBe(daemon?.pid);
+		expect(status.daemon.api).toBe(BRIDGE_API);
+		expect(status.daemon.version).toMatch(/^\d+\.\d+|^unknown$/);
 		expect(status.embeddings.enabled).toBe(false);
 		expect(Array.isArray(status.problems)).toBe(true);
 		expect(reachability.at(-1)).toEqual({ online: true });

@@ -10,7 +10,7 @@ import { REVIEW_VIEW_TYPE, type ReviewView } from "../../src/obsidian/review-vie
 import { nodeLocatorEnv, nodeTimers } from "../../src/platform/node-env";
 import { nodeHttpRequester, nodeSseTransport } from "../../src/platform/node-http";
 import { startFakeDaemon, type FakeDaemon } from "../helpers/fake-daemon";
-import { makeNote, makeStatus, tempDir, writeBridgeFile } from "../helpers/fixtures";
+import { makeMove, makeNote, makeStatus, tempDir, writeBridgeFile } from "../helpers/fixtures";
 import { waitFor } from "../helpers/wait";
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -18,7 +18,7 @@ afterEach(async () => {
 	for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function setup(settings: Partial<MnemovaultSettings> = {}) {
+async function setup(settings: Partial<MnemovaultSettings> = {}, requestTimeoutMs?: number) {
 	const root = await tempDir();
 	const configDir = join(root, "config");
 	const vault = join(root, "vault");
@@ -47,10 +47,11 @@ async function setup(settings: Partial<MnemovaultSettings> = {}) {
 		locatorEnv: nodeLocatorEnv({ env: { MNEMOVAULT_CONFIG_DIR: configDir } }),
 		timers: nodeTimers(),
 		notify: (m) => notices.push(m),
+		requestTimeoutMs,
 	});
 	cleanups.push(() => controller.stop());
 	const command = (id: string): Command => plugin.commands.find((c) => c.id === id)!;
-	return { app, plugin, controller, daemon, notices, command, bar: () => plugin.statusBarItems[0] };
+	return { app, plugin, controller, daemon, notices, command, vault, bar: () => plugin.statusBarItems[0] };
 }
 
 describe("MnemovaultController with a real HTTP daemon", () => {
@@ -128,5 +129,67 @@ describe("MnemovaultController with a real HTTP daemon", () => {
 		expect(view.getDisplayText()).toBe("Memory review");
 		await view.onClose();
 		view.unload();
+	});
+
+	it("a slow GC is waited for; a slow quick request says busy; neither goes offline", async () => {
+		const { controller, daemon, notices, bar } = await setup({}, 150);
+		daemon.routes.set("POST /api/gc", async () => {
+			await sleep(500);
+			return { body: { candidates: [], archived: [makeMove()], dry_run: false } };
+		});
+		controller.start();
+		await waitFor(() => bar().textContent === "Memory 1.00 · fresh", 3000, "first score");
+		expect((await controller.client.gc(false)).archived).toHaveLength(1);
+		daemon.routes.set("POST /api/touch", () => "hang");
+		await controller.reinforce("STM/jwt-rotation.md");
+		expect(notices.at(-1)).toMatch(/busy: no answer within 150 ms/);
+		expect(notices.some((n) => n.includes("not running"))).toBe(false);
+		expect(controller.monitor.state.status).toBe("online");
+		expect(bar().textContent).toBe("Memory 1.00 · fresh");
+	});
+
+	it("a wrong token says so, and never asks to start a daemon that runs", async () => {
+		const { controller, notices, bar } = await setup({ bridgeToken: "wrong" });
+		controller.start();
+		await waitFor(() => bar().textContent === "Memory daemon: token refused", 3000, "token label");
+		expect(notices).toHaveLength(1);
+		expect(notices[0]).toMatch(/running but refused the token/);
+		expect(notices[0]).not.toMatch(/not running|Start it/);
+	});
+
+	it("an old daemon without the bridge API number is reported incompatible", async () => {
+		const { controller, daemon, notices, bar, vault } = await setup();
+		daemon.routes.set("GET /api/status", () => ({ body: { ...makeStatus(vault), daemon: { pid: 1, started: "x" } } }));
+		controller.start();
+		await waitFor(() => bar().textContent === "Memory daemon: incompatible version", 3000, "incompatible label");
+		expect(notices.at(-1)).toMatch(/running but incompatible: the daemon speaks bridge API 0, this plugin needs 1/);
+		// other requests are not sent to it, and nothing flips the state back to online
+		const sent = daemon.requests.length;
+		await controller.reinforce("STM/jwt-rotation.md");
+		await sleep(100);
+		expect(daemon.requests.slice(sent).filter((r) => r.path !== "/api/status")).toEqual([]);
+		expect(controller.monitor.state).toMatchObject({ status: "offline", reason: "incompatible" });
+		expect(notices.some((n) => n.startsWith("Connected"))).toBe(false);
+	});
+
+	it("shows background errors and quarantined files once; resync re-reads everything", async () => {
+		const { controller, daemon, notices, bar, vault } = await setup();
+		const status = {
+			...makeStatus(vault),
+			quarantined: [{ file: "STM/huge.md", cause: "larger than 1 MB", action: "left in place, not indexed" }],
+			background: { last_run: null, last_error: null },
+		};
+		daemon.routes.set("GET /api/status", () => ({ body: status }));
+		controller.start();
+		await waitFor(() => notices.some((n) => n.includes("STM/huge.md")), 3000, "quarantine notice");
+		expect(notices).toContain("mnemovault set aside STM/huge.md: larger than 1 MB (left in place, not indexed).");
+		const reviews = () => daemon.requests.filter((r) => r.path === "/api/review").length;
+		const before = reviews();
+		daemon.send("resync", { dropped: 12 });
+		await waitFor(() => reviews() > before, 3000, "refresh after resync");
+		expect(notices.filter((n) => n.includes("STM/huge.md"))).toHaveLength(1);
+		daemon.send("background_error", { at: "2026-11-22T12:00:00Z", task: "sweep", message: "disk full" });
+		await waitFor(() => bar().textContent === "Memory daemon: background error", 3000, "warning");
+		expect(notices.at(-1)).toBe("mnemovault background sweep failed: disk full");
 	});
 });
