@@ -1,7 +1,7 @@
 /** Texts of the notices that answer a command. */
 import { BridgeApiError, BridgeOfflineError } from "./bridge-client";
 import { formatScore } from "./format";
-import type { ArchiveResponse, GcResponse, PromoteResponse, SyncResponse, TouchResponse } from "./types";
+import type { ArchiveResponse, GcResponse, PromoteResponse, RestoreResponse, SyncResponse, TouchResponse } from "./types";
 
 export function reinforcedMessage(r: TouchResponse): string {
 	return `Reinforced "${r.note.title}": score ${formatScore(r.old_score)} → ${formatScore(r.new_score)}.`;
@@ -17,6 +17,12 @@ export function archivedMessage(r: ArchiveResponse): string {
 	if (r.archived.length === 0) return "Nothing was archived.";
 	const m = r.archived[0];
 	return r.archived.length === 1 ? `Archived "${m.title}" to ${m.to}.` : `Archived ${r.archived.length} memories.`;
+}
+
+export function restoredMessage(r: RestoreResponse): string {
+	if (r.restored.length === 0) return "Nothing was restored.";
+	const m = r.restored[0];
+	return r.restored.length === 1 ? `Restored "${m.title}" to ${m.to}.` : `Restored ${r.restored.length} memories.`;
 }
 
 export function gcDoneMessage(r: GcResponse): string {

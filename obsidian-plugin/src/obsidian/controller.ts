@@ -8,11 +8,27 @@ import { BridgeClient, BridgeOfflineError } from "../core/bridge-client";
 import { locateBridge, type LocatorEnv } from "../core/bridge-locator";
 import { ConnectionMonitor, type ConnectionState } from "../core/connection";
 import { EventStream, type SseTransport, type StreamStatus } from "../core/event-stream";
-import { archivedMessage, errorMessage, promotedMessage, reinforcedMessage, syncedMessage } from "../core/messages";
+import { kindFromPath } from "../core/format";
+import {
+	archivedMessage,
+	errorMessage,
+	promotedMessage,
+	reinforcedMessage,
+	restoredMessage,
+	syncedMessage,
+} from "../core/messages";
 import { ReviewStore } from "../core/review-store";
 import { bridgeOverride, type MnemovaultSettings } from "../core/settings";
 import type { Timers } from "../core/timers";
-import { eventPaths, type BackgroundError, type BridgeEvent, type Note, type StatusResponse } from "../core/types";
+import {
+	eventPaths,
+	type BackgroundError,
+	type BridgeEvent,
+	type Move,
+	type Note,
+	type NoteKind,
+	type StatusResponse,
+} from "../core/types";
 import { StatusBarRenderer } from "../ui/status-bar";
 import type { HttpRequester } from "../core/bridge-client";
 import { registerCommands } from "./commands";
@@ -29,8 +45,24 @@ export interface ControllerDeps {
 	locatorEnv: LocatorEnv;
 	timers: Timers;
 	notify?: (message: string) => void;
+	/** A notice with one button (the archive notice's Undo). */
+	notifyAction?: (message: string, label: string, run: () => void) => void;
 	/** Timeout of quick requests (long operations have their own, far longer one). */
 	requestTimeoutMs?: number;
+}
+
+/** An Obsidian notice with the text and one button, which runs and closes it. */
+function noticeWithButton(message: string, label: string, run: () => void): void {
+	let notice: Notice | null = null;
+	const fragment = createFragment((f) => {
+		f.appendText(message + " ");
+		const button = f.createEl("button", { text: label, cls: "mnemovault-notice-action" });
+		button.addEventListener("click", () => {
+			run();
+			notice?.hide();
+		});
+	});
+	notice = new Notice(fragment, 10_000);
 }
 
 export class MnemovaultController {
@@ -46,10 +78,16 @@ export class MnemovaultController {
 	private streamStatus: StreamStatus = "stopped";
 	private readonly app: App;
 	private readonly notify: (message: string) => void;
+	private readonly notifyAction: (message: string, label: string, run: () => void) => void;
+	/** The daemon's view of the active note, once it answered. */
+	private activeNote: Note | null = null;
+	/** The path being reopened after a move (the command's answer and its event both ask). */
+	private reopening: string | null = null;
 
 	constructor(private readonly deps: ControllerDeps) {
 		this.app = deps.plugin.app;
 		this.notify = deps.notify ?? ((message) => new Notice(message, 8000));
+		this.notifyAction = deps.notifyAction ?? noticeWithButton;
 		const vaultPath = deps.vaultPath ?? "";
 		this.monitor = new ConnectionMonitor(vaultPath || "<vault folder>", this.notify);
 		this.client = new BridgeClient({
@@ -95,9 +133,11 @@ export class MnemovaultController {
 		this.statusBar.clear();
 		registerCommands(plugin, {
 			activePath: () => this.activePath(),
+			activeKind: () => this.activeKind(),
 			reinforce: (p) => this.reinforce(p),
 			promote: (p) => this.promote(p),
 			archive: (p) => this.archive(p),
+			restore: (p) => this.restore(p),
 			runGc: () => this.openGc(),
 			openReview: () => this.openReview(),
 			openSearch: () => this.openSearch(),
@@ -132,6 +172,12 @@ export class MnemovaultController {
 	activePath(): string | null {
 		const file = this.app.workspace.getActiveFile();
 		return file && file.extension === "md" ? file.path : null;
+	}
+
+	activeKind(): NoteKind | null {
+		const path = this.activePath();
+		if (!path) return null;
+		return this.activeNote?.path === path ? this.activeNote.kind : kindFromPath(path);
 	}
 
 	private onStreamStatus(status: StreamStatus): void {
@@ -195,6 +241,8 @@ export class MnemovaultController {
 		if (event.type === "background_error") return this.backgroundError(event.data);
 		if (event.type === "promoted" || event.type === "archived" || event.type === "restored") {
 			this.policy.moved(event.data.from, event.data.to);
+			// moved by GC, another client or the CLI: the open note follows its file too
+			if (event.data.from === active) void this.reopenAt(event.data.to);
 		}
 		if (!active) return;
 		if (event.type === "score_changed" && event.data.path === active) {
@@ -206,6 +254,7 @@ export class MnemovaultController {
 
 	private async onFileOpen(file: TFile | null): Promise<void> {
 		this.activeFilePath = file && file.extension === "md" ? file.path : null;
+		this.activeNote = null;
 		await this.showActive(this.deps.settings().autoReinforceOnOpen);
 	}
 
@@ -222,6 +271,7 @@ export class MnemovaultController {
 				note = (await this.client.touch(note.path)).note;
 			}
 			if (path !== this.activeFilePath) return;
+			this.activeNote = note;
 			if (note.kind === "note") this.statusBar?.clear();
 			else this.statusBar?.showScore(note.score ?? note.decay_score, note.state);
 		} catch (error) {
@@ -232,10 +282,11 @@ export class MnemovaultController {
 	}
 
 	/** Runs one request for a command and tells the person how it went, once. */
-	private async act(run: () => Promise<string>): Promise<void> {
+	private async act(run: () => Promise<string | null>): Promise<void> {
 		const wasOffline = this.monitor.state.status === "offline";
 		try {
-			this.notify(await run());
+			const text = await run();
+			if (text !== null) this.notify(text);
 		} catch (error) {
 			// Going offline already produced its one notice.
 			if (error instanceof BridgeOfflineError && !wasOffline) return;
@@ -253,11 +304,64 @@ export class MnemovaultController {
 	}
 
 	promote(path: string): Promise<void> {
-		return this.act(async () => promotedMessage(await this.client.promote(path)));
+		return this.act(async () => {
+			const r = await this.client.promote(path);
+			this.afterMoves(r.promoted);
+			return promotedMessage(r);
+		});
 	}
 
+	/** Archives, with an Undo on the notice that restores it. */
 	archive(path: string): Promise<void> {
-		return this.act(async () => archivedMessage(await this.client.archive(path)));
+		return this.act(async () => {
+			const r = await this.client.archive(path);
+			this.afterMoves(r.archived);
+			const moved = r.archived[0];
+			if (r.archived.length !== 1 || !moved) return archivedMessage(r);
+			this.notifyAction(archivedMessage(r), "Undo", () => void this.restore(moved.to));
+			return null;
+		});
+	}
+
+	restore(path: string): Promise<void> {
+		return this.act(async () => {
+			const r = await this.client.restore(path);
+			this.afterMoves(r.restored);
+			return restoredMessage(r);
+		});
+	}
+
+	/** After a move: the queue may change, and the open note follows its file. */
+	private afterMoves(moves: Move[]): void {
+		this.store.refreshSoon();
+		for (const m of moves) {
+			this.policy.moved(m.from, m.to);
+			if (m.from === this.activeFilePath) void this.reopenAt(m.to);
+		}
+	}
+
+	/**
+	 * Opens `path` once Obsidian has seen the moved file (the daemon moves it on disk, so
+	 * it arrives as a new file a moment later); never creates a note that is not there.
+	 */
+	async reopenAt(path: string, waitMs = 5000): Promise<boolean> {
+		if (this.reopening === path) return false;
+		this.reopening = path;
+		try {
+			return await this.waitAndOpen(path, waitMs);
+		} finally {
+			this.reopening = null;
+		}
+	}
+
+	private async waitAndOpen(path: string, waitMs: number): Promise<boolean> {
+		const deadline = this.deps.timers.now() + waitMs;
+		while (!this.app.vault.getFileByPath(path)) {
+			if (this.deps.timers.now() >= deadline) return false;
+			await new Promise<void>((resolve) => this.deps.timers.setTimeout(resolve, 100));
+		}
+		await this.app.workspace.openLinkText(path, "", false);
+		return true;
 	}
 
 	sync(): Promise<void> {

@@ -88,6 +88,11 @@ export class Workspace extends Events {
 }
 
 export class Vault extends Events {
+	/** Paths Obsidian knows about (tests add to it). */
+	files = new Set<string>();
+	getFileByPath(path: string): TFile | null {
+		return this.files.has(path) ? new TFile(path) : null;
+	}
 	adapter: unknown;
 	constructor(basePath = "/vault") {
 		super();

@@ -37,6 +37,7 @@ async function setup(settings: Partial<MnemovaultSettings> = {}, requestTimeoutM
 	app.workspace.activeFile = new TFile("STM/jwt-rotation.md");
 	const plugin = new Plugin(app);
 	const notices: string[] = [];
+	const actions: { message: string; label: string; run: () => void }[] = [];
 	const current: MnemovaultSettings = { ...DEFAULT_SETTINGS, ...settings };
 	const controller = new MnemovaultController({
 		plugin: plugin as unknown as ObsidianPlugin,
@@ -47,11 +48,12 @@ async function setup(settings: Partial<MnemovaultSettings> = {}, requestTimeoutM
 		locatorEnv: nodeLocatorEnv({ env: { MNEMOVAULT_CONFIG_DIR: configDir } }),
 		timers: nodeTimers(),
 		notify: (m) => notices.push(m),
+		notifyAction: (message, label, run) => actions.push({ message, label, run }),
 		requestTimeoutMs,
 	});
 	cleanups.push(() => controller.stop());
 	const command = (id: string): Command => plugin.commands.find((c) => c.id === id)!;
-	return { app, plugin, controller, daemon, notices, command, vault, bar: () => plugin.statusBarItems[0] };
+	return { app, plugin, controller, daemon, notices, actions, command, vault, bar: () => plugin.statusBarItems[0] };
 }
 
 describe("MnemovaultController with a real HTTP daemon", () => {
@@ -74,7 +76,16 @@ describe("MnemovaultController with a real HTTP daemon", () => {
 		const { controller, app, plugin, command } = await setup();
 		controller.start();
 		expect(plugin.commands.map((c) => c.id).sort()).toEqual(
-			["archive-note", "open-review-queue", "promote-note", "reinforce-note", "run-gc", "search-memories", "sync-now"].sort(),
+			[
+				"archive-note",
+				"open-review-queue",
+				"promote-note",
+				"reinforce-note",
+				"restore-note",
+				"run-gc",
+				"search-memories",
+				"sync-now",
+			].sort(),
 		);
 		expect(plugin.commands.every((c) => c.hotkeys === undefined)).toBe(true);
 		expect(command("reinforce-note").checkCallback!(true)).toBe(true);
@@ -191,5 +202,49 @@ describe("MnemovaultController with a real HTTP daemon", () => {
 		daemon.send("background_error", { at: "2026-11-22T12:00:00Z", task: "sweep", message: "disk full" });
 		await waitFor(() => bar().textContent === "Memory daemon: background error", 3000, "warning");
 		expect(notices.at(-1)).toBe("mnemovault background sweep failed: disk full");
+	});
+
+	it("offers each note command only where it applies, from the daemon's answer or the path", async () => {
+		const { controller, app, command, bar, daemon } = await setup();
+		controller.start();
+		await waitFor(() => bar().textContent === "Memory 1.00 · fresh", 3000, "first score");
+		const offered = () =>
+			["reinforce-note", "promote-note", "archive-note", "restore-note"].filter((id) => command(id).checkCallback!(true));
+		expect(offered()).toEqual(["reinforce-note", "promote-note", "archive-note"]);
+		// a person's note, as the daemon says
+		daemon.routes.set("GET /api/note", () => ({ body: makeNote({ path: "Projects/plan.md", kind: "note", state: "note" }) }));
+		app.workspace.activeFile = new TFile("Projects/plan.md");
+		app.workspace.trigger("file-open", app.workspace.activeFile);
+		expect(offered()).toEqual([]);
+		app.workspace.activeFile = new TFile("LTM/kept.md");
+		expect(offered()).toEqual(["reinforce-note"]);
+		app.workspace.activeFile = new TFile("Archive/old.md");
+		expect(offered()).toEqual(["restore-note"]);
+	});
+
+	it("archive: the open note reopens at its new path; Undo on the notice restores it, and it follows back", async () => {
+		const { controller, app, command, actions, daemon, notices, bar } = await setup();
+		const move = makeMove({ from: "STM/jwt-rotation.md", to: "Archive/jwt-rotation.md" });
+		daemon.routes.set("POST /api/archive", () => ({ body: { archived: [move] } }));
+		daemon.routes.set("POST /api/restore", () => ({ body: { restored: [{ ...move, from: move.to, to: move.from }] } }));
+		controller.start();
+		await waitFor(() => bar().textContent === "Memory 1.00 · fresh", 3000, "first score");
+		command("archive-note").checkCallback!(false);
+		await waitFor(() => actions.length === 1, 3000, "archive notice");
+		expect(actions[0]).toMatchObject({ message: 'Archived "JWT key rotation" to Archive/jwt-rotation.md.', label: "Undo" });
+		// Obsidian sees the moved file a moment later; only then is it opened (never created)
+		await sleep(250);
+		expect(app.workspace.opened).toEqual([]);
+		app.vault.files.add("Archive/jwt-rotation.md");
+		await waitFor(() => app.workspace.opened.length === 1, 3000, "reopen");
+		expect(app.workspace.opened).toEqual(["Archive/jwt-rotation.md"]);
+		app.workspace.activeFile = new TFile("Archive/jwt-rotation.md");
+		app.workspace.trigger("file-open", app.workspace.activeFile);
+		actions[0].run();
+		await waitFor(() => notices.includes('Restored "JWT key rotation" to STM/jwt-rotation.md.'), 3000, "restore notice");
+		expect(daemon.requests.find((r) => r.path === "/api/restore")!.body).toEqual({ ref: "Archive/jwt-rotation.md" });
+		app.vault.files.add("STM/jwt-rotation.md");
+		await waitFor(() => app.workspace.opened.length === 2, 3000, "reopen after restore");
+		expect(app.workspace.opened[1]).toBe("STM/jwt-rotation.md");
 	});
 });
