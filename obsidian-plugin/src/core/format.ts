@@ -55,3 +55,9 @@ export function snippetParts(snippet: string): { text: string; match: boolean }[
 		.map((text, i) => ({ text, match: i % 2 === 1 }))
 		.filter((p) => p.text !== "");
 }
+
+/** A note's text after its YAML frontmatter (the whole text when it has none). */
+export function stripFrontmatter(text: string): string {
+	const m = /^---\r?\n[\s\S]*?\r?\n---[ \t]*(\r?\n|$)/.exec(text);
+	return m ? text.slice(m[0].length) : text;
+}

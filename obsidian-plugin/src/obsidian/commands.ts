@@ -13,6 +13,7 @@ export interface CommandActions {
 	restore(path: string): Promise<void>;
 	runGc(): void;
 	openReview(): Promise<void>;
+	reviewFlow(): void;
 	openSearch(): void;
 	sync(): Promise<void>;
 }
@@ -45,6 +46,7 @@ export function registerCommands(plugin: Plugin, actions: CommandActions): void 
 	noteCommand(plugin, actions, "archive-note", "Archive this memory", ["stm"], (p) => actions.archive(p));
 	noteCommand(plugin, actions, "restore-note", "Restore this memory from the archive", ["archive"], (p) => actions.restore(p));
 	plugin.addCommand({ id: "run-gc", name: "Archive forgotten memories (preview first)", callback: () => actions.runGc() });
+	plugin.addCommand({ id: "review-memories", name: "Review memories", callback: () => actions.reviewFlow() });
 	plugin.addCommand({ id: "open-review-queue", name: "Open review queue", callback: () => void actions.openReview() });
 	plugin.addCommand({ id: "search-memories", name: "Search memories", callback: () => actions.openSearch() });
 	plugin.addCommand({ id: "sync-now", name: "Sync now", callback: () => void actions.sync() });

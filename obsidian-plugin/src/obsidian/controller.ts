@@ -17,7 +17,8 @@ import {
 	restoredMessage,
 	syncedMessage,
 } from "../core/messages";
-import { ReviewStore } from "../core/review-store";
+import { ReviewStore, type ReviewState } from "../core/review-store";
+import { stripFrontmatter } from "../core/format";
 import { bridgeOverride, type MnemovaultSettings } from "../core/settings";
 import type { Timers } from "../core/timers";
 import {
@@ -34,6 +35,7 @@ import type { HttpRequester } from "../core/bridge-client";
 import { registerCommands } from "./commands";
 import { GcModal } from "./gc-modal";
 import { REVIEW_VIEW_TYPE, ReviewView } from "./review-view";
+import { ReviewFlowModal, type NoteText } from "./review-modal";
 import { MemorySearchModal } from "./search-modal";
 
 export interface ControllerDeps {
@@ -49,6 +51,14 @@ export interface ControllerDeps {
 	notifyAction?: (message: string, label: string, run: () => void) => void;
 	/** Timeout of quick requests (long operations have their own, far longer one). */
 	requestTimeoutMs?: number;
+}
+
+/** The review queue's size in the status bar ("3 to review"); hidden when empty or unknown. */
+function renderQueueCount(el: HTMLElement, state: ReviewState): void {
+	const n = state.status === "ready" ? state.items.length : 0;
+	el.setText(n ? `${n} to review` : "");
+	el.setAttr("aria-label", "Memories in the danger zone. Click to review them one by one.");
+	el.toggleClass("mnemovault-hidden", n === 0);
 }
 
 /** An Obsidian notice with the text and one button, which runs and closes it. */
@@ -131,6 +141,11 @@ export class MnemovaultController {
 		item.addEventListener("click", () => void this.openReview());
 		this.statusBar = new StatusBarRenderer(item);
 		this.statusBar.clear();
+		plugin.addRibbonIcon("hourglass", "Review memories", () => this.reviewFlow());
+		const queue = plugin.addStatusBarItem();
+		queue.addClass("mod-clickable", "mnemovault-queue");
+		queue.addEventListener("click", () => this.reviewFlow());
+		plugin.register(this.store.subscribe((state) => renderQueueCount(queue, state)));
 		registerCommands(plugin, {
 			activePath: () => this.activePath(),
 			activeKind: () => this.activeKind(),
@@ -140,6 +155,7 @@ export class MnemovaultController {
 			restore: (p) => this.restore(p),
 			runGc: () => this.openGc(),
 			openReview: () => this.openReview(),
+			reviewFlow: () => this.reviewFlow(),
 			openSearch: () => this.openSearch(),
 			sync: () => this.sync(),
 		});
@@ -376,6 +392,28 @@ export class MnemovaultController {
 		this.client.reset();
 		if (this.streamStatus !== "open") this.stream.reconnectNow();
 		void this.store.refresh();
+	}
+
+	reviewFlow(): void {
+		new ReviewFlowModal(this.app, {
+			store: this.store,
+			readNote: (path) => this.readNote(path),
+			reinforce: (p) => this.reinforce(p),
+			promote: (p) => this.promote(p),
+			archive: (p) => this.archive(p),
+			open: (p) => this.openPath(p),
+			now: () => this.deps.timers.now(),
+			horizonDays: () => this.deps.settings().curveHorizonDays,
+		}).open();
+	}
+
+	/** A note's text without frontmatter, and its `archive_on`, from Obsidian's copy. */
+	private async readNote(path: string): Promise<NoteText | null> {
+		const file = this.app.vault.getFileByPath(path);
+		if (!file) return null;
+		const raw = await this.app.vault.cachedRead(file);
+		const archiveOn = this.app.metadataCache.getFileCache(file)?.frontmatter?.archive_on as unknown;
+		return { text: stripFrontmatter(raw).trim(), archiveOn: typeof archiveOn === "string" ? archiveOn : null };
 	}
 
 	openGc(): void {
