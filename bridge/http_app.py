@@ -20,6 +20,7 @@ from vault_sync.errors import InvalidInput, MnemovaultError
 
 from .client import OPERATIONS, plain
 from .errors import error_body, http_status
+from .http_plugin import plugin_routes
 
 log = logging.getLogger("mnemovault.bridge")
 ALLOWED_ORIGIN = "app://obsidian.md"
@@ -168,6 +169,7 @@ def build_app(svc, token: str, port_ref: Callable[[], int], mcp_app=None, state:
         Route("/api/rpc", endpoint(rpc_fn), methods=["POST"]),
         Route("/api/events", events_endpoint, methods=["GET"]),
     ]
+    routes.extend(plugin_routes(svc, endpoint, _int))  # the Obsidian plugin's extras (http_plugin.py)
     if mcp_app is not None:
         routes.append(Mount("/", app=mcp_app))
     lifespan = getattr(mcp_app, "lifespan", None) if mcp_app is not None else None

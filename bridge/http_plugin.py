@@ -1,0 +1,109 @@
+"""Bridge routes for the Obsidian plugin beyond the core API: memories related to a note.
+
+`GET /api/related?path=...&limit=N` -> `{"items": [{path, id, title, score, state,
+similarity}], "method": "semantic" | "tags" | "text", "notice": str | null}`. With
+embeddings on, the closest memories in meaning (cosine over the engine's vector cache,
+the data behind `embeddings.neighbours`); with them off, memories sharing the note's
+tags, else a full-text search on its title, and `notice` says which.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from starlette.routing import Route
+
+from vault_sync.errors import InvalidInput
+from vault_sync.search import embeddings
+
+MEMORY_KINDS = ("stm", "ltm")
+
+
+def related(svc, path: str, limit: int = 10) -> dict:
+    if not 1 <= limit <= 100:
+        raise InvalidInput("limit must be from 1 to 100")
+    row = svc.resolve(path)
+    hits = _semantic(svc, row, limit)
+    if hits is not None:
+        return {"items": _items(svc, hits), "method": "semantic", "notice": None}
+    hits = _by_tags(svc, row, limit)
+    if hits:
+        return {"items": _items(svc, hits), "method": "tags",
+                "notice": "Embeddings are off: memories sharing this note's tags."}
+    return {"items": _items(svc, _by_text(svc, row, limit)), "method": "text",
+            "notice": "Embeddings are off: memories matching this note's title."}
+
+
+def _items(svc, hits: list[tuple[Any, float]]) -> list[dict]:
+    out = []
+    for hit, similarity in hits:
+        view = svc.view(hit)
+        out.append({"path": view["path"], "id": view.get("id"), "title": view.get("title"),
+                    "score": view.get("score"), "state": view.get("state"),
+                    "similarity": round(float(similarity), 4)})
+    return out
+
+
+def _semantic(svc, row, limit: int) -> list[tuple[Any, float]] | None:
+    """None when embeddings are off or unavailable (the caller falls back)."""
+    embedder = embeddings.get_embedder(svc)
+    if embedder is None:
+        return None
+    try:
+        embeddings.inline_backfill(svc, embedder)
+        cache = embeddings.vector_cache(svc, embedder)
+        vecs = cache.vectors_for([row["content_hash"]])
+    except embeddings.EmbeddingUnavailable:
+        return None
+    if vecs is None:
+        return None
+    rowids, sims = cache.similarities(vecs[0], MEMORY_KINDS)
+    out: list[tuple[Any, float]] = []
+    for i in sorted(range(len(sims)), key=lambda i: -float(sims[i])):
+        if len(out) >= limit or float(sims[i]) <= 0:
+            break
+        if int(rowids[i]) == row["rowid"]:
+            continue
+        hit = svc.store.one("SELECT rowid, * FROM notes WHERE rowid=?", (int(rowids[i]),))
+        if hit is not None and hit["content_hash"] != row["content_hash"]:
+            out.append((hit, float(sims[i])))
+    return out
+
+
+def _by_tags(svc, row, limit: int) -> list[tuple[Any, float]]:
+    mine = svc.store.tags_of(row["rowid"])
+    if not mine:
+        return []
+    rows = svc.store.query(
+        "SELECT n.rowid, n.*, count(*) AS shared FROM tags t JOIN notes n ON n.rowid = t.note "
+        f"WHERE t.tag IN ({','.join('?' * len(mine))}) AND t.note != ? AND n.kind IN ('stm', 'ltm') "
+        "GROUP BY t.note ORDER BY shared DESC, n.path LIMIT ?",
+        (*mine, row["rowid"], limit))
+    return [(r, r["shared"] / len(mine)) for r in rows]
+
+
+def _by_text(svc, row, limit: int) -> list[tuple[Any, float]]:
+    title = (row["title"] or "").strip()
+    if not title:
+        return []
+    found = svc.search(title, limit=limit + 1, scope="all")
+    results = found.get("results", []) if isinstance(found, dict) else found
+    out = []
+    for r in results:
+        if r["path"] == row["path"]:
+            continue
+        hit = svc.store.note(r["path"])
+        if hit is not None and hit["kind"] in MEMORY_KINDS and len(out) < limit:
+            out.append((hit, float(r.get("score") or 0)))
+    return out
+
+
+def plugin_routes(svc, endpoint: Callable, to_int: Callable[[Any, str], int]) -> list[Route]:
+    def related_fn(body, request):
+        path = body.get("path")
+        if not path:
+            raise InvalidInput("give the note's `path`")
+        limit = to_int(body.get("limit", 10), "limit")
+        return lambda: related(svc, path, limit)
+
+    return [Route("/api/related", endpoint(related_fn, "GET"), methods=["GET"])]
