@@ -9,6 +9,7 @@ import type {
 	GcResponse,
 	Note,
 	PromoteResponse,
+	RelatedResponse,
 	RestoreResponse,
 	ReviewResponse,
 	SearchResponse,
@@ -297,6 +298,10 @@ export class BridgeClient {
 	search(q: string, limit = 10, scope: SearchScope = "all"): Promise<SearchResponse> {
 		const query = `q=${encodeURIComponent(q)}&limit=${limit}&scope=${scope}`;
 		return this.request("GET", `/api/search?${query}`);
+	}
+
+	related(path: string, limit = 10): Promise<RelatedResponse> {
+		return this.request("GET", `/api/related?path=${encodeURIComponent(path)}&limit=${limit}`);
 	}
 
 	sync(): Promise<SyncResponse> {

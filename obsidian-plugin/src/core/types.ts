@@ -135,6 +135,22 @@ export interface SearchResponse {
 	notice: string | null;
 }
 
+export interface RelatedItem {
+	path: string;
+	id: string | null;
+	title: string;
+	score: number | null;
+	state: NoteState;
+	/** Cosine similarity (semantic), shared-tag share (tags), or search score (text). */
+	similarity: number;
+}
+
+export interface RelatedResponse {
+	items: RelatedItem[];
+	method: "semantic" | "tags" | "text";
+	notice: string | null;
+}
+
 export interface SyncResponse {
 	added: number;
 	updated: number;

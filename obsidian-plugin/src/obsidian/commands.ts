@@ -14,6 +14,7 @@ export interface CommandActions {
 	runGc(): void;
 	openReview(): Promise<void>;
 	reviewFlow(): void;
+	openRelated(): Promise<void>;
 	openSearch(): void;
 	sync(): Promise<void>;
 }
@@ -48,6 +49,7 @@ export function registerCommands(plugin: Plugin, actions: CommandActions): void 
 	plugin.addCommand({ id: "run-gc", name: "Archive forgotten memories (preview first)", callback: () => actions.runGc() });
 	plugin.addCommand({ id: "review-memories", name: "Review memories", callback: () => actions.reviewFlow() });
 	plugin.addCommand({ id: "open-review-queue", name: "Open review queue", callback: () => void actions.openReview() });
+	plugin.addCommand({ id: "open-related", name: "Open related memories", callback: () => void actions.openRelated() });
 	plugin.addCommand({ id: "search-memories", name: "Search memories", callback: () => actions.openSearch() });
 	plugin.addCommand({ id: "sync-now", name: "Sync now", callback: () => void actions.sync() });
 }

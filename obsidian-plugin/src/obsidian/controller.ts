@@ -36,6 +36,8 @@ import { registerCommands } from "./commands";
 import { GcModal } from "./gc-modal";
 import { REVIEW_VIEW_TYPE, ReviewView } from "./review-view";
 import { ReviewFlowModal, type NoteText } from "./review-modal";
+import { RELATED_VIEW_TYPE, RelatedView } from "./related-view";
+import { RelatedStore } from "../core/related-store";
 import { MemorySearchModal } from "./search-modal";
 
 export interface ControllerDeps {
@@ -80,6 +82,7 @@ export class MnemovaultController {
 	readonly client: BridgeClient;
 	readonly stream: EventStream;
 	readonly store: ReviewStore;
+	readonly related: RelatedStore;
 	private statusBar: StatusBarRenderer | null = null;
 	private readonly policy: ReinforceOnOpenPolicy;
 	private activeFilePath: string | null = null;
@@ -119,6 +122,7 @@ export class MnemovaultController {
 			onStatus: (status) => this.onStreamStatus(status),
 		});
 		this.policy = new ReinforceOnOpenPolicy(deps.timers);
+		this.related = new RelatedStore((path) => this.client.related(path, 15));
 	}
 
 	start(): void {
@@ -134,6 +138,14 @@ export class MnemovaultController {
 				promote: (note: Note) => this.promote(note.path),
 				archive: (note: Note) => this.archive(note.path),
 				refresh: () => this.refreshAll(),
+			}),
+		);
+		plugin.registerView(RELATED_VIEW_TYPE, (leaf) =>
+			new RelatedView(leaf, {
+				store: this.related,
+				activePath: () => this.activePath(),
+				offlineText: () => this.monitor.message(),
+				open: (item) => this.openPath(item.path),
 			}),
 		);
 		const item = plugin.addStatusBarItem();
@@ -156,6 +168,7 @@ export class MnemovaultController {
 			runGc: () => this.openGc(),
 			openReview: () => this.openReview(),
 			reviewFlow: () => this.reviewFlow(),
+			openRelated: () => this.openSide(RELATED_VIEW_TYPE),
 			openSearch: () => this.openSearch(),
 			sync: () => this.sync(),
 		});
@@ -241,6 +254,7 @@ export class MnemovaultController {
 
 	private onEvent(event: BridgeEvent): void {
 		this.store.handleEvent(event);
+		this.related.handleEvent(event);
 		const active = this.activeFilePath;
 		if (event.type === "hello" || event.type === "resync") {
 			// hello: (re)connected; resync: events were dropped. Either way re-read everything.
@@ -271,6 +285,8 @@ export class MnemovaultController {
 	private async onFileOpen(file: TFile | null): Promise<void> {
 		this.activeFilePath = file && file.extension === "md" ? file.path : null;
 		this.activeNote = null;
+		// the panel follows the open note; its answer arrives later and never blocks the editor
+		if (this.app.workspace.getLeavesOfType(RELATED_VIEW_TYPE).length > 0) this.related.show(this.activeFilePath);
 		await this.showActive(this.deps.settings().autoReinforceOnOpen);
 	}
 
@@ -437,13 +453,18 @@ export class MnemovaultController {
 		void this.app.workspace.openLinkText(path, "", false);
 	}
 
-	async openReview(): Promise<void> {
+	openReview(): Promise<void> {
+		return this.openSide(REVIEW_VIEW_TYPE);
+	}
+
+	/** Reveals the side view of `type`, opening it in the right sidebar the first time. */
+	async openSide(type: string): Promise<void> {
 		const { workspace } = this.app;
-		let leaf: WorkspaceLeaf | null = workspace.getLeavesOfType(REVIEW_VIEW_TYPE)[0] ?? null;
+		let leaf: WorkspaceLeaf | null = workspace.getLeavesOfType(type)[0] ?? null;
 		if (!leaf) {
 			leaf = workspace.getRightLeaf(false);
 			if (!leaf) return;
-			await leaf.setViewState({ type: REVIEW_VIEW_TYPE, active: true });
+			await leaf.setViewState({ type, active: true });
 		}
 		await workspace.revealLeaf(leaf);
 	}

@@ -226,6 +226,22 @@ describe("the real daemon through the plugin's client", { timeout: LONG }, () =>
 		await expect(client.note("STM/No such memory.md")).rejects.toMatchObject({ status: 404, code: "not_found" });
 	});
 
+	it("related: memories sharing the note's tags (embeddings off, and it says so), never the note itself", async () => {
+		const tagged = review.find((n) => n.tags.length > 0) ?? review[0];
+		const related = await client.related(tagged.path, 5);
+		expect(["tags", "text"]).toContain(related.method);
+		expect(related.notice).toMatch(/Embeddings are off/);
+		expect(related.items.length).toBeLessThanOrEqual(5);
+		for (const item of related.items) {
+			expect(item.path).not.toBe(tagged.path);
+			expect(item.path).toMatch(/^(STM|LTM)\//);
+			expect(item.similarity).toBeGreaterThan(0);
+			expect(typeof item.state).toBe("string");
+		}
+		if (related.method === "tags") expect(related.items.length).toBeGreaterThan(0);
+		await expect(client.related("STM/No such memory.md", 5)).rejects.toMatchObject({ status: 404, code: "not_found" });
+	});
+
 	it("limit outside 1-1000 is a 400 `invalid`", async () => {
 		const failure = await client.review(0).catch((e: unknown) => e);
 		expect(failure).toBeInstanceOf(BridgeApiError);

@@ -60,7 +60,10 @@ export class Component {
 
 export class WorkspaceLeaf {
 	view: unknown = null;
-	async setViewState(_state: { type: string; active?: boolean }): Promise<void> {}
+	viewType: string | null = null;
+	async setViewState(state: { type: string; active?: boolean }): Promise<void> {
+		this.viewType = state.type;
+	}
 }
 
 export class Workspace extends Events {
@@ -76,8 +79,8 @@ export class Workspace extends Events {
 	async openLinkText(path: string): Promise<void> {
 		this.opened.push(path);
 	}
-	getLeavesOfType(_type: string): WorkspaceLeaf[] {
-		return this.leaves;
+	getLeavesOfType(type: string): WorkspaceLeaf[] {
+		return this.leaves.filter((l) => l.viewType === type);
 	}
 	getRightLeaf(_split: boolean): WorkspaceLeaf {
 		const leaf = new WorkspaceLeaf();

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_SETTINGS, type MnemovaultSettings } from "../../src/core/settings";
 import { MnemovaultController } from "../../src/obsidian/controller";
 import { REVIEW_VIEW_TYPE, type ReviewView } from "../../src/obsidian/review-view";
+import { RELATED_VIEW_TYPE, type RelatedView } from "../../src/obsidian/related-view";
 import { nodeLocatorEnv, nodeTimers } from "../../src/platform/node-env";
 import { nodeHttpRequester, nodeSseTransport } from "../../src/platform/node-http";
 import { startFakeDaemon, type FakeDaemon } from "../helpers/fake-daemon";
@@ -17,6 +18,10 @@ const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
 	for (const c of cleanups.splice(0).reverse()) await c();
 });
+
+function makeRelated(path: string) {
+	return { path, id: null, title: path.replace(/^STM\//, "").replace(/\.md$/, ""), score: 0.5, state: "fading", similarity: 0.8 };
+}
 
 async function setup(settings: Partial<MnemovaultSettings> = {}, requestTimeoutMs?: number) {
 	const root = await tempDir();
@@ -78,6 +83,7 @@ describe("MnemovaultController with a real HTTP daemon", () => {
 		expect(plugin.commands.map((c) => c.id).sort()).toEqual(
 			[
 				"archive-note",
+				"open-related",
 				"open-review-queue",
 				"promote-note",
 				"reinforce-note",
@@ -288,5 +294,35 @@ describe("MnemovaultController with a real HTTP daemon", () => {
 		expect(daemon.requests.find((r) => r.path === "/api/archive")!.body).toEqual({ ref: "STM/b.md" });
 		key("Escape");
 		expect(Modal.opened.at(-1)!.isOpen).toBe(false);
+	});
+
+	it("related panel: follows the open note, cached per note, click opens", async () => {
+		const { controller, app, plugin, daemon, command } = await setup();
+		daemon.routes.set("GET /api/related", (req) => ({
+			body: {
+				items: [makeRelated(`STM/near ${req.query.get("path")}.md`)],
+				method: "semantic",
+				notice: null,
+			},
+		}));
+		controller.start();
+		command("open-related").callback!();
+		await waitFor(() => app.workspace.getLeavesOfType(RELATED_VIEW_TYPE).length === 1, 3000, "leaf");
+		const view = plugin.views.get(RELATED_VIEW_TYPE)!(new WorkspaceLeaf()) as RelatedView;
+		await view.onOpen();
+		const title = () => view.contentEl.querySelector(".mnemovault-related-title")?.textContent;
+		await waitFor(() => title() === "near STM/jwt-rotation.md", 3000, "first list");
+		const open = (path: string) => {
+			app.workspace.activeFile = new TFile(path);
+			app.workspace.trigger("file-open", app.workspace.activeFile);
+		};
+		open("Projects/plan.md");
+		await waitFor(() => title() === "near Projects/plan.md", 3000, "second list");
+		open("STM/jwt-rotation.md");
+		expect(title()).toBe("near STM/jwt-rotation.md"); // from the cache, at once
+		expect(daemon.requests.filter((r) => r.path === "/api/related").map((r) => r.query.get("limit"))).toEqual(["15", "15"]);
+		view.contentEl.querySelector<HTMLElement>(".mnemovault-related-row")!.click();
+		expect(app.workspace.opened.at(-1)).toBe("STM/near STM/jwt-rotation.md.md");
+		await view.onClose();
 	});
 });
