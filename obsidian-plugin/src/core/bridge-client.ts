@@ -3,6 +3,7 @@
  * `requestUrl` in the app, a node:http implementation in tests.
  */
 import type { BridgeEndpoint, LocateResult } from "./bridge-locator";
+import type { SaveResponse } from "./capture";
 import { TimeoutError, withTimeout, type Timers } from "./timers";
 import type {
 	ArchiveResponse,
@@ -298,6 +299,12 @@ export class BridgeClient {
 	search(q: string, limit = 10, scope: SearchScope = "all"): Promise<SearchResponse> {
 		const query = `q=${encodeURIComponent(q)}&limit=${limit}&scope=${scope}`;
 		return this.request("GET", `/api/search?${query}`);
+	}
+
+	/** Saves text as a new short-term memory (or reinforces its exact twin). */
+	async save(text: string, tags: string[]): Promise<SaveResponse> {
+		const r = await this.request<{ result: SaveResponse }>("POST", "/api/rpc", { op: "save", args: { text, tags } });
+		return r.result;
 	}
 
 	related(path: string, limit = 10): Promise<RelatedResponse> {

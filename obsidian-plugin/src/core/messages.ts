@@ -43,6 +43,7 @@ export function errorMessage(error: unknown, offlineText: string): string {
 	if (error instanceof BridgeOfflineError) return offlineText;
 	if (error instanceof BridgeApiError) {
 		if (error.code === "not_found") return "This note is not in the memory index.";
+		if (error.code === "refused") return `Not saved: ${error.message}`;
 		return error.message;
 	}
 	return error instanceof Error ? error.message : String(error);

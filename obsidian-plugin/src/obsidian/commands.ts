@@ -1,5 +1,5 @@
 /** The plugin's commands (no default hotkeys). Each one calls a single controller action. */
-import type { Plugin } from "obsidian";
+import type { Editor, Plugin } from "obsidian";
 import type { NoteKind } from "../core/types";
 
 export interface CommandActions {
@@ -15,6 +15,8 @@ export interface CommandActions {
 	openReview(): Promise<void>;
 	reviewFlow(): void;
 	openRelated(): Promise<void>;
+	/** Save the editor's selection (or the note's first paragraph) as a memory. */
+	capture(selection: string, noteText: string): void;
 	openSearch(): void;
 	sync(): Promise<void>;
 }
@@ -46,6 +48,11 @@ export function registerCommands(plugin: Plugin, actions: CommandActions): void 
 	noteCommand(plugin, actions, "promote-note", "Promote this memory to long-term", ["stm"], (p) => actions.promote(p));
 	noteCommand(plugin, actions, "archive-note", "Archive this memory", ["stm"], (p) => actions.archive(p));
 	noteCommand(plugin, actions, "restore-note", "Restore this memory from the archive", ["archive"], (p) => actions.restore(p));
+	plugin.addCommand({
+		id: "save-selection",
+		name: "Save selection as memory",
+		editorCallback: (editor: Editor) => actions.capture(editor.getSelection(), editor.getValue()),
+	});
 	plugin.addCommand({ id: "run-gc", name: "Archive forgotten memories (preview first)", callback: () => actions.runGc() });
 	plugin.addCommand({ id: "review-memories", name: "Review memories", callback: () => actions.reviewFlow() });
 	plugin.addCommand({ id: "open-review-queue", name: "Open review queue", callback: () => void actions.openReview() });

@@ -36,6 +36,8 @@ import { registerCommands } from "./commands";
 import { GcModal } from "./gc-modal";
 import { REVIEW_VIEW_TYPE, ReviewView } from "./review-view";
 import { ReviewFlowModal, type NoteText } from "./review-modal";
+import { TagsModal } from "./tags-modal";
+import { captureText, savedMessage } from "../core/capture";
 import { RELATED_VIEW_TYPE, RelatedView } from "./related-view";
 import { RelatedStore } from "../core/related-store";
 import { MemorySearchModal } from "./search-modal";
@@ -51,6 +53,8 @@ export interface ControllerDeps {
 	notify?: (message: string) => void;
 	/** A notice with one button (the archive notice's Undo). */
 	notifyAction?: (message: string, label: string, run: () => void) => void;
+	/** Asks for a capture's tags (a modal in the app). */
+	askTags?: (preview: string, done: (tags: string[]) => void) => void;
 	/** Timeout of quick requests (long operations have their own, far longer one). */
 	requestTimeoutMs?: number;
 }
@@ -91,6 +95,7 @@ export class MnemovaultController {
 	private streamStatus: StreamStatus = "stopped";
 	private readonly app: App;
 	private readonly notify: (message: string) => void;
+	private readonly askTags: (preview: string, done: (tags: string[]) => void) => void;
 	private readonly notifyAction: (message: string, label: string, run: () => void) => void;
 	/** The daemon's view of the active note, once it answered. */
 	private activeNote: Note | null = null;
@@ -101,6 +106,7 @@ export class MnemovaultController {
 		this.app = deps.plugin.app;
 		this.notify = deps.notify ?? ((message) => new Notice(message, 8000));
 		this.notifyAction = deps.notifyAction ?? noticeWithButton;
+		this.askTags = deps.askTags ?? ((preview, done) => new TagsModal(this.app, preview, done).open());
 		const vaultPath = deps.vaultPath ?? "";
 		this.monitor = new ConnectionMonitor(vaultPath || "<vault folder>", this.notify);
 		this.client = new BridgeClient({
@@ -169,6 +175,7 @@ export class MnemovaultController {
 			openReview: () => this.openReview(),
 			reviewFlow: () => this.reviewFlow(),
 			openRelated: () => this.openSide(RELATED_VIEW_TYPE),
+			capture: (selection, noteText) => this.capture(selection, noteText),
 			openSearch: () => this.openSearch(),
 			sync: () => this.sync(),
 		});
@@ -408,6 +415,20 @@ export class MnemovaultController {
 		this.client.reset();
 		if (this.streamStatus !== "open") this.stream.reconnectNow();
 		void this.store.refresh();
+	}
+
+	/** Asks for tags, then saves; the notice says saved, reinforced a twin, or why not. */
+	capture(selection: string, noteText: string): void {
+		const text = captureText(selection, noteText);
+		if (!text) return this.notify("Nothing to save: select some text, or write a first paragraph.");
+		const preview = text.length > 200 ? text.slice(0, 200) + "…" : text;
+		this.askTags(preview, (tags) =>
+			void this.act(async () => {
+				const r = await this.client.save(text, tags);
+				this.store.refreshSoon();
+				return savedMessage(r);
+			}),
+		);
 	}
 
 	reviewFlow(): void {

@@ -17,6 +17,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BRIDGE_API, BridgeApiError, BridgeClient, BridgeOfflineError, type Reachability } from "../../src/core/bridge-client";
 import { locateBridge, type BridgeOverride } from "../../src/core/bridge-locator";
 import { offlineMessage } from "../../src/core/connection";
+import { savedMessage } from "../../src/core/capture";
+import { errorMessage } from "../../src/core/messages";
 import { EventStream, type StreamStatus } from "../../src/core/event-stream";
 import type { BridgeEvent, Candidate, Note, PromoteResponse, Scoring } from "../../src/core/types";
 import { nodeLocatorEnv, nodeTimers } from "../../src/platform/node-env";
@@ -240,6 +242,21 @@ describe("the real daemon through the plugin's client", { timeout: LONG }, () =>
 		}
 		if (related.method === "tags") expect(related.items.length).toBeGreaterThan(0);
 		await expect(client.related("STM/No such memory.md", 5)).rejects.toMatchObject({ status: 404, code: "not_found" });
+	});
+
+	it("capture: save creates an STM file, the same text again reinforces it, a secret is refused", async () => {
+		const text = "The staging database is restored from the nightly snapshot every Monday at 06:00.";
+		const first = await client.save(text, ["ops", "staging"]);
+		expect(first).toMatchObject({ saved: true, reinforced: false });
+		expect(first.note.path).toMatch(/^STM\//);
+		expect(await readFile(join(vault, first.note.path), "utf8")).toContain(text);
+		expect(savedMessage(first)).toBe(`Saved as a memory: "${first.note.title}" in ${first.note.path}.`);
+		const again = await client.save(text, []);
+		expect(again).toMatchObject({ saved: false, reinforced: true, duplicate_of: first.note.path });
+		expect(savedMessage(again)).toMatch(/^Already a memory: reinforced/);
+		const secret = await client.save("The deploy token is ghp_Zq8mX2vB7kL4nR9tW1yH6cF3dJ5sP0aE8uGi for CI.", []).catch((e: unknown) => e);
+		expect(secret).toMatchObject({ status: 422, code: "refused" });
+		expect(errorMessage(secret, "")).toMatch(/^Not saved: refused: the text contains a secret/);
 	});
 
 	it("limit outside 1-1000 is a 400 `invalid`", async () => {

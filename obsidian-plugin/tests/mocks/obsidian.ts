@@ -138,6 +138,7 @@ export interface Command {
 	id: string;
 	name: string;
 	callback?: () => unknown;
+	editorCallback?: (editor: { getSelection(): string; getValue(): string }) => unknown;
 	checkCallback?: (checking: boolean) => boolean | void;
 	hotkeys?: unknown[];
 }

@@ -10,7 +10,7 @@ import { REVIEW_VIEW_TYPE, type ReviewView } from "../../src/obsidian/review-vie
 import { RELATED_VIEW_TYPE, type RelatedView } from "../../src/obsidian/related-view";
 import { nodeLocatorEnv, nodeTimers } from "../../src/platform/node-env";
 import { nodeHttpRequester, nodeSseTransport } from "../../src/platform/node-http";
-import { startFakeDaemon, type FakeDaemon } from "../helpers/fake-daemon";
+import { error, startFakeDaemon, type FakeDaemon } from "../helpers/fake-daemon";
 import { makeMove, makeNote, makeStatus, tempDir, writeBridgeFile } from "../helpers/fixtures";
 import { waitFor } from "../helpers/wait";
 
@@ -43,6 +43,7 @@ async function setup(settings: Partial<MnemovaultSettings> = {}, requestTimeoutM
 	const plugin = new Plugin(app);
 	const notices: string[] = [];
 	const actions: { message: string; label: string; run: () => void }[] = [];
+	const asked: { preview: string; done: (tags: string[]) => void }[] = [];
 	const current: MnemovaultSettings = { ...DEFAULT_SETTINGS, ...settings };
 	const controller = new MnemovaultController({
 		plugin: plugin as unknown as ObsidianPlugin,
@@ -54,11 +55,12 @@ async function setup(settings: Partial<MnemovaultSettings> = {}, requestTimeoutM
 		timers: nodeTimers(),
 		notify: (m) => notices.push(m),
 		notifyAction: (message, label, run) => actions.push({ message, label, run }),
+		askTags: (preview, done) => asked.push({ preview, done }),
 		requestTimeoutMs,
 	});
 	cleanups.push(() => controller.stop());
 	const command = (id: string): Command => plugin.commands.find((c) => c.id === id)!;
-	return { app, plugin, controller, daemon, notices, actions, command, vault, bar: () => plugin.statusBarItems[0] };
+	return { app, plugin, controller, daemon, notices, actions, asked, command, vault, bar: () => plugin.statusBarItems[0] };
 }
 
 describe("MnemovaultController with a real HTTP daemon", () => {
@@ -90,6 +92,7 @@ describe("MnemovaultController with a real HTTP daemon", () => {
 				"restore-note",
 				"review-memories",
 				"run-gc",
+				"save-selection",
 				"search-memories",
 				"sync-now",
 			].sort(),
@@ -324,5 +327,30 @@ describe("MnemovaultController with a real HTTP daemon", () => {
 		view.contentEl.querySelector<HTMLElement>(".mnemovault-related-row")!.click();
 		expect(app.workspace.opened.at(-1)).toBe("STM/near STM/jwt-rotation.md.md");
 		await view.onClose();
+	});
+
+	it("capture: the selection, or the first paragraph, is saved with the tags asked for; the notice tells the result", async () => {
+		const { controller, daemon, notices, asked, command } = await setup();
+		const saved = makeNote({ path: "STM/Staging restores.md", title: "Staging restores" });
+		daemon.routes.set("POST /api/rpc", (req) => {
+			const args = (req.body as { args: { text: string } }).args;
+			if (args.text.includes("AKIA")) return error(422, "refused", "refused: the text contains a secret (aws key; line 1); secrets are never stored");
+			return { body: { result: { saved: true, reinforced: false, note: saved, near_duplicates: [{ path: "STM/Old.md", title: "Old", similarity: 0.97 }] } } };
+		});
+		controller.start();
+		const editor = (selection: string, value: string) => ({ getSelection: () => selection, getValue: () => value });
+		command("save-selection").editorCallback!(editor("", "---\ntags: [x]\n---\n# Heading\n\nFirst paragraph\nof the note.\n\nSecond."));
+		expect(asked[0].preview).toBe("First paragraph\nof the note.");
+		asked[0].done(["ops", "staging"]);
+		await waitFor(() => notices.length > 0, 3000, "notice");
+		expect(daemon.requests.find((r) => r.path === "/api/rpc")!.body).toEqual({
+			op: "save",
+			args: { text: "First paragraph\nof the note.", tags: ["ops", "staging"] },
+		});
+		expect(notices.at(-1)).toBe('Saved as a memory: "Staging restores" in STM/Staging restores.md. It may supersede "Old" (STM/Old.md).');
+		command("save-selection").editorCallback!(editor("  key AKIAIOSFODNN7EXAMPLE  ", "whatever"));
+		asked[1].done([]);
+		await waitFor(() => notices.length === 2, 3000, "refusal");
+		expect(notices[1]).toBe("Not saved: refused: the text contains a secret (aws key; line 1); secrets are never stored");
 	});
 });
