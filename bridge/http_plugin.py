@@ -1,4 +1,7 @@
-"""Bridge routes for the Obsidian plugin beyond the core API: memories related to a note.
+"""Bridge routes for the Obsidian plugin beyond the core API: related memories, capture.
+
+`POST /api/save {"text", "tags"}` -> the engine's save result (saved, or the twin it
+reinforced; 422 `refused` for a secret or unusable text).
 
 `GET /api/related?path=...&limit=N` -> `{"items": [{path, id, title, score, state,
 similarity}], "method": "semantic" | "tags" | "text", "notice": str | null}`. With
@@ -106,4 +109,13 @@ def plugin_routes(svc, endpoint: Callable, to_int: Callable[[Any, str], int]) ->
         limit = to_int(body.get("limit", 10), "limit")
         return lambda: related(svc, path, limit)
 
-    return [Route("/api/related", endpoint(related_fn, "GET"), methods=["GET"])]
+    def save_fn(body, request):
+        text, tags = body.get("text"), body.get("tags") or []
+        if not isinstance(text, str):
+            raise InvalidInput("give the memory's `text`")
+        if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+            raise InvalidInput("`tags` must be a list of strings")
+        return lambda: svc.save(text, tags)
+
+    return [Route("/api/related", endpoint(related_fn, "GET"), methods=["GET"]),
+            Route("/api/save", endpoint(save_fn), methods=["POST"])]

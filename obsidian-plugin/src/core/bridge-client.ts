@@ -302,9 +302,8 @@ export class BridgeClient {
 	}
 
 	/** Saves text as a new short-term memory (or reinforces its exact twin). */
-	async save(text: string, tags: string[]): Promise<SaveResponse> {
-		const r = await this.request<{ result: SaveResponse }>("POST", "/api/rpc", { op: "save", args: { text, tags } });
-		return r.result;
+	save(text: string, tags: string[]): Promise<SaveResponse> {
+		return this.request("POST", "/api/save", { text, tags });
 	}
 
 	related(path: string, limit = 10): Promise<RelatedResponse> {

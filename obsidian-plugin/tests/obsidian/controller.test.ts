@@ -332,10 +332,10 @@ describe("MnemovaultController with a real HTTP daemon", () => {
 	it("capture: the selection, or the first paragraph, is saved with the tags asked for; the notice tells the result", async () => {
 		const { controller, daemon, notices, asked, command } = await setup();
 		const saved = makeNote({ path: "STM/Staging restores.md", title: "Staging restores" });
-		daemon.routes.set("POST /api/rpc", (req) => {
-			const args = (req.body as { args: { text: string } }).args;
+		daemon.routes.set("POST /api/save", (req) => {
+			const args = req.body as { text: string };
 			if (args.text.includes("AKIA")) return error(422, "refused", "refused: the text contains a secret (aws key; line 1); secrets are never stored");
-			return { body: { result: { saved: true, reinforced: false, note: saved, near_duplicates: [{ path: "STM/Old.md", title: "Old", similarity: 0.97 }] } } };
+			return { body: { saved: true, reinforced: false, note: saved, near_duplicates: [{ path: "STM/Old.md", title: "Old", similarity: 0.97 }] } };
 		});
 		controller.start();
 		const editor = (selection: string, value: string) => ({ getSelection: () => selection, getValue: () => value });
@@ -343,9 +343,9 @@ describe("MnemovaultController with a real HTTP daemon", () => {
 		expect(asked[0].preview).toBe("First paragraph\nof the note.");
 		asked[0].done(["ops", "staging"]);
 		await waitFor(() => notices.length > 0, 3000, "notice");
-		expect(daemon.requests.find((r) => r.path === "/api/rpc")!.body).toEqual({
-			op: "save",
-			args: { text: "First paragraph\nof the note.", tags: ["ops", "staging"] },
+		expect(daemon.requests.find((r) => r.path === "/api/save")!.body).toEqual({
+			text: "First paragraph\nof the note.",
+			tags: ["ops", "staging"],
 		});
 		expect(notices.at(-1)).toBe('Saved as a memory: "Staging restores" in STM/Staging restores.md. It may supersede "Old" (STM/Old.md).');
 		command("save-selection").editorCallback!(editor("  key AKIAIOSFODNN7EXAMPLE  ", "whatever"));
