@@ -117,5 +117,8 @@ def plugin_routes(svc, endpoint: Callable, to_int: Callable[[Any, str], int]) ->
             raise InvalidInput("`tags` must be a list of strings")
         return lambda: svc.save(text, tags)
 
+    from .http_jobs import job_routes
+
     return [Route("/api/related", endpoint(related_fn, "GET"), methods=["GET"]),
-            Route("/api/save", endpoint(save_fn), methods=["POST"])]
+            Route("/api/save", endpoint(save_fn), methods=["POST"]),
+            *job_routes(svc, endpoint)]
