@@ -8,6 +8,8 @@ import { TimeoutError, withTimeout, type Timers } from "./timers";
 import type {
 	ArchiveResponse,
 	GcResponse,
+	Job,
+	JobKind,
 	Note,
 	PromoteResponse,
 	RelatedResponse,
@@ -304,6 +306,11 @@ export class BridgeClient {
 	/** Saves text as a new short-term memory (or reinforces its exact twin). */
 	save(text: string, tags: string[]): Promise<SaveResponse> {
 		return this.request("POST", "/api/save", { text, tags });
+	}
+
+	/** Starts a long operation as a daemon job; its progress arrives as `job` events. */
+	startJob(kind: JobKind): Promise<Job> {
+		return this.request("POST", "/api/jobs", { kind });
 	}
 
 	related(path: string, limit = 10): Promise<RelatedResponse> {

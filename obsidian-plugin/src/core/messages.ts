@@ -1,7 +1,7 @@
 /** Texts of the notices that answer a command. */
 import { BridgeApiError, BridgeOfflineError } from "./bridge-client";
 import { formatScore } from "./format";
-import type { ArchiveResponse, GcResponse, PromoteResponse, RestoreResponse, SyncResponse, TouchResponse } from "./types";
+import type { ArchiveResponse, GcResponse, Job, PromoteResponse, RestoreResponse, SyncResponse, TouchResponse } from "./types";
 
 export function reinforcedMessage(r: TouchResponse): string {
 	return `Reinforced "${r.note.title}": score ${formatScore(r.old_score)} → ${formatScore(r.new_score)}.`;
@@ -47,4 +47,18 @@ export function errorMessage(error: unknown, offlineText: string): string {
 		return error.message;
 	}
 	return error instanceof Error ? error.message : String(error);
+}
+
+/** Status bar text of a running job: "GC 40/120", "Sync…". */
+export function jobProgress(job: Job): string {
+	const name = { gc: "Archiving forgotten memories", promote: "Promoting", sync: "Syncing" }[job.kind];
+	return job.total ? `${name} ${job.done}/${job.total}` : `${name}…`;
+}
+
+/** The notice at a job's end. */
+export function jobDoneMessage(job: Job): string {
+	if (job.state === "failed") return `mnemovault ${job.kind} failed: ${job.error?.message ?? "unknown error"}`;
+	if (job.kind === "gc") return gcDoneMessage(job.result as GcResponse);
+	if (job.kind === "promote") return promotedMessage(job.result as PromoteResponse);
+	return syncedMessage(job.result as SyncResponse);
 }

@@ -62,7 +62,7 @@ export class RelatedStore {
 
 	/** Anything indexed, moved or deleted can change every list: forget them, reload the shown one. */
 	handleEvent(event: BridgeEvent): void {
-		if (event.type === "score_changed" || event.type === "problem" || event.type === "background_error") return;
+		if (event.type === "score_changed" || event.type === "problem" || event.type === "background_error" || event.type === "job") return;
 		if (event.type === "hello" && this.cache.size === 0) return;
 		this.cache.clear();
 		if (this.wanted && this.listeners.size > 0) this.show(this.wanted);

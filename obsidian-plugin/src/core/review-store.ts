@@ -20,7 +20,7 @@ export interface ReviewState {
 
 /** Every change that can move a note in or out of the queue (all but reports of problems). */
 const REFRESHING_EVENTS = new Set<BridgeEvent["type"]>(
-	EVENT_TYPES.filter((type) => type !== "problem" && type !== "background_error"),
+	EVENT_TYPES.filter((type) => type !== "problem" && type !== "background_error" && type !== "job"),
 );
 
 /** What a listener must redraw: everything, or only the rows of these paths. */

@@ -94,6 +94,18 @@ export interface StatusResponse {
 	background?: { last_run: string | null; last_error: BackgroundError | null };
 }
 
+export type JobKind = "gc" | "promote" | "sync";
+
+export interface Job {
+	id: string;
+	kind: JobKind;
+	state: "running" | "done" | "failed";
+	done: number;
+	total: number | null;
+	result: unknown;
+	error: { code: string; message: string } | null;
+}
+
 export interface BackgroundError {
 	at: string;
 	task: string;
@@ -174,7 +186,9 @@ export type BridgeEvent =
 	| { type: "problem"; data: { path: string; cause: string } }
 	/** Events were dropped (a slow reader): everything shown may be stale. */
 	| { type: "resync"; data: { dropped: number } }
-	| { type: "background_error"; data: BackgroundError };
+	| { type: "background_error"; data: BackgroundError }
+	/** A daemon job's progress or end (POST /api/jobs). */
+	| { type: "job"; data: Job };
 
 export type BridgeEventType = BridgeEvent["type"];
 
@@ -189,6 +203,7 @@ export const EVENT_TYPES: readonly BridgeEventType[] = [
 	"problem",
 	"resync",
 	"background_error",
+	"job",
 ];
 
 /** Vault paths an event is about (a move names both ends). */
@@ -197,6 +212,7 @@ export function eventPaths(event: BridgeEvent): string[] {
 		case "hello":
 		case "resync":
 		case "background_error":
+		case "job":
 			return [];
 		case "promoted":
 		case "archived":

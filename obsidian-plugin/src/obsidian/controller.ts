@@ -12,6 +12,8 @@ import { kindFromPath } from "../core/format";
 import {
 	archivedMessage,
 	errorMessage,
+	jobDoneMessage,
+	jobProgress,
 	promotedMessage,
 	reinforcedMessage,
 	restoredMessage,
@@ -25,6 +27,7 @@ import {
 	eventPaths,
 	type BackgroundError,
 	type BridgeEvent,
+	type Job,
 	type Move,
 	type Note,
 	type NoteKind,
@@ -88,6 +91,7 @@ export class MnemovaultController {
 	readonly store: ReviewStore;
 	readonly related: RelatedStore;
 	private statusBar: StatusBarRenderer | null = null;
+	private jobItem: HTMLElement | null = null;
 	private readonly policy: ReinforceOnOpenPolicy;
 	private activeFilePath: string | null = null;
 	/** Keys of health reports already shown, so each one is told once. */
@@ -164,6 +168,8 @@ export class MnemovaultController {
 		queue.addClass("mod-clickable", "mnemovault-queue");
 		queue.addEventListener("click", () => this.reviewFlow());
 		plugin.register(this.store.subscribe((state) => renderQueueCount(queue, state)));
+		this.jobItem = plugin.addStatusBarItem();
+		this.jobItem.addClass("mnemovault-job", "mnemovault-hidden");
 		registerCommands(plugin, {
 			activePath: () => this.activePath(),
 			activeKind: () => this.activeKind(),
@@ -250,6 +256,23 @@ export class MnemovaultController {
 		if (failure) this.backgroundError(failure);
 	}
 
+	/** A job's progress in its status bar item; its end as a notice (each job told once). */
+	private jobEvent(job: Job): void {
+		const el = this.jobItem;
+		if (job.state === "running") {
+			el?.setText(jobProgress(job));
+			el?.toggleClass("mnemovault-hidden", false);
+			return;
+		}
+		el?.setText("");
+		el?.toggleClass("mnemovault-hidden", true);
+		const key = `job:${job.id}:${job.state}`;
+		if (this.reported.has(key)) return;
+		this.reported.add(key);
+		this.store.refreshSoon();
+		this.notify(jobDoneMessage(job));
+	}
+
 	private backgroundError(failure: BackgroundError): void {
 		const key = `bg:${failure.at}:${failure.task}`;
 		if (this.reported.has(key)) return;
@@ -276,6 +299,7 @@ export class MnemovaultController {
 			return;
 		}
 		if (event.type === "background_error") return this.backgroundError(event.data);
+		if (event.type === "job") return this.jobEvent(event.data);
 		if (event.type === "promoted" || event.type === "archived" || event.type === "restored") {
 			this.policy.moved(event.data.from, event.data.to);
 			// moved by GC, another client or the CLI: the open note follows its file too

@@ -18,7 +18,7 @@ import { BRIDGE_API, BridgeApiError, BridgeClient, BridgeOfflineError, type Reac
 import { locateBridge, type BridgeOverride } from "../../src/core/bridge-locator";
 import { offlineMessage } from "../../src/core/connection";
 import { savedMessage } from "../../src/core/capture";
-import { errorMessage } from "../../src/core/messages";
+import { errorMessage, jobDoneMessage } from "../../src/core/messages";
 import { EventStream, type StreamStatus } from "../../src/core/event-stream";
 import type { BridgeEvent, Candidate, Note, PromoteResponse, Scoring } from "../../src/core/types";
 import { nodeLocatorEnv, nodeTimers } from "../../src/platform/node-env";
@@ -257,6 +257,15 @@ describe("the real daemon through the plugin's client", { timeout: LONG }, () =>
 		const secret = await client.save("The deploy token is ghp_Zq8mX2vB7kL4nR9tW1yH6cF3dJ5sP0aE8uGi for CI.", []).catch((e: unknown) => e);
 		expect(secret).toMatchObject({ status: 422, code: "refused" });
 		expect(errorMessage(secret, "")).toMatch(/^Not saved: refused: the text contains a secret/);
+	});
+
+	it("jobs: a sync job answers at once, then reports its end as a job event", async () => {
+		const started = await client.startJob("sync");
+		expect(started).toMatchObject({ kind: "sync", state: "running" });
+		await waitFor(() => eventsOf("job").some((e) => e.data.id === started.id && e.data.state === "done"), 30_000, "job done");
+		const done = eventsOf("job").find((e) => e.data.id === started.id && e.data.state === "done")!;
+		expect(jobDoneMessage(done.data)).toMatch(/^Index synced: /);
+		await expect(client.startJob("nonsense" as "sync")).rejects.toMatchObject({ status: 400 });
 	});
 
 	it("limit outside 1-1000 is a 400 `invalid`", async () => {

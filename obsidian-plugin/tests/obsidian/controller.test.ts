@@ -353,4 +353,24 @@ describe("MnemovaultController with a real HTTP daemon", () => {
 		await waitFor(() => notices.length === 2, 3000, "refusal");
 		expect(notices[1]).toBe("Not saved: refused: the text contains a secret (aws key; line 1); secrets are never stored");
 	});
+
+	it("jobs: progress shows in the status bar, the end as one notice", async () => {
+		const { controller, daemon, notices, plugin } = await setup();
+		controller.start();
+		await waitFor(() => daemon.streams() === 1, 3000, "stream");
+		const jobItem = plugin.statusBarItems[2];
+		const job = { id: "7", kind: "gc", state: "running", done: 40, total: 120, result: null, error: null };
+		daemon.send("job", job);
+		await waitFor(() => jobItem.textContent === "Archiving forgotten memories 40/120", 3000, "progress");
+		expect(controller.monitor.state.status).toBe("online");
+		const result = { candidates: [], archived: [makeMove(), makeMove()], dry_run: false };
+		daemon.send("job", { ...job, state: "done", done: 120, result });
+		daemon.send("job", { ...job, state: "done", done: 120, result });
+		await waitFor(() => notices.some((n) => n.startsWith("Archived 2 memories")), 3000, "done notice");
+		await sleep(50);
+		expect(notices.filter((n) => n.startsWith("Archived 2"))).toHaveLength(1);
+		expect(jobItem.textContent).toBe("");
+		daemon.send("job", { ...job, id: "8", kind: "sync", state: "failed", error: { code: "error", message: "disk full" } });
+		await waitFor(() => notices.includes("mnemovault sync failed: disk full"), 3000, "failure notice");
+	});
 });
