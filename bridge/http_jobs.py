@@ -22,6 +22,7 @@ from .client import plain
 from .errors import error_body
 
 KINDS = ("gc", "promote", "sync")
+KEEP_FINISHED = 20
 PROGRESS_EVERY = 0.2  # seconds between progress events: a sweep may move thousands of notes
 
 
@@ -46,6 +47,8 @@ class Jobs:
             job = {"id": str(next(self.ids)), "kind": kind, "state": "running", "done": 0, "total": None,
                    "result": None, "error": None}
             self.jobs[job["id"]] = job
+            for old in [k for k, j in self.jobs.items() if j["state"] != "running"][:-KEEP_FINISHED]:
+                del self.jobs[old]  # a long-lived daemon keeps only the recent ones
         threading.Thread(target=self._run, args=(job,), name=f"job-{kind}", daemon=True).start()
         return dict(job)
 
