@@ -29,7 +29,7 @@ obsidian-plugin/node_modules/.installed: obsidian-plugin/package-lock.json
 	touch $@
 
 test-plugin: setup obsidian-plugin/node_modules/.installed
-	cd obsidian-plugin && npm run build && npm run typecheck && npm run lint && npm test
+	cd obsidian-plugin && npm run build && npm run typecheck && npm run lint && npm test && npm run test:contract
 
 plugin: obsidian-plugin/node_modules/.installed
 	cd obsidian-plugin && npm run build

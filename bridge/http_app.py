@@ -21,6 +21,7 @@ from . import schemas as S
 from .operations import plain
 from .errors import error_body, http_status
 from .events import events
+from .http_plugin import plugin_routes
 
 log = logging.getLogger("mnemovault.bridge")
 ALLOWED_ORIGIN = "app://obsidian.md"
@@ -148,7 +149,8 @@ def build_app(svc, token: str, port_ref: Callable[[], int], mcp_app=None, state:
     def status_fn(a):
         def go():
             out = svc.status()
-            out["daemon"] = {"pid": state.get("pid"), "started": state.get("started")}
+            # `api`: the plugin refuses a daemon whose bridge API differs (docs/bridge-api.md)
+            out["daemon"] = {"pid": state.get("pid"), "started": state.get("started"), "version": _version(), "api": 1}
             return out
         return go
 
@@ -180,10 +182,19 @@ def build_app(svc, token: str, port_ref: Callable[[], int], mcp_app=None, state:
         Route("/api/rpc", endpoint(rpc_fn, S.RpcBody), methods=["POST"]),
         Route("/api/events", events_endpoint, methods=["GET"]),
     ]
+    routes.extend(plugin_routes(svc, endpoint))  # the Obsidian plugin's extras (http_plugin.py)
     if mcp_app is not None:
         routes.append(Mount("/", app=mcp_app))
     lifespan = getattr(mcp_app, "lifespan", None) if mcp_app is not None else None
     app = Starlette(routes=routes, lifespan=lifespan)
     return Guard(app, token, port_ref)
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+        return version("mnemovault")
+    except Exception:  # running from a checkout that is not installed
+        return "unknown"
 
 

@@ -11,6 +11,7 @@ from vault_sync.errors import InvalidInput
 from vault_sync.settings import load_settings
 
 PLUGIN_SRC = Path(__file__).resolve().parent.parent / "obsidian-plugin"
+# Exactly the release assets: obsidian-plugin/package.json "files", which `npm run release` ships.
 FILES = ("main.js", "manifest.json", "styles.css")
 
 

@@ -176,6 +176,20 @@ class SearchQuery(Args):
     scope: Scope = "all"
 
 
+class RelatedQuery(Args):
+    path: Ref
+    limit: Annotated[int, Strict(), Field(ge=1, le=100)] = 10
+
+
+class CaptureBody(Args):
+    text: Text
+    tags: Tags | None = None
+
+
+class JobBody(Args):
+    kind: Literal["gc", "promote", "sync"]
+
+
 # -- validation with messages of our own --
 _EXPECTED = {
     "string_type": "a string", "int_type": "a whole number", "int_parsing": "a whole number",

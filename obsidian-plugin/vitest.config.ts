@@ -9,6 +9,8 @@ export default defineConfig({
 	},
 	test: {
 		include: ["tests/**/*.test.ts"],
+		// The daemon contract suite needs the Python venv: `npm run test:contract`.
+		exclude: ["tests/contract/**", "node_modules/**"],
 		environment: "node",
 		setupFiles: ["tests/setup.ts"],
 		testTimeout: 10000,

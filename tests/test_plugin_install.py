@@ -53,6 +53,12 @@ def fake_npm(src, monkeypatch):
     return calls
 
 
+def test_install_copies_exactly_the_release_assets():
+    package = json.loads((REAL_SRC / "package.json").read_text(encoding="utf-8"))
+    assert tuple(package["files"]) == plugin_install.FILES
+    assert "release" in package["scripts"]
+
+
 def test_the_real_plugin_folder_has_what_install_copies():
     for name in ("manifest.json", "styles.css"):
         assert (REAL_SRC / name).is_file()

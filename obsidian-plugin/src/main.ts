@@ -8,7 +8,7 @@ import { nodeLocatorEnv } from "./platform/node-env";
 import { nodeSseTransport } from "./platform/node-http";
 
 export default class MnemovaultPlugin extends Plugin {
-	settings: MnemovaultSettings = normalizeSettings({});
+	override settings: MnemovaultSettings = normalizeSettings({});
 	private controller: MnemovaultController | null = null;
 
 	override async onload(): Promise<void> {

@@ -198,3 +198,17 @@ def tag_neighbours(store: "IndexStore", idf: dict[str, float], seeds: list[str],
         (*[v for t in tags for v in (t, idf[t])], *seeds, rowid, need, limit),
     )
     return [r["path"] for r in rows]
+
+
+def note_by_rowid(store: "IndexStore", rowid: int) -> sqlite3.Row | None:
+    return store.one("SELECT rowid, * FROM notes WHERE rowid = ?", (rowid,))
+
+
+def memories_sharing_tags(store: "IndexStore", tags: list[str], rowid: int, limit: int) -> Rows:
+    """Memories (STM, LTM) sharing any of `tags` with note `rowid`, most shared first; each
+    row carries `shared`, the number of tags in common."""
+    return store.query(
+        "SELECT n.rowid, n.*, count(*) AS shared FROM tags t JOIN notes n ON n.rowid = t.note "
+        f"WHERE t.tag IN ({marks(len(tags))}) AND t.note != ? AND n.kind IN ('stm', 'ltm') "
+        "GROUP BY t.note ORDER BY shared DESC, n.path LIMIT ?",
+        (*tags, rowid, limit))

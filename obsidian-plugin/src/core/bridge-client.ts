@@ -3,12 +3,16 @@
  * `requestUrl` in the app, a node:http implementation in tests.
  */
 import type { BridgeEndpoint, LocateResult } from "./bridge-locator";
+import type { SaveResponse } from "./capture";
 import { TimeoutError, withTimeout, type Timers } from "./timers";
 import type {
 	ArchiveResponse,
 	GcResponse,
+	Job,
+	JobKind,
 	Note,
 	PromoteResponse,
+	RelatedResponse,
 	RestoreResponse,
 	ReviewResponse,
 	SearchResponse,
@@ -33,7 +37,13 @@ export interface HttpResponse {
 /** Resolves with any HTTP status; rejects only when no answer came (refused, reset...). */
 export type HttpRequester = (request: HttpRequest) => Promise<HttpResponse>;
 
-export type OfflineReason = "no_daemon" | "refused" | "timeout" | "unauthorized" | "too_new";
+export type OfflineReason = "no_daemon" | "refused" | "unauthorized" | "too_new" | "incompatible";
+
+/** The `daemon.api` this plugin speaks; the daemon's /api/status says its own. */
+export const BRIDGE_API = 1;
+
+/** Requests that may take minutes on a big vault (GC, promote-all, sync): no short timeout. */
+export const LONG_TIMEOUT_MS = 30 * 60 * 1000;
 
 export type Reachability = { online: true } | { online: false; reason: OfflineReason; detail: string };
 
@@ -46,6 +56,27 @@ export class BridgeOfflineError extends Error {
 		super(detail);
 		this.name = "BridgeOfflineError";
 	}
+}
+
+/**
+ * No answer within the timeout. The daemon accepted the connection and is working (a
+ * refused or dead daemon fails at once), so this is "busy", never "offline".
+ */
+export class BridgeBusyError extends Error {
+	constructor(readonly ms: number) {
+		super(`The mnemovault daemon is busy: no answer within ${ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`}. It keeps working; try again in a moment.`);
+		this.name = "BridgeBusyError";
+	}
+}
+
+/** Whether a daemon's /api/status `daemon` block speaks our API; the reason when not. */
+export function apiMismatch(daemon: { api?: unknown; version?: unknown } | undefined): string | null {
+	const api = typeof daemon?.api === "number" ? daemon.api : 0;
+	if (api === BRIDGE_API) return null;
+	const version = typeof daemon?.version === "string" ? ` ${daemon.version}` : "";
+	return api < BRIDGE_API
+		? `the daemon${version} speaks bridge API ${api}, this plugin needs ${BRIDGE_API}: update mnemovault (pip install -U mnemovault) and restart the daemon`
+		: `the daemon${version} speaks bridge API ${api}, this plugin knows ${BRIDGE_API}: update the plugin`;
 }
 
 /** The daemon answered with an error object. */
@@ -96,6 +127,8 @@ function parseError(status: number, text: string): BridgeApiError {
 
 export class BridgeClient {
 	private endpoint: BridgeEndpoint | null = null;
+	/** The endpoint whose daemon speaks another API, and why: refused until it changes. */
+	private incompatible: { endpoint: BridgeEndpoint; detail: string } | null = null;
 	private readonly timeoutMs: number;
 
 	constructor(private readonly deps: BridgeClientDeps) {
@@ -105,6 +138,12 @@ export class BridgeClient {
 	/** Forget the cached endpoint (settings changed, or the daemon restarted). */
 	reset(): void {
 		this.endpoint = null;
+		this.incompatible = null;
+	}
+
+	/** Why the current daemon cannot be used (another bridge API), or null. */
+	incompatibleDetail(): string | null {
+		return this.incompatible?.detail ?? null;
 	}
 
 	private report(reachability: Reachability): void {
@@ -139,7 +178,7 @@ export class BridgeClient {
 		}
 	}
 
-	private send(endpoint: BridgeEndpoint, method: "GET" | "POST", path: string, body?: unknown) {
+	private send(endpoint: BridgeEndpoint, method: "GET" | "POST", path: string, body: unknown, timeoutMs: number) {
 		const headers: Record<string, string> = {
 			Authorization: `Bearer ${endpoint.token}`,
 			Accept: "application/json",
@@ -149,14 +188,22 @@ export class BridgeClient {
 			headers["Content-Type"] = "application/json";
 			request.body = JSON.stringify(body);
 		}
-		return withTimeout(this.deps.http(request), this.timeoutMs, this.deps.timers);
+		return withTimeout(this.deps.http(request), timeoutMs, this.deps.timers);
 	}
 
-	/** One request; on no answer or 401, re-locates once in case the daemon moved. */
-	async request<T>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
+	/**
+	 * One request; on no connection or 401, re-locates once in case the daemon moved.
+	 * A timeout throws BridgeBusyError and leaves the online state alone.
+	 */
+	async request<T>(method: "GET" | "POST", path: string, body?: unknown, timeoutMs = this.timeoutMs): Promise<T> {
 		let endpoint: BridgeEndpoint;
 		try {
 			endpoint = await this.resolve(false);
+			const bad = this.incompatible;
+			// Only /api/status may reach a daemon known to speak another API (to re-check it).
+			if (bad && sameEndpoint(bad.endpoint, endpoint) && path !== "/api/status") {
+				throw new BridgeOfflineError("incompatible", bad.detail);
+			}
 		} catch (error) {
 			if (error instanceof BridgeOfflineError) {
 				this.report({ online: false, reason: error.reason, detail: error.message });
@@ -167,20 +214,18 @@ export class BridgeClient {
 		for (let attempt = 0; attempt < 2; attempt++) {
 			let failure: BridgeOfflineError | null = null;
 			try {
-				response = await this.send(endpoint, method, path, body);
+				response = await this.send(endpoint, method, path, body, timeoutMs);
 				if (response.status === 401) {
 					failure = new BridgeOfflineError("unauthorized", "the daemon refused the token");
 				}
 			} catch (error) {
-				failure =
-					error instanceof TimeoutError
-						? new BridgeOfflineError("timeout", error.message)
-						: new BridgeOfflineError("refused", error instanceof Error ? error.message : String(error));
+				if (error instanceof TimeoutError) throw new BridgeBusyError(timeoutMs);
+				failure = new BridgeOfflineError("refused", error instanceof Error ? error.message : String(error));
 			}
 			if (!failure) break;
 			this.endpoint = null;
 			let next: BridgeEndpoint | null = null;
-			if (attempt === 0 && failure.reason !== "timeout") {
+			if (attempt === 0) {
 				try {
 					next = await this.resolve(true);
 				} catch (error) {
@@ -194,6 +239,11 @@ export class BridgeClient {
 			this.report({ online: false, reason: failure.reason, detail: failure.message });
 			throw failure;
 		}
+		const bad = this.incompatible;
+		if (bad && sameEndpoint(bad.endpoint, endpoint) && path !== "/api/status") {
+			// found incompatible while this request was on its way: do not call it online
+			throw new BridgeOfflineError("incompatible", bad.detail);
+		}
 		this.report({ online: true });
 		const answer = response as HttpResponse;
 		if (answer.status >= 400) throw parseError(answer.status, answer.text);
@@ -204,8 +254,16 @@ export class BridgeClient {
 		}
 	}
 
-	status(): Promise<StatusResponse> {
-		return this.request("GET", "/api/status");
+	/** The daemon's status; an incompatible daemon is reported (and thrown) as offline. */
+	async status(): Promise<StatusResponse> {
+		const status = await this.request<StatusResponse>("GET", "/api/status");
+		const mismatch = apiMismatch(status.daemon);
+		this.incompatible = mismatch && this.endpoint ? { endpoint: this.endpoint, detail: mismatch } : null;
+		if (mismatch) {
+			this.report({ online: false, reason: "incompatible", detail: mismatch });
+			throw new BridgeOfflineError("incompatible", mismatch);
+		}
+		return status;
 	}
 
 	note(path: string): Promise<Note> {
@@ -221,7 +279,7 @@ export class BridgeClient {
 	}
 
 	promoteAuto(dryRun = false): Promise<PromoteResponse> {
-		return this.request("POST", "/api/promote", { auto: true, dry_run: dryRun });
+		return this.request("POST", "/api/promote", { auto: true, dry_run: dryRun }, LONG_TIMEOUT_MS);
 	}
 
 	archive(ref: string): Promise<ArchiveResponse> {
@@ -233,7 +291,7 @@ export class BridgeClient {
 	}
 
 	gc(dryRun: boolean): Promise<GcResponse> {
-		return this.request("POST", "/api/gc", { dry_run: dryRun });
+		return this.request("POST", "/api/gc", { dry_run: dryRun }, LONG_TIMEOUT_MS);
 	}
 
 	review(limit = 20): Promise<ReviewResponse> {
@@ -245,7 +303,21 @@ export class BridgeClient {
 		return this.request("GET", `/api/search?${query}`);
 	}
 
+	/** Saves text as a new short-term memory (or reinforces its exact twin). */
+	save(text: string, tags: string[]): Promise<SaveResponse> {
+		return this.request("POST", "/api/save", { text, tags });
+	}
+
+	/** Starts a long operation as a daemon job; its progress arrives as `job` events. */
+	startJob(kind: JobKind): Promise<Job> {
+		return this.request("POST", "/api/jobs", { kind });
+	}
+
+	related(path: string, limit = 10): Promise<RelatedResponse> {
+		return this.request("GET", `/api/related?path=${encodeURIComponent(path)}&limit=${limit}`);
+	}
+
 	sync(): Promise<SyncResponse> {
-		return this.request("POST", "/api/sync", {});
+		return this.request("POST", "/api/sync", {}, LONG_TIMEOUT_MS);
 	}
 }

@@ -17,12 +17,23 @@ export function startHint(vaultPath: string): string {
 export function offlineMessage(state: ConnectionState, vaultPath: string): string {
 	if (state.status !== "offline") return "";
 	if (state.reason === "unauthorized") {
-		return "The mnemovault daemon refused the token. Restart the daemon, or clear the token override in settings.";
+		return "The mnemovault daemon is running but refused the token (HTTP 401). Clear or correct the token override in the plugin settings, or restart the daemon so it writes a fresh bridge file.";
+	}
+	if (state.reason === "incompatible") {
+		return `The mnemovault daemon is running but incompatible: ${state.detail}.`;
 	}
 	if (state.reason === "too_new") {
 		return `The mnemovault daemon is newer than this plugin (${state.detail}). Update the plugin.`;
 	}
 	return `The mnemovault daemon is not running. Start it with: ${startHint(vaultPath)}`;
+}
+
+/** Short status bar text for a state (the tooltip carries the full message). */
+export function offlineLabel(state: ConnectionState): string {
+	if (state.status !== "offline") return "";
+	if (state.reason === "unauthorized") return "Memory daemon: token refused";
+	if (state.reason === "incompatible" || state.reason === "too_new") return "Memory daemon: incompatible version";
+	return "Memory daemon offline";
 }
 
 export class ConnectionMonitor {
@@ -45,6 +56,10 @@ export class ConnectionMonitor {
 
 	hint(): string {
 		return startHint(this.vaultPath);
+	}
+
+	label(): string {
+		return offlineLabel(this.current);
 	}
 
 	message(): string {

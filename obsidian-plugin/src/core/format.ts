@@ -1,5 +1,5 @@
 /** Short human texts for scores and states (status bar, review rows, notices). */
-import type { NoteState } from "./types";
+import type { NoteKind, NoteState } from "./types";
 
 const STATE_LABELS: Record<NoteState, string> = {
 	fresh: "fresh",
@@ -35,4 +35,29 @@ export function parseTime(value: string | null | undefined): number | null {
 	if (!value) return null;
 	const ms = Date.parse(value);
 	return Number.isNaN(ms) ? null : ms;
+}
+
+/** A note's kind from its path in the default vault layout (when the daemon has not said). */
+export function kindFromPath(path: string): NoteKind {
+	if (path.startsWith("STM/")) return "stm";
+	if (path.startsWith("LTM/")) return "ltm";
+	if (path.startsWith("Archive/")) return "archive";
+	return "note";
+}
+
+/**
+ * A search snippet as plain pieces: the daemon marks matched words with `**`; odd
+ * pieces are matches. The text is never parsed as Markdown or HTML.
+ */
+export function snippetParts(snippet: string): { text: string; match: boolean }[] {
+	return snippet
+		.split("**")
+		.map((text, i) => ({ text, match: i % 2 === 1 }))
+		.filter((p) => p.text !== "");
+}
+
+/** A note's text after its YAML frontmatter (the whole text when it has none). */
+export function stripFrontmatter(text: string): string {
+	const m = /^---\r?\n[\s\S]*?\r?\n---[ \t]*(\r?\n|$)/.exec(text);
+	return m ? text.slice(m[0].length) : text;
 }

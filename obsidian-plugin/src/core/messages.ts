@@ -1,7 +1,7 @@
 /** Texts of the notices that answer a command. */
 import { BridgeApiError, BridgeOfflineError } from "./bridge-client";
 import { formatScore } from "./format";
-import type { ArchiveResponse, GcResponse, PromoteResponse, SyncResponse, TouchResponse } from "./types";
+import type { ArchiveResponse, GcResponse, Job, PromoteResponse, RestoreResponse, SyncResponse, TouchResponse } from "./types";
 
 export function reinforcedMessage(r: TouchResponse): string {
 	return `Reinforced "${r.note.title}": score ${formatScore(r.old_score)} → ${formatScore(r.new_score)}.`;
@@ -17,6 +17,12 @@ export function archivedMessage(r: ArchiveResponse): string {
 	if (r.archived.length === 0) return "Nothing was archived.";
 	const m = r.archived[0];
 	return r.archived.length === 1 ? `Archived "${m.title}" to ${m.to}.` : `Archived ${r.archived.length} memories.`;
+}
+
+export function restoredMessage(r: RestoreResponse): string {
+	if (r.restored.length === 0) return "Nothing was restored.";
+	const m = r.restored[0];
+	return r.restored.length === 1 ? `Restored "${m.title}" to ${m.to}.` : `Restored ${r.restored.length} memories.`;
 }
 
 export function gcDoneMessage(r: GcResponse): string {
@@ -37,7 +43,22 @@ export function errorMessage(error: unknown, offlineText: string): string {
 	if (error instanceof BridgeOfflineError) return offlineText;
 	if (error instanceof BridgeApiError) {
 		if (error.code === "not_found") return "This note is not in the memory index.";
+		if (error.code === "refused") return `Not saved: ${error.message}`;
 		return error.message;
 	}
 	return error instanceof Error ? error.message : String(error);
+}
+
+/** Status bar text of a running job: "GC 40/120", "Sync…". */
+export function jobProgress(job: Job): string {
+	const name = { gc: "Archiving forgotten memories", promote: "Promoting", sync: "Syncing" }[job.kind];
+	return job.total ? `${name} ${job.done}/${job.total}` : `${name}…`;
+}
+
+/** The notice at a job's end. */
+export function jobDoneMessage(job: Job): string {
+	if (job.state === "failed") return `mnemovault ${job.kind} failed: ${job.error?.message ?? "unknown error"}`;
+	if (job.kind === "gc") return gcDoneMessage(job.result as GcResponse);
+	if (job.kind === "promote") return promotedMessage(job.result as PromoteResponse);
+	return syncedMessage(job.result as SyncResponse);
 }

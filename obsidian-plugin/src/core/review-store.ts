@@ -18,8 +18,35 @@ export interface ReviewState {
 	message: string;
 }
 
-/** Every change that can move a note in or out of the queue (all but `problem`). */
-const REFRESHING_EVENTS = new Set<BridgeEvent["type"]>(EVENT_TYPES.filter((type) => type !== "problem"));
+/** Every change that can move a note in or out of the queue (all but reports of problems). */
+const REFRESHING_EVENTS = new Set<BridgeEvent["type"]>(
+	EVENT_TYPES.filter((type) => type !== "problem" && type !== "background_error" && type !== "job"),
+);
+
+/** What a listener must redraw: everything, or only the rows of these paths. */
+export type ReviewChange = { kind: "all" } | { kind: "rows"; paths: string[] };
+
+/** Fields a row shows; a refresh that changes none of them redraws nothing. */
+function sameRow(a: Note, b: Note): boolean {
+	return (
+		a.path === b.path &&
+		a.title === b.title &&
+		a.score === b.score &&
+		a.decay_score === b.decay_score &&
+		a.state === b.state &&
+		a.review_priority === b.review_priority &&
+		a.use_count === b.use_count &&
+		a.strength === b.strength &&
+		a.last_used === b.last_used
+	);
+}
+
+/** The smallest redraw that turns `before` into `after`, or null when nothing shows differently. */
+export function diffItems(before: Note[], after: Note[]): ReviewChange | null {
+	if (before.length !== after.length || before.some((n, i) => n.path !== after[i].path)) return { kind: "all" };
+	const paths = after.filter((n, i) => !sameRow(before[i], n)).map((n) => n.path);
+	return paths.length ? { kind: "rows", paths } : null;
+}
 
 export class ReviewStore {
 	private current: ReviewState = {
@@ -29,7 +56,7 @@ export class ReviewStore {
 		scoringKnown: false,
 		message: "",
 	};
-	private readonly listeners = new Set<(state: ReviewState) => void>();
+	private readonly listeners = new Set<(state: ReviewState, change: ReviewChange) => void>();
 	private readonly debounced: () => Promise<void>;
 
 	constructor(
@@ -46,18 +73,27 @@ export class ReviewStore {
 		return this.current;
 	}
 
-	subscribe(listener: (state: ReviewState) => void): () => void {
+	subscribe(listener: (state: ReviewState, change: ReviewChange) => void): () => void {
 		this.listeners.add(listener);
-		listener(this.current);
+		listener(this.current, { kind: "all" });
 		return () => this.listeners.delete(listener);
 	}
 
-	private set(patch: Partial<ReviewState>): void {
-		this.current = { ...this.current, ...patch };
-		for (const listener of this.listeners) listener(this.current);
+	/** Applies `patch` and tells listeners only what changed (nothing when nothing did). */
+	private set(patch: Partial<ReviewState>, rows: ReviewChange | null = null): void {
+		const before = this.current;
+		this.current = { ...before, ...patch };
+		const whole =
+			before.status !== this.current.status ||
+			before.message !== this.current.message ||
+			before.scoring !== this.current.scoring;
+		const change: ReviewChange | null = whole ? { kind: "all" } : rows;
+		if (!change) return;
+		for (const listener of this.listeners) listener(this.current, change);
 	}
 
 	setScoring(scoring: Scoring): void {
+		if (this.current.scoringKnown && JSON.stringify(scoring) === JSON.stringify(this.current.scoring)) return;
 		this.set({ scoring, scoringKnown: true });
 	}
 
@@ -72,7 +108,8 @@ export class ReviewStore {
 				this.current = { ...this.current, scoring: status.scoring, scoringKnown: true };
 			}
 			const review = await this.source.review(this.limit);
-			this.set({ status: "ready", items: review.items, message: "" });
+			const rows = this.current.status === "ready" ? diffItems(this.current.items, review.items) : { kind: "all" as const };
+			this.set({ status: "ready", items: review.items, message: "" }, rows);
 		} catch (error) {
 			if (error instanceof BridgeOfflineError) this.setOffline();
 			else this.set({ status: "error", message: error instanceof Error ? error.message : String(error) });
@@ -85,10 +122,15 @@ export class ReviewStore {
 
 	handleEvent(event: BridgeEvent): void {
 		if (event.type === "score_changed") {
-			const items = this.current.items.map((n) =>
-				n.path === event.data.path ? { ...n, score: event.data.score, state: event.data.state } : n,
-			);
-			this.set({ items });
+			const { path, score, state } = event.data;
+			const i = this.current.items.findIndex((n) => n.path === path);
+			const old = i >= 0 ? this.current.items[i] : null;
+			// A note outside the queue, or no visible change: no redraw at all.
+			if (old && (old.score !== score || old.state !== state)) {
+				const items = this.current.items.slice();
+				items[i] = { ...old, score, state };
+				this.set({ items }, { kind: "rows", paths: [path] });
+			}
 		}
 		if (REFRESHING_EVENTS.has(event.type)) this.refreshSoon();
 	}

@@ -87,7 +87,29 @@ export interface StatusResponse {
 	last_sync: string | null;
 	embeddings: { enabled: boolean; done: number; total: number };
 	scoring: Scoring;
-	daemon: { pid: number; started: string };
+	daemon: { pid: number; started: string; version?: string; api?: number };
+	/** Files the daemon set aside (unreadable, hostile); absent on older daemons. */
+	quarantined?: { file: string; cause: string; action: string }[];
+	/** The daemon's background sweep; absent on older daemons. */
+	background?: { last_run: string | null; last_error: BackgroundError | null };
+}
+
+export type JobKind = "gc" | "promote" | "sync";
+
+export interface Job {
+	id: string;
+	kind: JobKind;
+	state: "running" | "done" | "failed";
+	done: number;
+	total: number | null;
+	result: unknown;
+	error: { code: string; message: string } | null;
+}
+
+export interface BackgroundError {
+	at: string;
+	task: string;
+	message: string;
 }
 
 export interface TouchResponse {
@@ -125,6 +147,22 @@ export interface SearchResponse {
 	notice: string | null;
 }
 
+export interface RelatedItem {
+	path: string;
+	id: string | null;
+	title: string;
+	score: number | null;
+	state: NoteState;
+	/** Cosine similarity (semantic), shared-tag share (tags), or search score (text). */
+	similarity: number;
+}
+
+export interface RelatedResponse {
+	items: RelatedItem[];
+	method: "semantic" | "tags" | "text";
+	notice: string | null;
+}
+
 export interface SyncResponse {
 	added: number;
 	updated: number;
@@ -145,7 +183,12 @@ export type BridgeEvent =
 	| { type: "promoted"; data: Move }
 	| { type: "archived"; data: Move }
 	| { type: "restored"; data: Move }
-	| { type: "problem"; data: { path: string; cause: string } };
+	| { type: "problem"; data: { path: string; cause: string } }
+	/** Events were dropped (a slow reader): everything shown may be stale. */
+	| { type: "resync"; data: { dropped: number } }
+	| { type: "background_error"; data: BackgroundError }
+	/** A daemon job's progress or end (POST /api/jobs). */
+	| { type: "job"; data: Job };
 
 export type BridgeEventType = BridgeEvent["type"];
 
@@ -158,12 +201,18 @@ export const EVENT_TYPES: readonly BridgeEventType[] = [
 	"archived",
 	"restored",
 	"problem",
+	"resync",
+	"background_error",
+	"job",
 ];
 
 /** Vault paths an event is about (a move names both ends). */
 export function eventPaths(event: BridgeEvent): string[] {
 	switch (event.type) {
 		case "hello":
+		case "resync":
+		case "background_error":
+		case "job":
 			return [];
 		case "promoted":
 		case "archived":

@@ -1,25 +1,42 @@
 /** The plugin's commands (no default hotkeys). Each one calls a single controller action. */
-import type { Plugin } from "obsidian";
+import type { Editor, Plugin } from "obsidian";
+import type { NoteKind } from "../core/types";
 
 export interface CommandActions {
 	/** Vault path of the active Markdown note, or null. */
 	activePath(): string | null;
+	/** What the active note is (memory kinds, or "note"); null when not known. */
+	activeKind(): NoteKind | null;
 	reinforce(path: string): Promise<void>;
 	promote(path: string): Promise<void>;
 	archive(path: string): Promise<void>;
+	restore(path: string): Promise<void>;
 	runGc(): void;
 	openReview(): Promise<void>;
+	reviewFlow(): void;
+	openRelated(): Promise<void>;
+	/** Save the editor's selection (or the note's first paragraph) as a memory. */
+	capture(selection: string, noteText: string): void;
 	openSearch(): void;
 	sync(): Promise<void>;
 }
 
-function noteCommand(plugin: Plugin, id: string, name: string, run: (path: string) => Promise<void>, actions: CommandActions) {
+/** A command on the active note, offered only when the note is one of `kinds`. */
+function noteCommand(
+	plugin: Plugin,
+	actions: CommandActions,
+	id: string,
+	name: string,
+	kinds: readonly NoteKind[],
+	run: (path: string) => Promise<void>,
+) {
 	plugin.addCommand({
 		id,
 		name,
 		checkCallback: (checking) => {
 			const path = actions.activePath();
-			if (!path) return false;
+			const kind = actions.activeKind();
+			if (!path || !kind || !kinds.includes(kind)) return false;
 			if (!checking) void run(path);
 			return true;
 		},
@@ -27,11 +44,19 @@ function noteCommand(plugin: Plugin, id: string, name: string, run: (path: strin
 }
 
 export function registerCommands(plugin: Plugin, actions: CommandActions): void {
-	noteCommand(plugin, "reinforce-note", "Reinforce this note", (p) => actions.reinforce(p), actions);
-	noteCommand(plugin, "promote-note", "Promote this note to long-term memory", (p) => actions.promote(p), actions);
-	noteCommand(plugin, "archive-note", "Archive this note", (p) => actions.archive(p), actions);
+	noteCommand(plugin, actions, "reinforce-note", "Reinforce this memory", ["stm", "ltm"], (p) => actions.reinforce(p));
+	noteCommand(plugin, actions, "promote-note", "Promote this memory to long-term", ["stm"], (p) => actions.promote(p));
+	noteCommand(plugin, actions, "archive-note", "Archive this memory", ["stm"], (p) => actions.archive(p));
+	noteCommand(plugin, actions, "restore-note", "Restore this memory from the archive", ["archive"], (p) => actions.restore(p));
+	plugin.addCommand({
+		id: "save-selection",
+		name: "Save selection as memory",
+		editorCallback: (editor: Editor) => actions.capture(editor.getSelection(), editor.getValue()),
+	});
 	plugin.addCommand({ id: "run-gc", name: "Archive forgotten memories (preview first)", callback: () => actions.runGc() });
+	plugin.addCommand({ id: "review-memories", name: "Review memories", callback: () => actions.reviewFlow() });
 	plugin.addCommand({ id: "open-review-queue", name: "Open review queue", callback: () => void actions.openReview() });
+	plugin.addCommand({ id: "open-related", name: "Open related memories", callback: () => void actions.openRelated() });
 	plugin.addCommand({ id: "search-memories", name: "Search memories", callback: () => actions.openSearch() });
 	plugin.addCommand({ id: "sync-now", name: "Sync now", callback: () => void actions.sync() });
 }

@@ -1,11 +1,11 @@
 /** "Run garbage collection": previews the candidates (dry run), archives on confirm. */
 import { Modal, type App } from "obsidian";
 import type { BridgeClient } from "../core/bridge-client";
-import { errorMessage, gcDoneMessage } from "../core/messages";
+import { errorMessage } from "../core/messages";
 import { renderGcError, renderGcLoading, renderGcPreview } from "../ui/gc-preview";
 
 export interface GcModalDeps {
-	client: Pick<BridgeClient, "gc">;
+	client: Pick<BridgeClient, "gc" | "startJob">;
 	offlineText: () => string;
 	notify: (message: string) => void;
 }
@@ -38,8 +38,10 @@ export class GcModal extends Modal {
 
 	private async run(): Promise<void> {
 		try {
-			const done = await this.deps.client.gc(false);
-			this.deps.notify(gcDoneMessage(done));
+			// a job: the daemon archives in the background, the status bar shows progress,
+			// and a notice tells the result (controller, on the `job` events)
+			await this.deps.client.startJob("gc");
+			this.deps.notify("Archiving forgotten memories in the background…");
 			this.close();
 		} catch (error) {
 			renderGcError(this.contentEl, errorMessage(error, this.deps.offlineText()));

@@ -1,8 +1,8 @@
-/** The review queue side view: renders the shared ReviewStore, refreshes every minute. */
+/** The review queue side view: a ReviewPanel over the shared ReviewStore. */
 import { ItemView, type WorkspaceLeaf } from "obsidian";
 import type { ReviewStore } from "../core/review-store";
 import type { Note } from "../core/types";
-import { renderReviewList } from "../ui/review-list";
+import { ReviewPanel } from "../ui/review-panel";
 
 export const REVIEW_VIEW_TYPE = "mnemovault-review";
 
@@ -13,11 +13,13 @@ export interface ReviewViewDeps {
 	now: () => number;
 	open: (note: Note) => void;
 	reinforce: (note: Note) => Promise<void>;
+	promote: (note: Note) => Promise<void>;
+	archive: (note: Note) => Promise<void>;
 	refresh: () => void;
 }
 
 export class ReviewView extends ItemView {
-	private unsubscribe: (() => void) | null = null;
+	panel: ReviewPanel | null = null;
 
 	constructor(
 		leaf: WorkspaceLeaf,
@@ -38,36 +40,36 @@ export class ReviewView extends ItemView {
 		return "hourglass";
 	}
 
-	render(): void {
-		const state = this.deps.store.state;
-		renderReviewList(
-			this.contentEl,
-			{
+	override async onOpen(): Promise<void> {
+		const d = this.deps;
+		this.panel = new ReviewPanel(this.contentEl, {
+			subscribe: (listener) => d.store.subscribe(listener),
+			model: (state) => ({
 				status: state.status,
 				items: state.items,
 				scoring: state.scoring,
-				nowMs: this.deps.now(),
-				horizonDays: this.deps.horizonDays(),
+				nowMs: d.now(),
+				horizonDays: d.horizonDays(),
 				message: state.message,
-				hint: this.deps.hint(),
+				hint: d.hint(),
+			}),
+			actions: {
+				open: (note) => d.open(note),
+				reinforce: (note) => void d.reinforce(note),
+				promote: (note) => void d.promote(note),
+				archive: (note) => void d.archive(note),
+				refresh: () => d.refresh(),
 			},
-			{
-				open: (note) => this.deps.open(note),
-				reinforce: (note) => void this.deps.reinforce(note),
-				refresh: () => this.deps.refresh(),
-			},
-		);
-	}
-
-	override async onOpen(): Promise<void> {
-		this.unsubscribe = this.deps.store.subscribe(() => this.render());
-		this.registerInterval(window.setInterval(() => this.render(), 60_000));
-		this.deps.refresh();
+			frame: (run) => void window.requestAnimationFrame(run),
+		});
+		this.panel.start();
+		this.registerInterval(window.setInterval(() => this.panel?.redrawAll(), 60_000));
+		d.refresh();
 	}
 
 	override async onClose(): Promise<void> {
-		this.unsubscribe?.();
-		this.unsubscribe = null;
+		this.panel?.stop();
+		this.panel = null;
 		this.contentEl.empty();
 	}
 }

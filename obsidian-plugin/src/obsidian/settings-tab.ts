@@ -3,7 +3,14 @@
  * declarative settings (getSettingDefinitions, searchable) and the display()
  * fallback for older versions. General settings first, no top-level heading.
  */
-import { PluginSettingTab, Setting, type App, type Plugin } from "obsidian";
+import {
+	PluginSettingTab,
+	Setting,
+	type App,
+	type Plugin,
+	type SettingDefinition,
+	type SettingDefinitionItem,
+} from "obsidian";
 import {
 	BRIDGE_HEADING,
 	SETTING_ROWS,
@@ -18,8 +25,8 @@ export interface SettingsHost {
 	updateSettings(next: MnemovaultSettings): Promise<void>;
 }
 
-/** The 1.13 declarative shape of one row (kept structural: the typings we build with predate it). */
-function definition(row: SettingRow): Record<string, unknown> {
+/** The 1.13 declarative shape of one row. */
+function definition(row: SettingRow): SettingDefinition {
 	return { name: row.name, desc: row.desc, control: { ...row.control } };
 }
 
@@ -32,17 +39,17 @@ export class MnemovaultSettingTab extends PluginSettingTab {
 		super(app, plugin);
 	}
 
-	getSettingDefinitions(): Record<string, unknown>[] {
+	override getSettingDefinitions(): SettingDefinitionItem[] {
 		const general = SETTING_ROWS.filter((r) => r.group === "general").map(definition);
 		const bridge = SETTING_ROWS.filter((r) => r.group === "bridge").map(definition);
 		return [...general, { type: "group", heading: BRIDGE_HEADING, items: bridge }];
 	}
 
-	getControlValue(key: string): unknown {
+	override getControlValue(key: string): unknown {
 		return this.host.settings[key as SettingKey];
 	}
 
-	async setControlValue(key: string, value: unknown): Promise<void> {
+	override async setControlValue(key: string, value: unknown): Promise<void> {
 		await this.host.updateSettings(withSetting(this.host.settings, key as SettingKey, value));
 	}
 
@@ -71,7 +78,8 @@ export class MnemovaultSettingTab extends PluginSettingTab {
 		});
 	}
 
-	display(): void {
+	/** Fallback for Obsidian before 1.13, which has no declarative settings. */
+	override display(): void {
 		const { containerEl } = this;
 		containerEl.empty();
 		for (const row of SETTING_ROWS.filter((r) => r.group === "general")) this.addRow(containerEl, row);

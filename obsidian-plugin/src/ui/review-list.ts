@@ -22,6 +22,8 @@ export interface ReviewModel {
 export interface ReviewActions {
 	open(note: Note): void;
 	reinforce(note: Note): void;
+	promote(note: Note): void;
+	archive(note: Note): void;
 	refresh(): void;
 }
 
@@ -70,8 +72,33 @@ function renderHeader(container: HTMLElement, model: ReviewModel, actions: Revie
 	refresh.addEventListener("click", () => actions.refresh());
 }
 
-function renderRow(list: HTMLElement, note: Note, model: ReviewModel, actions: ReviewActions): void {
-	const row = list.createDiv({ cls: "mnemovault-review-row", attr: { "data-path": note.path } });
+/** Keys of the review list: move with arrows or j/k; Enter/o open, r reinforce, p promote, a archive. */
+export const ROW_KEYS = "↑/↓ move · Enter open · r reinforce · p promote · a archive";
+
+function rowKey(evt: KeyboardEvent, row: HTMLElement, note: Note, actions: ReviewActions): void {
+	if (evt.target !== row || evt.ctrlKey || evt.metaKey || evt.altKey) return;
+	const move = (next: Element | null) => {
+		if (next instanceof HTMLElement) next.focus();
+	};
+	const handlers: Record<string, () => void> = {
+		ArrowDown: () => move(row.nextElementSibling),
+		j: () => move(row.nextElementSibling),
+		ArrowUp: () => move(row.previousElementSibling),
+		k: () => move(row.previousElementSibling),
+		Enter: () => actions.open(note),
+		o: () => actions.open(note),
+		r: () => actions.reinforce(note),
+		p: () => actions.promote(note),
+		a: () => actions.archive(note),
+	};
+	const run = handlers[evt.key];
+	if (!run) return;
+	evt.preventDefault();
+	run();
+}
+
+export function renderRow(list: HTMLElement, note: Note, model: ReviewModel, actions: ReviewActions): HTMLElement {
+	const row = list.createDiv({ cls: "mnemovault-review-row", attr: { "data-path": note.path, tabindex: "0" } });
 	const head = row.createDiv({ cls: "mnemovault-review-row-head" });
 	const title = head.createEl("a", {
 		cls: "mnemovault-review-title",
@@ -92,6 +119,7 @@ function renderRow(list: HTMLElement, note: Note, model: ReviewModel, actions: R
 		button.disabled = true;
 		actions.reinforce(note);
 	});
+	row.addEventListener("keydown", (evt) => rowKey(evt, row, note, actions));
 	const meta = row.createDiv({ cls: "mnemovault-review-meta" });
 	meta.createSpan({ cls: "mnemovault-review-score", text: `Score ${formatScore(note.score ?? note.decay_score)}` });
 	meta.createSpan({ cls: "mnemovault-review-priority", text: `Priority ${formatScore(note.review_priority)}` });
@@ -100,6 +128,26 @@ function renderRow(list: HTMLElement, note: Note, model: ReviewModel, actions: R
 	const curveBox = row.createDiv({ cls: "mnemovault-review-curve" });
 	renderCurve(curveBox, curveMemory(note), model.scoring, model.nowMs, model.horizonDays);
 	curveBox.addEventListener("click", () => actions.open(note));
+	return row;
+}
+
+/** Redraws only the rows of `paths`, in place; returns how many were redrawn. */
+export function updateRows(container: HTMLElement, paths: string[], model: ReviewModel, actions: ReviewActions): number {
+	const list = container.querySelector<HTMLElement>(".mnemovault-review-list");
+	if (!list) return 0;
+	const byPath = new Map(model.items.map((n) => [n.path, n]));
+	let redrawn = 0;
+	for (const row of Array.from(list.querySelectorAll<HTMLElement>(".mnemovault-review-row"))) {
+		const path = row.getAttribute("data-path");
+		const note = path !== null && paths.includes(path) ? byPath.get(path) : undefined;
+		if (!note) continue;
+		const focused = row.contains(document.activeElement);
+		const fresh = renderRow(list, note, model, actions);
+		row.replaceWith(fresh);
+		if (focused) fresh.focus();
+		redrawn++;
+	}
+	return redrawn;
 }
 
 export function renderReviewList(container: HTMLElement, model: ReviewModel, actions: ReviewActions): void {
@@ -124,6 +172,7 @@ export function renderReviewList(container: HTMLElement, model: ReviewModel, act
 		});
 		return;
 	}
+	container.createDiv({ cls: "mnemovault-review-keys", text: ROW_KEYS });
 	const list = container.createDiv({ cls: "mnemovault-review-list" });
 	for (const note of model.items) renderRow(list, note, model, actions);
 }

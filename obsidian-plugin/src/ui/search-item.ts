@@ -1,5 +1,5 @@
 /** One search result: title, kind, score, snippet. Text only, never HTML. */
-import { formatScore } from "../core/format";
+import { formatScore, snippetParts } from "../core/format";
 import type { SearchResult } from "../core/types";
 
 const KIND_LABELS: Record<string, string> = { stm: "short-term", ltm: "long-term", archive: "archived", note: "note" };
@@ -11,6 +11,12 @@ export function renderSearchItem(el: HTMLElement, result: SearchResult): void {
 	head.createSpan({ cls: ["mnemovault-search-kind", `is-${result.kind}`], text: KIND_LABELS[result.kind] ?? result.kind });
 	if (result.review) head.createSpan({ cls: "mnemovault-search-review", text: "needs review" });
 	head.createSpan({ cls: "mnemovault-search-score", text: formatScore(result.score) });
-	if (result.snippet) el.createDiv({ cls: "mnemovault-search-snippet", text: result.snippet });
+	if (result.snippet) {
+		const snip = el.createDiv({ cls: "mnemovault-search-snippet" });
+		for (const part of snippetParts(result.snippet)) {
+			if (part.match) snip.createEl("mark", { text: part.text });
+			else snip.createSpan({ text: part.text });
+		}
+	}
 	el.createDiv({ cls: "mnemovault-search-path", text: result.path });
 }

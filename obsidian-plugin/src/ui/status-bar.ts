@@ -12,6 +12,7 @@ const STATE_CLASSES = [
 	"is-archived",
 	"is-note",
 	"is-offline",
+	"is-warning",
 ];
 
 export class StatusBarRenderer {
@@ -35,8 +36,13 @@ export class StatusBarRenderer {
 		);
 	}
 
-	showOffline(message: string): void {
-		this.set("Memory daemon offline", "is-offline", message);
+	showOffline(message: string, label = "Memory daemon offline"): void {
+		this.set(label, "is-offline", message);
+	}
+
+	/** A problem the daemon reported in the background; the click still opens the review. */
+	showWarning(label: string, message: string): void {
+		this.set(label, "is-warning", message);
 	}
 
 	clear(): void {

@@ -3,7 +3,8 @@
  * driven only through the plugin's own client code (locator, BridgeClient, event stream).
  *
  * Needs the repository's Python environment: `MNEMOVAULT_PYTHON`, else `<repo>/.venv`.
- * Without one the suite fails (it is never skipped); `make test` builds the venv first.
+ * Without one the suite fails (it is never skipped). It runs with `npm run test:contract`
+ * (vitest.contract.config.ts), which `make test-plugin` calls after building the venv.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -13,9 +14,11 @@ import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BridgeApiError, BridgeClient, BridgeOfflineError, type Reachability } from "../../src/core/bridge-client";
+import { BRIDGE_API, BridgeApiError, BridgeClient, BridgeOfflineError, type Reachability } from "../../src/core/bridge-client";
 import { locateBridge, type BridgeOverride } from "../../src/core/bridge-locator";
 import { offlineMessage } from "../../src/core/connection";
+import { savedMessage } from "../../src/core/capture";
+import { errorMessage, jobDoneMessage } from "../../src/core/messages";
 import { EventStream, type StreamStatus } from "../../src/core/event-stream";
 import type { BridgeEvent, Candidate, Note, PromoteResponse, Scoring } from "../../src/core/types";
 import { nodeLocatorEnv, nodeTimers } from "../../src/platform/node-env";
@@ -190,6 +193,8 @@ describe("the real daemon through the plugin's client", { timeout: LONG }, () =>
 		for (const key of SCORING_KEYS) expect(status.scoring[key], key).toBeDefined();
 		expect(["power_law", "exponential", "two_component"]).toContain(status.scoring.decay_model);
 		expect(status.daemon.pid).toBe(daemon?.pid);
+		expect(status.daemon.api).toBe(BRIDGE_API);
+		expect(status.daemon.version).toMatch(/^\d+\.\d+|^unknown$/);
 		expect(status.embeddings.enabled).toBe(false);
 		expect(Array.isArray(status.problems)).toBe(true);
 		expect(reachability.at(-1)).toEqual({ online: true });
@@ -221,6 +226,46 @@ describe("the real daemon through the plugin's client", { timeout: LONG }, () =>
 		expect(person).toMatchObject({ kind: "note", score: null, state: "note", id: null });
 
 		await expect(client.note("STM/No such memory.md")).rejects.toMatchObject({ status: 404, code: "not_found" });
+	});
+
+	it("related: memories sharing the note's tags (embeddings off, and it says so), never the note itself", async () => {
+		const tagged = review.find((n) => n.tags.length > 0) ?? review[0];
+		const related = await client.related(tagged.path, 5);
+		expect(["tags", "text"]).toContain(related.method);
+		expect(related.notice).toMatch(/Embeddings are off/);
+		expect(related.items.length).toBeLessThanOrEqual(5);
+		for (const item of related.items) {
+			expect(item.path).not.toBe(tagged.path);
+			expect(item.path).toMatch(/^(STM|LTM)\//);
+			expect(item.similarity).toBeGreaterThan(0);
+			expect(typeof item.state).toBe("string");
+		}
+		if (related.method === "tags") expect(related.items.length).toBeGreaterThan(0);
+		await expect(client.related("STM/No such memory.md", 5)).rejects.toMatchObject({ status: 404, code: "not_found" });
+	});
+
+	it("capture: save creates an STM file, the same text again reinforces it, a secret is refused", async () => {
+		const text = "The staging database is restored from the nightly snapshot every Monday at 06:00.";
+		const first = await client.save(text, ["ops", "staging"]);
+		expect(first).toMatchObject({ saved: true, reinforced: false });
+		expect(first.note.path).toMatch(/^STM\//);
+		expect(await readFile(join(vault, first.note.path), "utf8")).toContain(text);
+		expect(savedMessage(first)).toBe(`Saved as a memory: "${first.note.title}" in ${first.note.path}.`);
+		const again = await client.save(text, []);
+		expect(again).toMatchObject({ saved: false, reinforced: true, duplicate_of: first.note.path });
+		expect(savedMessage(again)).toMatch(/^Already a memory: reinforced/);
+		const secret = await client.save("The deploy token is ghp_Zq8mX2vB7kL4nR9tW1yH6cF3dJ5sP0aE8uGi for CI.", []).catch((e: unknown) => e);
+		expect(secret).toMatchObject({ status: 422, code: "refused" });
+		expect(errorMessage(secret, "")).toMatch(/^Not saved: refused: the text contains a secret/);
+	});
+
+	it("jobs: a sync job answers at once, then reports its end as a job event", async () => {
+		const started = await client.startJob("sync");
+		expect(started).toMatchObject({ kind: "sync", state: "running" });
+		await waitFor(() => eventsOf("job").some((e) => e.data.id === started.id && e.data.state === "done"), 30_000, "job done");
+		const done = eventsOf("job").find((e) => e.data.id === started.id && e.data.state === "done")!;
+		expect(jobDoneMessage(done.data)).toMatch(/^Index synced: /);
+		await expect(client.startJob("nonsense" as "sync")).rejects.toMatchObject({ status: 400 });
 	});
 
 	it("limit outside 1-1000 is a 400 `invalid`", async () => {

@@ -1,7 +1,9 @@
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import {
 	BridgeApiError,
+	BridgeBusyError,
 	BridgeClient,
 	BridgeOfflineError,
 	type HttpRequester,
@@ -119,12 +121,39 @@ describe("BridgeClient against a real HTTP server", () => {
 		expect(seen.at(-1)).toMatchObject({ online: false, reason: "refused" });
 	});
 
-	it("times out on a daemon that never answers", async () => {
-		const { client, daemon } = await setup({ timeoutMs: 150 });
+	it("calls a daemon that does not answer in time busy, never offline", async () => {
+		const { client, daemon, seen } = await setup({ timeoutMs: 150 });
 		daemon.routes.set("GET /api/status", () => "hang");
 		const started = Date.now();
-		await expect(client.status()).rejects.toMatchObject({ reason: "timeout" });
+		const failure = await client.status().catch((e: unknown) => e);
+		expect(failure).toBeInstanceOf(BridgeBusyError);
+		expect((failure as Error).message).toMatch(/busy: no answer within 150 ms\. It keeps working/);
 		expect(Date.now() - started).toBeLessThan(1500);
+		expect(seen.some((r) => !r.online)).toBe(false);
+	});
+
+	it("waits for long operations far beyond the short timeout", async () => {
+		const { client, daemon, seen } = await setup({ timeoutMs: 100 });
+		daemon.routes.set("POST /api/gc", async () => {
+			await sleep(400);
+			return { body: { candidates: [], archived: [], dry_run: false } };
+		});
+		expect((await client.gc(false)).dry_run).toBe(false);
+		expect(seen.every((r) => r.online)).toBe(true);
+	});
+
+	it("reports a daemon speaking another bridge API as incompatible, with its version", async () => {
+		const { client, daemon, vault, seen } = await setup();
+		const old = makeStatus(vault);
+		daemon.routes.set("GET /api/status", () => ({ body: { ...old, daemon: { pid: 1, started: "x", version: "0.0.9" } } }));
+		const failure = await client.status().catch((e: unknown) => e);
+		expect(failure).toMatchObject({ reason: "incompatible" });
+		expect(seen.at(-1)).toMatchObject({ online: false, reason: "incompatible" });
+		expect((failure as Error).message).toBe(
+			"the daemon 0.0.9 speaks bridge API 0, this plugin needs 1: update mnemovault (pip install -U mnemovault) and restart the daemon",
+		);
+		daemon.routes.set("GET /api/status", () => ({ body: { ...old, daemon: { pid: 1, started: "x", api: 2 } } }));
+		await expect(client.status()).rejects.toThrow(/API 2, this plugin knows 1: update the plugin/);
 	});
 
 	it("follows the daemon to its new port and token after a restart", async () => {

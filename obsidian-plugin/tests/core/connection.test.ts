@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConnectionMonitor, offlineMessage, startHint } from "../../src/core/connection";
+import { ConnectionMonitor, offlineLabel, offlineMessage, startHint } from "../../src/core/connection";
 
 describe("ConnectionMonitor", () => {
 	it("notifies once per transition to offline, not once per failure", () => {
@@ -12,7 +12,7 @@ describe("ConnectionMonitor", () => {
 		m.report({ online: true });
 		m.report({ online: true });
 		expect(notes).toEqual([expect.any(String), "Connected to the mnemovault daemon."]);
-		m.report({ online: false, reason: "timeout", detail: "slow" });
+		m.report({ online: false, reason: "unauthorized", detail: "401" });
 		expect(notes).toHaveLength(3);
 	});
 
@@ -40,6 +40,20 @@ describe("ConnectionMonitor", () => {
 	it("asks for a plugin update when the daemon is too new", () => {
 		const text = offlineMessage({ status: "offline", reason: "too_new", detail: "bridge version 2" }, "/v");
 		expect(text).toMatch(/newer than this plugin.*Update the plugin/);
+	});
+
+	it("has a distinct message and status bar label per cause", () => {
+		const at = (reason: "refused" | "unauthorized" | "incompatible") =>
+			({ status: "offline", reason, detail: "the daemon 0.0.9 speaks bridge API 0" }) as const;
+		expect(offlineMessage(at("refused"), "/v")).toMatch(/not running/);
+		expect(offlineMessage(at("unauthorized"), "/v")).toMatch(/running but refused the token/);
+		expect(offlineMessage(at("unauthorized"), "/v")).not.toMatch(/not running|Start it/);
+		expect(offlineMessage(at("incompatible"), "/v")).toMatch(/running but incompatible: the daemon 0.0.9/);
+		expect([at("refused"), at("unauthorized"), at("incompatible")].map(offlineLabel)).toEqual([
+			"Memory daemon offline",
+			"Memory daemon: token refused",
+			"Memory daemon: incompatible version",
+		]);
 	});
 
 	it("quotes vault paths a shell would split", () => {

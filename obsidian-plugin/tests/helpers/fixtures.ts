@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, realpath, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_SCORING } from "../../src/core/decay";
-import type { Note, StatusResponse } from "../../src/core/types";
+import type { Move, Note, StatusResponse } from "../../src/core/types";
 
 export const NOW = Date.parse("2026-11-22T12:00:00Z");
 
@@ -39,8 +39,12 @@ export function makeStatus(vault: string): StatusResponse {
 		last_sync: null,
 		embeddings: { enabled: false, done: 0, total: 0 },
 		scoring: { ...DEFAULT_SCORING },
-		daemon: { pid: process.pid, started: "2026-11-22T01:30:00+00:00" },
+		daemon: { pid: process.pid, started: "2026-11-22T01:30:00+00:00", version: "0.1.0", api: 1 },
 	};
+}
+
+export function makeMove(patch: Partial<Move> = {}): Move {
+	return { id: "m1", title: "JWT key rotation", from: "STM/jwt-rotation.md", to: "Archive/jwt-rotation.md", reason: "forgotten", ...patch };
 }
 
 export async function tempDir(prefix = "mnemovault-test-"): Promise<string> {

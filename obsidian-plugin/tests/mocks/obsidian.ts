@@ -60,7 +60,10 @@ export class Component {
 
 export class WorkspaceLeaf {
 	view: unknown = null;
-	async setViewState(_state: { type: string; active?: boolean }): Promise<void> {}
+	viewType: string | null = null;
+	async setViewState(state: { type: string; active?: boolean }): Promise<void> {
+		this.viewType = state.type;
+	}
 }
 
 export class Workspace extends Events {
@@ -76,8 +79,8 @@ export class Workspace extends Events {
 	async openLinkText(path: string): Promise<void> {
 		this.opened.push(path);
 	}
-	getLeavesOfType(_type: string): WorkspaceLeaf[] {
-		return this.leaves;
+	getLeavesOfType(type: string): WorkspaceLeaf[] {
+		return this.leaves.filter((l) => l.viewType === type);
 	}
 	getRightLeaf(_split: boolean): WorkspaceLeaf {
 		const leaf = new WorkspaceLeaf();
@@ -88,6 +91,16 @@ export class Workspace extends Events {
 }
 
 export class Vault extends Events {
+	/** Paths Obsidian knows about (tests add to it). */
+	files = new Set<string>();
+	/** Contents of files, for cachedRead (tests set them). */
+	contents = new Map<string, string>();
+	getFileByPath(path: string): TFile | null {
+		return this.files.has(path) || this.contents.has(path) ? new TFile(path) : null;
+	}
+	async cachedRead(file: TFile): Promise<string> {
+		return this.contents.get(file.path) ?? "";
+	}
 	adapter: unknown;
 	constructor(basePath = "/vault") {
 		super();
@@ -95,11 +108,29 @@ export class Vault extends Events {
 	}
 }
 
+/** Parses `key: value` frontmatter lines of the vault's test contents. */
+export class MetadataCache {
+	constructor(private readonly vault: Vault) {}
+	getFileCache(file: TFile): { frontmatter?: Record<string, unknown> } | null {
+		const text = this.vault.contents.get(file.path) ?? "";
+		const m = /^---\n([\s\S]*?)\n---/.exec(text);
+		if (!m) return null;
+		const frontmatter: Record<string, unknown> = {};
+		for (const line of m[1].split("\n")) {
+			const kv = /^(\w+):\s*(.*)$/.exec(line);
+			if (kv) frontmatter[kv[1]] = kv[2];
+		}
+		return { frontmatter };
+	}
+}
+
 export class App {
 	workspace = new Workspace();
+	metadataCache: MetadataCache;
 	vault: Vault;
 	constructor(basePath = "/vault") {
 		this.vault = new Vault(basePath);
+		this.metadataCache = new MetadataCache(this.vault);
 	}
 }
 
@@ -107,6 +138,7 @@ export interface Command {
 	id: string;
 	name: string;
 	callback?: () => unknown;
+	editorCallback?: (editor: { getSelection(): string; getValue(): string }) => unknown;
 	checkCallback?: (checking: boolean) => boolean | void;
 	hotkeys?: unknown[];
 }
@@ -128,6 +160,11 @@ export class Plugin extends Component {
 	}
 	registerView(type: string, factory: (leaf: WorkspaceLeaf) => unknown): void {
 		this.views.set(type, factory);
+	}
+	ribbon: { icon: string; title: string; run: () => unknown }[] = [];
+	addRibbonIcon(icon: string, title: string, run: () => unknown): HTMLElement {
+		this.ribbon.push({ icon, title, run });
+		return createDiv();
 	}
 	addStatusBarItem(): HTMLElement {
 		const el = createDiv();
@@ -168,8 +205,11 @@ export class Modal {
 		this.titleEl = this.modalEl.createDiv({ cls: "modal-title" });
 		this.contentEl = this.modalEl.createDiv({ cls: "modal-content" });
 	}
+	/** Every modal opened, last one last (tests reach the modal a command opened). */
+	static opened: Modal[] = [];
 	open(): void {
 		this.isOpen = true;
+		Modal.opened.push(this);
 		this.onOpen();
 	}
 	close(): void {

@@ -1,16 +1,17 @@
 // @vitest-environment happy-dom
 import { join } from "node:path";
-import { App, Plugin, TFile, WorkspaceLeaf, type Command } from "../mocks/obsidian";
+import { App, Modal, Plugin, TFile, WorkspaceLeaf, type Command } from "../mocks/obsidian";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Plugin as ObsidianPlugin } from "obsidian";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_SETTINGS, type MnemovaultSettings } from "../../src/core/settings";
 import { MnemovaultController } from "../../src/obsidian/controller";
 import { REVIEW_VIEW_TYPE, type ReviewView } from "../../src/obsidian/review-view";
+import { RELATED_VIEW_TYPE, type RelatedView } from "../../src/obsidian/related-view";
 import { nodeLocatorEnv, nodeTimers } from "../../src/platform/node-env";
 import { nodeHttpRequester, nodeSseTransport } from "../../src/platform/node-http";
-import { startFakeDaemon, type FakeDaemon } from "../helpers/fake-daemon";
-import { makeNote, makeStatus, tempDir, writeBridgeFile } from "../helpers/fixtures";
+import { error, startFakeDaemon, type FakeDaemon } from "../helpers/fake-daemon";
+import { makeMove, makeNote, makeStatus, tempDir, writeBridgeFile } from "../helpers/fixtures";
 import { waitFor } from "../helpers/wait";
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -18,7 +19,11 @@ afterEach(async () => {
 	for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function setup(settings: Partial<MnemovaultSettings> = {}) {
+function makeRelated(path: string) {
+	return { path, id: null, title: path.replace(/^STM\//, "").replace(/\.md$/, ""), score: 0.5, state: "fading", similarity: 0.8 };
+}
+
+async function setup(settings: Partial<MnemovaultSettings> = {}, requestTimeoutMs?: number) {
 	const root = await tempDir();
 	const configDir = join(root, "config");
 	const vault = join(root, "vault");
@@ -37,6 +42,8 @@ async function setup(settings: Partial<MnemovaultSettings> = {}) {
 	app.workspace.activeFile = new TFile("STM/jwt-rotation.md");
 	const plugin = new Plugin(app);
 	const notices: string[] = [];
+	const actions: { message: string; label: string; run: () => void }[] = [];
+	const asked: { preview: string; done: (tags: string[]) => void }[] = [];
 	const current: MnemovaultSettings = { ...DEFAULT_SETTINGS, ...settings };
 	const controller = new MnemovaultController({
 		plugin: plugin as unknown as ObsidianPlugin,
@@ -47,10 +54,13 @@ async function setup(settings: Partial<MnemovaultSettings> = {}) {
 		locatorEnv: nodeLocatorEnv({ env: { MNEMOVAULT_CONFIG_DIR: configDir } }),
 		timers: nodeTimers(),
 		notify: (m) => notices.push(m),
+		notifyAction: (message, label, run) => actions.push({ message, label, run }),
+		askTags: (preview, done) => asked.push({ preview, done }),
+		requestTimeoutMs,
 	});
 	cleanups.push(() => controller.stop());
 	const command = (id: string): Command => plugin.commands.find((c) => c.id === id)!;
-	return { app, plugin, controller, daemon, notices, command, bar: () => plugin.statusBarItems[0] };
+	return { app, plugin, controller, daemon, notices, actions, asked, command, vault, bar: () => plugin.statusBarItems[0] };
 }
 
 describe("MnemovaultController with a real HTTP daemon", () => {
@@ -73,7 +83,19 @@ describe("MnemovaultController with a real HTTP daemon", () => {
 		const { controller, app, plugin, command } = await setup();
 		controller.start();
 		expect(plugin.commands.map((c) => c.id).sort()).toEqual(
-			["archive-note", "open-review-queue", "promote-note", "reinforce-note", "run-gc", "search-memories", "sync-now"].sort(),
+			[
+				"archive-note",
+				"open-related",
+				"open-review-queue",
+				"promote-note",
+				"reinforce-note",
+				"restore-note",
+				"review-memories",
+				"run-gc",
+				"save-selection",
+				"search-memories",
+				"sync-now",
+			].sort(),
 		);
 		expect(plugin.commands.every((c) => c.hotkeys === undefined)).toBe(true);
 		expect(command("reinforce-note").checkCallback!(true)).toBe(true);
@@ -128,5 +150,227 @@ describe("MnemovaultController with a real HTTP daemon", () => {
 		expect(view.getDisplayText()).toBe("Memory review");
 		await view.onClose();
 		view.unload();
+	});
+
+	it("a slow GC is waited for; a slow quick request says busy; neither goes offline", async () => {
+		const { controller, daemon, notices, bar } = await setup({}, 150);
+		daemon.routes.set("POST /api/gc", async () => {
+			await sleep(500);
+			return { body: { candidates: [], archived: [makeMove()], dry_run: false } };
+		});
+		controller.start();
+		await waitFor(() => bar().textContent === "Memory 1.00 · fresh", 3000, "first score");
+		expect((await controller.client.gc(false)).archived).toHaveLength(1);
+		daemon.routes.set("POST /api/touch", () => "hang");
+		await controller.reinforce("STM/jwt-rotation.md");
+		expect(notices.at(-1)).toMatch(/busy: no answer within 150 ms/);
+		expect(notices.some((n) => n.includes("not running"))).toBe(false);
+		expect(controller.monitor.state.status).toBe("online");
+		expect(bar().textContent).toBe("Memory 1.00 · fresh");
+	});
+
+	it("a wrong token says so, and never asks to start a daemon that runs", async () => {
+		const { controller, notices, bar } = await setup({ bridgeToken: "wrong" });
+		controller.start();
+		await waitFor(() => bar().textContent === "Memory daemon: token refused", 3000, "token label");
+		expect(notices).toHaveLength(1);
+		expect(notices[0]).toMatch(/running but refused the token/);
+		expect(notices[0]).not.toMatch(/not running|Start it/);
+	});
+
+	it("an old daemon without the bridge API number is reported incompatible", async () => {
+		const { controller, daemon, notices, bar, vault } = await setup();
+		daemon.routes.set("GET /api/status", () => ({ body: { ...makeStatus(vault), daemon: { pid: 1, started: "x" } } }));
+		controller.start();
+		await waitFor(() => bar().textContent === "Memory daemon: incompatible version", 3000, "incompatible label");
+		expect(notices.at(-1)).toMatch(/running but incompatible: the daemon speaks bridge API 0, this plugin needs 1/);
+		// other requests are not sent to it, and nothing flips the state back to online
+		const sent = daemon.requests.length;
+		await controller.reinforce("STM/jwt-rotation.md");
+		await sleep(100);
+		expect(daemon.requests.slice(sent).filter((r) => r.path !== "/api/status")).toEqual([]);
+		expect(controller.monitor.state).toMatchObject({ status: "offline", reason: "incompatible" });
+		expect(notices.some((n) => n.startsWith("Connected"))).toBe(false);
+	});
+
+	it("shows background errors and quarantined files once; resync re-reads everything", async () => {
+		const { controller, daemon, notices, bar, vault } = await setup();
+		const status = {
+			...makeStatus(vault),
+			quarantined: [{ file: "STM/huge.md", cause: "larger than 1 MB", action: "left in place, not indexed" }],
+			background: { last_run: null, last_error: null },
+		};
+		daemon.routes.set("GET /api/status", () => ({ body: status }));
+		controller.start();
+		await waitFor(() => notices.some((n) => n.includes("STM/huge.md")), 3000, "quarantine notice");
+		expect(notices).toContain("mnemovault set aside STM/huge.md: larger than 1 MB (left in place, not indexed).");
+		const reviews = () => daemon.requests.filter((r) => r.path === "/api/review").length;
+		const before = reviews();
+		daemon.send("resync", { dropped: 12 });
+		await waitFor(() => reviews() > before, 3000, "refresh after resync");
+		expect(notices.filter((n) => n.includes("STM/huge.md"))).toHaveLength(1);
+		daemon.send("background_error", { at: "2026-11-22T12:00:00Z", task: "sweep", message: "disk full" });
+		await waitFor(() => bar().textContent === "Memory daemon: background error", 3000, "warning");
+		expect(notices.at(-1)).toBe("mnemovault background sweep failed: disk full");
+	});
+
+	it("offers each note command only where it applies, from the daemon's answer or the path", async () => {
+		const { controller, app, command, bar, daemon } = await setup();
+		controller.start();
+		await waitFor(() => bar().textContent === "Memory 1.00 · fresh", 3000, "first score");
+		const offered = () =>
+			["reinforce-note", "promote-note", "archive-note", "restore-note"].filter((id) => command(id).checkCallback!(true));
+		expect(offered()).toEqual(["reinforce-note", "promote-note", "archive-note"]);
+		// a person's note, as the daemon says
+		daemon.routes.set("GET /api/note", () => ({ body: makeNote({ path: "Projects/plan.md", kind: "note", state: "note" }) }));
+		app.workspace.activeFile = new TFile("Projects/plan.md");
+		app.workspace.trigger("file-open", app.workspace.activeFile);
+		expect(offered()).toEqual([]);
+		app.workspace.activeFile = new TFile("LTM/kept.md");
+		expect(offered()).toEqual(["reinforce-note"]);
+		app.workspace.activeFile = new TFile("Archive/old.md");
+		expect(offered()).toEqual(["restore-note"]);
+	});
+
+	it("archive: the open note reopens at its new path; Undo on the notice restores it, and it follows back", async () => {
+		const { controller, app, command, actions, daemon, notices, bar } = await setup();
+		const move = makeMove({ from: "STM/jwt-rotation.md", to: "Archive/jwt-rotation.md" });
+		daemon.routes.set("POST /api/archive", () => ({ body: { archived: [move] } }));
+		daemon.routes.set("POST /api/restore", () => ({ body: { restored: [{ ...move, from: move.to, to: move.from }] } }));
+		controller.start();
+		await waitFor(() => bar().textContent === "Memory 1.00 · fresh", 3000, "first score");
+		command("archive-note").checkCallback!(false);
+		await waitFor(() => actions.length === 1, 3000, "archive notice");
+		expect(actions[0]).toMatchObject({ message: 'Archived "JWT key rotation" to Archive/jwt-rotation.md.', label: "Undo" });
+		// Obsidian sees the moved file a moment later; only then is it opened (never created)
+		await sleep(250);
+		expect(app.workspace.opened).toEqual([]);
+		app.vault.files.add("Archive/jwt-rotation.md");
+		await waitFor(() => app.workspace.opened.length === 1, 3000, "reopen");
+		expect(app.workspace.opened).toEqual(["Archive/jwt-rotation.md"]);
+		app.workspace.activeFile = new TFile("Archive/jwt-rotation.md");
+		app.workspace.trigger("file-open", app.workspace.activeFile);
+		actions[0].run();
+		await waitFor(() => notices.includes('Restored "JWT key rotation" to STM/jwt-rotation.md.'), 3000, "restore notice");
+		expect(daemon.requests.find((r) => r.path === "/api/restore")!.body).toEqual({ ref: "Archive/jwt-rotation.md" });
+		app.vault.files.add("STM/jwt-rotation.md");
+		await waitFor(() => app.workspace.opened.length === 2, 3000, "reopen after restore");
+		expect(app.workspace.opened[1]).toBe("STM/jwt-rotation.md");
+	});
+
+	it("review flow: ribbon opens the next memory with text, curve and history; keys act and move on", async () => {
+		const { controller, app, plugin, daemon, vault } = await setup();
+		const first = makeNote({ path: "STM/a.md", title: "Alpha", score: 0.2, state: "danger", review_priority: 1, use_count: 3 });
+		const second = makeNote({ path: "STM/b.md", title: "Beta", score: 0.3, state: "danger", review_priority: 0.5 });
+		let queue = [first, second];
+		daemon.routes.set("GET /api/review", () => ({ body: { items: queue } }));
+		daemon.routes.set("GET /api/status", () => ({ body: makeStatus(vault) }));
+		daemon.routes.set("POST /api/touch", () => ({ body: { note: first, old_score: 0.2, new_score: 1 } }));
+		daemon.routes.set("POST /api/archive", () => ({ body: { archived: [makeMove({ from: "STM/b.md", to: "Archive/b.md", title: "Beta" })] } }));
+		app.vault.contents.set("STM/a.md", "---\nid: 1\narchive_on: 2026-12-01\n---\nAlpha fact text.\n");
+		app.vault.contents.set("STM/b.md", "Beta body.\n");
+		controller.start();
+		const queueItem = plugin.statusBarItems[1];
+		await waitFor(() => queueItem.textContent === "2 to review", 3000, "queue count");
+		expect(plugin.ribbon.map((r) => r.title)).toEqual(["Review memories"]);
+		plugin.ribbon[0].run();
+		await waitFor(() => Modal.opened.at(-1)?.contentEl.querySelector(".mnemovault-card-title") != null, 3000, "card");
+		const card = Modal.opened.at(-1)!.contentEl;
+		await waitFor(() => card.querySelector(".mnemovault-card-text")?.textContent === "Alpha fact text.", 3000, "text");
+		expect(card.querySelector(".mnemovault-card-title")!.textContent).toBe("Alpha");
+		expect(card.querySelector(".mnemovault-card-count")!.textContent).toBe("2 to review");
+		expect(card.querySelector("svg.mnemovault-curve")).not.toBeNull();
+		const history = Array.from(card.querySelectorAll("dt, dd")).map((e) => e.textContent);
+		expect(history).toEqual(expect.arrayContaining(["Uses", "3", "Archive on", "2026-12-01"]));
+		const key = (k: string) => card.closest(".modal")!.dispatchEvent(new KeyboardEvent("keydown", { key: k, bubbles: true }));
+		key("r");
+		await waitFor(() => card.querySelector(".mnemovault-card-title")?.textContent === "Beta", 3000, "next memory");
+		await waitFor(() => daemon.requests.some((r) => r.path === "/api/touch"), 3000, "touch sent");
+		expect(daemon.requests.find((r) => r.path === "/api/touch")!.body).toMatchObject({ ref: "STM/a.md" });
+		queue = [second];
+		key("a");
+		await waitFor(() => card.querySelector(".mnemovault-card-done") !== null, 3000, "done");
+		expect(card.querySelector(".mnemovault-card-summary")!.textContent).toBe(
+			"This pass: 1 reinforced, 0 promoted, 1 archived, 0 skipped.",
+		);
+		await waitFor(() => daemon.requests.some((r) => r.path === "/api/archive"), 3000, "archive sent");
+		expect(daemon.requests.find((r) => r.path === "/api/archive")!.body).toEqual({ ref: "STM/b.md" });
+		key("Escape");
+		expect(Modal.opened.at(-1)!.isOpen).toBe(false);
+	});
+
+	it("related panel: follows the open note, cached per note, click opens", async () => {
+		const { controller, app, plugin, daemon, command } = await setup();
+		daemon.routes.set("GET /api/related", (req) => ({
+			body: {
+				items: [makeRelated(`STM/near ${req.query.get("path")}.md`)],
+				method: "semantic",
+				notice: null,
+			},
+		}));
+		controller.start();
+		command("open-related").callback!();
+		await waitFor(() => app.workspace.getLeavesOfType(RELATED_VIEW_TYPE).length === 1, 3000, "leaf");
+		const view = plugin.views.get(RELATED_VIEW_TYPE)!(new WorkspaceLeaf()) as RelatedView;
+		await view.onOpen();
+		const title = () => view.contentEl.querySelector(".mnemovault-related-title")?.textContent;
+		await waitFor(() => title() === "near STM/jwt-rotation.md", 3000, "first list");
+		const open = (path: string) => {
+			app.workspace.activeFile = new TFile(path);
+			app.workspace.trigger("file-open", app.workspace.activeFile);
+		};
+		open("Projects/plan.md");
+		await waitFor(() => title() === "near Projects/plan.md", 3000, "second list");
+		open("STM/jwt-rotation.md");
+		expect(title()).toBe("near STM/jwt-rotation.md"); // from the cache, at once
+		expect(daemon.requests.filter((r) => r.path === "/api/related").map((r) => r.query.get("limit"))).toEqual(["15", "15"]);
+		view.contentEl.querySelector<HTMLElement>(".mnemovault-related-row")!.click();
+		expect(app.workspace.opened.at(-1)).toBe("STM/near STM/jwt-rotation.md.md");
+		await view.onClose();
+	});
+
+	it("capture: the selection, or the first paragraph, is saved with the tags asked for; the notice tells the result", async () => {
+		const { controller, daemon, notices, asked, command } = await setup();
+		const saved = makeNote({ path: "STM/Staging restores.md", title: "Staging restores" });
+		daemon.routes.set("POST /api/save", (req) => {
+			const args = req.body as { text: string };
+			if (args.text.includes("AKIA")) return error(422, "refused", "refused: the text contains a secret (aws key; line 1); secrets are never stored");
+			return { body: { saved: true, reinforced: false, note: saved, near_duplicates: [{ path: "STM/Old.md", title: "Old", similarity: 0.97 }] } };
+		});
+		controller.start();
+		const editor = (selection: string, value: string) => ({ getSelection: () => selection, getValue: () => value });
+		command("save-selection").editorCallback!(editor("", "---\ntags: [x]\n---\n# Heading\n\nFirst paragraph\nof the note.\n\nSecond."));
+		expect(asked[0].preview).toBe("First paragraph\nof the note.");
+		asked[0].done(["ops", "staging"]);
+		await waitFor(() => notices.length > 0, 3000, "notice");
+		expect(daemon.requests.find((r) => r.path === "/api/save")!.body).toEqual({
+			text: "First paragraph\nof the note.",
+			tags: ["ops", "staging"],
+		});
+		expect(notices.at(-1)).toBe('Saved as a memory: "Staging restores" in STM/Staging restores.md. It may supersede "Old" (STM/Old.md).');
+		command("save-selection").editorCallback!(editor("  key AKIAIOSFODNN7EXAMPLE  ", "whatever"));
+		asked[1].done([]);
+		await waitFor(() => notices.length === 2, 3000, "refusal");
+		expect(notices[1]).toBe("Not saved: refused: the text contains a secret (aws key; line 1); secrets are never stored");
+	});
+
+	it("jobs: progress shows in the status bar, the end as one notice", async () => {
+		const { controller, daemon, notices, plugin } = await setup();
+		controller.start();
+		await waitFor(() => daemon.streams() === 1, 3000, "stream");
+		const jobItem = plugin.statusBarItems[2];
+		const job = { id: "7", kind: "gc", state: "running", done: 40, total: 120, result: null, error: null };
+		daemon.send("job", job);
+		await waitFor(() => jobItem.textContent === "Archiving forgotten memories 40/120", 3000, "progress");
+		expect(controller.monitor.state.status).toBe("online");
+		const result = { candidates: [], archived: [makeMove(), makeMove()], dry_run: false };
+		daemon.send("job", { ...job, state: "done", done: 120, result });
+		daemon.send("job", { ...job, state: "done", done: 120, result });
+		await waitFor(() => notices.some((n) => n.startsWith("Archived 2 memories")), 3000, "done notice");
+		await sleep(50);
+		expect(notices.filter((n) => n.startsWith("Archived 2"))).toHaveLength(1);
+		expect(jobItem.textContent).toBe("");
+		daemon.send("job", { ...job, id: "8", kind: "sync", state: "failed", error: { code: "error", message: "disk full" } });
+		await waitFor(() => notices.includes("mnemovault sync failed: disk full"), 3000, "failure notice");
 	});
 });

@@ -18,6 +18,11 @@ function setup() {
 	return { tab, host };
 }
 
+/** The display() fallback for Obsidian < 1.13 (deprecated in the 1.13 typings, still what older apps call). */
+function showFallback(tab: { display(): void }): void {
+	tab.display();
+}
+
 beforeEach(() => {
 	Setting.all = [];
 });
@@ -25,7 +30,7 @@ beforeEach(() => {
 describe("settings tab", () => {
 	it("puts general settings first without a heading, then one heading for the bridge override", () => {
 		const { tab } = setup();
-		tab.display();
+		showFallback(tab);
 		const names = Setting.all.map((s) => (s.heading ? `# ${s.name}` : s.name));
 		expect(names).toEqual(["Reinforce memories when opened", "Curve horizon", "# Bridge override", "Host", "Port", "Token"]);
 		expect(tab.containerEl.querySelector("h1, h2, h3")).toBeNull();
@@ -33,7 +38,7 @@ describe("settings tab", () => {
 
 	it("saves valid changes and ignores invalid ones", async () => {
 		const { tab, host } = setup();
-		tab.display();
+		showFallback(tab);
 		const toggle = Setting.all[0].components[0] as unknown as { toggle(): void };
 		toggle.toggle();
 		await Promise.resolve();
@@ -49,9 +54,9 @@ describe("settings tab", () => {
 
 	it("offers the same rows to Obsidian 1.13's declarative settings", async () => {
 		const { tab, host } = setup();
-		const defs = tab.getSettingDefinitions();
+		const defs = tab.getSettingDefinitions() as { name?: string; heading?: string; items?: unknown[] }[];
 		expect(defs.map((d) => d.name ?? d.heading)).toEqual(["Reinforce memories when opened", "Curve horizon", "Bridge override"]);
-		expect((defs[2].items as unknown[]).length).toBe(3);
+		expect(defs[2].items).toHaveLength(3);
 		await tab.setControlValue("bridgePort", 5123);
 		expect(tab.getControlValue("bridgePort")).toBe(5123);
 		expect(host.saved).toBe(1);

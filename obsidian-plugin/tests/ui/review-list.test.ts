@@ -19,7 +19,13 @@ function model(patch: Partial<ReviewModel> = {}): ReviewModel {
 }
 
 function actions() {
-	return { open: vi.fn<(n: Note) => void>(), reinforce: vi.fn<(n: Note) => void>(), refresh: vi.fn() };
+	return {
+		open: vi.fn<(n: Note) => void>(),
+		reinforce: vi.fn<(n: Note) => void>(),
+		promote: vi.fn<(n: Note) => void>(),
+		archive: vi.fn<(n: Note) => void>(),
+		refresh: vi.fn(),
+	};
 }
 
 /** The curve's points, read back from the rendered SVG path. */

@@ -39,6 +39,24 @@ describe("search item", () => {
 		expect(el.querySelector(".mnemovault-search-score")!.textContent).toBe("0.81");
 		expect(el.querySelector(".mnemovault-search-review")).not.toBeNull();
 	});
+
+	it("shows the daemon's **match** marks as highlights, never as raw asterisks", () => {
+		const el = createDiv();
+		renderSearchItem(el, {
+			path: "STM/jwt.md",
+			id: "1",
+			title: "JWT",
+			kind: "stm",
+			snippet: "…we **rotate** the **JWT** keys every <b>90</b> days",
+			score: 0.8,
+			parts: { fts: 1, semantic: null, decay: 0.9 },
+			review: false,
+		});
+		const snip = el.querySelector(".mnemovault-search-snippet")!;
+		expect(snip.textContent).toBe("…we rotate the JWT keys every <b>90</b> days");
+		expect(Array.from(snip.querySelectorAll("mark")).map((m) => m.textContent)).toEqual(["rotate", "JWT"]);
+		expect(snip.querySelector("b")).toBeNull();
+	});
 });
 
 describe("GC preview", () => {

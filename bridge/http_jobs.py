@@ -1,0 +1,111 @@
+"""Long operations as daemon jobs: `POST /api/jobs {"kind"}` starts GC, promote-all or sync
+in a thread and answers at once with the job; progress and the result arrive as `job`
+events on `/api/events` (and `GET /api/jobs` lists them), so no HTTP request waits for
+minutes and a slow vault is never mistaken for a dead daemon.
+
+Event data: {"id", "kind", "state": "running"|"done"|"failed", "done", "total" (null when
+unknown), "result" (on done), "error": {"code", "message"} (on failed)}.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+from typing import Any, Callable
+
+from starlette.routing import Route
+
+from vault_sync.errors import InvalidInput, MnemovaultError
+
+from .operations import plain
+from . import schemas as S
+from .errors import error_body
+
+KINDS = ("gc", "promote", "sync")
+KEEP_FINISHED = 20
+PROGRESS_EVERY = 0.2  # seconds between progress events: a sweep may move thousands of notes
+
+
+class Jobs:
+    def __init__(self, svc, clock: Callable[[], float] = time.monotonic):
+        self.svc = svc
+        self.clock = clock
+        self.jobs: dict[str, dict] = {}
+        self.lock = threading.Lock()
+        self.ids = itertools.count(1)
+
+    def list(self) -> dict:
+        with self.lock:
+            return {"jobs": [dict(j) for j in self.jobs.values()]}
+
+    def start(self, kind: str) -> dict:
+        if kind not in KINDS:
+            raise InvalidInput(f"unknown job {kind!r}: one of {', '.join(KINDS)}")
+        with self.lock:
+            if any(j["kind"] == kind and j["state"] == "running" for j in self.jobs.values()):
+                raise InvalidInput(f"a {kind} job is already running")
+            job = {"id": str(next(self.ids)), "kind": kind, "state": "running", "done": 0, "total": None,
+                   "result": None, "error": None}
+            self.jobs[job["id"]] = job
+            for old in [k for k, j in self.jobs.items() if j["state"] != "running"][:-KEEP_FINISHED]:
+                del self.jobs[old]  # a long-lived daemon keeps only the recent ones
+        threading.Thread(target=self._run, args=(job,), name=f"job-{kind}", daemon=True).start()
+        return dict(job)
+
+    def _emit(self, job: dict) -> None:
+        self.svc.emit("job", dict(job))
+
+    def _run(self, job: dict) -> None:
+        last = [0.0]
+
+        def progress(done: int, total: int | None) -> None:
+            with self.lock:
+                job["done"], job["total"] = done, total
+            now = self.clock()
+            if now - last[0] >= PROGRESS_EVERY or (total is not None and done >= total):
+                last[0] = now
+                self._emit(job)
+
+        self._emit(job)
+        try:
+            result = plain(self._work(job["kind"], progress))
+            with self.lock:
+                job.update(state="done", result=result)
+        except MnemovaultError as exc:
+            with self.lock:
+                job.update(state="failed", error=error_body(exc)["error"])
+        except Exception as exc:  # noqa: BLE001 - a job reports its failure, the daemon lives on
+            with self.lock:
+                job.update(state="failed", error={"code": "error", "message": str(exc)})
+        self._emit(job)
+
+    def _work(self, kind: str, progress: Callable[[int, int | None], None]) -> Any:
+        svc = self.svc
+        if kind == "sync":
+            return svc.sync(progress=progress)
+        # GC and promote-all: the preview gives the total; each move event counts one done.
+        preview = svc.gc(dry_run=True) if kind == "gc" else svc.promote_all(True)
+        total = len(preview["candidates"] if kind == "gc" else preview["promoted"])
+        moved = "archived" if kind == "gc" else "promoted"
+        count = [0]
+
+        def on_event(event_kind: str, data: dict) -> None:
+            if event_kind == moved:
+                count[0] += 1
+                progress(count[0], total)
+
+        progress(0, total)
+        unsubscribe = svc.subscribe(on_event)
+        try:
+            return svc.gc(dry_run=False) if kind == "gc" else svc.promote_all(False)
+        finally:
+            unsubscribe()
+
+
+def job_routes(svc, endpoint: Callable) -> list[Route]:
+    jobs = Jobs(svc)
+    return [
+        Route("/api/jobs", endpoint(lambda a: (lambda: jobs.list()), S.NoArgs, "GET"), methods=["GET"]),
+        Route("/api/jobs", endpoint(lambda a: (lambda: jobs.start(a.kind)), S.JobBody), methods=["POST"]),
+    ]
