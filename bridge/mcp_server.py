@@ -57,6 +57,16 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
         return await call(lambda s: s.save(text, tags, title, strength))
 
     @mcp.tool
+    async def save_memories(
+        items: Annotated[list[dict], Field(min_length=1, max_length=2000, description=(
+            "The memories, in order: each {text, tags?, title?, strength?, conversation?, said_at?}; "
+            "said_at is an ISO time, conversation any id (the note gets both as frontmatter keys)."))],
+        conversation: Annotated[str | None, Field(description="The conversation every item belongs to, unless an item names its own.")] = None,
+    ) -> dict:
+        """Save many memories in one call (e.g. a whole conversation's turns). Each item gets its own result; a refused item (too short, a secret) does not stop the others."""
+        return await call(lambda s: s.save_many(items, conversation))
+
+    @mcp.tool
     async def search_memory(
         query: Annotated[str, Field(description="What you are looking for, in natural language.")],
         limit: Annotated[int, Field(ge=1, le=100)] = 10,

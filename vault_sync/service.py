@@ -202,6 +202,13 @@ class MemoryService:
         with self.write_lock:
             return save_op.save(self, text, tags, title, strength)
 
+    def save_many(self, items: list, conversation: str | None = None) -> dict:
+        """Many memories in one call (vault_sync.ops.save_batch): one model call, one index sync."""
+        from .ops.save_batch import save_many
+
+        with self.write_lock:
+            return save_many(self, items, conversation)
+
     def create_memory(self, text: str, tags: list[str] | None = None, title: str | None = None, strength: float = 1.0,
                       use_count: int = 1, created=None, last_used=None, extra: dict | None = None) -> dict:
         with self.write_lock:
