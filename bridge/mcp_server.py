@@ -52,9 +52,13 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
         tags: Annotated[list[str] | None, Field(description="Topic tags, e.g. ['project/atlas', 'database'].")] = None,
         title: Annotated[str | None, Field(description="Short title; becomes the note's name. Default: the first words.")] = None,
         strength: Annotated[float, Field(ge=0.0, le=2.0, description="Importance 0-2 (1 = normal).")] = 1.0,
+        conversation: Annotated[str | None, Field(description="An id of the conversation this was said in; memories sharing it are one thread.")] = None,
+        said_at: Annotated[str | None, Field(description="When it was said, ISO time (e.g. 2023-05-08T13:56:00Z).")] = None,
     ) -> dict:
         """Save a new short-term memory. Secrets are refused; an exact duplicate reinforces the existing memory instead."""
-        return await call(lambda s: s.save(text, tags, title, strength))
+        if conversation is None and said_at is None:
+            return await call(lambda s: s.save(text, tags, title, strength))
+        return await call(lambda s: s.save_said(text, tags, title, strength, conversation, said_at))
 
     @mcp.tool
     async def save_memories(

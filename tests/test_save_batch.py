@@ -110,3 +110,26 @@ def test_mcp_save_memories(empty_vault):
     fm, _ = frontmatter(empty_vault / body["results"][0]["note"]["path"])
     assert fm["conversation"] == "chat-9"
     svc.close()
+
+
+def test_mcp_save_memory_with_conversation(empty_vault):
+    svc = make_service(empty_vault)
+
+    async def go(args):
+        async with Client(build_mcp(lambda: svc)) as c:
+            return await c.call_tool("save_memory", args, raise_on_error=False)
+
+    ok = asyncio.run(go({"text": "Bob started learning the cello in March", "conversation": "chat-2",
+                         "said_at": "2023-06-03T10:02:00Z"}))
+    assert not ok.is_error
+    path = ok.structured_content["note"]["path"]
+    fm, _ = frontmatter(empty_vault / path)
+    assert fm["conversation"] == "chat-2" and str(fm["said_at"]).startswith("2023-06-03")
+    bad = asyncio.run(go({"text": "Bob started learning the viola in May", "said_at": "soon"}))
+    assert bad.is_error and "said_at" in bad.content[0].text
+    short = asyncio.run(go({"text": "ok", "conversation": "chat-2"}))
+    assert short.is_error and "too short" in short.content[0].text
+    twin = asyncio.run(go({"text": "Bob started learning the cello in March", "conversation": "chat-2"}))
+    assert twin.structured_content["reinforced"] and twin.structured_content["duplicate_of"] == path
+    assert len(list((empty_vault / "STM").glob("*.md"))) == 1
+    svc.close()

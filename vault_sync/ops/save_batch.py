@@ -228,3 +228,24 @@ def _store_vectors(svc: "MemoryService", paths: list[str], vectors, texts: list[
         db.executemany("INSERT OR IGNORE INTO embeddings (content_hash, model, vector) VALUES (?, ?, ?)",
                        [(h, embedder.name, to_blob(v)) for h, v in keep])
     vector_cache(svc, embedder).add([h for h, _ in keep], [v for _, v in keep])
+
+
+def save_said(svc: "MemoryService", text: str, tags: list[str] | None = None, title: str | None = None,
+              strength: float = 1.0, conversation: str | None = None, said_at: Any = None) -> dict:
+    """save() for a memory said in a conversation: the same intake, twin and near-duplicate
+    handling, and the note carries `conversation` / `said_at` keys."""
+    from .save import save
+
+    extra = conversation_fields(conversation, said_at)
+    if not extra:
+        return save(svc, text, tags, title, strength)
+    item = {"text": text, "tags": tags, "title": title, "strength": strength, "conversation": conversation, "said_at": said_at}
+    answer = save_many(svc, [{k: v for k, v in item.items() if v is not None}])
+    result = answer["results"][0]
+    if "error" in result:
+        check_intake(text)  # raises the same error a plain save would (Refused / InvalidInput)
+        raise InvalidInput(result["error"])
+    if result.get("reinforced"):
+        result["message"] = (f"the same memory exists in {result['duplicate_of']}; "
+                             "it was reinforced instead of copied")
+    return result
