@@ -115,7 +115,9 @@ def plugin_install(vault: Optional[Path] = VaultOpt):
 def bench(notes: int = typer.Option(10000, "--notes", help="Generate a vault of this many notes."),
           vault: Optional[Path] = typer.Option(None, "--vault", help="Measure a temporary copy of this vault instead."),
           quick: bool = typer.Option(False, "--quick", help="Skip embeddings (the model)."),
-          as_json: bool = typer.Option(False, "--json")):
+          as_json: bool = typer.Option(False, "--json"),
+          locomo: Optional[Path] = typer.Option(None, "--locomo", help="Measure recall on LoCoMo conversations (*.json) in this folder instead."),
+          cache: Optional[Path] = typer.Option(None, "--cache", help="Where --locomo keeps turn vectors between runs (default ~/.cache/mnemovault/locomo).")):
     """Measure indexing, live sync, search, sweep and memory on a generated vault (or a copy of yours)."""
     import json as _json
     import sys as _sys
@@ -125,6 +127,15 @@ def bench(notes: int = typer.Option(10000, "--notes", help="Generate a vault of 
 
     def progress(msg: str) -> None:
         print(f"bench: {msg}", file=_sys.stderr, flush=True)
+
+    if locomo is not None:
+        from .bench.locomo import DEFAULT_CACHE, render as render_locomo, run_locomo
+
+        def go_locomo():
+            result = run_locomo(locomo, embeddings=not quick, cache_dir=cache or DEFAULT_CACHE, progress=progress)
+            typer.echo(_json.dumps(result, indent=2, default=str)) if as_json else render_locomo(result, typer.echo)
+
+        return run(go_locomo)
 
     def go():
         result = run_bench(None if vault else notes, vault, quick, progress)

@@ -45,7 +45,7 @@ class Jobs:
         with self.lock:
             if any(j["kind"] == kind and j["state"] == "running" for j in self.jobs.values()):
                 raise InvalidInput(f"a {kind} job is already running")
-            job = {"id": str(next(self.ids)), "kind": kind, "state": "running", "done": 0, "total": None,
+            job: dict[str, Any] = {"id": str(next(self.ids)), "kind": kind, "state": "running", "done": 0, "total": None,
                    "result": None, "error": None}
             self.jobs[job["id"]] = job
             for old in [k for k, j in self.jobs.items() if j["state"] != "running"][:-KEEP_FINISHED]:

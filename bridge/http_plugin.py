@@ -90,7 +90,7 @@ def _by_text(svc, row, limit: int) -> list[tuple[Any, float]]:
         return []
     found = svc.search(title, limit=limit + 1, scope="all")
     results = found.get("results", []) if isinstance(found, dict) else found
-    out = []
+    out: list[tuple[Any, float]] = []
     for r in results:
         if r["path"] == row["path"]:
             continue

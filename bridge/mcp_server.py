@@ -76,9 +76,23 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
         tags: Annotated[S.Tags | None, Field(description="Topic tags, e.g. ['project/atlas', 'database'].")] = None,
         title: Annotated[S.Title | None, Field(description="Short title; becomes the note's name. Default: the first words.")] = None,
         strength: Annotated[S.Strength, Field(description="Importance 0-2 (1 = normal).")] = 1.0,
+        conversation: Annotated[S.Conversation | None, Field(description="An id of the conversation this was said in; memories sharing it are one thread.")] = None,
+        said_at: Annotated[S.SaidAt | None, Field(description="When it was said, ISO time (e.g. 2023-05-08T13:56:00Z).")] = None,
     ) -> dict:
         """Save a new short-term memory. Secrets are refused; an exact duplicate reinforces the existing memory instead."""
-        return await call(lambda s: s.save(text, tags, title, strength))
+        if conversation is None and said_at is None:
+            return await call(lambda s: s.save(text, tags, title, strength))
+        return await call(lambda s: s.save_said(text, tags, title, strength, conversation, said_at))
+
+    @mcp.tool
+    async def save_memories(
+        items: Annotated[list[dict], Field(min_length=1, max_length=2000, description=(
+            "The memories, in order: each {text, tags?, title?, strength?, conversation?, said_at?}; "
+            "said_at is an ISO time, conversation any id (the note gets both as frontmatter keys)."))],
+        conversation: Annotated[str | None, Field(description="The conversation every item belongs to, unless an item names its own.")] = None,
+    ) -> dict:
+        """Save many memories in one call (e.g. a whole conversation's turns). Each item gets its own result; a refused item (too short, a secret) does not stop the others."""
+        return await call(lambda s: s.save_many(items, conversation))
 
     @mcp.tool
     async def search_memory(

@@ -224,6 +224,21 @@ class MemoryService:
         with self.writes.operation():
             return save_op.save(self, text, tags, title, strength)
 
+    def save_many(self, items: list, conversation: str | None = None) -> dict:
+        """Many memories in one call (vault_sync.ops.save_batch): one model call, one index sync."""
+        from .ops.save_batch import save_many
+
+        with self.writes.operation():
+            return save_many(self, items, conversation)
+
+    def save_said(self, text: str, tags: list[str] | None = None, title: str | None = None, strength: float = 1.0,
+                  conversation: str | None = None, said_at=None) -> dict:
+        """save() with optional conversation id and said_at time (frontmatter keys)."""
+        from .ops.save_batch import save_said
+
+        with self.writes.operation():
+            return save_said(self, text, tags, title, strength, conversation, said_at)
+
     def create_memory(self, text: str, tags: list[str] | None = None, title: str | None = None, strength: float = 1.0,
                       use_count: int = 1, created=None, last_used=None, extra: dict | None = None) -> dict:
         with self.writes.operation():

@@ -212,3 +212,10 @@ def memories_sharing_tags(store: "IndexStore", tags: list[str], rowid: int, limi
         f"WHERE t.tag IN ({marks(len(tags))}) AND t.note != ? AND n.kind IN ('stm', 'ltm') "
         "GROUP BY t.note ORDER BY shared DESC, n.path LIMIT ?",
         (*tags, rowid, limit))
+
+
+def add_embeddings(store: "IndexStore", model: str, pairs: list[tuple[str, bytes]]) -> None:
+    """Vectors (content hash, blob) of `model`, keeping any already stored."""
+    with store.transaction() as db:
+        db.executemany("INSERT OR IGNORE INTO embeddings (content_hash, model, vector) VALUES (?, ?, ?)",
+                       [(h, model, blob) for h, blob in pairs])

@@ -7,7 +7,7 @@ contributes an absolute strength instead:
 - full text: ``fts = coverage * (0.6 + 0.4 * bm25 / best_bm25)``, where coverage is the
   IDF-weighted share of the query's words the note contains (see fts.py);
 - semantic: ``sem = clip((cosine - 0.15) / 0.6, 0, 1)`` for MiniLM's cosine;
-- relevance ``rel = 0.6 * sem + 0.4 * fts`` (``fts`` alone without embeddings), plus a small
+- relevance ``rel = 0.5 * sem + 0.5 * fts`` (``fts`` alone without embeddings), plus a small
   bonus when both lists agree.
 
 The result score is ``rel * weight``: STM memories weigh ``0.7 + 0.3 * sqrt(min(1, decay))``
@@ -33,7 +33,7 @@ from ..views import row_score
 from . import fts as ftsmod
 
 SEM_FLOOR, SEM_FULL = 0.15, 0.75
-SEM_WEIGHT, FTS_WEIGHT, AGREE_BONUS = 0.6, 0.4, 0.05
+SEM_WEIGHT, FTS_WEIGHT, AGREE_BONUS = 0.5, 0.5, 0.05
 SEM_CANDIDATES = 100
 COVERAGE_POWER = 2.0  # partial word overlap is weak evidence: 50% coverage counts a quarter
 SEM_MIN = 0.2  # a semantic-only candidate below this cosine is noise
@@ -53,6 +53,15 @@ def fts_strength(hit: ftsmod.FtsHit | None, best_bm25: float) -> float:
     if hit is None or best_bm25 <= 0:
         return 0.0
     return hit.coverage ** COVERAGE_POWER * (0.6 + 0.4 * min(1.0, hit.bm25 / best_bm25))
+
+
+def relevance(sem: float, fts: float, both: bool = True) -> float:
+    """The blend of the two strengths (both 0..1), plus a bonus when both lists found the note.
+
+    Equal weights: on LoCoMo (chat turns, bench --locomo) 0.5/0.5 beat 0.6/0.4 on hit@5
+    (0.676 vs 0.659) and the known-item MRR of the semantic tests (0.846 vs 0.833); a turn that
+    holds the question's words should not lose to one that is merely about the same topic."""
+    return SEM_WEIGHT * sem + FTS_WEIGHT * fts + (AGREE_BONUS * min(sem, fts) if both else 0.0)
 
 
 def kind_weight(kind: str, decay: float | None) -> float:
@@ -145,7 +154,7 @@ def search(
         f = fts_strength(hit, best_bm25)
         if semantic:
             s = sem_strength(cos)
-            rel = SEM_WEIGHT * s + FTS_WEIGHT * f + (AGREE_BONUS * min(s, f) if hit is not None else 0.0)
+            rel = relevance(s, f, hit is not None)
         else:
             rel = f
         decay = row_score(params, row, now)

@@ -1,0 +1,135 @@
+"""save_many / MCP save_memories: many memories in one call, with conversation keys."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from conftest import make_service
+from fastmcp import Client
+
+from bridge.mcp_server import build_mcp
+from vault_sync.errors import InvalidInput
+from vault_sync.fmblock import find_block, load_yaml
+
+SECRET = "Our deploy key is sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG for the bot"
+
+
+def frontmatter(path):
+    text = path.read_text(encoding="utf-8")
+    block = find_block(text)
+    return load_yaml(text[block.yaml_start:block.yaml_end]), text[block.body_start:]
+
+
+def test_save_many_writes_each_item_with_conversation_keys(empty_vault):
+    svc = make_service(empty_vault)
+    answer = svc.save_many([
+        {"text": "Ann adopted a greyhound called Biscuit", "said_at": "2023-05-08T13:56:00Z"},
+        "Bob started learning the cello in March",
+        {"text": "Ann adopted a greyhound called Biscuit"},  # repeated in the same call
+        {"text": "ok"},  # too short: refused, the rest still saved
+        {"text": SECRET},
+        {"text": "Ann's greyhound sleeps on the sofa", "conversation": "other chat", "tags": ["pets"]},
+    ], conversation="chat-1")
+    assert (answer["saved"], answer["reinforced"], answer["refused"]) == (3, 1, 2)
+    r = answer["results"]
+    assert r[0]["saved"] and r[1]["saved"] and r[5]["saved"]
+    assert r[2]["duplicate_of"] == r[0]["note"]["path"] and r[2]["reinforced"]
+    assert "too short" in r[3]["error"] and "secret" in r[4]["error"]
+    assert not any("sk-ant" in p.read_text() for p in empty_vault.rglob("*.md"))
+    fm, body = frontmatter(empty_vault / r[0]["note"]["path"])
+    assert fm["conversation"] == "chat-1" and str(fm["said_at"]).startswith("2023-05-08")
+    assert body.strip() == "Ann adopted a greyhound called Biscuit"
+    assert fm["use_count"] == 2  # reinforced by its repeat
+    assert frontmatter(empty_vault / r[1]["note"]["path"])[0]["conversation"] == "chat-1"
+    fm5, _ = frontmatter(empty_vault / r[5]["note"]["path"])
+    assert fm5["conversation"] == "other chat" and fm5["tags"] == ["pets"]
+    assert len(list((empty_vault / "STM").glob("*.md"))) == 3
+    # indexed and searchable at once
+    assert svc.search("cello")["results"][0]["path"] == r[1]["note"]["path"]
+    # an exact twin of a stored memory reinforces it
+    again = svc.save_many(["Bob started learning the cello in March"])
+    assert again["reinforced"] == 1 and again["results"][0]["duplicate_of"] == r[1]["note"]["path"]
+    svc.close()
+
+
+@pytest.mark.parametrize("items, message", [
+    ([], "no memories"),
+    ([{"text": "a fine memory to keep", "said_at": "yesterday-ish"}], "said_at"),
+    ([{"text": "a fine memory to keep", "conversation": "two\nlines"}], "conversation"),
+    ([{"text": "a fine memory to keep", "colour": "red"}], "unknown item field"),
+])
+def test_save_many_reports_bad_items(empty_vault, items, message):
+    svc = make_service(empty_vault)
+    if not items:
+        with pytest.raises(InvalidInput, match=message):
+            svc.save_many(items)
+    else:
+        answer = svc.save_many(items)
+        assert answer["saved"] == 0 and message in answer["results"][0]["error"]
+        assert not list(empty_vault.rglob("*.md"))
+    svc.close()
+
+
+def test_batch_encodes_once_and_leaves_nothing_to_backfill(empty_vault):
+    from retrieval_set import shared_embedder
+
+    from vault_sync.search.embeddings import missing_hashes
+
+    svc = make_service(empty_vault, embeddings=True)
+    svc.embedder = embedder = shared_embedder()
+    svc.save("Melanie painted a sunrise over the lake last year")
+    before = embedder.calls
+    texts = [f"Caroline on {d} May 2023: the support group meeting number {d} was about pottery" for d in range(1, 31)]
+    answer = svc.save_many(texts + ["Melanie painted a sunrise over the lake last year!"])
+    assert answer["saved"] == 31
+    assert embedder.calls - before <= 2  # one batch encode (+ at most the earlier save's backfill)
+    assert missing_hashes(svc, embedder.name) == []  # every new note got its vector from that call
+    # the near-duplicate check still runs, against what was stored before
+    near = answer["results"][30]["near_duplicates"]
+    assert near and near[0]["path"].startswith("STM/Melanie painted a sunrise")
+    calls = embedder.calls
+    assert svc.search("pottery meeting 7")["results"]
+    assert embedder.calls == calls + 1  # only the query was encoded
+    svc.close()
+
+
+def test_mcp_save_memories(empty_vault):
+    svc = make_service(empty_vault)
+
+    async def go():
+        async with Client(build_mcp(lambda: svc)) as c:
+            return await c.call_tool("save_memories", {
+                "items": [{"text": "Ann adopted a greyhound called Biscuit"}, {"text": "no"}],
+                "conversation": "chat-9"})
+
+    result = asyncio.run(go())
+    assert not result.is_error
+    body = result.structured_content
+    assert body["saved"] == 1 and body["refused"] == 1
+    fm, _ = frontmatter(empty_vault / body["results"][0]["note"]["path"])
+    assert fm["conversation"] == "chat-9"
+    svc.close()
+
+
+def test_mcp_save_memory_with_conversation(empty_vault):
+    svc = make_service(empty_vault)
+
+    async def go(args):
+        async with Client(build_mcp(lambda: svc)) as c:
+            return await c.call_tool("save_memory", args, raise_on_error=False)
+
+    ok = asyncio.run(go({"text": "Bob started learning the cello in March", "conversation": "chat-2",
+                         "said_at": "2023-06-03T10:02:00Z"}))
+    assert not ok.is_error
+    path = ok.structured_content["note"]["path"]
+    fm, _ = frontmatter(empty_vault / path)
+    assert fm["conversation"] == "chat-2" and str(fm["said_at"]).startswith("2023-06-03")
+    bad = asyncio.run(go({"text": "Bob started learning the viola in May", "said_at": "soon"}))
+    assert bad.is_error and "said_at" in bad.content[0].text
+    short = asyncio.run(go({"text": "ok", "conversation": "chat-2"}))
+    assert short.is_error and "too short" in short.content[0].text
+    twin = asyncio.run(go({"text": "Bob started learning the cello in March", "conversation": "chat-2"}))
+    assert twin.structured_content["reinforced"] and twin.structured_content["duplicate_of"] == path
+    assert len(list((empty_vault / "STM").glob("*.md"))) == 1
+    svc.close()

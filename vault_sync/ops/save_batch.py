@@ -1,0 +1,253 @@
+"""save_many: many memories in one call (a whole conversation), and conversation-aware saving.
+
+One save at a time costs a model call for its near-duplicate check, then another for its
+vector when search backfills it. Here every item's text is encoded in ONE model call; the
+vectors serve both the near-duplicate check and the index (stored under each new note's
+content hash, so search has nothing left to embed), and the index is synced once.
+
+An item may name a `conversation` (any id) and `said_at` (an ISO time): the note gets those
+frontmatter keys, so the memories of one conversation can be found together (and seen as a
+thread in Obsidian). Items are independent: a refused one (too short, a secret) gets an
+error in its result and the others are still saved.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import TYPE_CHECKING, Any
+
+from ..dates import parse_datetime
+from ..errors import InvalidInput, MnemovaultError
+from ..index import queries
+from ..limits import check_name, check_strength, check_tags, check_title, quote
+from ..note import embed_text, normalized_hash
+from ..secret_gate import check_fields
+from ..scoring import review_priority, score_at
+from ..faults import writing
+from ..writer import create_exclusive
+from .names import clean_tags, slug_from, unique_stem
+from .save import check_intake, render_note, taken_names
+
+if TYPE_CHECKING:
+    from ..service import MemoryService
+
+MAX_ITEMS = 2000
+MAX_CONVERSATION_ID = 200
+NEAR_DUPLICATE = 0.95
+
+
+def conversation_fields(conversation: Any = None, said_at: Any = None) -> dict[str, Any]:
+    """The frontmatter keys for a memory said in a conversation (validated)."""
+    out: dict[str, Any] = {}
+    if conversation is not None:
+        check_fields({"conversation": conversation})  # a frontmatter value like any other
+        cid = check_name("conversation", conversation, MAX_CONVERSATION_ID).strip()
+        if not cid:
+            raise InvalidInput("conversation must be a non-empty id (text)")
+        if len(cid) > MAX_CONVERSATION_ID or any(c in cid for c in "\r\n\x00"):
+            raise InvalidInput(f"conversation id must be one line of at most {MAX_CONVERSATION_ID} characters")
+        out["conversation"] = cid
+    if said_at is not None:
+        when = parse_datetime(said_at)
+        if when is None:
+            raise InvalidInput(f"said_at must be an ISO date or time, e.g. 2023-05-08T13:56:00Z; got {quote(str(said_at))}")
+        out["said_at"] = when
+    return out
+
+
+def _item(raw: Any, default_conversation: str | None) -> tuple[str, list[str], str | None, float, dict]:
+    if isinstance(raw, str):
+        raw = {"text": raw}
+    if not isinstance(raw, dict):
+        raise InvalidInput("each item must be a text or an object with a 'text'")
+    unknown = set(raw) - {"text", "tags", "title", "strength", "conversation", "said_at"}
+    if unknown:
+        raise InvalidInput(f"unknown item field(s): {', '.join(sorted(unknown))}")
+    body = check_intake(raw.get("text"))
+    # the same gate and bounds as a single save, before anything echoes or stores them
+    check_fields({"title": raw.get("title"), "tags": raw.get("tags")})
+    title = check_title(raw.get("title"))
+    if title is not None:
+        title = title.strip()
+        if not title:
+            raise InvalidInput("the title is empty")
+    strength = check_strength(raw.get("strength", 1.0))
+    tags = check_tags(raw.get("tags"))
+    extra = conversation_fields(raw.get("conversation", default_conversation), raw.get("said_at"))
+    return body, clean_tags(tags), title, float(strength), extra
+
+
+def save_many(svc: "MemoryService", items: list, conversation: str | None = None) -> dict:
+    """Save each item; returns {"saved", "reinforced", "refused", "results": [one per item, in order]}."""
+    if not isinstance(items, list) or not items:
+        raise InvalidInput("no memories given: pass a list of items")
+    if len(items) > MAX_ITEMS:
+        raise InvalidInput(f"too many items in one call ({len(items)}, limit {MAX_ITEMS}); split the list")
+    results: list[dict | None] = [None] * len(items)
+    todo: list[tuple[int, str, list[str], str | None, float, dict]] = []
+    seen: dict[str, int] = {}  # body hash -> index of the first item with that text in this call
+    for i, raw in enumerate(items):
+        try:
+            body, tags, title, strength, extra = _item(raw, conversation)
+        except MnemovaultError as exc:
+            results[i] = {"saved": False, "error": f"{exc.code}: {exc}"}
+            continue
+        h = normalized_hash(body)
+        if h in seen:
+            results[i] = {"saved": False, "duplicate_of_item": seen[h], "reinforced": False}
+            continue
+        seen[h] = i
+        todo.append((i, body, tags, title, strength, extra))
+
+    fresh = []
+    from .save import find_twin
+
+    for entry in todo:
+        twin = find_twin(svc, entry[1])
+        if twin is not None:
+            note = svc.touch(twin["path"])["note"]
+            results[entry[0]] = {"saved": False, "duplicate_of": twin["path"], "reinforced": True, "note": note}
+        else:
+            fresh.append(entry)
+
+    paths = _write(svc, fresh)
+    # the text the index will embed: the title is the file's name (unless the body has a heading)
+    texts = [embed_text(rel.rsplit("/", 1)[-1][:-3], e[2], e[1]) for rel, e in zip(paths, fresh)]
+    vectors = _encode(svc, texts)
+    near = _near(svc, vectors) if vectors is not None else [[] for _ in fresh]  # before the new notes are indexed
+    svc.writes.synced(paths)  # one index sync for the whole batch
+    if vectors is not None:
+        _store_vectors(svc, paths, vectors, texts)
+    for (i, *_), rel, dups in zip(fresh, paths, near):
+        row = svc.store.note(rel)
+        results[i] = {"saved": True, "note": svc.view(row) if row is not None else {"path": rel},
+                      "near_duplicates": dups, "reinforced": False}
+    # a repeat inside the call reinforces the memory its first copy became
+    for i, r in enumerate(results):
+        if r is not None and "duplicate_of_item" in r:
+            first = results[r["duplicate_of_item"]]
+            path = (first.get("note") or {}).get("path") or first.get("duplicate_of")
+            if path:
+                r.update(svc.touch(path) | {"saved": False, "duplicate_of": path, "reinforced": True})
+    return {
+        "saved": sum(1 for r in results if r and r.get("saved")),
+        "reinforced": sum(1 for r in results if r and r.get("reinforced")),
+        "refused": sum(1 for r in results if r and "error" in r),
+        "results": results,
+    }
+
+
+def _write(svc: "MemoryService", fresh: list) -> list[str]:
+    now = svc.now()
+    folder = svc.layout.abs(svc.layout.stm)
+    with writing(f"{svc.layout.stm}/"):
+        folder.mkdir(parents=True, exist_ok=True)
+    taken = taken_names(svc)
+    prec = svc.settings.score_precision
+    paths = []
+    for _, body, tags, title, strength, extra in fresh:
+        value = score_at(svc.params, 1, now, strength, now)
+        fields: dict[str, Any] = {
+            "id": str(uuid.uuid4()), "tags": tags, "created": now, "last_used": now, "use_count": 1,
+            "strength": strength, "status": "active", "decay_score": round(value, prec),
+            "review_priority": round(review_priority(svc.params, value), prec), **extra,
+        }
+        data = render_note(fields, body).encode("utf-8")
+        stem = slug_from(title or body)
+        for _ in range(20):
+            name = unique_stem(stem, taken)
+            rel = f"{svc.layout.stm}/{name}.md"
+            try:
+                create_exclusive(svc.layout.abs(rel), data)
+                break
+            except FileExistsError:
+                pass
+            finally:
+                taken.add(name.lower())
+        else:  # pragma: no cover - twenty collisions in a row
+            raise InvalidInput(f"could not find a free file name for {stem!r}")
+        paths.append(rel)
+    return paths
+
+
+def _encode(svc: "MemoryService", texts: list[str]):
+    """One model call for every new item; None when embeddings are off or unavailable."""
+    if not texts or not svc.settings.embeddings:
+        return None
+    from ..search.embeddings import EmbeddingUnavailable
+
+    embedder = svc.get_embedder()
+    try:
+        return embedder.encode(texts) if embedder is not None else None
+    except EmbeddingUnavailable:
+        return None  # advisory: saving never depends on the model
+
+
+def _near(svc: "MemoryService", vectors) -> list[list[dict]]:
+    """Near-duplicates among the memories already stored (the save-time check, batched)."""
+    from ..search.embeddings import inline_backfill, vector_cache
+
+    embedder = svc.get_embedder()
+    try:
+        inline_backfill(svc, embedder)
+    except Exception:  # advisory
+        pass
+    cache = vector_cache(svc, embedder)
+    cache.refresh()
+    rowids, _ = cache.similarities(vectors[0], ("stm", "ltm")) if len(vectors) else ([], None)
+    if not len(rowids):
+        return [[] for _ in range(len(vectors))]
+    _, rows = cache._selection(("stm", "ltm"))
+    sims = vectors @ cache.matrix[rows].T  # (items, stored memories)
+    out = []
+    for line in sims:
+        hits = sorted(((float(s), int(r)) for r, s in zip(rowids, line) if s >= NEAR_DUPLICATE), reverse=True)[:10]
+        found = []
+        for sim, rowid in hits:
+            row = svc.store.one("SELECT path, id, title, kind FROM notes WHERE rowid=?", (rowid,))
+            if row is not None:
+                found.append({"path": row["path"], "id": row["id"], "title": row["title"], "kind": row["kind"],
+                              "similarity": round(sim, 4)})
+        out.append(found)
+    return out
+
+
+def _store_vectors(svc: "MemoryService", paths: list[str], vectors, texts: list[str]) -> None:
+    """Keep each new note's vector under its content hash when the indexed text is the text
+    that was encoded (it is unless the body starts with its own heading); the rest is left to
+    the usual backfill."""
+    from ..search.embeddings import get_embedder, texts_for, to_blob, vector_cache
+
+    embedder = get_embedder(svc)
+    rows = {rel: svc.store.note(rel) for rel in paths}
+    by_rowid = texts_for(svc, [r["rowid"] for r in rows.values() if r is not None])
+    keep = []
+    for rel, vec, expected in zip(paths, vectors, texts):
+        row = rows.get(rel)
+        if row is not None and by_rowid.get(row["rowid"]) == expected:
+            keep.append((row["content_hash"], vec))
+    if not keep:
+        return
+    queries.add_embeddings(svc.store, embedder.name, [(h, to_blob(v)) for h, v in keep])
+    vector_cache(svc, embedder).add([h for h, _ in keep], [v for _, v in keep])
+
+
+def save_said(svc: "MemoryService", text: str, tags: list[str] | None = None, title: str | None = None,
+              strength: float = 1.0, conversation: str | None = None, said_at: Any = None) -> dict:
+    """save() for a memory said in a conversation: the same intake, twin and near-duplicate
+    handling, and the note carries `conversation` / `said_at` keys."""
+    from .save import save
+
+    extra = conversation_fields(conversation, said_at)
+    if not extra:
+        return save(svc, text, tags, title, strength)
+    item = {"text": text, "tags": tags, "title": title, "strength": strength, "conversation": conversation, "said_at": said_at}
+    answer = save_many(svc, [{k: v for k, v in item.items() if v is not None}])
+    result = answer["results"][0]
+    if "error" in result:
+        check_intake(text)  # raises the same error a plain save would (Refused / InvalidInput)
+        raise InvalidInput(result["error"])
+    if result.get("reinforced"):
+        result["message"] = (f"the same memory exists in {result['duplicate_of']}; "
+                             "it was reinforced instead of copied")
+    return result
