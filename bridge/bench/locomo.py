@@ -244,10 +244,9 @@ class Tally:
         s[3] += 1
 
     def table(self) -> dict:
-        out = {}
+        out: dict[str, dict] = {}
         total = [0.0, 0.0, 0.0, 0]
         for c, s in self.sums.items():
-            n = s[3]
             out[CATEGORIES[c]] = _figures(s)
             for i in range(4):
                 total[i] += s[i]

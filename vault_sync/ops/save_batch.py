@@ -123,7 +123,7 @@ def save_many(svc: "MemoryService", items: list, conversation: str | None = None
         results[i] = {"saved": True, "note": svc.view(row) if row is not None else {"path": rel},
                       "near_duplicates": dups, "reinforced": False}
     # a repeat inside the call reinforces the memory its first copy became
-    for i, r in enumerate(results):
+    for r in results:
         if r is not None and "duplicate_of_item" in r:
             first = results[r["duplicate_of_item"]]
             path = (first.get("note") or {}).get("path") or first.get("duplicate_of")
