@@ -446,7 +446,9 @@ def test_mcp_stdio_starts_over_a_poisoned_journal_entry(vault, tmp_path):
     _poison_journal(vault)
     init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
             "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
-    proc = subprocess.Popen([sys.executable, "-m", "bridge.cli", "mcp", "--vault", str(vault)], env=child_env(tmp_path / "home"),
+    # --in-process: the relay would start a daemon (its start-up is test_daemon_starts_over_...)
+    proc = subprocess.Popen([sys.executable, "-m", "bridge.cli", "mcp", "--in-process", "--vault", str(vault)],
+                            env=child_env(tmp_path / "home"),
                             cwd=str(Path(__file__).resolve().parent.parent), stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:

@@ -329,6 +329,10 @@ class MemoryService:
         return {"path": rel, "text": text, "note": self.view(row) if row is not None else None}
 
     # -- search (vault_sync.search) --
+    def use_embedder(self, embedder) -> None:
+        """Share a model already loaded elsewhere (a benchmark running many vaults in one process)."""
+        self.embedder = embedder
+
     def get_embedder(self):
         if not self.settings.embeddings:
             return None

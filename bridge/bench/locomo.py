@@ -288,7 +288,7 @@ def run_conversation(conv: Conversation, work: Path, embedder, cache_dir: Path |
     svc = None
     if embedder is not None:
         svc = _service(vault, index, embeddings=True)
-        svc.embedder = embedder
+        svc.use_embedder(embedder)
         cache_file = _cache_file(cache_dir, conv, embedder.name) if cache_dir is not None else None
         info["vectors"] = embed_with_cache(svc, embedder, cache_file)
         hybrid = engine_ranker(svc)

@@ -204,7 +204,7 @@ def _near(svc: "MemoryService", vectors) -> list[list[dict]]:
         hits = sorted(((float(s), int(r)) for r, s in zip(rowids, line) if s >= NEAR_DUPLICATE), reverse=True)[:10]
         found = []
         for sim, rowid in hits:
-            row = svc.store.one("SELECT path, id, title, kind FROM notes WHERE rowid=?", (rowid,))
+            row = queries.note_by_rowid(svc.store, rowid)
             if row is not None:
                 found.append({"path": row["path"], "id": row["id"], "title": row["title"], "kind": row["kind"],
                               "similarity": round(sim, 4)})
