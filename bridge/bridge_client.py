@@ -11,25 +11,15 @@ from typing import Any
 
 from vault_sync import errors as e
 
+from .daemon_start import pid_alive
 from .paths import bridge_file
 
 _BY_CODE = {
     "bad_path": e.PathOutsideVault, "refused": e.Refused, "invalid": e.InvalidInput, "invalid_settings": e.SettingsError,
     "not_found": e.NotFound, "ambiguous": e.Ambiguous, "wrong_state": e.WrongState, "conflict": e.WriteConflict,
-    "note_problem": e.NoteProblem, "too_large": e.InvalidInput,
+    "note_problem": e.NoteProblem, "too_large": e.InvalidInput, "storage_fault": e.StorageFault,
+    "read_only": e.VaultReadOnly, "permission_denied": e.PermissionDenied, "disk_full": e.DiskFull,
 }
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    except OSError:
-        return False
-    return True
 
 
 class DaemonClient:
@@ -67,6 +57,6 @@ def daemon_for(vault: Path | None) -> DaemonClient | None:
         info = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if not isinstance(info, dict) or not _alive(int(info.get("pid", -1))):
+    if not isinstance(info, dict) or not pid_alive(int(info.get("pid", -1))):
         return None
     return DaemonClient(info)
