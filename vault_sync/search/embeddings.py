@@ -74,6 +74,7 @@ class Embedder:
         self.encoded = 0  # texts encoded
         self._model = None
         self._lock = threading.Lock()
+        self._loader: threading.Thread | None = None
 
     @classmethod
     def from_settings(cls, settings) -> "Embedder":
@@ -82,6 +83,27 @@ class Embedder:
     @property
     def loaded(self) -> bool:
         return self._model is not None
+
+    @property
+    def loading(self) -> bool:
+        """A background load (start_loading) is under way: searches should not wait for it."""
+        thread = self._loader
+        return self._model is None and thread is not None and thread.is_alive()
+
+    def start_loading(self) -> threading.Thread | None:
+        """Load the model in a background thread (the daemon does this at start, so the first
+        search after a login does not wait for torch). None when it is loaded or failed."""
+        if self._model is not None or self.error is not None:
+            return None
+        if self._loader is None:
+            def run() -> None:
+                try:
+                    self.load()
+                except EmbeddingUnavailable:
+                    pass  # remembered in self.error; search says so
+            self._loader = threading.Thread(target=run, name="mnemovault-model-load", daemon=True)
+            self._loader.start()
+        return self._loader
 
     def load(self):
         """The model, loading it once; raises EmbeddingUnavailable (and remembers why)."""
@@ -147,6 +169,12 @@ def get_embedder(svc) -> Embedder | None:
         return None
     svc.embedder = Embedder.from_settings(svc.settings)
     return svc.embedder
+
+
+def warm_model(svc) -> threading.Thread | None:
+    """Start loading the embedding model in the background (None when embeddings are off)."""
+    embedder = get_embedder(svc)
+    return embedder.start_loading() if embedder is not None else None
 
 
 def to_blob(vector: np.ndarray) -> bytes:
