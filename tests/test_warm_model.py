@@ -13,10 +13,13 @@ from vault_sync.search.hybrid import MODEL_LOADING, search
 
 
 def test_search_during_model_load_is_full_text_then_semantic(vault):
+    import torch
+
+    threads_before = torch.get_num_threads()
     svc = semantic_service(vault, shared_embedder())  # the vault's vectors are in the index
     try:
         svc.embedder = Embedder()  # a cold model, as in a daemon just started
-        loader = warm_model(svc)
+        loader = warm_model(svc, torch_threads=1)  # as the daemon does
         assert loader is not None and svc.embedder.loading
 
         t0 = time.perf_counter()
@@ -30,11 +33,14 @@ def test_search_during_model_load_is_full_text_then_semantic(vault):
 
         loader.join(120)
         assert svc.embedder.loaded and not svc.embedder.loading
+        torch.set_num_threads(2)
         late = search(svc, "which Postgres version does staging run", limit=5)
+        assert torch.get_num_threads() == 1  # capped in the encoding thread (the busy-machine latency fix)
         assert late["semantic"] is True and late["notice"] is None
         assert isinstance(late["results"][0]["parts"]["semantic"], float)
         assert warm_model(svc) is None  # loaded: nothing more to start
     finally:
+        torch.set_num_threads(threads_before)
         svc.close()
 
 
