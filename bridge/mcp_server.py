@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Callable, Literal
+from typing import Annotated, Any, Callable, Literal, cast
 
 from anyio import to_thread
 from fastmcp import FastMCP
@@ -13,7 +13,10 @@ from fastmcp.server.middleware import Middleware
 from pydantic import Field, Strict, ValidationError
 
 from vault_sync.errors import MnemovaultError
+from vault_sync.limits import MAX_TITLE_CHARS, check_name
+from vault_sync.secret_gate import check_fields
 
+from . import mcp_results as R
 from . import schemas as S
 from .operations import plain
 from .errors import engine_error
@@ -43,6 +46,16 @@ class ArgumentErrors(Middleware):
             raise
 
 
+# MCP tool annotations: hints for clients deciding whether a call needs the person's consent.
+# Every tool acts on the local vault only (openWorldHint false).
+def hints(read_only: bool = False, destructive: bool = False, idempotent: bool = False) -> dict:
+    return {"readOnlyHint": read_only, "destructiveHint": destructive,
+            "idempotentHint": idempotent, "openWorldHint": False}
+
+
+READ = hints(read_only=True, idempotent=True)
+
+
 def page(items: list, offset: int, limit: int) -> dict:
     return {"items": items[offset:offset + limit], "total": len(items), "offset": offset,
             "next_offset": offset + limit if offset + limit < len(items) else None}
@@ -70,7 +83,7 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
                 raise ToolError(tool_message(err)) from None
             raise
 
-    @mcp.tool
+    @mcp.tool(annotations=hints())
     async def save_memory(
         text: Annotated[S.Text, Field(description="The memory: one self-contained fact, decision or preference, in plain words.")],
         tags: Annotated[S.Tags | None, Field(description="Topic tags, e.g. ['project/atlas', 'database'].")] = None,
@@ -78,141 +91,172 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
         strength: Annotated[S.Strength, Field(description="Importance 0-2 (1 = normal).")] = 1.0,
         conversation: Annotated[S.Conversation | None, Field(description="An id of the conversation this was said in; memories sharing it are one thread.")] = None,
         said_at: Annotated[S.SaidAt | None, Field(description="When it was said, ISO time (e.g. 2023-05-08T13:56:00Z).")] = None,
-    ) -> dict:
-        """Save a new short-term memory. Secrets are refused; an exact duplicate reinforces the existing memory instead."""
+    ) -> R.Saved:
+        """Save a new short-term memory: writes one new note in STM/ (an exact duplicate instead reinforces the existing note's use count). Secrets are refused."""
         if conversation is None and said_at is None:
             return await call(lambda s: s.save(text, tags, title, strength))
         return await call(lambda s: s.save_said(text, tags, title, strength, conversation, said_at))
 
-    @mcp.tool
+    @mcp.tool(annotations=hints())
     async def save_memories(
         items: Annotated[list[dict], Field(min_length=1, max_length=2000, description=(
             "The memories, in order: each {text, tags?, title?, strength?, conversation?, said_at?}; "
             "said_at is an ISO time, conversation any id (the note gets both as frontmatter keys)."))],
         conversation: Annotated[str | None, Field(description="The conversation every item belongs to, unless an item names its own.")] = None,
-    ) -> dict:
-        """Save many memories in one call (e.g. a whole conversation's turns). Each item gets its own result; a refused item (too short, a secret) does not stop the others."""
+    ) -> R.SavedBatch:
+        """Save many memories in one call (e.g. a whole conversation's turns): writes one note in STM/ per item. Each item gets its own result;
+        a refused item (too short, a secret) does not stop the others."""
         return await call(lambda s: s.save_many(items, conversation))
 
-    @mcp.tool
+    @mcp.tool(annotations=READ)
     async def search_memory(
         query: Annotated[S.Query, Field(description="What you are looking for, in natural language.")],
-        limit: Annotated[int, Strict(), Field(ge=1, le=100)] = 10,
+        limit: Annotated[int, Strict(), Field(ge=1, le=100, description="Most results to return.")] = 10,
         scope: Annotated[Literal["stm", "ltm", "all"], Field(description="stm: short-term memories; ltm: long-term; all: also the user's notes.")] = "all",
         tags: Annotated[S.Tags | None, Field(description="Only results with all these tags.")] = None,
         status: Annotated[S.Status | None, Field(description="Only memories with this status (active, promoted, archived).")] = None,
         since_days: Annotated[S.Days | None, Field(description="Only memories used within this many days.")] = None,
         blend_review: Annotated[S.Flag, Field(description="Mix in fading memories relevant to the query (marked review).")] = True,
-    ) -> dict:
-        """Search memories and notes by meaning and words; results carry path, id, title, snippet and score."""
+    ) -> R.SearchResult:
+        """Search memories and notes by meaning and words; results carry path, id, title, snippet and score. Changes nothing.
+        `semantic` is false (with a `notice`) when only full-text search answered, e.g. while the embedding model is still loading."""
         return await call(lambda s: s.search(query, limit, scope, tags, status, since_days, blend_review))
 
-    @mcp.tool
-    async def get_memory(refs: Annotated[S.Refs, Field(max_length=50, description="Memory ids or note paths.")]) -> list[dict]:
-        """Read memories in full: text, fields, score, outgoing links and backlinks."""
+    @mcp.tool(annotations=READ)
+    async def get_memory(refs: Annotated[S.Refs, Field(max_length=50, description="Memory ids or note paths.")]) -> list[R.FullNote]:
+        """Read memories in full: text, fields, score, outgoing links and backlinks. Changes nothing (reading is not a use: report use with touch_memory)."""
         return await call(lambda s: s.get_memory(refs))
 
-    @mcp.tool
-    async def touch_memory(ref: Ref, boost: Annotated[S.Flag, Field(description="Also raise strength by 0.1.")] = False) -> dict:
-        """Reinforce one memory you used: last_used = now, use_count + 1. Returns old and new score."""
+    @mcp.tool(annotations=hints())
+    async def touch_memory(ref: Annotated[Ref, Field(description="The memory's id or path.")],
+                           boost: Annotated[S.Flag, Field(description="Also raise strength by 0.1.")] = False) -> R.Touched:
+        """Reinforce one memory you used: rewrites its frontmatter (last_used = now, use_count + 1). Returns old and new score."""
         return await call(lambda s: s.touch(ref, boost))
 
-    @mcp.tool
+    @mcp.tool(annotations=hints())
     async def observe_memory_usage(
         refs: Annotated[S.LooseRefs, Field(description="The memories you used.")],
         context_tags: Annotated[S.Tags | None, Field(description="Tags describing the current conversation's topic.")] = None,
-    ) -> dict:
-        """Report memories used together in a context; use across unrelated topics strengthens them more."""
+    ) -> R.Observed:
+        """Report memories used together in a context: rewrites each one's frontmatter (last_used, use_count); use across unrelated topics strengthens them more."""
         return await call(lambda s: s.observe(refs, context_tags))
 
-    @mcp.tool
-    async def review_queue(limit: Annotated[int, Strict(), Field(ge=1, le=200)] = 20) -> list[dict]:
-        """Memories about to be forgotten, most urgent first: mention them if relevant so they stay alive."""
+    @mcp.tool(annotations=READ)
+    async def review_queue(limit: Annotated[int, Strict(), Field(ge=1, le=200, description="Most memories to list.")] = 20) -> list[R.Note]:
+        """Memories about to be forgotten, most urgent first: mention them if relevant so they stay alive. Changes nothing."""
         return await call(lambda s: s.review(limit))
 
-    @mcp.tool
+    @mcp.tool(annotations=hints())
     async def promote_memory(
         ref: Annotated[S.Ref | None, Field(description="Memory to promote; omit with auto=true.")] = None,
-        auto: Annotated[S.Flag, Field(description="Promote every memory that meets the promotion rule.")] = False,
-        dry_run: Annotated[S.Flag, Field(description="Only list what would be promoted.")] = True,
-    ) -> dict:
-        """Move memories to long-term notes with backlinks (dry run by default)."""
+        auto: Annotated[S.Flag, Field(description="Promote every memory that meets the promotion rule (then give no ref).")] = False,
+        dry_run: Annotated[S.Flag, Field(description="Only list what would be promoted (default).")] = True,
+    ) -> R.Promoted:
+        """Move memories from STM/ to long-term notes in LTM/ (dry run by default). Applied, it moves the files
+        and rewrites the [[wikilinks]] that point at them in every note of the vault, the person's own notes included."""
+        if ref and auto:
+            raise ToolError("invalid: give ref or auto=true, not both")
         if not ref and not auto:
             raise ToolError("invalid: give ref, or auto=true")
         return await call(lambda s: s.promote_all(dry_run) if auto else s.promote(ref, dry_run))
 
-    @mcp.tool
+    @mcp.tool(annotations=hints(destructive=True))
     async def gc(
         dry_run: Annotated[S.Flag, Field(description="Only list the candidates (default).")] = True,
         offset: Annotated[Offset, Field(description="Skip this many candidates (pages a dry run only).")] = 0,
         limit: Annotated[int, Strict(), Field(ge=1, le=500, description="Page size of a dry run; with dry_run=false, the most memories archived.")] = 100,
-    ) -> dict:
-        """Archive memories below the forget threshold, lowest score first (restorable; pinned memories are immune)."""
+    ) -> R.GcResult:
+        """Archive memories below the forget threshold, lowest score first: with dry_run=false moves their notes from STM/ to Archive/
+        (restorable with restore_memory; pinned memories are immune)."""
         if offset and not dry_run:
             raise ToolError("invalid: offset pages a dry run; gc with dry_run=false archives the `limit` lowest-scoring candidates")
         result = await call(lambda s: s.gc(dry_run=dry_run, limit=None if dry_run else limit))
         result["candidates"] = page(result.get("candidates", []), offset, limit)
         return result
 
-    @mcp.tool
-    async def restore_memory(ref: Ref) -> dict:
-        """Bring an archived memory back to short-term memory."""
+    @mcp.tool(annotations=hints())
+    async def archive_memory(
+        ref: Annotated[Ref, Field(description="The memory's id or path.")],
+        reason: Annotated[S.Reason, Field(description="Why, kept in the archived note's frontmatter.")] = "archived on request",
+    ) -> R.Move:
+        """Archive one memory now: moves its note from STM/ (or LTM/) to Archive/ (restorable with restore_memory)."""
+        def archive(svc: Any) -> Any:
+            # the reason lands in the note's frontmatter: one line, no secrets
+            check_fields({"reason": check_name("reason", reason, MAX_TITLE_CHARS)})
+            return svc.archive(ref, reason)
+        return await call(archive)
+
+    @mcp.tool(annotations=hints())
+    async def restore_memory(ref: Annotated[Ref, Field(description="The archived memory's id or path.")]) -> R.Move:
+        """Bring an archived memory back: moves its note from Archive/ to STM/."""
         return await call(lambda s: s.restore(ref))
 
-    @mcp.tool
+    @mcp.tool(annotations=hints(idempotent=True))
     async def create_relation(
-        source: Ref,
-        target: Ref,
+        source: Annotated[Ref, Field(description="The memory that gets the link (id or path).")],
+        target: Annotated[Ref, Field(description="The note it links to (id or path).")],
         relation_type: Annotated[S.RelationType, Field(description="Frontmatter list to add the link to.")] = "related",
-    ) -> dict:
-        """Link one memory to another note (a [[wikilink]] in the source's frontmatter)."""
+    ) -> R.Relation:
+        """Link one memory to another note: adds a [[wikilink]] to the source's frontmatter (a link already there is left as is)."""
         return await call(lambda s: s.relate(source, target, relation_type))
 
-    @mcp.tool
-    async def read_graph(offset: Offset = 0, limit: Annotated[int, Strict(), Field(ge=1, le=2000)] = 500) -> dict:
-        """The graph of memories and the notes linked with them (paginated edges)."""
+    @mcp.tool(annotations=READ)
+    async def read_graph(offset: Offset = 0, limit: Annotated[int, Strict(), Field(ge=1, le=2000, description="Most edges per page.")] = 500) -> R.Graph:
+        """The graph of memories and the notes linked with them (paginated edges). Changes nothing."""
         g = await call(lambda s: s.graph())
-        return {"nodes": g["nodes"], "edges": page(g["edges"], offset, limit)}
+        return {"nodes": g["nodes"], "edges": cast(R.EdgePage, page(g["edges"], offset, limit))}
 
-    @mcp.tool
-    async def cluster_memories(threshold: S.Threshold = 0.83) -> list[dict]:
-        """Groups of similar short-term memories, with a suggested action for each."""
+    @mcp.tool(annotations=READ)
+    async def cluster_memories(threshold: Annotated[S.Threshold, Field(description="Least cosine similarity for two memories to group (0.5-0.99).")] = 0.83) -> list[R.Cluster]:
+        """Groups of similar short-term memories, with a suggested action for each. Changes nothing; needs embeddings."""
         return await call(lambda s: s.cluster(threshold))
 
-    @mcp.tool
+    @mcp.tool(annotations=hints(destructive=True))
     async def consolidate_memories(
         refs: Annotated[S.Refs, Field(description="Memory ids/paths to merge, or one cluster id.")],
         apply: Annotated[S.Flag, Field(description="Write the merged note and archive the originals.")] = False,
-    ) -> dict:
-        """Merge similar memories into one note (preview unless apply=true)."""
+    ) -> R.Consolidated:
+        """Merge similar memories into one note (preview unless apply=true). Applied, it writes the
+        merged note, archives the originals and rewrites the [[wikilinks]] to them in every note of the vault, the person's own notes included."""
         return await call(lambda s: s.consolidate(refs, apply))
 
-    @mcp.tool
-    async def read_note(path: Annotated[S.Ref, Field(description="A note's path inside the vault, e.g. 'Projects/Atlas.md'.")]) -> dict:
-        """Read any note of the vault as Markdown (paths outside the vault are refused)."""
+    @mcp.tool(annotations=READ)
+    async def read_note(path: Annotated[S.Ref, Field(description="A note's path inside the vault, e.g. 'Projects/Atlas.md'.")]) -> R.NoteText:
+        """Read any note of the vault as Markdown (paths outside the vault are refused). Changes nothing."""
         return await call(lambda s: s.read_note(path))
 
-    @mcp.tool
-    async def status() -> dict:
-        """Counts by kind and status, problems found, conflicts, index and embedding health."""
+    @mcp.tool(annotations=READ)
+    async def status() -> R.Status:
+        """Counts by kind and status, problems found, conflicts, index and embedding health. Changes nothing."""
         return await call(lambda s: s.status())
 
-    @mcp.tool
-    async def sync(rebuild: Annotated[S.Flag, Field(description="Rebuild the index from scratch.")] = False) -> dict:
-        """Bring the index up to date with the vault now."""
+    @mcp.tool(annotations=hints(idempotent=True))
+    async def sync(rebuild: Annotated[S.Flag, Field(description="Rebuild the index from scratch.")] = False) -> R.SyncReport:
+        """Bring the index up to date with the vault now. Writes only the index (outside the vault), never a note."""
         return await call(lambda s: s.sync(rebuild=rebuild))
 
-    @mcp.resource("memory://{memory_id}", mime_type="application/json")
-    async def memory_resource(memory_id: str) -> str:
-        """One memory with its fields, text and links."""
+    async def resource(fn: Callable[[Any], Any]) -> Any:
         try:
-            return json.dumps(await call(lambda s: s.get_memory([memory_id])[0]), default=str)
+            return await call(fn)
         except ToolError as exc:
             raise ResourceError(str(exc)) from None
+
+    @mcp.resource("memory://{memory_id}", mime_type="text/markdown")
+    async def memory_resource(memory_id: str) -> str:
+        """One memory's note as Markdown: the file's text, frontmatter included."""
+        def text(svc: Any) -> str:
+            path = svc.get_memory([memory_id])[0]["path"]
+            return svc.read_note(path)["text"]
+        return await resource(text)
 
     @mcp.resource("mnemovault://status", mime_type="application/json")
     async def status_resource() -> str:
         """The vault's memory status."""
-        return json.dumps(await call(lambda s: s.status()), default=str)
+        return json.dumps(await resource(lambda s: s.status()), default=str)
+
+    @mcp.resource("mnemovault://review", mime_type="application/json")
+    async def review_resource() -> str:
+        """The review queue: memories about to be forgotten, most urgent first (the first 20)."""
+        return json.dumps(await resource(lambda s: s.review(20)), default=str)
 
     return mcp

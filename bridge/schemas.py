@@ -37,6 +37,7 @@ Threshold = Annotated[float, Field(ge=0.5, le=0.99, allow_inf_nan=False)]
 Scope = Literal["all", "stm", "ltm", "memories", "notes", "archive"]
 Status = Annotated[str, Strict(), Field(max_length=40)]
 Conversation = Annotated[str, Strict(), Field(min_length=1, max_length=L.MAX_TITLE_CHARS)]
+Reason = Annotated[str, Strict(), Field(min_length=1, max_length=L.MAX_TITLE_CHARS)]
 SaidAt = Annotated[str, Strict(), Field(min_length=1, max_length=40)]
 Days = Annotated[float, Field(gt=0, le=365_000, allow_inf_nan=False)]
 

@@ -168,6 +168,10 @@ def _serve(svc, port: int | None, log_path: Path) -> None:
     lifecycle.start(first_delay=min(10.0, svc.settings.lifecycle_interval_seconds))
     embedder = None
     if svc.settings.embeddings:
+        # warm the model now, not at the first search; until it is in, search answers from full text
+        from vault_sync.search.embeddings import warm_model
+
+        warm_model(svc, torch_threads=1)  # one torch thread: see Embedder.start_loading
         embedder = Worker("mnemovault-embed", 300.0, lambda: _embed(svc),
                           on_error=lambda exc: background.failed(svc, "embeddings", exc))
         svc.subscribe(lambda kind, data: embedder.poke() if kind == "indexed" else None)

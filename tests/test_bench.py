@@ -35,3 +35,4 @@ def test_bench_quick_on_200_notes(tmp_path):
     assert 0 < m["proxy_rss_mb"] < 80 < m["in_process_rss_mb"]
     assert m["proxy_search_p50_ms"] > 0
     assert m["daemon_search_p50_ms"] > 0
+    assert m["first_after_daemon_start_search_ms"] > 0

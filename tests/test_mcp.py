@@ -22,7 +22,7 @@ from conftest import ROOT, make_service
 ISSUE_TOOLS = {
     "save_memory", "search_memory", "get_memory", "touch_memory", "observe_memory_usage", "review_queue",
     "promote_memory", "gc", "restore_memory", "create_relation", "read_graph", "cluster_memories",
-    "consolidate_memories", "read_note", "status", "sync", "save_memories",
+    "consolidate_memories", "read_note", "status", "sync", "save_memories", "archive_memory",
 }
 STAGING = "STM/Staging runs Postgres 16.md"
 REINDEX = "STM/Atlas search reindex takes 40 minutes.md"
@@ -270,25 +270,32 @@ def test_status_and_sync(svc, vault):
     assert rebuilt["problems"] == 0
 
 
-def test_resources_memory_and_status(svc):
+def test_resources_memory_status_and_review(svc, vault):
     async def go():
         async with Client(build_mcp(lambda: svc)) as c:
-            uris = {str(r.uri) for r in await c.list_resources()}
-            templates = {t.uriTemplate for t in await c.list_resource_templates()}
+            listed = {str(r.uri): r for r in await c.list_resources()}
+            templates = {t.uriTemplate: t for t in await c.list_resource_templates()}
             memory = await c.read_resource("memory://62f746b4-84e6-4ceb-95bd-447e7184d454")
             status = await c.read_resource("mnemovault://status")
+            review = await c.read_resource("mnemovault://review")
+            tool_review = data(await c.call_tool("review_queue", {}))
             try:
                 await c.read_resource("memory://no-such-id")
                 missing = None
             except Exception as exc:  # noqa: BLE001 - the client raises the server's error
                 missing = str(exc)
-        return uris, templates, memory, status, missing
+        return listed, templates, memory, status, review, tool_review, missing
 
-    uris, templates, memory, status, missing = run(go())
-    assert "mnemovault://status" in uris and "memory://{memory_id}" in templates
-    m = json.loads(memory[0].text)
-    assert m["path"] == STAGING and "links" in m and "backlinks" in m
+    listed, templates, memory, status, review, tool_review, missing = run(go())
+    # listed, so a client that attaches resources can offer them
+    assert {"mnemovault://status", "mnemovault://review"} <= set(listed)
+    assert templates["memory://{memory_id}"].mimeType == "text/markdown"
+    # memory:// is the note itself: the file's text, byte for byte
+    assert memory[0].mimeType == "text/markdown"
+    assert memory[0].text == (vault / STAGING).read_text(encoding="utf-8")
     assert json.loads(status[0].text)["counts"]["stm"] == 31
+    queue = json.loads(review[0].text)
+    assert queue and [n["path"] for n in queue] == [n["path"] for n in tool_review][:20]
     assert missing and "not_found" in missing
 
 

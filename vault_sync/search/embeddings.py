@@ -74,6 +74,8 @@ class Embedder:
         self.encoded = 0  # texts encoded
         self._model = None
         self._lock = threading.Lock()
+        self._loader: threading.Thread | None = None
+        self.torch_threads: int | None = None  # cap on torch's intra-op threads while encoding
 
     @classmethod
     def from_settings(cls, settings) -> "Embedder":
@@ -82,6 +84,35 @@ class Embedder:
     @property
     def loaded(self) -> bool:
         return self._model is not None
+
+    @property
+    def loading(self) -> bool:
+        """A background load (start_loading) is under way: searches should not wait for it."""
+        thread = self._loader
+        return self._model is None and thread is not None and thread.is_alive()
+
+    def start_loading(self, torch_threads: int | None = None) -> threading.Thread | None:
+        """Load the model in a background thread (the daemon does this at start, so the first
+        search after a login does not wait for torch). None when it is loaded or failed.
+
+        torch_threads caps torch's intra-op pool once loaded. On a busy 2-core machine two
+        torch threads made one query's encoding 0.5-0.6 s p50 (they spin against each other
+        and every other process); one thread kept it at 60-70 ms (measured in issue 22). The
+        setting is per thread in torch's OpenMP build, so encode() applies it in the thread
+        that encodes."""
+        if torch_threads:
+            self.torch_threads = torch_threads
+        if self._model is not None or self.error is not None:
+            return None
+        if self._loader is None:
+            def run() -> None:
+                try:
+                    self.load()
+                except EmbeddingUnavailable:
+                    return  # remembered in self.error; search says so
+            self._loader = threading.Thread(target=run, name="mnemovault-model-load", daemon=True)
+            self._loader.start()
+        return self._loader
 
     def load(self):
         """The model, loading it once; raises EmbeddingUnavailable (and remembers why)."""
@@ -122,6 +153,11 @@ class Embedder:
         if not texts:
             return np.zeros((0, _dimension(model)), dtype=np.float32)
         with self._lock:
+            if self.torch_threads:
+                import torch
+
+                if torch.get_num_threads() != self.torch_threads:
+                    torch.set_num_threads(self.torch_threads)
             self.calls += 1
             self.encoded += len(texts)
             vectors = model.encode(
@@ -147,6 +183,12 @@ def get_embedder(svc) -> Embedder | None:
         return None
     svc.embedder = Embedder.from_settings(svc.settings)
     return svc.embedder
+
+
+def warm_model(svc, torch_threads: int | None = None) -> threading.Thread | None:
+    """Start loading the embedding model in the background (None when embeddings are off)."""
+    embedder = get_embedder(svc)
+    return embedder.start_loading(torch_threads) if embedder is not None else None
 
 
 def to_blob(vector: np.ndarray) -> bytes:

@@ -36,6 +36,7 @@ SEM_FLOOR, SEM_FULL = 0.15, 0.75
 SEM_WEIGHT, FTS_WEIGHT, AGREE_BONUS = 0.5, 0.5, 0.05
 SEM_CANDIDATES = 100
 COVERAGE_POWER = 2.0  # partial word overlap is weak evidence: 50% coverage counts a quarter
+MODEL_LOADING = "the embedding model is still loading; these results are full text only"
 SEM_MIN = 0.2  # a semantic-only candidate below this cosine is noise
 REVIEW_SEM, REVIEW_COVERAGE = 0.35, 0.5
 KIND_WEIGHT = {"ltm": 1.0, "note": 0.9, "archive": 0.8}
@@ -82,6 +83,8 @@ def _semantic(svc, query: str, filters: ftsmod.Filters, extra: set[int] | None =
     embedder = get_embedder(svc)
     if embedder is None:
         return None, None
+    if embedder.loading:  # the daemon is warming the model: answer now, from full text
+        return None, MODEL_LOADING
     try:
         embedder.load()
     except EmbeddingUnavailable as exc:

@@ -1,0 +1,232 @@
+"""The MCP tools' result types: fastmcp publishes each as the tool's outputSchema, so a
+client knows a result's fields before it calls. The engine still returns plain dicts; these
+TypedDicts only describe them (extra keys are allowed and kept, so a new engine field is not an error).
+Keys an answer always carries are required; the rest are marked NotRequired."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ConfigDict, with_config
+from typing_extensions import NotRequired, TypedDict
+
+# extra keys pass through: fastmcp serializes a result through its type, and a key the type
+# does not name must not be dropped from the answer
+OPEN = with_config(ConfigDict(extra="allow"))
+
+
+@OPEN
+class Note(TypedDict):
+    """A memory or note as the index knows it (frontmatter fields plus its live score)."""
+    path: str
+    id: str | None
+    kind: str
+    title: str
+    status: NotRequired[str | None]
+    tags: NotRequired[list[str]]
+    use_count: NotRequired[int | None]
+    strength: NotRequired[float | None]
+    last_used: NotRequired[str | None]
+    created: NotRequired[str | None]
+    decay_score: NotRequired[float | None]
+    score: NotRequired[float | None]
+    review_priority: NotRequired[float | None]
+    state: NotRequired[str | None]
+    pinned: NotRequired[bool]
+    problems: NotRequired[list[Any]]
+
+
+@OPEN
+class Link(TypedDict, total=False):
+    source: str
+    target: str
+    kind: str
+    subpath: str | None
+
+
+@OPEN
+class FullNote(Note):
+    body: str
+    links: list[Link]
+    backlinks: list[Link]
+
+
+@OPEN
+class Saved(TypedDict):
+    saved: bool
+    note: NotRequired[Note | None]
+    reinforced: NotRequired[bool]
+    duplicate_of: NotRequired[str | None]
+    near_duplicates: NotRequired[list[Any]]
+    error: NotRequired[str]
+
+
+@OPEN
+class SavedBatch(TypedDict):
+    saved: int
+    reinforced: int
+    refused: int
+    results: list[Saved]
+
+
+@OPEN
+class ScoreParts(TypedDict, total=False):
+    fts: float | None
+    semantic: float | None
+    decay: float | None
+
+
+@OPEN
+class Hit(TypedDict):
+    path: str
+    id: str | None
+    title: str
+    kind: str
+    snippet: NotRequired[str]
+    score: float
+    parts: NotRequired[ScoreParts]
+    review: NotRequired[bool]
+
+
+@OPEN
+class SearchResult(TypedDict):
+    results: list[Hit]
+    semantic: bool
+    notice: NotRequired[str | None]
+
+
+@OPEN
+class Touched(TypedDict):
+    note: Note
+    old_score: float | None
+    new_score: float | None
+    cross_domain: NotRequired[bool]
+
+
+@OPEN
+class Observed(TypedDict):
+    observed: list[Touched]
+    errors: list[Any]
+
+
+@OPEN
+class Candidate(TypedDict):
+    id: str | None
+    title: str
+    path: str
+    score: NotRequired[float | None]
+    reason: NotRequired[str]
+
+
+# a journalled move between folders ("from" is a keyword, hence the call form)
+Move = TypedDict("Move", {"id": str | None, "title": str, "from": str, "to": str,
+                          "reason": NotRequired[str]})
+OPEN(Move)
+
+
+@OPEN
+class Promoted(TypedDict):
+    """A dry run lists candidates; an applied promotion lists the moves it made."""
+    dry_run: bool
+    candidates: NotRequired[list[Candidate]]
+    promoted: list[Move]
+    errors: NotRequired[list[Any]]
+
+
+@OPEN
+class CandidatePage(TypedDict):
+    items: list[Candidate]
+    total: int
+    offset: int
+    next_offset: int | None
+
+
+@OPEN
+class GcResult(TypedDict):
+    dry_run: bool
+    candidates: CandidatePage
+    archived: list[Move]
+    errors: NotRequired[list[Any]]
+
+
+Relation = TypedDict("Relation", {"from": str, "to": str, "type": str, "added": bool})
+OPEN(Relation)
+
+
+@OPEN
+class GraphNode(TypedDict, total=False):
+    path: str
+    id: str | None
+    kind: str
+    title: str
+    status: str | None
+
+
+@OPEN
+class EdgePage(TypedDict):
+    items: list[Link]
+    total: int
+    offset: int
+    next_offset: int | None
+
+
+@OPEN
+class Graph(TypedDict):
+    nodes: list[GraphNode]
+    edges: EdgePage
+
+
+@OPEN
+class Member(TypedDict):
+    id: str | None
+    path: str
+    title: str
+
+
+@OPEN
+class Cluster(TypedDict):
+    id: str
+    members: list[Member]
+    size: int
+    cohesion: float
+    action: str
+
+
+@OPEN
+class Consolidated(TypedDict):
+    applied: bool
+    plan: dict[str, Any]
+    note: Note | None
+    archived: list[Any]
+    errors: list[Any]
+
+
+@OPEN
+class NoteText(TypedDict):
+    path: str
+    text: str
+    note: Note | None
+
+
+@OPEN
+class Status(TypedDict):
+    vault: str
+    index: str
+    counts: dict[str, int]
+    by_status: NotRequired[dict[str, int]]
+    stm_states: NotRequired[dict[str, int]]
+    problems: NotRequired[list[Any]]
+    conflicts: NotRequired[list[Any]]
+    embeddings: NotRequired[dict[str, Any]]
+
+
+@OPEN
+class SyncReport(TypedDict):
+    added: int
+    updated: int
+    removed: int
+    moved: NotRequired[int]
+    unchanged: NotRequired[int]
+    problems: NotRequired[int]
+    conflicts: NotRequired[int]
+    seconds: NotRequired[float]
