@@ -174,7 +174,7 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
         result["candidates"] = page(result.get("candidates", []), offset, limit)
         return result
 
-    @mcp.tool(annotations=hints())
+    @mcp.tool(annotations=hints(destructive=True))
     async def archive_memory(
         ref: Annotated[Ref, Field(description="The memory's id or path.")],
         reason: Annotated[S.Reason, Field(description="Why, kept in the archived note's frontmatter.")] = "archived on request",

@@ -16,7 +16,7 @@ from conftest import make_service
 
 STAGING = "STM/Staging runs Postgres 16.md"
 READ_ONLY = {"search_memory", "get_memory", "review_queue", "status", "read_graph", "read_note", "cluster_memories"}
-DESTRUCTIVE = {"gc", "consolidate_memories"}
+DESTRUCTIVE = {"gc", "consolidate_memories", "archive_memory"}
 
 
 @pytest.fixture
