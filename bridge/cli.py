@@ -63,14 +63,18 @@ def sync(vault: Optional[Path] = VaultOpt, rebuild: bool = typer.Option(False, "
 
 
 @app.command()
-def sweep(vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
-    """Recompute decay scores in STM and write back only the values that changed."""
+def sweep(
+    vault: Optional[Path] = VaultOpt,
+    as_json: bool = JsonOpt,
+    full: bool = typer.Option(False, "--full", help="Refresh every written score that moved now, not once per score_refresh_hours."),
+):
+    """Recompute decay scores in STM; write back what is due (used, new state, or older than score_refresh_hours)."""
 
     def go():
         from .context import open_service
 
         with open_service(vault) as svc:
-            emit(svc.sweep(), as_json, output.render_sweep)
+            emit(svc.sweep(full=full), as_json, output.render_sweep)
 
     run(go)
 

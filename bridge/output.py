@@ -70,6 +70,8 @@ def render_status(s: dict) -> None:
     console.print(f"  memories: {c['stm']} short-term, {c['ltm']} long-term, {c['archive']} archived; {c['note']} other notes")
     if s["stm_states"]:
         console.print("  short-term: " + ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in sorted(s["stm_states"].items())))
+    if s.get("scores_older_than_refresh"):
+        console.print(f"  written scores older than the refresh window: {s['scores_older_than_refresh']} (the next sweep refreshes them)")
     console.print(f"  last sync: {s['last_sync'] or 'never'}; dangling links: {s['dangling_links']}")
     emb = s["embeddings"]
     console.print(f"  embeddings: {'on' if emb['enabled'] else 'off'} ({emb['done']}/{emb['total']})")

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from vault_sync.due import due_dates
 from conftest import FIXED_NOW, ROOT, make_service
 from vault_sync.fmblock import find_block, load_yaml
 
@@ -45,7 +46,10 @@ def test_sweep_writes_one_line_and_keeps_the_comment(empty_vault):
     report = svc.sweep()
     after = note.read_text(encoding="utf-8").splitlines()
     changed = [d for d in difflib.ndiff(before, after) if d[:2] in ("- ", "+ ")]
-    assert changed == ["- decay_score: 0.5   # a comment", "+ decay_score: 1.846   # a comment"]
+    # the score line changes in place; the due dates (issue 16) are added, solved from the inputs
+    due = due_dates(svc.params, 6, 1.0, FIXED_NOW - timedelta(days=2))
+    assert changed == ["- decay_score: 0.5   # a comment", "+ decay_score: 1.846   # a comment",
+                       f"+ review_on: {due['review_on']}", f"+ archive_on: {due['archive_on']}"]
     assert report["written"] == 1
     # the index follows the write
     assert svc.store.note("STM/jwt.md")["decay_score"] == pytest.approx(1.846)
@@ -67,7 +71,7 @@ def test_precision_setting_controls_written_digits(empty_vault):
 def _owned_lines_only_changed(before: bytes, after: bytes) -> bool:
     """Every line that differs is an owned-key line of the frontmatter."""
     b, a = before.splitlines(keepends=True), after.splitlines(keepends=True)
-    owned = (b"decay_score:", b"review_priority:", b"id:", b"created:", b"last_used:", b"use_count:", b"strength:", b"status:")
+    owned = (b"decay_score:", b"review_priority:", b"review_on:", b"archive_on:", b"id:", b"created:", b"last_used:", b"use_count:", b"strength:", b"status:")
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=b, b=a, autojunk=False).get_opcodes():
         if tag == "equal":
             continue

@@ -20,17 +20,23 @@ import vault_sync.ops.sweep as sweep_mod
 from conftest import FIXED_NOW, assert_index_matches_rebuild, make_service
 from test_patch_props import PROPS, lines_of, note_text, split_note
 from vault_sync.fmblock import YamlProblem, find_block, load_frontmatter
+from vault_sync.due import due_dates
 from vault_sync.index.sync import ScoreWrite
 from vault_sync.note import checksum_of
 from vault_sync.patch import PatchError, patch_frontmatter, swap_numbers
 from vault_sync.rename import exchange
+from vault_sync.scoring import ScoringParams
 
 
 def memory(i: int, days_ago: float, extra: str = "") -> str:
-    last = (FIXED_NOW - timedelta(days=days_ago)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    when = FIXED_NOW - timedelta(days=days_ago)
+    last = when.strftime("%Y-%m-%dT%H:%M:%SZ")
+    # the due dates an earlier engine write left: they only move when the inputs do
+    due = due_dates(ScoringParams(), 1 + i % 4, 1.0, when)
+    dates = "".join(f"{k}: {d.isoformat()}\n" for k, d in due.items() if d is not None)
     return (f"---\nid: 00000000-0000-4000-8000-{i:012d}\ntags: [t{i % 3}]  # kept\ncreated: 2026-10-01T08:00:00Z\n"
             f"last_used: {last}\nuse_count: {1 + i % 4}\nstrength: 1.0\nstatus: active\n{extra}"
-            f"decay_score: 0.5 # mine\nreview_priority: 0.0\n---\nMemory number {i}.\n")
+            f"decay_score: 0.5 # mine\nreview_priority: 0.0\n{dates}---\nMemory number {i}.\n")
 
 
 def stm_vault(root, n: int):

@@ -20,7 +20,7 @@ from .fmblock import UnclosedFrontmatter, YamlProblem, find_block, load_frontmat
 
 OWNED_KEYS = (
     "id", "tags", "created", "last_used", "use_count", "strength", "status", "decay_score",
-    "review_priority", "review_count", "cross_domain_count", "promoted_at", "archived_at", "related",
+    "review_priority", "review_on", "archive_on", "review_count", "cross_domain_count", "promoted_at", "archived_at", "related",
 )
 STATUSES = ("active", "promoted", "archived")
 _WIKI = re.compile(r"\[\[[^\[\]\n]+\]\]")

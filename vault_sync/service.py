@@ -22,6 +22,7 @@ from .ops import save as save_op
 from .ops import sweep as sweep_op
 from .ops import touch as touch_op
 from .runtime import Runtime
+from .quiet import older_than_window
 from .scoring import ScoringParams
 from .settings import Settings
 from .vault import Layout
@@ -172,9 +173,12 @@ class MemoryService:
         by_status = queries.counts_by_status(self.store)
         now = self.now()
         states: dict[str, int] = {}
+        stale = 0  # written scores older than score_refresh_hours (issue 16)
+        refresh_s, prec = self.settings.score_refresh_hours * 3600.0, self.settings.score_precision
         for row in queries.stm_rows(self.store):
             st = row_state(self.params, row, now)
             states[st] = states.get(st, 0) + 1
+            stale += older_than_window(self.params, row, now, prec, refresh_s)
         problems = queries.all_problems(self.store)
         conflicts = queries.all_conflicts(self.store)
         dangling = self.dangling_links()
@@ -185,6 +189,7 @@ class MemoryService:
             "counts": counts,
             "by_status": by_status,
             "stm_states": states,
+            "scores_older_than_refresh": stale,
             "problems": problems,
             "conflicts": conflicts,
             "dangling_links": len(dangling),
@@ -216,9 +221,9 @@ class MemoryService:
         with self.writes.operation():
             return moves.recover(self)
 
-    def sweep(self, paths: list[str] | None = None) -> dict:
+    def sweep(self, paths: list[str] | None = None, full: bool = False) -> dict:
         with self.writes.operation():
-            return sweep_op.sweep(self, paths).to_dict()
+            return sweep_op.sweep(self, paths, full).to_dict()
 
     def save(self, text: str, tags: list[str] | None = None, title: str | None = None, strength: float = 1.0) -> dict:
         with self.writes.operation():

@@ -50,6 +50,7 @@ class Settings(BaseSettings):
 
     quiet_seconds: float = Field(5.0, ge=0)
     score_precision: int = Field(3, ge=1, le=8)
+    score_refresh_hours: float = Field(24.0, ge=0)  # 0: rewrite the score whenever its rounded value moves
     sweep_chunk: int = Field(500, ge=1)  # notes a sweep writes per file-system flush
     max_note_bytes: int = Field(2_000_000, gt=0)
 

@@ -33,6 +33,15 @@ def rows(r: dict) -> list[tuple[str, str, str]]:
             ("  floor: bare atomic rewrite (s) / ratio", f"{_f(s['floor_s'])} / {_f(s['ratio_to_floor'], '{:.2f}x')}", ""),
             ("  second sweep (s) / written", f"{_f(s['second_seconds'])} / {s['second_written']}", "0 written"),
         ]
+    if "quiet_day" in r:
+        q = r["quiet_day"]
+        u, t, x = q["untouched"], q["touched"], q["exact"]
+        out += [
+            (f"file writes per STM note per simulated day, {u['notes']} notes, no use", _f(u["writes_per_note_per_day"], "{:.2f}"), "<= 1.0"),
+            ("  10% touched each hour: beyond the touches (of which score rewrites)",
+             f"{_f(t['writes_per_note_per_day'], '{:.2f}')} ({_f(t['rewrites_per_note_per_day'], '{:.2f}')})", "<= 1.0"),
+            ("  score_refresh_hours 0 (the exact write-back of before)", _f(x["writes_per_note_per_day"], "{:.1f}"), ""),
+        ]
     out += [
         ("promote: candidates / moved / per s", f"{r['promote']['candidates']} / {r['promote']['moved']} / {_f(r['promote']['per_s'], '{:.1f}')}", ""),
         ("gc: candidates / moved / per s", f"{r['gc']['candidates']} / {r['gc']['moved']} / {_f(r['gc']['per_s'], '{:.1f}')}", ""),

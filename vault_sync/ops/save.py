@@ -11,6 +11,7 @@ from ..faults import writing
 from ..index import queries
 from ..limits import MAX_TEXT_CHARS, check_strength, check_tags, check_text, check_title
 from ..note import normalized_hash
+from ..quiet import due_fields
 from ..patch import render_scalar
 from ..scoring import review_priority, score_at
 from ..secret_gate import check_fields
@@ -94,6 +95,7 @@ def create_memory(
         "status": "active",
         "decay_score": round(value, prec),
         "review_priority": round(review_priority(svc.params, value), prec),
+        **{k: d for k, d in due_fields(svc.params, use_count, float(strength), last_used).items() if d is not None},
     }
     fields.update(extra or {})
     folder = svc.layout.abs(svc.layout.stm)

@@ -21,6 +21,7 @@ from ..errors import InvalidInput, MnemovaultError
 from ..index import queries
 from ..limits import check_name, check_strength, check_tags, check_title, quote
 from ..note import embed_text, normalized_hash
+from ..quiet import due_fields
 from ..secret_gate import check_fields
 from ..scoring import review_priority, score_at
 from ..faults import writing
@@ -150,7 +151,8 @@ def _write(svc: "MemoryService", fresh: list) -> list[str]:
         fields: dict[str, Any] = {
             "id": str(uuid.uuid4()), "tags": tags, "created": now, "last_used": now, "use_count": 1,
             "strength": strength, "status": "active", "decay_score": round(value, prec),
-            "review_priority": round(review_priority(svc.params, value), prec), **extra,
+            "review_priority": round(review_priority(svc.params, value), prec),
+            **{k: d for k, d in due_fields(svc.params, 1, strength, now).items() if d is not None}, **extra,
         }
         data = render_note(fields, body).encode("utf-8")
         stem = slug_from(title or body)

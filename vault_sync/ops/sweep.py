@@ -6,6 +6,7 @@ import os
 import time
 import uuid
 from dataclasses import asdict, dataclass, field, replace
+from datetime import date, datetime
 from typing import TYPE_CHECKING
 
 from ..dates import parse_datetime
@@ -13,9 +14,10 @@ from ..edit import patch_bytes, swap_bytes
 from ..index import queries
 from ..index.sync import ScoreWrite
 from ..note import checksum_of, parse_note
-from ..patch import PatchError
+from ..patch import REMOVE, PatchError
 from ..scoring import review_priority, score_at
 from ..batch import OldCopies, Staged, write_many
+from ..quiet import due_fields, written_is_current
 
 if TYPE_CHECKING:
     from ..service import MemoryService
@@ -51,10 +53,12 @@ def recently_modified(svc: "MemoryService", rel: str) -> bool:
     return time.time() - mtime < svc.settings.quiet_seconds
 
 
-def sweep(svc: "MemoryService", paths: list[str] | None = None) -> SweepReport:
+def sweep(svc: "MemoryService", paths: list[str] | None = None, full: bool = False) -> SweepReport:
+    """Rewrite what is due (see vault_sync/quiet.py); `full`: every score that moved, now."""
     started = time.perf_counter()
     now = svc.now()
     params, prec = svc.params, svc.settings.score_precision
+    refresh_s = 0.0 if full else svc.settings.score_refresh_hours * 3600.0
     report = SweepReport()
     rows = queries.sweep_rows(svc.store)
     if paths is not None:
@@ -72,7 +76,7 @@ def sweep(svc: "MemoryService", paths: list[str] | None = None) -> SweepReport:
         if exact is not None:
             value, prio = round(exact, prec), round(review_priority(params, exact), prec)
             same = row["decay_score"] is not None and round(row["decay_score"], prec) == value and row["review_priority"] is not None and round(row["review_priority"], prec) == prio
-            if same and row["id"] is not None:
+            if row["id"] is not None and (same or written_is_current(params, row, last, exact, now, prec, refresh_s)):
                 report.unchanged += 1
                 continue
         if recently_modified(svc, row["path"]):
@@ -101,7 +105,7 @@ def _write_chunk(svc: "MemoryService", due: list[tuple], now, prec: int, report:
             with open(target, "rb") as fh:
                 data = fh.read()
                 st = os.fstat(fh.fileno())
-            known = None if needs_id or value is None else _swap(target, row, data, value, prio, prec)
+            known = None if needs_id or value is None else _swap(svc.params, target, row, data, value, prio, prec)
             new = known.new if known else score_transform(svc, row["path"], now)(data)
         except (PatchError, OSError, UnicodeDecodeError) as exc:
             report.errors.append({"path": row["path"], "cause": str(exc)})
@@ -144,7 +148,7 @@ def _rel(item: Staged) -> str:
     return item.meta.path if isinstance(item.meta, ScoreWrite) else item.meta
 
 
-def _swap(target: str, row, data: bytes, value: float, prio: float, prec: int) -> Staged | None:
+def _swap(params, target: str, row, data: bytes, value: float, prio: float, prec: int) -> Staged | None:
     """The fast path: these are the bytes the index read (same checksum), so its reading of
     them stands in for a YAML parse, and the scores are swapped in place. None: full path."""
     old_score, old_prio = row["decay_score"], row["review_priority"]
@@ -155,19 +159,50 @@ def _swap(target: str, row, data: bytes, value: float, prio: float, prec: int) -
         updates["decay_score"] = old_score = value
     if round(old_prio, prec) != prio:
         updates["review_priority"] = old_prio = prio
-    new = swap_bytes(data, updates) if updates else None
+    new = swap_bytes(data, updates) if updates and _dates_current(params, data, row) else None
     if new is None:
         return None
     meta = ScoreWrite(row["path"], row["id"], row["checksum"], checksum_of(new), 0, len(new), old_score, old_prio)
     return Staged(target, data, new, meta=meta)
 
 
+def _dates_current(params, data: bytes, row) -> bool:
+    """Whether the frontmatter already carries the review_on/archive_on these inputs give
+    (the number swap cannot write them; a False sends the note down the full patch path)."""
+    last = parse_datetime(row["last_used"] or row["created"])
+    if last is None:
+        return False
+    end = data.find(b"\n---", 3)
+    head = data[:end + 1] if end > 0 else data
+    for key, when in due_fields(params, row["use_count"], row["strength"], last).items():
+        at = head.find(b"\n" + key.encode() + b":")
+        if when is None:
+            if at >= 0:
+                return False
+            continue
+        line = b"\n" + f"{key}: {when.isoformat()}".encode()
+        at = head.find(line)
+        if at < 0 or head[at + len(line):at + len(line) + 1] not in (b"\n", b"\r"):
+            return False
+    return True
+
+
 def score_updates(svc: "MemoryService", fields, now) -> dict:
-    """decay_score and review_priority for these fields, at the stored precision."""
+    """decay_score and review_priority for these fields, at the stored precision, and the
+    due dates they imply (a date that never comes is removed)."""
     prec = svc.settings.score_precision
     last = fields.last_used or fields.created or now
     exact = score_at(svc.params, fields.use_count, last, fields.strength, now)
-    return {"decay_score": round(exact, prec), "review_priority": round(review_priority(svc.params, exact), prec)}
+    out: dict = {"decay_score": round(exact, prec), "review_priority": round(review_priority(svc.params, exact), prec)}
+    for key, when in due_fields(svc.params, fields.use_count, fields.strength, last).items():
+        out[key] = REMOVE if when is None else when
+    return out
+
+
+def _same_date(key: str, old, value, frontmatter: dict) -> bool:
+    if value is REMOVE:
+        return key not in frontmatter
+    return isinstance(old, (date, str)) and not isinstance(old, datetime) and str(old) == value.isoformat()
 
 
 def score_transform(svc: "MemoryService", rel: str, now):
@@ -187,7 +222,10 @@ def score_transform(svc: "MemoryService", rel: str, now):
             f.last_used = f.last_used or f.created
         for key, value in score_updates(svc, note.fields, now).items():
             old = note.frontmatter.get(key)
-            if not isinstance(old, (int, float)) or isinstance(old, bool) or round(float(old), svc.settings.score_precision) != value:
+            if value is REMOVE or isinstance(value, date):
+                if not _same_date(key, old, value, note.frontmatter):
+                    updates[key] = value
+            elif not isinstance(old, (int, float)) or isinstance(old, bool) or round(float(old), svc.settings.score_precision) != value:
                 updates[key] = value
         if not updates:
             return None
