@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import time
@@ -11,9 +12,11 @@ from pathlib import Path
 
 import pytest
 from conftest import make_service
+from fastmcp import Client
 from typer.testing import CliRunner
 
 from bridge.cli import app
+from bridge.mcp_server import build_mcp
 from vault_sync.fmblock import find_block, load_yaml
 from vault_sync.transfer import BadSource
 
@@ -77,6 +80,13 @@ def test_cortexgraph_keeps_counters_dates_relations_refuses_secrets_and_is_idemp
     assert fm1["relations"] == ["related mem-2"]
     assert got["mem-2"][0]["use_count"] == 6  # its in-file duplicate folded in as more uses
     assert svc.status()["sources"] == {"cortexgraph": 2}
+
+    async def mcp_status():
+        async with Client(build_mcp(lambda: svc)) as c:
+            result = await c.call_tool("status", {})
+            return result.structured_content or json.loads(result.content[0].text)
+
+    assert asyncio.run(mcp_status())["sources"] == {"cortexgraph": 2}  # the MCP status tool reports it
 
     before = notes(empty_vault)
     again = svc.import_memories("cortexgraph", src)
@@ -242,3 +252,23 @@ def test_export_then_import_jsonl_into_an_empty_vault_is_exact(vault, tmp_path):
     csv_text = "".join(svc.export("csv", "stm"))
     assert csv_text.splitlines()[0].startswith("path,kind,id,title,tags")
     assert "ünïcödé" in csv_text and "LTM/" not in csv_text
+
+
+def test_basic_memory_thousand_notes_every_observation_and_relation_present(empty_vault, tmp_path):
+    proj = tmp_path / "bm1000"
+    proj.mkdir()
+    for i in range(1000):
+        (proj / f"entity-{i}.md").write_text(
+            f"---\ntitle: Entity {i}\ntype: concept\npermalink: entity-{i}\n---\n\n# Entity {i}\n\n"
+            f"- [fact] Entity {i} was observed on day {i}\n- [idea] Entity {i} relates to topic {i % 13}\n"
+            f"- relates_to [[Entity {(i + 1) % 1000}]]\n", encoding="utf-8")
+    digest = {p.name: p.read_bytes() for p in proj.iterdir()}
+    svc = make_service(empty_vault)
+    assert svc.import_memories("basic-memory", proj)["created"] == 1000
+    got = by_source_id(empty_vault)
+    for i in range(1000):
+        body = got[f"entity-{i}"][1]
+        assert f"- [fact] Entity {i} was observed on day {i}" in body
+        assert f"- relates_to [[Entity {(i + 1) % 1000}]]" in body
+    assert svc.status()["dangling_links"] == 0  # every relation resolves to its imported entity
+    assert {p.name: p.read_bytes() for p in proj.iterdir()} == digest
