@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
-from conftest import make_service
+from conftest import FIXED_NOW, make_service
 from fastmcp import Client
 from typer.testing import CliRunner
 
@@ -272,3 +272,16 @@ def test_basic_memory_thousand_notes_every_observation_and_relation_present(empt
         assert f"- relates_to [[Entity {(i + 1) % 1000}]]" in body
     assert svc.status()["dangling_links"] == 0  # every relation resolves to its imported entity
     assert {p.name: p.read_bytes() for p in proj.iterdir()} == digest
+
+
+def test_a_twin_already_in_the_vault_is_reinforced_once(empty_vault, tmp_path):
+    svc = make_service(empty_vault)
+    saved = svc.save("The office wifi is called Orchard-5G")["note"]
+    src = write_jsonl(tmp_path / "m.jsonl", [cg_memory(7, "the office WiFi is called   Orchard-5G")])
+    r = svc.import_memories("cortexgraph", src)
+    assert (r["created"], r["reinforced"]) == (0, 1) and r["reinforcements"][0]["twin"] == saved["path"]
+    fm, _ = fm_of(empty_vault / saved["path"])
+    assert fm["use_count"] == 2 and fm["last_used"] == FIXED_NOW and fm["source_id"] == "mem-7"
+    before = notes(empty_vault)
+    assert svc.import_memories("cortexgraph", src)["reinforced"] == 0  # a re-run does not reinforce again
+    assert notes(empty_vault) == before

@@ -129,9 +129,13 @@ def run(svc: "MemoryService", source: str, items: list[Item], dry_run: bool = Fa
     created: list[str] = []
     if not dry_run:
         created = _write(svc, source, p.create, progress)
-        for item, twin in p.reinforce:
+        for item, twin in list(p.reinforce):
             if twin:
-                _reinforce(svc, twin, source, item.source_id)
+                try:
+                    _reinforce(svc, twin, source, item.source_id)
+                except MnemovaultError as exc:  # the twin cannot be written now (a problem, a conflict)
+                    p.reinforce.remove((item, twin))
+                    p.refuse.append((item, f"its twin {twin} could not be reinforced: {exc}"))
     return {
         "source": source, "dry_run": dry_run,
         "created": len(p.create), "reinforced": len(p.reinforce), "skipped": len(p.skip), "refused": len(p.refuse),
