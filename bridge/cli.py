@@ -121,3 +121,4 @@ def main() -> None:
 
 from . import cli_memory  # noqa: E402,F401  registers the lifecycle and search commands
 from . import cli_admin  # noqa: E402,F401  registers daemon, mcp, service, plugin, init
+from . import cli_transfer  # noqa: E402,F401  registers import and export

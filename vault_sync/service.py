@@ -188,6 +188,7 @@ class MemoryService:
             "index": str(self.store.path),
             "counts": counts,
             "by_status": by_status,
+            "sources": queries.counts_by_source(self.store),
             "stm_states": states,
             "scores_older_than_refresh": stale,
             "problems": problems,
@@ -248,6 +249,19 @@ class MemoryService:
                       use_count: int = 1, created=None, last_used=None, extra: dict | None = None) -> dict:
         with self.writes.operation():
             return save_op.create_memory(self, text, tags, title, strength, use_count, created, last_used, extra)
+
+    def import_memories(self, fmt: str, path, dry_run: bool = False, tag: str | None = None, progress=None) -> dict:
+        """Import a file or folder from another memory tool (vault_sync.transfer)."""
+        from .transfer import import_path
+
+        with self.writes.operation():
+            return import_path(self, fmt, path, dry_run, tag, progress)
+
+    def export(self, fmt: str = "jsonl", scope: str = "all"):
+        """Every memory as JSON lines or CSV, one chunk of text at a time (vault_sync.transfer.export)."""
+        from .transfer.export import export
+
+        return export(self, fmt, scope)
 
     def touch(self, ref: str, boost: bool = False) -> dict:
         with self.writes.operation():

@@ -6,7 +6,7 @@ import os
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterable
 
 from .errors import WriteConflict
 from .faults import writing
@@ -98,19 +98,29 @@ def take_old_copy(old_copy: Path | str, expected: bytes | None) -> bytes | None:
     return late
 
 
-def create_exclusive(target: Path, data: bytes) -> None:
-    """A new note, atomically, failing if the name was taken meanwhile."""
+def create_exclusive(target: Path, data: bytes, durable: bool = True) -> None:
+    """A new note, atomically, failing if the name was taken meanwhile. `durable=False`:
+    the caller flushes the whole batch to disk itself afterwards (flush_batch)."""
     with writing(note_label(target)):
-        _create_exclusive(target, data)
+        _create_exclusive(target, data, durable)
 
 
-def _create_exclusive(target: Path, data: bytes) -> None:
+def flush_batch(folders: Iterable[Path]) -> None:
+    """Make a batch of non-durable creates durable: one sync of the disk, then the folders."""
+    if hasattr(os, "sync"):
+        os.sync()
+    for folder in folders:
+        fsync_dir(folder)
+
+
+def _create_exclusive(target: Path, data: bytes, durable: bool = True) -> None:
     tmp = temp_name(target)
     try:
         with open(tmp, "xb") as fh:
             fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
     except BaseException:
         try:
             os.unlink(tmp)
@@ -128,10 +138,12 @@ def _create_exclusive(target: Path, data: bytes) -> None:
             os.unlink(tmp)
             raise FileExistsError(str(target)) from None
         os.replace(tmp, target)
-        fsync_dir(target.parent)
+        if durable:
+            fsync_dir(target.parent)
         return
     os.unlink(tmp)
-    fsync_dir(target.parent)
+    if durable:
+        fsync_dir(target.parent)
 
 
 @dataclass

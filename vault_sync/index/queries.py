@@ -219,3 +219,27 @@ def add_embeddings(store: "IndexStore", model: str, pairs: list[tuple[str, bytes
     with store.transaction() as db:
         db.executemany("INSERT OR IGNORE INTO embeddings (content_hash, model, vector) VALUES (?, ?, ?)",
                        [(h, model, blob) for h, blob in pairs])
+
+
+# -- imports --
+def source_ids(store: "IndexStore", source: str) -> dict[str, str]:
+    """The original ids already imported from `source` (any kind of note), each with its path."""
+    return {r["source_id"]: r["path"] for r in store.query(
+        "SELECT source_id, path FROM notes WHERE source = ? AND source_id IS NOT NULL", (source,))}
+
+
+def memory_body_hashes(store: "IndexStore") -> dict[str, str]:
+    """Every memory's (STM, LTM) normalized body hash with its path: exact twins for a batch."""
+    return {r["body_hash"]: r["path"] for r in store.query(
+        "SELECT body_hash, path FROM notes WHERE kind IN ('stm', 'ltm') ORDER BY path DESC")}
+
+
+def counts_by_source(store: "IndexStore") -> dict[str, int]:
+    """How many notes came from each import source."""
+    return {r[0]: int(r[1]) for r in store.query(
+        "SELECT source, count(*) FROM notes WHERE source IS NOT NULL GROUP BY source ORDER BY source")}
+
+
+def export_rows(store: "IndexStore", kinds: tuple[str, ...]) -> Rows:
+    """The notes of these kinds, by path, for an export."""
+    return store.query(f"SELECT rowid, * FROM notes WHERE kind IN ({marks(len(kinds))}) ORDER BY path", kinds)

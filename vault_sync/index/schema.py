@@ -1,6 +1,6 @@
 """The shadow index's tables. Derived data: a version change means rebuild."""
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5  # 5: source / source_id of imported memories
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
@@ -27,6 +27,8 @@ CREATE TABLE IF NOT EXISTS notes (
     checksum TEXT NOT NULL,
     content_hash TEXT NOT NULL,     -- of what gets embedded: moves and score writes keep it
     body_hash TEXT NOT NULL,        -- of the body, whitespace- and case-folded: exact duplicates at save
+    source TEXT,                   -- an imported memory's origin (frontmatter `source`)
+    source_id TEXT,                -- and its id there (`source_id`): imports are idempotent by the pair
     mtime_ns INTEGER NOT NULL,
     size INTEGER NOT NULL
 );
@@ -34,6 +36,7 @@ CREATE INDEX IF NOT EXISTS notes_id ON notes(id);
 CREATE INDEX IF NOT EXISTS notes_name ON notes(name);
 CREATE INDEX IF NOT EXISTS notes_kind ON notes(kind);
 CREATE INDEX IF NOT EXISTS notes_body ON notes(body_hash);
+CREATE INDEX IF NOT EXISTS notes_source ON notes(source, source_id);
 CREATE TABLE IF NOT EXISTS tags (note INTEGER NOT NULL, tag TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS tags_note ON tags(note);
 CREATE INDEX IF NOT EXISTS tags_tag_note ON tags(tag, note);

@@ -25,7 +25,7 @@ log = logging.getLogger("mnemovault.index")
 NOTE_COLUMNS = (
     "path", "name", "id", "kind", "title", "status", "use_count", "strength", "created", "last_used",
     "decay_score", "review_priority", "review_count", "cross_domain_count", "promoted_at", "archived_at",
-    "pinned", "writable", "checksum", "content_hash", "body_hash", "mtime_ns", "size",
+    "pinned", "writable", "checksum", "content_hash", "body_hash", "mtime_ns", "size", "source", "source_id",
 )
 
 
@@ -48,7 +48,16 @@ def note_row(note: Note, kind: str, stat: Stat) -> tuple:
         f.use_count, f.strength, _iso(f.created), _iso(f.last_used), f.decay_score, f.review_priority,
         f.review_count, f.cross_domain_count, _iso(f.promoted_at), _iso(f.archived_at), int(f.pinned),
         int(note.writable), note.checksum, content_hash(note), normalized_hash(note.body), stat.mtime_ns, stat.size,
+        _text_key(note.frontmatter.get("source")), _text_key(note.frontmatter.get("source_id")),
     )
+
+
+def _text_key(value: object) -> str | None:
+    """A plain frontmatter value as text (an import's source and original id); else None."""
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        return None
+    text = str(value).strip()
+    return text or None
 
 
 CORRUPT_CODES = {sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT}

@@ -1,0 +1,74 @@
+"""CLI commands `import` and `export` (registered on bridge.cli.app): moving memories in
+from other tools and out again (vault_sync.transfer)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from . import output
+from .cli import JsonOpt, VaultOpt, app, emit, run
+
+FORMATS = "jsonl, cortexgraph, mem0, basic-memory, markdown"
+
+
+def render_import(r: dict) -> None:
+    verb = "would be " if r["dry_run"] else ""
+    output.console.print(f"{r['source']}: {r['created']} {verb}created, {r['reinforced']} {verb}reinforced, "
+                         f"{r['skipped']} already imported, {r['refused']} refused")
+    for c in r["would_create"]:
+        output.console.print(f"  create {c['where']}: {c['title']}")
+    for c in r["reinforcements"]:
+        output.console.print(f"  reinforce {c['twin']} ({c['where']})")
+    for c in r["refusals"]:
+        output.console.print(f"  [red]refused[/] {c['where']} (id {c['id']}): {c['cause']}")
+
+
+@app.command("import")
+def import_(
+    fmt: str = typer.Argument(..., metavar="FORMAT", help=f"One of {FORMATS}."),
+    path: Path = typer.Argument(..., help="The file or folder to import (only read, never changed)."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Show what would be created, reinforced and refused."),
+    tag: Optional[str] = typer.Option(None, "--tag", help="Add this tag to every imported memory."),
+    vault: Optional[Path] = VaultOpt,
+    as_json: bool = JsonOpt,
+):
+    """Import memories from another tool (secrets refused, duplicates reinforced, re-runs add nothing)."""
+    from .context import open_service
+
+    def go():
+        with open_service(vault) as svc:
+            with output.progress("importing", enabled=not as_json) as bar:
+                result = svc.import_memories(fmt, path, dry_run=dry_run, tag=tag, progress=bar)
+            emit(result, as_json, render_import)
+
+    run(go)
+
+
+@app.command()
+def export(
+    fmt: str = typer.Option("jsonl", "--format", help="jsonl (round-trips through `import jsonl`) or csv."),
+    scope: str = typer.Option("all", "--scope", help="stm, ltm or all (with the archive)."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Write to this file instead of standard output."),
+    vault: Optional[Path] = VaultOpt,
+):
+    """Export every memory: text, owned keys, links and path."""
+    from .context import open_service
+
+    def go():
+        with open_service(vault) as svc:
+            chunks = svc.export(fmt, scope)
+            if out is None:
+                for chunk in chunks:
+                    sys.stdout.write(chunk)
+                return
+            tmp = out.with_name(out.name + ".part")
+            with open(tmp, "w", encoding="utf-8", newline="") as fh:
+                for chunk in chunks:
+                    fh.write(chunk)
+            tmp.replace(out)  # a complete file or none
+
+    run(go)

@@ -1,0 +1,32 @@
+"""Moving memories in and out: importers for the tools people use today, and export.
+
+`import_path(svc, fmt, path)` parses the whole source first (a malformed one writes
+nothing), then hands the items to the importer core (core.run)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+from ..errors import InvalidInput
+from ..limits import quote
+from . import basic_memory, cortexgraph, jsonl, markdown, mem0
+from .core import BadSource, Item, Progress, run
+
+if TYPE_CHECKING:
+    from ..service import MemoryService
+
+PARSERS: dict[str, Callable[[Path], list[Item]]] = {
+    "jsonl": jsonl.parse, "cortexgraph": cortexgraph.parse, "mem0": mem0.parse,
+    "basic-memory": basic_memory.parse, "markdown": markdown.parse,
+}
+__all__ = ["BadSource", "PARSERS", "import_path"]
+
+
+def import_path(svc: "MemoryService", fmt: str, path: str | Path, dry_run: bool = False, tag: str | None = None,
+                progress: Progress | None = None) -> dict[str, Any]:
+    """Import the file or folder `path` read as `fmt` (the caller holds the write operation)."""
+    if fmt not in PARSERS:
+        raise InvalidInput(f"unknown import format {quote(fmt)}; one of {', '.join(PARSERS)}")
+    items = PARSERS[fmt](Path(path).expanduser())
+    return run(svc, fmt, items, dry_run=dry_run, tag=tag, progress=progress)
