@@ -104,3 +104,42 @@ def test_archiving_a_shared_name_never_retargets_a_bare_link(empty_vault):
     want = "Archive/Home.md" if before["Archive/old.md"] == "STM/Home.md" else before["Archive/old.md"]
     assert after.resolve(link, "Archive/old.md") == want
     assert_index_matches_rebuild(svc)
+
+
+def test_links_we_write_resolve_for_every_legal_name(empty_vault):
+    from vault_sync.ops.ltm_index import link_markup, with_related
+
+    v = empty_vault
+    names = ["Pipe | bar", "C# notes", "Array [brackets]", "plain name"]
+    for n in names:
+        note(v / "STM" / f"{n}.md", "body\n")
+    note(v / "LTM" / "host.md", "x\n")
+    text = with_related("x\n", [f"STM/{n}" for n in names])
+    assert "- [[STM/plain name]]" in text
+    (v / "LTM" / "host.md").write_text(text, encoding="utf-8")
+    svc = make_service(v)
+    assert set(targets(svc, "LTM/host.md").values()) == {f"STM/{n}.md" for n in names}
+    assert svc.dangling_links() == []
+    # merging into the section again adds nothing: the Markdown-link forms are recognised
+    assert with_related(text, [f"STM/{n}" for n in names]) == text
+    assert link_markup("C# notes").startswith("[C# notes](C%23%20notes.md")
+
+
+def test_related_heading_inside_code_is_not_the_section():
+    from vault_sync.ops.ltm_index import with_related
+
+    text = "intro\n\n```md\n## Related\n\n- [[fake]]\n```\n\nend\n"
+    out = with_related(text, ["real"])
+    assert out.startswith(text)  # the fenced block is untouched
+    assert out.endswith("## Related\n\n- [[real]]\n")
+
+
+def test_frontmatter_closed_with_dots_is_not_frontmatter(empty_vault):
+    v = empty_vault
+    original = "---\ntitle: dots\n...\nbody text\n"
+    note(v / "STM" / "dots.md", original)
+    svc = make_service(v)
+    row = svc.store.note("STM/dots.md")
+    assert row is not None and not row["writable"]  # reported, never edited as frontmatter
+    svc.sweep()
+    assert (v / "STM" / "dots.md").read_text(encoding="utf-8") == original

@@ -15,7 +15,7 @@ from ..patch import REMOVE
 from ..scoring import review_priority
 from ..secret_gate import check_fields
 from ..views import row_decision, row_score
-from .ltm_index import add_to_index_note, with_related
+from .ltm_index import add_to_index_note, wikilink_safe, with_related
 from .moves import Move, free_path, move_note
 from .sweep import recently_modified
 
@@ -116,7 +116,7 @@ def _related_names(svc: "MemoryService", row, dst_rel: str | None = None) -> lis
         seen.add(p)
         stem = stem_of(p)
         # a name shared with another note would resolve elsewhere: qualify it with its folder
-        names.append(stem if resolver.resolve(stem, where) == p else p[:-3])
+        names.append(stem if resolver.resolve(stem, where) == p and wikilink_safe(stem) else p[:-3])
     return names[:MAX_RELATED]
 
 
