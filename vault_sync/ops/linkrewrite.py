@@ -37,11 +37,13 @@ def _masked(text: str) -> str:
 
 
 def rewrite_text(text: str, source: str, resolver: Resolver, old_rel: str, new_rel: str,
-                 after: Resolver | None = None) -> tuple[str, int]:
+                 after: Resolver | None = None, was: str | None = None) -> tuple[str, int]:
     """`text` with every link whose target the move of `old_rel` to `new_rel` would change
     re-pointed at the note it meant before: links to the moved note follow it, and a link
     to another note that now would resolve to the moved one (a shared name) gets that
-    note's path. `resolver` is the vault before the move, `after` the vault after it."""
+    note's path. `resolver` is the vault before the move, `after` the vault after it; `was` is
+    where the text sat before the move (the moved note's own links), else `source`."""
+    was = was or source
     masked = _masked(text)
     after = after or resolver.changed(added=new_rel, removed=old_rel)
     folder = posixpath.dirname(source)
@@ -52,7 +54,7 @@ def rewrite_text(text: str, source: str, resolver: Resolver, old_rel: str, new_r
         if parts is None:
             continue
         target, escape, rest = parts.group(1), parts.group(2), parts.group(3) or ""
-        want = _moved(resolver.resolve(target.strip(), source), old_rel, new_rel)
+        want = _moved(resolver.resolve(target.strip(), was), old_rel, new_rel)
         if want is None or after.resolve(target.strip(), source) == want:
             continue
         stem = want[:-3] if want.lower().endswith(".md") else want
@@ -65,13 +67,17 @@ def rewrite_text(text: str, source: str, resolver: Resolver, old_rel: str, new_r
         plain = unquote(path)
         if not plain or SCHEME.match(path):
             continue
-        want = _moved(resolver.resolve(plain, source, markdown=True), old_rel, new_rel)
+        want = _moved(resolver.resolve(plain, was, markdown=True), old_rel, new_rel)
         if want is None or after.resolve(plain, source, markdown=True) == want:
             continue
-        relative = plain.startswith(("./", "../")) or bool(folder) and _resolves_relative(plain, source, resolver)
-        target = posixpath.relpath(want, folder or ".") if relative else want
-        if not plain.lower().endswith(".md") and target.lower().endswith(".md"):
-            target = target[:-3]  # written without the extension: keep it that way
+        relative = plain.startswith(("./", "../")) or bool(posixpath.dirname(was)) and _resolves_relative(plain, was, resolver)
+        forms = [posixpath.relpath(want, folder or "."), want]  # relative first if it was written so
+        if not relative:
+            forms.reverse()
+        if not plain.lower().endswith(".md"):  # written without the extension: keep it that way
+            forms = [f[:-3] if f.lower().endswith(".md") else f for f in forms]
+        # a vault path that a note beside the source would capture is written relative instead
+        target = next((f for f in forms if after.resolve(f, source, markdown=True) == want), forms[0])
         edits.append((m.start(2), m.end(2), f"<{target}{hash_}{sub}>" if angle else quote(target, safe="/-._~") + hash_ + sub))
     out = text
     for start, end, replacement in sorted(edits, reverse=True):
@@ -97,22 +103,21 @@ def rewrite_links(svc: "MemoryService", resolver: Resolver, old_rel: str, new_re
     sources = queries.sources_linking(svc.store, name)
     after = resolver.changed(added=new_rel, removed=old_rel)
     changed = []
-    for src in sources:
-        if src == old_rel:
-            continue
+    # the moved note's own links too: they were read from its old folder
+    for src, was in [*((s, s) for s in sources if s not in (old_rel, new_rel)), (new_rel, old_rel)]:
         path = svc.layout.abs(src)
         try:
             data = path.read_bytes()
         except OSError:
             continue
 
-        def transform(current: bytes, src=src) -> bytes | None:
+        def transform(current: bytes, src=src, was=was) -> bytes | None:
             bom = current.startswith(BOM_BYTES)
             try:
                 text = (current[3:] if bom else current).decode("utf-8")
             except UnicodeDecodeError:
                 return None
-            new, n = rewrite_text(text, src, resolver, old_rel, new_rel, after)
+            new, n = rewrite_text(text, src, resolver, old_rel, new_rel, after, was)
             if not n:
                 return None
             return (BOM_BYTES if bom else b"") + new.encode("utf-8")
