@@ -100,7 +100,7 @@ def _related_names(svc: "MemoryService", row, dst_rel: str | None = None) -> lis
     paths: list[str] = []
     for target in queries.related_targets(svc.store, row["rowid"]):
         hit = resolver.resolve(target, row["path"])
-        if hit is not None:  # a dangling related item would add a dangling link
+        if hit is not None and hit.lower().endswith(".md"):  # notes only, and never a dangling link
             paths.append(hit)
     paths += _tag_neighbours(svc, row)
     for name in svc.semantic_neighbours(row, limit=3):
