@@ -46,11 +46,14 @@ def test_links_resolve_like_obsidian(service):
 
 
 def test_resolver_prefers_same_folder_then_shortest_path():
-    r = Resolver(["a/x.md", "b/c/x.md", "x2.md", "b/y.md"], {"alias y": ["b/y.md"]})
+    r = Resolver(["a/x.md", "b/c/x.md", "x2.md", "b/y.md"], ["img/pic.png", "b/manual.pdf"])
     assert r.resolve("x", "b/c/note.md") == "b/c/x.md"
     assert r.resolve("x", "z/note.md") == "a/x.md"
     assert r.resolve("c/x", "z/note.md") == "b/c/x.md"
-    assert r.resolve("alias y", "z/note.md") == "b/y.md"
+    assert r.resolve("alias y", "z/note.md") is None  # Obsidian does not resolve aliases
+    assert r.resolve("pic.png", "z/note.md") == "img/pic.png"  # attachments by name, path
+    assert r.resolve("../manual.pdf", "b/c/n.md", markdown=True) == "b/manual.pdf"
+    assert r.resolve("pic", "z/note.md") is None
     assert r.resolve("../y.md", "b/c/n.md", markdown=True) == "b/y.md"
 
 

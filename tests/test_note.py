@@ -279,7 +279,10 @@ def links_of(tmp_path, body):
     ("[t](STM/x%20y.md)", [("STM/x y", "", "t", "link", True)]),
     ("[t](<STM/x y.md>)", [("STM/x y", "", "t", "link", True)]),
     ('[t](STM/z.md#Part "title")', [("STM/z", "#Part", "t", "heading", True)]),
-    ("[t](https://example.com/a.md) [m](mailto:x@y.z) [o](obsidian://open?vault=v) ![img](pic.png)", []),
+    ("[t](https://example.com/a.md) [m](mailto:x@y.z) [o](obsidian://open?vault=v)", []),
+    # image embeds and links to any file are tracked: attachments resolve (docs/links.md)
+    ("![img](pic.png)", [("pic.png", "", "img", "embed", True)]),
+    ("[t](Note%20name)", [("Note name", "", "t", "link", True)]),
     ("https://example.com/page#frag", []),
 ])
 def test_links(tmp_path, body, want):

@@ -15,7 +15,7 @@ except AttributeError:  # pragma: no cover - LibYAML missing
     _Base = yaml.SafeLoader
 
 BOM = "\ufeff"
-_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.M)
+_CLOSE = re.compile(r"^---[ \t]*\r?$", re.M)  # Obsidian closes properties with '---' only, never '...'
 _OPEN = re.compile(r"---[ \t]*(\r?\n|\r?$)")
 
 MAX_YAML_CHARS = 65536  # a frontmatter block larger than this is not read

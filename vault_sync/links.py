@@ -143,9 +143,7 @@ def _parse_mdlink(url: str, text: str, embed: bool) -> Link | None:
     if SCHEME.match(url) or url.startswith("#") and len(url) == 1:
         return None
     path, hash_, sub = url.partition("#")
-    path = unquote(path)
-    if path and not path.lower().endswith(".md"):
-        return None  # attachments and other files are not notes
+    path = unquote(path)  # with or without .md; any other extension names an attachment
     subpath = ("#" + unquote(sub)) if hash_ else ""
     if path.lower().endswith(".md"):
         path = path[:-3]

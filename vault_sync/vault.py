@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
@@ -107,6 +107,7 @@ class Walked:
     conflicts: dict[str, str]  # rel path of a conflict copy -> rel path of its original
     skipped: dict[str, str]  # rel path -> reason
     temp_files: list[str]  # our leftover temp files (rel)
+    attachments: list[str] = field(default_factory=list)  # every other file (rel): link targets
 
 
 def walk(layout: Layout) -> Walked:
@@ -136,6 +137,7 @@ def walk(layout: Layout) -> Walked:
                     stack.append((rel + "/", Path(entry.path)))
                     continue
                 if not name.lower().endswith(".md"):
+                    out.attachments.append(rel)
                     continue
                 st = entry.stat(follow_symlinks=False)
             except OSError as exc:

@@ -1,4 +1,7 @@
-"""Resolving [[links]] the way Obsidian does, from the index's names and paths.
+"""Resolving links the way Obsidian does, from the index's note and attachment paths.
+
+The rules and the Obsidian help pages they come from are in docs/links.md. Aliases are not
+resolved: Obsidian only offers them in the link picker, [[Alias]] stays unresolved.
 
 Resolution is computed from the current set of notes rather than stored per link, so
 adding or removing a note never leaves stale resolutions behind (Index = f(vault)).
@@ -13,12 +16,16 @@ MAX_LAYERS = 32  # moves stacked on a resolver before its maps are flattened aga
 
 
 class Resolver:
-    def __init__(self, paths: list[str], aliases: dict[str, list[str]] | None = None):
+    def __init__(self, paths: list[str], files: list[str] | None = None):
         self.by_path = {p.lower(): p for p in paths}
         self.by_name: dict[str, list[str]] = defaultdict(list)
         for p in paths:
             self.by_name[self._stem(p)].append(p)
-        self.by_alias: dict[str, list[str]] = {a.lower(): sorted(o) for a, o in (aliases or {}).items()}
+        # attachments: any other file in the vault, linked with its extension
+        self.file_by_path = {f.lower(): f for f in files or []}
+        self.file_by_name: dict[str, list[str]] = defaultdict(list)
+        for f in files or []:
+            self.file_by_name[f[f.rfind("/") + 1:].lower()].append(f)
 
     def changed(self, added: str | None = None, removed: str | None = None) -> "Resolver":
         """A new resolver with one path added and/or removed; this one is left as it was
@@ -38,7 +45,8 @@ class Resolver:
             stem = self._stem(added)
             names[stem] = [*names.get(stem, self.by_name.get(stem, [])), added]
         new = Resolver.__new__(Resolver)
-        new.by_alias = self.by_alias
+        new.file_by_path = self.file_by_path
+        new.file_by_name = self.file_by_name
         new.by_path = _layer(paths, self.by_path)
         new.by_name = _layer(names, self.by_name)
         return new
@@ -54,34 +62,40 @@ class Resolver:
         return sorted(candidates, key=lambda p: (p.count("/"), len(p), p))
 
     def resolve(self, target: str, source: str, markdown: bool = False) -> str | None:
-        """The vault path a link target points at, or None (dangling)."""
+        """The vault path a link target points at (a note or an attachment), or None (dangling)."""
         if not target:
             return source  # [[#heading]] is a link into the same note
         t = target.strip().replace("\\", "/")
-        if t.lower().endswith(".md"):
+        note_only = t.lower().endswith(".md")
+        if note_only:
             t = t[:-3]
+        hit = self._find(t, source, markdown, ".md", self.by_path, self.by_name)
+        if hit is None and not note_only and "." in t.rsplit("/", 1)[-1]:
+            hit = self._find(t, source, markdown, "", self.file_by_path, self.file_by_name)
+        return hit
+
+    def _find(self, t: str, source: str, markdown: bool, ext: str, by_path, by_name) -> str | None:
         folder = posixpath.dirname(source)
         if markdown or t.startswith(("./", "../")):
             # Markdown links are relative to the source note, then to the vault root
             rel = posixpath.normpath(posixpath.join(folder, t)) if folder else posixpath.normpath(t)
-            hit = self.by_path.get(rel.lower() + ".md")
+            hit = by_path.get(rel.lower() + ext)
             if hit:
                 return hit
-        hit = self.by_path.get(t.lstrip("/").lower() + ".md")
+        hit = by_path.get(t.lstrip("/").lower() + ext)
         if hit:
             return hit
         name = t.rsplit("/", 1)[-1].lower()
-        candidates = self.by_name.get(name, [])
+        candidates = by_name.get(name, [])
         if "/" in t:
-            suffix = "/" + t.lstrip("/").lower() + ".md"
+            suffix = "/" + t.lstrip("/").lower() + ext
             candidates = [c for c in candidates if ("/" + c.lower()).endswith(suffix)]
-        if candidates:
-            if len(candidates) == 1:
-                return candidates[0]
-            same_folder = [c for c in candidates if posixpath.dirname(c) == folder]
-            return (same_folder or self._rank(candidates))[0]
-        owners = self.by_alias.get(t.lower())
-        return owners[0] if owners else None
+        if not candidates:
+            return None
+        if len(candidates) == 1:
+            return candidates[0]
+        same_folder = [c for c in candidates if posixpath.dirname(c) == folder]
+        return (same_folder or self._rank(candidates))[0]
 
 
 def _layer(top: dict, below):
@@ -95,15 +109,12 @@ def _layer(top: dict, below):
 
 
 def build_resolver(store) -> Resolver:
-    """The resolver for the current set of notes; rebuilt only when names or aliases changed."""
+    """The resolver for the current set of notes; rebuilt only when the set of paths changed."""
     version = store.names_version
     cached = store.resolver_cache
     if cached is not None and cached[0] == version:
         return cached[1]
     paths = [r[0] for r in store.query("SELECT path FROM notes")]
-    aliases: dict[str, list[str]] = defaultdict(list)
-    for alias, path in store.query("SELECT a.alias, n.path FROM aliases a JOIN notes n ON n.rowid = a.note"):
-        aliases[alias].append(path)
-    resolver = Resolver(paths, aliases)
+    resolver = Resolver(paths, store.attachment_paths())
     store.resolver_cache = (version, resolver)
     return resolver

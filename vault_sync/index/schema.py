@@ -1,6 +1,6 @@
 """The shadow index's tables. Derived data: a version change means rebuild."""
 
-SCHEMA_VERSION = 5  # 5: source / source_id of imported memories
+SCHEMA_VERSION = 6  # 5: source / source_id of imported memories; 6: attachments (non-Markdown files links can point at)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
@@ -56,6 +56,10 @@ CREATE INDEX IF NOT EXISTS links_source ON links(source);
 CREATE INDEX IF NOT EXISTS links_target ON links(target_name);
 CREATE TABLE IF NOT EXISTS problems (path TEXT NOT NULL, cause TEXT NOT NULL, blocking INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS problems_path ON problems(path);
+-- every non-Markdown file in the vault (images, PDFs, canvases, bases): what [[pic.png]] and
+-- ![](x.png) resolve to; paths only, filled by the same walk as the notes
+CREATE TABLE IF NOT EXISTS attachments (path TEXT PRIMARY KEY, name TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS attachments_name ON attachments(name);
 CREATE TABLE IF NOT EXISTS conflicts (path TEXT PRIMARY KEY, original TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS embeddings (content_hash TEXT PRIMARY KEY, model TEXT NOT NULL, vector BLOB NOT NULL);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
@@ -70,4 +74,4 @@ CREATE INDEX IF NOT EXISTS tags_tag_note ON tags(tag, note);
 DROP INDEX IF EXISTS tags_tag;
 """
 
-DERIVED_TABLES = ("notes", "tags", "aliases", "links", "problems", "conflicts", "fts")
+DERIVED_TABLES = ("notes", "tags", "aliases", "links", "problems", "conflicts", "fts", "attachments")

@@ -305,6 +305,30 @@ class IndexStore:
         with self.lock:
             return self.db.execute(sql, params).fetchone()
 
+    def replace_attachments(self, db: sqlite3.Connection, paths: list[str]) -> None:
+        """The vault's full list of non-Markdown files (a full walk)."""
+        db.execute("DELETE FROM attachments")
+        db.executemany("INSERT OR IGNORE INTO attachments VALUES (?, ?)", [(p, _basename(p)) for p in paths])
+        self.names_version += 1
+        self.resolver_cache = None
+
+    def update_attachments(self, db: sqlite3.Connection, present: list[str], gone: list[str], prefixes: list[str]) -> None:
+        """Files seen (present) or missing (gone, and everything under gone folders) after events."""
+        changed = False
+        for p in gone:
+            changed |= db.execute("DELETE FROM attachments WHERE path=?", (p,)).rowcount > 0
+        for prefix in prefixes:
+            changed |= db.execute("DELETE FROM attachments WHERE path >= ? AND path < ?",
+                                  (prefix, prefix + "\U0010ffff")).rowcount > 0
+        for p in present:
+            changed |= db.execute("INSERT OR IGNORE INTO attachments VALUES (?, ?)", (p, _basename(p))).rowcount > 0
+        if changed:
+            self.names_version += 1
+            self.resolver_cache = None
+
+    def attachment_paths(self) -> list[str]:
+        return [r[0] for r in self.query("SELECT path FROM attachments")]
+
     def stats_by_path(self, paths: list[str] | None = None, prefixes: list[str] | None = None) -> dict[str, tuple[int, int]]:
         """(mtime_ns, size) of indexed notes: all, or these paths and everything under these folders."""
         if paths is None and prefixes is None:
@@ -346,9 +370,14 @@ class IndexStore:
                 notes[d["path"]] = d
             problems = sorted(tuple(r) for r in self.db.execute("SELECT path, cause, blocking FROM problems"))
             conflicts = sorted(tuple(r) for r in self.db.execute("SELECT path, original FROM conflicts"))
+            attachments = sorted(r[0] for r in self.db.execute("SELECT path FROM attachments"))
             orphans = self.db.execute(
                 "SELECT (SELECT count(*) FROM tags WHERE note NOT IN (SELECT rowid FROM notes))"
                 " + (SELECT count(*) FROM links WHERE source NOT IN (SELECT rowid FROM notes))"
                 " + (SELECT count(*) FROM fts WHERE rowid NOT IN (SELECT rowid FROM notes))"
             ).fetchone()[0]
-        return {"notes": notes, "problems": problems, "conflicts": conflicts, "orphans": orphans}
+        return {"notes": notes, "problems": problems, "conflicts": conflicts, "attachments": attachments, "orphans": orphans}
+
+
+def _basename(path: str) -> str:
+    return path[path.rfind("/") + 1:].lower()

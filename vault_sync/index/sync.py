@@ -127,6 +127,8 @@ class Indexer:
         report.temp_cleaned = self._clean_temp(walked.temp_files)
         indexed = {} if rebuild else self.store.stats_by_path()
         self._apply(walked.files, indexed, report, progress, rebuild=rebuild, conflicts=walked.conflicts, all_conflicts=True)
+        with self.store.transaction() as db:
+            self.store.replace_attachments(db, walked.attachments)
         report.seconds = time.perf_counter() - started
         self.store.set_meta("last_sync", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
         return report
@@ -138,6 +140,8 @@ class Indexer:
         conflicts: dict[str, str] = {}
         scope: set[str] = set()
         prefixes: list[str] = []
+        files_seen: list[str] = []  # non-Markdown files (attachments) present / gone
+        files_gone: list[str] = []
         for rel in set(rels):
             rel = rel.strip("/")
             if not rel or self.layout.is_ignored(rel):
@@ -148,12 +152,18 @@ class Indexer:
                 on_disk.update({f"{rel}/{k}": v for k, v in sub.files.items()})
                 conflicts.update({f"{rel}/{k}": f"{rel}/{v}" for k, v in sub.conflicts.items()})
                 report.skipped.update({f"{rel}/{k}": v for k, v in sub.skipped.items()})
+                files_seen.extend(f"{rel}/{k}" for k in sub.attachments)
                 prefixes.append(rel + "/")
                 continue
             if not rel.lower().endswith(".md") and not path.exists():
                 prefixes.append(rel + "/")  # a folder that is gone: its rows must go too
             scope.add(rel)
             if not rel.lower().endswith(".md"):
+                name = rel.rsplit("/", 1)[-1]
+                if path.is_file() and not path.is_symlink() and not name.startswith("."):
+                    files_seen.append(rel)
+                else:
+                    files_gone.append(rel)
                 continue
             name = rel.rsplit("/", 1)[-1]
             if conflict_original(name) is not None:
@@ -172,6 +182,9 @@ class Indexer:
         indexed = self.store.stats_by_path(list(scope | set(on_disk)), prefixes)
         gone_conflicts = [c for c in scope if c not in conflicts]
         self._apply(on_disk, indexed, report, None, conflicts=conflicts, drop_conflicts=gone_conflicts)
+        if files_seen or files_gone or prefixes:
+            with self.store.transaction() as db:
+                self.store.update_attachments(db, files_seen, files_gone, prefixes)
         report.seconds = time.perf_counter() - started
         return report
 

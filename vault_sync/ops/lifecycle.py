@@ -15,7 +15,7 @@ from ..patch import REMOVE
 from ..scoring import review_priority
 from ..secret_gate import check_fields
 from ..views import row_decision, row_score
-from .ltm_index import add_to_index_note, with_related
+from .ltm_index import add_to_index_note, wikilink_safe, with_related
 from .moves import Move, free_path, move_note
 from .sweep import recently_modified
 
@@ -100,7 +100,7 @@ def _related_names(svc: "MemoryService", row, dst_rel: str | None = None) -> lis
     paths: list[str] = []
     for target in queries.related_targets(svc.store, row["rowid"]):
         hit = resolver.resolve(target, row["path"])
-        if hit is not None:  # a dangling related item would add a dangling link
+        if hit is not None and hit.lower().endswith(".md"):  # notes only, and never a dangling link
             paths.append(hit)
     paths += _tag_neighbours(svc, row)
     for name in svc.semantic_neighbours(row, limit=3):
@@ -116,7 +116,7 @@ def _related_names(svc: "MemoryService", row, dst_rel: str | None = None) -> lis
         seen.add(p)
         stem = stem_of(p)
         # a name shared with another note would resolve elsewhere: qualify it with its folder
-        names.append(stem if resolver.resolve(stem, where) == p else p[:-3])
+        names.append(stem if resolver.resolve(stem, where) == p and wikilink_safe(stem) else p[:-3])
     return names[:MAX_RELATED]
 
 

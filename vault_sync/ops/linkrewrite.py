@@ -1,7 +1,8 @@
-"""Rewriting path-qualified links to a note that moved, in every note that has them.
+"""Rewriting links when a note moves, so that no link changes target.
 
-Name-only links ([[name]]) keep resolving because names are unique across the vault;
-links that name a folder ([[STM/x]], [t](STM/x.md)) must follow the note.
+Every link whose name matches the moved note is resolved before and after the move; where
+the two differ, it is rewritten to the path of the note it meant: links naming a folder
+follow the note, and a bare [[name]] that a shared name would retarget gets a path.
 """
 
 from __future__ import annotations
@@ -35,30 +36,48 @@ def _masked(text: str) -> str:
     return _strip_inline_code(out) if "`" in out else out
 
 
-def rewrite_text(text: str, source: str, resolver: Resolver, old_rel: str, new_rel: str) -> tuple[str, int]:
-    """`text` with links that resolve to `old_rel` by path re-pointed at `new_rel`."""
+def rewrite_text(text: str, source: str, resolver: Resolver, old_rel: str, new_rel: str,
+                 after: Resolver | None = None, was: str | None = None) -> tuple[str, int]:
+    """`text` with every link whose target the move of `old_rel` to `new_rel` would change
+    re-pointed at the note it meant before: links to the moved note follow it, and a link
+    to another note that now would resolve to the moved one (a shared name) gets that
+    note's path. `resolver` is the vault before the move, `after` the vault after it; `was` is
+    where the text sat before the move (the moved note's own links), else `source`."""
+    was = was or source
     masked = _masked(text)
-    new_stem = new_rel[:-3] if new_rel.lower().endswith(".md") else new_rel
+    after = after or resolver.changed(added=new_rel, removed=old_rel)
     folder = posixpath.dirname(source)
     edits: list[tuple[int, int, str]] = []
     for m in WIKILINK.finditer(masked):
         inner = text[m.start(1):m.end(1)]
-        parts = re.match(r"([^#|]*)(.*)$", inner, re.S)
-        target, rest = parts.group(1), parts.group(2)
-        if "/" in target and resolver.resolve(target.strip(), source) == old_rel:
-            ext = ".md" if target.strip().lower().endswith(".md") else ""
-            edits.append((m.start(1), m.end(1), f"{new_stem}{ext}{rest}"))
+        parts = re.match(r"([^#|]*?)(\\?)([#|].*)?$", inner, re.S)
+        if parts is None:
+            continue
+        target, escape, rest = parts.group(1), parts.group(2), parts.group(3) or ""
+        want = _moved(resolver.resolve(target.strip(), was), old_rel, new_rel)
+        if want is None or after.resolve(target.strip(), source) == want:
+            continue
+        stem = want[:-3] if want.lower().endswith(".md") else want
+        ext = ".md" if target.strip().lower().endswith(".md") and want != stem else ""
+        edits.append((m.start(1), m.end(1), f"{stem}{ext}{escape}{rest}"))
     for m in MDLINK.finditer(masked):
         url = text[m.start(2):m.end(2)]
         angle = url.startswith("<")
         path, hash_, sub = (url[1:-1] if angle else url).partition("#")
         plain = unquote(path)
-        if not plain.lower().endswith(".md") or SCHEME.match(path):
+        if not plain or SCHEME.match(path):
             continue
-        if resolver.resolve(plain, source, markdown=True) != old_rel:
+        want = _moved(resolver.resolve(plain, was, markdown=True), old_rel, new_rel)
+        if want is None or after.resolve(plain, source, markdown=True) == want:
             continue
-        relative = plain.startswith(("./", "../")) or bool(folder) and _resolves_relative(plain, source, old_rel)
-        target = posixpath.relpath(new_rel, folder or ".") if relative else new_rel
+        relative = plain.startswith(("./", "../")) or bool(posixpath.dirname(was)) and _resolves_relative(plain, was, resolver)
+        forms = [posixpath.relpath(want, folder or "."), want]  # relative first if it was written so
+        if not relative:
+            forms.reverse()
+        if not plain.lower().endswith(".md"):  # written without the extension: keep it that way
+            forms = [f[:-3] if f.lower().endswith(".md") else f for f in forms]
+        # a vault path that a note beside the source would capture is written relative instead
+        target = next((f for f in forms if after.resolve(f, source, markdown=True) == want), forms[0])
         edits.append((m.start(2), m.end(2), f"<{target}{hash_}{sub}>" if angle else quote(target, safe="/-._~") + hash_ + sub))
     out = text
     for start, end, replacement in sorted(edits, reverse=True):
@@ -66,9 +85,15 @@ def rewrite_text(text: str, source: str, resolver: Resolver, old_rel: str, new_r
     return out, len(edits)
 
 
-def _resolves_relative(path: str, source: str, old_rel: str) -> bool:
+def _moved(hit: str | None, old_rel: str, new_rel: str) -> str | None:
+    return new_rel if hit == old_rel else hit
+
+
+def _resolves_relative(path: str, source: str, resolver: Resolver) -> bool:
+    """True when the link was written relative to its note's folder (not from the vault root)."""
     joined = posixpath.normpath(posixpath.join(posixpath.dirname(source), path))
-    return joined.lower() == old_rel.lower()
+    hit = resolver.resolve("/" + joined, "")  # from the vault root
+    return hit is not None and hit == resolver.resolve(path, source, markdown=True)
 
 
 def rewrite_links(svc: "MemoryService", resolver: Resolver, old_rel: str, new_rel: str) -> list[str]:
@@ -76,23 +101,23 @@ def rewrite_links(svc: "MemoryService", resolver: Resolver, old_rel: str, new_re
     name = old_rel.rsplit("/", 1)[-1]
     name = (name[:-3] if name.lower().endswith(".md") else name).lower()
     sources = queries.sources_linking(svc.store, name)
+    after = resolver.changed(added=new_rel, removed=old_rel)
     changed = []
-    for src in sources:
-        if src == old_rel:
-            continue
+    # the moved note's own links too: they were read from its old folder
+    for src, was in [*((s, s) for s in sources if s not in (old_rel, new_rel)), (new_rel, old_rel)]:
         path = svc.layout.abs(src)
         try:
             data = path.read_bytes()
         except OSError:
             continue
 
-        def transform(current: bytes, src=src) -> bytes | None:
+        def transform(current: bytes, src=src, was=was) -> bytes | None:
             bom = current.startswith(BOM_BYTES)
             try:
                 text = (current[3:] if bom else current).decode("utf-8")
             except UnicodeDecodeError:
                 return None
-            new, n = rewrite_text(text, src, resolver, old_rel, new_rel)
+            new, n = rewrite_text(text, src, resolver, old_rel, new_rel, after, was)
             if not n:
                 return None
             return (BOM_BYTES if bom else b"") + new.encode("utf-8")

@@ -7,42 +7,64 @@ import re
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from urllib.parse import quote
+
 from ..dates import format_datetime
 from ..errors import MnemovaultError
+from ..links import extract
+from .linkrewrite import _masked
 
 if TYPE_CHECKING:
     from ..service import MemoryService
 
 STATUS_FOR_FOLDER = {"ltm": "promoted", "archive": "archived", "stm": "active"}
 INDEX_NOTE = "LTM Index"
+# characters a wikilink cannot carry in its target (Internal links help page: # | ^ : %% [[ ]])
+_NOT_IN_WIKILINK = re.compile(r"[|#^\[\]]|%%")
+
+
+def wikilink_safe(name: str) -> bool:
+    return _NOT_IN_WIKILINK.search(name) is None
+
+
+def link_markup(target: str) -> str:
+    """A link to the note `target` (a name or a vault path, without .md) that resolves whatever
+    the file is called: [[target]] where Obsidian can read it, else a URL-encoded Markdown link."""
+    if wikilink_safe(target):
+        return f"[[{target}]]"
+    shown = target.rsplit("/", 1)[-1].replace("[", "(").replace("]", ")")
+    return f"[{shown}]({quote(target + '.md', safe='/-._~')})"
 
 
 def with_related(text: str, names: list[str]) -> str:
-    """The note's text with a '## Related' section listing [[names]] (merged if present)."""
+    """The note's text with a '## Related' section listing links to `names` (merged if present);
+    a heading inside code is not the section."""
     if not names:
         return text
     nl = "\r\n" if "\r\n" in text else "\n"
-    m = re.search(r"^## Related[ \t]*\r?$", text, re.M)
+    masked = _masked(text)
+    m = re.search(r"^## Related[ \t]*\r?$", masked, re.M)
     if m:
-        section_end = re.search(r"^#{1,2} ", text[m.end():], re.M)
+        section_end = re.search(r"^#{1,2} ", masked[m.end():], re.M)
         end = m.end() + section_end.start() if section_end else len(text)
         section = text[m.end():end]
-        have = {x.strip().lower() for x in re.findall(r"\[\[([^\]|#]+)", section)}
+        have = {link.target.strip().lower() for link in extract(section)[0]}
         new = [n for n in names if n.lower() not in have]
         if not new:
             return text
-        addition = "".join(f"- [[{n}]]{nl}" for n in new)
+        addition = "".join(f"- {link_markup(n)}{nl}" for n in new)
         body = section.rstrip("\r\n") + nl + addition
         return text[:m.end()] + body + (nl if section_end else "") + text[end:]
     lead = "" if text.endswith(nl + nl) else (nl if text.endswith(nl) else nl + nl)
-    return text + lead + f"## Related{nl}{nl}" + "".join(f"- [[{n}]]{nl}" for n in names)
+    return text + lead + f"## Related{nl}{nl}" + "".join(f"- {link_markup(n)}{nl}" for n in names)
 
 
 
 def add_to_index_note(svc: "MemoryService", name: str, now: datetime) -> None:
     rel = f"{svc.layout.ltm}/{INDEX_NOTE}.md"
     path = svc.layout.abs(rel)
-    line = f"- [[{name}]] (promoted {format_datetime(now)[:10]})"
+    link = link_markup(name)  # the index note sits beside the note: its name resolves
+    line = f"- {link} (promoted {format_datetime(now)[:10]})"
     if not path.exists():
         text = f"# {INDEX_NOTE}\n\nLong-term memories, newest last.\n\n{line}\n"
         try:
@@ -53,7 +75,7 @@ def add_to_index_note(svc: "MemoryService", name: str, now: datetime) -> None:
 
     def transform(current: bytes) -> bytes | None:
         text = current.decode("utf-8", errors="strict")
-        if f"[[{name}]]" in text:
+        if link in text:
             return None
         nl = "\r\n" if "\r\n" in text else "\n"
         return (text + ("" if text.endswith(nl) or not text else nl) + line + nl).encode("utf-8")

@@ -322,7 +322,7 @@ def _finish(svc: "MemoryService", entry: dict, src_rel: str, dst_rel: str) -> No
     if entry.get("rewrite", True):
         # links written against the old path: resolve them as if the note were still there
         paths = [p for p in queries.all_paths(svc.store) if p != dst_rel] + [src_rel]
-        changed = rewrite_links(svc, Resolver(paths), src_rel, dst_rel)
+        changed = rewrite_links(svc, Resolver(paths, svc.store.attachment_paths()), src_rel, dst_rel)
         if changed:
             svc.writes.synced(changed)
 
