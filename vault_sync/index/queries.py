@@ -219,3 +219,29 @@ def add_embeddings(store: "IndexStore", model: str, pairs: list[tuple[str, bytes
     with store.transaction() as db:
         db.executemany("INSERT OR IGNORE INTO embeddings (content_hash, model, vector) VALUES (?, ?, ?)",
                        [(h, model, blob) for h, blob in pairs])
+
+
+# -- supersession (frontmatter links `superseded_by` / `supersedes`, see ops/supersede.py) --
+SUPERSEDED_BY = "related:superseded_by"
+SUPERSEDES = "related:supersedes"
+SUPERSEDED_SQL = (f"(SELECT source FROM links WHERE kind = '{SUPERSEDED_BY}' "
+                  "UNION SELECT rowid FROM notes WHERE status = 'superseded')")
+
+
+def supersession_links(store: "IndexStore") -> Rows:
+    """Every supersession link, with its source note's path."""
+    return store.query(
+        "SELECT n.path src, l.target, l.kind, l.markdown FROM links l JOIN notes n ON n.rowid = l.source "
+        "WHERE l.kind IN (?, ?) ORDER BY n.path", (SUPERSEDED_BY, SUPERSEDES))
+
+
+def superseded_paths(store: "IndexStore") -> set[str]:
+    """Notes marked superseded in their own frontmatter (`superseded_by` or `status: superseded`)."""
+    return {r[0] for r in store.query(f"SELECT path FROM notes WHERE rowid IN {SUPERSEDED_SQL}")}
+
+
+def any_superseded(store: "IndexStore") -> bool:
+    """Whether search needs the superseded filter at all (most vaults have none)."""
+    row = store.one(f"SELECT EXISTS (SELECT 1 FROM links WHERE kind = '{SUPERSEDED_BY}') "
+                    "OR EXISTS (SELECT 1 FROM notes WHERE status = 'superseded')")
+    return row is not None and row[0] == 1

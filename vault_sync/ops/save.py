@@ -115,7 +115,10 @@ def create_memory(
     return svc.view(svc.store.note(rel))
 
 
-def save(svc: "MemoryService", text: str, tags: list[str] | None = None, title: str | None = None, strength: float = 1.0) -> dict:
+def save(svc: "MemoryService", text: str, tags: list[str] | None = None, title: str | None = None, strength: float = 1.0,
+         supersedes: list[str] | None = None) -> dict:
+    from .supersede import mark, supersede_refs
+
     body = check_intake(text)
     check_fields({"title": title, "tags": tags})  # before anything that echoes or stores them
     tags = check_tags(tags)
@@ -125,7 +128,10 @@ def save(svc: "MemoryService", text: str, tags: list[str] | None = None, title: 
         title = title.strip()
         if not title:
             raise InvalidInput("the title is empty")
+    old_rows = supersede_refs(svc, supersedes)  # every ref resolves before anything is written
     twin = find_twin(svc, body)
+    if twin is not None and old_rows:
+        raise InvalidInput(f"this exact text is already saved in {twin['path']}; supersede with that note instead")
     if twin is not None:
         result = svc.touch(twin["path"])
         return {"saved": False, "duplicate_of": twin["path"], "reinforced": True, "note": result["note"],
@@ -140,7 +146,12 @@ def save(svc: "MemoryService", text: str, tags: list[str] | None = None, title: 
         except Exception:  # embeddings are an extra: a failure never blocks saving
             near = []
     note = create_memory(svc, body, tags, title, strength, text_checked=True)
-    return {"saved": True, "note": note, "near_duplicates": near, "reinforced": False}
+    result = {"saved": True, "note": note, "near_duplicates": near, "reinforced": False}
+    if old_rows:
+        new_row = svc.store.note(note["path"])
+        result["superseded"] = [mark(svc, old, new_row)["old"] for old in old_rows]
+        result["note"] = svc.note(note["path"])
+    return result
 
 
 def find_twin(svc: "MemoryService", body: str):
