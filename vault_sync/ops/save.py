@@ -133,8 +133,8 @@ def save(svc: "MemoryService", text: str, tags: list[str] | None = None, title: 
     if twin is not None and old_rows:
         raise InvalidInput(f"this exact text is already saved in {twin['path']}; supersede with that note instead")
     if twin is not None:
-        result = svc.touch(twin["path"])
-        return {"saved": False, "duplicate_of": twin["path"], "reinforced": True, "note": result["note"],
+        touched = svc.touch(twin["path"])
+        return {"saved": False, "duplicate_of": twin["path"], "reinforced": True, "note": touched["note"],
                 "message": f"the same memory exists in {twin['path']}; it was reinforced instead of copied"}
     near = []
     embedder = svc.get_embedder() if svc.settings.embeddings else None
@@ -145,8 +145,16 @@ def save(svc: "MemoryService", text: str, tags: list[str] | None = None, title: 
             near = near_duplicates(svc, body, title=title, tags=clean_tags(tags))
         except Exception:  # embeddings are an extra: a failure never blocks saving
             near = []
+    maybe = []
+    if not old_rows:
+        from .may_supersede import HINT, candidates
+
+        maybe = candidates(svc, body, title, clean_tags(tags))  # before the new note exists: never itself
     note = create_memory(svc, body, tags, title, strength, text_checked=True)
-    result = {"saved": True, "note": note, "near_duplicates": near, "reinforced": False}
+    result: dict[str, Any] = {"saved": True, "note": note, "near_duplicates": near, "reinforced": False}
+    if maybe:
+        result["may_supersede"] = maybe
+        result["may_supersede_hint"] = HINT
     if old_rows:
         new_row = svc.store.note(note["path"])
         result["superseded"] = [mark(svc, old, new_row)["old"] for old in old_rows]
