@@ -68,6 +68,15 @@ def save(
 
 
 @app.command()
+def brief(topic: Optional[str] = typer.Argument(None, help="What the conversation is about (optional)."),
+          max_tokens: int = typer.Option(800, "--max-tokens", help="Budget, 4 characters a token (40-100000)."),
+          vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
+    """What an assistant should know: current memories on the topic and the strongest, within a budget."""
+    extra = {"topic": topic} if topic is not None else {}
+    run(lambda: emit(call(vault, "brief", max_tokens=max_tokens, **extra), as_json, lambda r: output.console.print(r["text"], markup=False)))
+
+
+@app.command()
 def supersede(old: str = typer.Argument(..., help="The memory that no longer holds (id or path)."),
               by: str = typer.Option(..., "--by", help="The memory that replaces it (id or path)."),
               vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):

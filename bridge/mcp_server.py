@@ -23,7 +23,9 @@ Save short facts worth remembering with save_memory; search before answering que
 the user's work with search_memory; after using memories, report them with
 observe_memory_usage so they stay alive. When a new fact replaces an old one (a changed
 preference, a moved date), save it with supersedes=[old id]: search then returns only the
-current fact. Memories fade unless used; strong ones are
+current fact (a save answer's may_supersede lists memories it may replace). At the start of
+a conversation call recall_context(topic, max_tokens) once instead of many searches.
+Memories fade unless used; strong ones are
 promoted to long-term notes, weak ones archived (never deleted)."""
 
 
@@ -118,6 +120,24 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
         """Search memories and notes by meaning and words; results carry path, id, title, snippet and score."""
         return await call(lambda s: s.search(query, limit, scope, tags, status, since_days, blend_review,
                                              since, until, used_since, include_superseded))
+
+    @mcp.tool
+    async def recall_context(
+        topic: Annotated[S.Query | None, Field(description="What the conversation is about; omit for a general briefing.")] = None,
+        max_tokens: Annotated[int, Strict(), Field(ge=40, le=100_000, description="Budget (4 characters a token).")] = 800,
+    ) -> dict:
+        """A briefing to start a conversation with: current memories on the topic, fading ones worth a
+        mention, the strongest; packed into the budget, ending with what was left out."""
+        return await call(lambda s: s.brief(topic, max_tokens))
+
+    @mcp.prompt(name="recall_context", description="Start with what mnemovault knows about a topic.")
+    async def recall_context_prompt(topic: str = "", max_tokens: str = "800") -> str:
+        try:
+            budget = int(max_tokens)
+        except ValueError:
+            raise ToolError("invalid: max_tokens must be a whole number") from None
+        result = await call(lambda s: s.brief(topic or None, budget))
+        return "Here is what you already know from the user's memory vault:\n\n" + result["text"]
 
     @mcp.tool
     async def supersede_memory(

@@ -56,6 +56,11 @@ class SaveArgs(Args):
     supersedes: Refs | None = None
 
 
+class BriefArgs(Args):
+    topic: Query | None = None
+    max_tokens: Annotated[int, Strict(), Field(ge=40, le=100_000)] = 800
+
+
 class SupersedeArgs(Args):
     old: Ref
     by: Ref
@@ -144,7 +149,7 @@ RPC_ARGS: dict[str, type[Args]] = {
     "gc": GcArgs, "archive": RefArgs, "restore": RefArgs, "relate": RelateArgs, "graph": GraphArgs,
     "search": SearchArgs, "cluster": ClusterArgs, "consolidate": ConsolidateArgs, "status": NoArgs,
     "sweep": NoArgs, "note": RefArgs, "get_memory": RefsArgs, "read_note": PathArgs, "conflicts": NoArgs,
-    "resolve_conflict": PathArgs, "supersede": SupersedeArgs,
+    "resolve_conflict": PathArgs, "supersede": SupersedeArgs, "brief": BriefArgs,
 }
 
 

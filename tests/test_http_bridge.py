@@ -289,5 +289,5 @@ def test_mcp_client_over_http_calls_a_tool(shared):
         return names, result
 
     names, result = asyncio.run(asyncio.wait_for(go(), 60))
-    assert "save_memory" in names and len(names) == 18  # 16 + save_memories + supersede_memory
+    assert "save_memory" in names and len(names) == 19  # 16 + save_memories, supersede_memory, recall_context
     assert result.structured_content["counts"]["stm"] == 31

@@ -227,6 +227,12 @@ class MemoryService:
         with self.writes.operation():
             return save_op.save(self, text, tags, title, strength, supersedes)
 
+    def brief(self, topic: str | None = None, max_tokens: int = 800) -> dict:
+        """What an assistant should know, within a token budget (vault_sync.ops.brief)."""
+        from .ops.brief import brief
+
+        return brief(self, topic, max_tokens)
+
     def supersede(self, old: str, by: str) -> dict:
         """Mark memory `old` as superseded by `by` (vault_sync.ops.supersede)."""
         with self.writes.operation():

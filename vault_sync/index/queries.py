@@ -235,6 +235,11 @@ def supersession_links(store: "IndexStore") -> Rows:
         "WHERE l.kind IN (?, ?) ORDER BY n.path", (SUPERSEDED_BY, SUPERSEDES))
 
 
+def superseded_kinds(store: "IndexStore") -> dict[str, str]:
+    """Superseded notes: path -> kind."""
+    return {r[0]: r[1] for r in store.query(f"SELECT path, kind FROM notes WHERE rowid IN {SUPERSEDED_SQL}")}
+
+
 def superseded_paths(store: "IndexStore") -> set[str]:
     """Notes marked superseded in their own frontmatter (`superseded_by` or `status: superseded`)."""
     return {r[0] for r in store.query(f"SELECT path FROM notes WHERE rowid IN {SUPERSEDED_SQL}")}
@@ -245,3 +250,11 @@ def any_superseded(store: "IndexStore") -> bool:
     row = store.one(f"SELECT EXISTS (SELECT 1 FROM links WHERE kind = '{SUPERSEDED_BY}') "
                     "OR EXISTS (SELECT 1 FROM notes WHERE status = 'superseded')")
     return row is not None and row[0] == 1
+
+
+def strongest_memories(store: "IndexStore", limit: int) -> Rows:
+    """Memories by their written score, LTM first, strongest first (index notes_kind_score);
+    the caller drops superseded ones."""
+    return (store.query("SELECT rowid, * FROM notes WHERE kind = 'ltm' ORDER BY decay_score DESC LIMIT ?", (limit,))
+            + store.query("SELECT rowid, * FROM notes WHERE kind = 'stm' ORDER BY decay_score DESC LIMIT ?", (limit,)))
+
