@@ -83,3 +83,10 @@ def test_filter_finds_a_note_ranking_below_500_at_10000_notes(empty_vault):
     finally:
         svc.close()
     assert time.perf_counter() - started < 60
+
+
+def test_far_dates_are_fine(svc):
+    svc.create_memory("A memory about the yearly budget review", created=FIXED_NOW)
+    assert svc.search("budget", since="2999-01-01")["results"] == []
+    assert len(svc.search("budget", until="2999-01-01")["results"]) == 1
+    assert len(svc.search("budget", since="0001-01-02")["results"]) == 1

@@ -125,7 +125,10 @@ class Filters:
 
 
 def _bound(when) -> tuple[str, int] | None:
-    return None if when is None else (format_datetime(when), int(when.timestamp() * 1e9))
+    if when is None:
+        return None
+    ns = max(-(2**63) + 1, min(2**63 - 1, int(when.timestamp() * 1e9)))  # SQLite integers are 64-bit
+    return format_datetime(when), ns
 
 
 def make_filters(svc, scope: str = "all", tags: list[str] | None = None, status: str | None = None,
