@@ -178,3 +178,11 @@ def test_mcp_save_memory_supersedes_and_supersede_memory(svc):
             assert bad.is_error
 
     asyncio.run(go())
+
+
+def test_a_superseded_memory_is_never_a_promotion_candidate(svc):
+    old = svc.create_memory("The build server is called hermes-01 in rack four", use_count=8)
+    assert old["path"] in [c["path"] for c in svc.promote_all(dry_run=True)["candidates"]]
+    new = svc.save("The build server is now called apollo-02 in rack six")["note"]
+    svc.supersede(old["id"], new["id"])
+    assert old["path"] not in [c["path"] for c in svc.promote_all(dry_run=True)["candidates"]]

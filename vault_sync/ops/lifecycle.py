@@ -33,9 +33,10 @@ def _stm_rows(svc: "MemoryService"):
 def promote_candidates(svc: "MemoryService") -> list[dict]:
     now = svc.now()
     out = []
+    superseded = queries.superseded_paths(svc.store)
     for row in _stm_rows(svc):
         decision, reason, value = row_decision(svc.params, row, now)
-        if decision == "promote":
+        if decision == "promote" and row["path"] not in superseded:  # a replaced fact is not long-term knowledge
             out.append({"id": row["id"], "title": row["title"], "path": row["path"], "score": value, "reason": reason})
     return sorted(out, key=lambda c: -c["score"])
 
