@@ -43,6 +43,7 @@ def save(
     tags: Optional[str] = TagsOpt,
     title: Optional[str] = typer.Option(None, "--title", help="Title (and file name); else the first words."),
     strength: float = typer.Option(1.0, "--strength", help="0.0-2.0"),
+    supersedes: Optional[List[str]] = typer.Option(None, "--supersedes", help="A memory (id or path) this one replaces; repeatable."),
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
 ):
@@ -57,8 +58,34 @@ def save(
             output.console.print(f"saved {r['note']['path']} (id {r['note']['id']})")
         for n in r.get("near_duplicates", []):
             output.console.print(f"  similar to {n['path']} ({n['similarity']:.2f})")
+        for old in r.get("superseded", []):
+            output.console.print(f"  supersedes {old}")
+        for n in r.get("may_supersede", []):
+            output.console.print(f"  may supersede {n['path']} ({n['similarity']:.2f})")
 
-    run(lambda: emit(call(vault, "save", text=text, tags=_tags(tags), title=title, strength=strength), as_json, render))
+    extra = {"supersedes": supersedes} if supersedes else {}
+    run(lambda: emit(call(vault, "save", text=text, tags=_tags(tags), title=title, strength=strength, **extra), as_json, render))
+
+
+@app.command()
+def brief(topic: Optional[str] = typer.Argument(None, help="What the conversation is about (optional)."),
+          max_tokens: int = typer.Option(800, "--max-tokens", help="Budget, 4 characters a token (40-100000)."),
+          vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
+    """What an assistant should know: current memories on the topic and the strongest, within a budget."""
+    extra = {"topic": topic} if topic is not None else {}
+    run(lambda: emit(call(vault, "brief", max_tokens=max_tokens, **extra), as_json, lambda r: output.console.print(r["text"], markup=False)))
+
+
+@app.command()
+def supersede(old: str = typer.Argument(..., help="The memory that no longer holds (id or path)."),
+              by: str = typer.Option(..., "--by", help="The memory that replaces it (id or path)."),
+              vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
+    """Mark a memory as superseded by a newer one (links both ways; GC archives the old one)."""
+
+    def render(r: dict) -> None:
+        output.console.print(f"{r['superseded']['path']} is superseded by {r['by']['path']}")
+
+    run(lambda: emit(call(vault, "supersede", old=old, by=by), as_json, render))
 
 
 @app.command()
@@ -156,6 +183,10 @@ def graph(vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
 @app.command()
 def search(query: str = typer.Argument(...), limit: int = typer.Option(10, "--limit", "-n"),
            scope: str = typer.Option("all", "--scope", help="stm | ltm | all"), tags: Optional[str] = TagsOpt,
+           since: Optional[str] = typer.Option(None, "--since", help="Created at or after: ISO date or duration (7d)."),
+           until: Optional[str] = typer.Option(None, "--until", help="Created at or before: ISO date or duration."),
+           used_since: Optional[str] = typer.Option(None, "--used-since", help="Last used at or after: ISO date or duration."),
+           include_superseded: bool = typer.Option(False, "--include-superseded", help="Also show memories a newer one replaced."),
            vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
     """Search memories and notes (full text, plus meaning when embeddings are on)."""
 
@@ -165,10 +196,15 @@ def search(query: str = typer.Argument(...), limit: int = typer.Option(10, "--li
         for i, hit in enumerate(r["results"], 1):
             mark = " [review]" if hit.get("review") else ""
             output.console.print(f"{i:2}. [bold]{hit['title']}[/] ({hit['path']}) {hit['score']:.3f}{mark}")
+            if hit.get("superseded_by"):
+                output.console.print(f"    superseded by {hit['superseded_by']}")
             if hit.get("snippet"):
                 output.console.print(f"    {hit['snippet']}")
 
-    run(lambda: emit(call(vault, "search", query=query, limit=limit, scope=scope, tags=_tags(tags)), as_json, render))
+    extra: dict[str, object] = {k: v for k, v in (("since", since), ("until", until), ("used_since", used_since)) if v is not None}
+    if include_superseded:
+        extra["include_superseded"] = True
+    run(lambda: emit(call(vault, "search", query=query, limit=limit, scope=scope, tags=_tags(tags), **extra), as_json, render))
 
 
 @app.command()

@@ -230,3 +230,18 @@ class SyncReport(TypedDict):
     problems: NotRequired[int]
     conflicts: NotRequired[int]
     seconds: NotRequired[float]
+
+
+@OPEN
+class Briefing(TypedDict):
+    text: str
+    tokens: int
+    max_tokens: int
+    included: list[Any]
+    left_out: int
+
+
+@OPEN
+class Superseded(TypedDict):
+    superseded: Note
+    by: Note

@@ -24,7 +24,11 @@ from .errors import engine_error
 INSTRUCTIONS = """mnemovault keeps memories as Markdown notes in the user's Obsidian vault.
 Save short facts worth remembering with save_memory; search before answering questions about
 the user's work with search_memory; after using memories, report them with
-observe_memory_usage so they stay alive. Memories fade unless used; strong ones are
+observe_memory_usage so they stay alive. When a new fact replaces an old one (a changed
+preference, a moved date), save it with supersedes=[old id]: search then returns only the
+current fact (a save answer's may_supersede lists memories it may replace). At the start of
+a conversation call recall_context(topic, max_tokens) once instead of many searches.
+Memories fade unless used; strong ones are
 promoted to long-term notes, weak ones archived (never deleted)."""
 
 
@@ -91,8 +95,14 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
         strength: Annotated[S.Strength, Field(description="Importance 0-2 (1 = normal).")] = 1.0,
         conversation: Annotated[S.Conversation | None, Field(description="An id of the conversation this was said in; memories sharing it are one thread.")] = None,
         said_at: Annotated[S.SaidAt | None, Field(description="When it was said, ISO time (e.g. 2023-05-08T13:56:00Z).")] = None,
+        supersedes: Annotated[S.Refs | None, Field(description="Ids or paths of memories this one replaces (an updated fact): they are marked superseded.")] = None,
     ) -> R.Saved:
-        """Save a new short-term memory: writes one new note in STM/ (an exact duplicate instead reinforces the existing note's use count). Secrets are refused."""
+        """Save a new short-term memory: writes one new note in STM/ (an exact duplicate instead reinforces the existing
+        note's use count). Secrets are refused. With `supersedes`, the old memories get `superseded_by` and `status: superseded`."""
+        if supersedes is not None:
+            if conversation is not None or said_at is not None:
+                raise ToolError("invalid: supersedes cannot be combined with conversation or said_at")
+            return await call(lambda s: s.save(text, tags, title, strength, supersedes))
         if conversation is None and said_at is None:
             return await call(lambda s: s.save(text, tags, title, strength))
         return await call(lambda s: s.save_said(text, tags, title, strength, conversation, said_at))
@@ -117,10 +127,42 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
         status: Annotated[S.Status | None, Field(description="Only memories with this status (active, promoted, archived).")] = None,
         since_days: Annotated[S.Days | None, Field(description="Only memories used within this many days.")] = None,
         blend_review: Annotated[S.Flag, Field(description="Mix in fading memories relevant to the query (marked review).")] = True,
+        since: Annotated[S.When | None, Field(description="Only memories created at or after: ISO date or duration (7d).")] = None,
+        until: Annotated[S.When | None, Field(description="Only memories created at or before: ISO date or duration.")] = None,
+        used_since: Annotated[S.When | None, Field(description="Only memories last used at or after: ISO date or duration.")] = None,
+        include_superseded: Annotated[S.Flag, Field(description="Also return memories a newer one replaced (each names its successor).")] = False,
     ) -> R.SearchResult:
         """Search memories and notes by meaning and words; results carry path, id, title, snippet and score. Changes nothing.
         `semantic` is false (with a `notice`) when only full-text search answered, e.g. while the embedding model is still loading."""
-        return await call(lambda s: s.search(query, limit, scope, tags, status, since_days, blend_review))
+        return await call(lambda s: s.search(query, limit, scope, tags, status, since_days, blend_review,
+                                             since, until, used_since, include_superseded))
+
+    @mcp.tool(annotations=READ)
+    async def recall_context(
+        topic: Annotated[S.Query | None, Field(description="What the conversation is about; omit for a general briefing.")] = None,
+        max_tokens: Annotated[int, Strict(), Field(ge=40, le=100_000, description="Budget (4 characters a token).")] = 800,
+    ) -> R.Briefing:
+        """A briefing to start a conversation with: current memories on the topic, fading ones worth a
+        mention, the strongest; packed into the budget, ending with what was left out. Changes nothing."""
+        return await call(lambda s: s.brief(topic, max_tokens))
+
+    @mcp.prompt(name="recall_context", description="Start with what mnemovault knows about a topic.")
+    async def recall_context_prompt(topic: str = "", max_tokens: str = "800") -> str:
+        try:
+            budget = int(max_tokens)
+        except ValueError:
+            raise ToolError("invalid: max_tokens must be a whole number") from None
+        result = await call(lambda s: s.brief(topic or None, budget))
+        return "Here is what you already know from the user's memory vault:\n\n" + result["text"]
+
+    @mcp.tool(annotations=hints(idempotent=True))
+    async def supersede_memory(
+        old: Annotated[S.Ref, Field(description="The memory that no longer holds.")],
+        by: Annotated[S.Ref, Field(description="The memory that replaces it.")],
+    ) -> R.Superseded:
+        """Mark a memory as superseded by a newer one: writes `superseded_by` and `status: superseded` into the old note
+        and `supersedes` into the new one; search then returns only the newer, and the old is archived (restorable) by the next GC."""
+        return await call(lambda s: s.supersede(old, by))
 
     @mcp.tool(annotations=READ)
     async def get_memory(refs: Annotated[S.Refs, Field(max_length=50, description="Memory ids or note paths.")]) -> list[R.FullNote]:

@@ -40,6 +40,8 @@ Conversation = Annotated[str, Strict(), Field(min_length=1, max_length=L.MAX_TIT
 Reason = Annotated[str, Strict(), Field(min_length=1, max_length=L.MAX_TITLE_CHARS)]
 SaidAt = Annotated[str, Strict(), Field(min_length=1, max_length=40)]
 Days = Annotated[float, Field(gt=0, le=365_000, allow_inf_nan=False)]
+When = Annotated[str, Strict(), Field(min_length=1, max_length=40,
+                                      description="An ISO date/time (2026-05-01) or a duration back from now (7d, 12h, 2w).")]
 
 
 class Args(BaseModel):
@@ -52,6 +54,17 @@ class SaveArgs(Args):
     tags: Tags | None = None
     title: Title | None = None
     strength: Strength = 1.0
+    supersedes: Refs | None = None
+
+
+class BriefArgs(Args):
+    topic: Query | None = None
+    max_tokens: Annotated[int, Strict(), Field(ge=40, le=100_000)] = 800
+
+
+class SupersedeArgs(Args):
+    old: Ref
+    by: Ref
 
 
 class TouchArgs(Args):
@@ -105,6 +118,10 @@ class SearchArgs(Args):
     status: Status | None = None
     since_days: Days | None = None
     blend_review: Flag = True
+    since: When | None = None
+    until: When | None = None
+    used_since: When | None = None
+    include_superseded: Flag = False
 
 
 class ClusterArgs(Args):
@@ -133,7 +150,7 @@ RPC_ARGS: dict[str, type[Args]] = {
     "gc": GcArgs, "archive": RefArgs, "restore": RefArgs, "relate": RelateArgs, "graph": GraphArgs,
     "search": SearchArgs, "cluster": ClusterArgs, "consolidate": ConsolidateArgs, "status": NoArgs,
     "sweep": NoArgs, "note": RefArgs, "get_memory": RefsArgs, "read_note": PathArgs, "conflicts": NoArgs,
-    "resolve_conflict": PathArgs,
+    "resolve_conflict": PathArgs, "supersede": SupersedeArgs, "brief": BriefArgs,
 }
 
 
@@ -177,6 +194,10 @@ class SearchQuery(Args):
     q: Query = ""
     limit: SearchLimit = 10
     scope: Scope = "all"
+    since: When | None = None
+    until: When | None = None
+    used_since: When | None = None
+    include_superseded: Flag = False
 
 
 class RelatedQuery(Args):

@@ -289,5 +289,24 @@ def test_mcp_client_over_http_calls_a_tool(shared):
         return names, result
 
     names, result = asyncio.run(asyncio.wait_for(go(), 60))
-    assert "save_memory" in names and len(names) == 18  # 16 + save_memories + archive_memory
+    assert "save_memory" in names and len(names) == 20  # 16 + save_memories, archive_memory, supersede_memory, recall_context
     assert result.structured_content["counts"]["stm"] == 31
+
+
+def test_supersede_brief_and_time_filters_over_http(daemon):
+    old = daemon.post("/api/rpc", {"op": "save", "args": {"text": "The user prefers Python for backend services"}}).json()["result"]
+    new = daemon.post("/api/rpc", {"op": "save", "args": {"text": "The user now prefers Go for backend services",
+                                                         "supersedes": [old["note"]["id"]]}}).json()["result"]
+    assert new["superseded"] == [old["note"]["path"]]
+    hits = daemon.get("/api/search", params={"q": "backend services", "scope": "stm"}).json()["results"]
+    assert hits[0]["path"] == new["note"]["path"] and old["note"]["path"] not in [h["path"] for h in hits]
+    every = daemon.get("/api/search", params={"q": "backend services", "include_superseded": "true"}).json()["results"]
+    assert {h["path"]: h.get("superseded_by") for h in every}[old["note"]["path"]] == new["note"]["path"]
+    future = daemon.get("/api/search", params={"q": "backend services", "since": "2999-01-01"}).json()["results"]
+    assert future == []
+    bad = daemon.get("/api/search", params={"q": "backend", "since": "yesterday"})
+    assert bad.status_code == 400
+    brief = daemon.post("/api/rpc", {"op": "brief", "args": {"topic": "backend", "max_tokens": 150}}).json()["result"]
+    assert len(brief["text"]) <= 600 and "Go for backend" in brief["text"]
+    r = daemon.post("/api/rpc", {"op": "supersede", "args": {"old": new["note"]["id"], "by": "no such note"}})
+    assert r.status_code == 404

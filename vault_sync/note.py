@@ -22,7 +22,7 @@ OWNED_KEYS = (
     "id", "tags", "created", "last_used", "use_count", "strength", "status", "decay_score",
     "review_priority", "review_on", "archive_on", "review_count", "cross_domain_count", "promoted_at", "archived_at", "related",
 )
-STATUSES = ("active", "promoted", "archived")
+STATUSES = ("active", "promoted", "archived", "superseded")
 _WIKI = re.compile(r"\[\[[^\[\]\n]+\]\]")
 
 

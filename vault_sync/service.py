@@ -19,6 +19,7 @@ from .ops import ids as ids_op
 from .ops import lifecycle, moves
 from .ops import relate as relate_op
 from .ops import save as save_op
+from .ops import supersede as supersede_op
 from .ops import sweep as sweep_op
 from .ops import touch as touch_op
 from .runtime import Runtime
@@ -202,6 +203,7 @@ class MemoryService:
             "scoring": self.params.public(),
             "quarantined": moves.quarantined(self),
             "background": background.state(self),
+            "supersession_cycles": supersede_op.cycles(self),
         }
 
     def embedding_status(self) -> dict:
@@ -226,9 +228,21 @@ class MemoryService:
         with self.writes.operation():
             return sweep_op.sweep(self, paths, full).to_dict()
 
-    def save(self, text: str, tags: list[str] | None = None, title: str | None = None, strength: float = 1.0) -> dict:
+    def save(self, text: str, tags: list[str] | None = None, title: str | None = None, strength: float = 1.0,
+             supersedes: list[str] | None = None) -> dict:
         with self.writes.operation():
-            return save_op.save(self, text, tags, title, strength)
+            return save_op.save(self, text, tags, title, strength, supersedes)
+
+    def brief(self, topic: str | None = None, max_tokens: int = 800) -> dict:
+        """What an assistant should know, within a token budget (vault_sync.ops.brief)."""
+        from .ops.brief import brief
+
+        return brief(self, topic, max_tokens)
+
+    def supersede(self, old: str, by: str) -> dict:
+        """Mark memory `old` as superseded by `by` (vault_sync.ops.supersede)."""
+        with self.writes.operation():
+            return supersede_op.supersede(self, old, by)
 
     def save_many(self, items: list, conversation: str | None = None) -> dict:
         """Many memories in one call (vault_sync.ops.save_batch): one model call, one index sync."""
@@ -321,6 +335,7 @@ class MemoryService:
             view["body"] = queries.body_of(self.store, row["rowid"])
             view["links"] = relate_op.outlinks(self, row)
             view["backlinks"] = relate_op.backlinks(self, row["path"])
+            view["history"] = supersede_op.chain(self, row["path"])  # the fact's versions, oldest first
             out.append(view)
         return out
 
@@ -360,12 +375,17 @@ class MemoryService:
         return get_embedder(self)
 
     def search(self, query: str, limit: int = 10, scope: str = "all", tags: list[str] | None = None,
-               status: str | None = None, since_days: float | None = None, blend_review: bool = True) -> dict:
+               status: str | None = None, since_days: float | None = None, blend_review: bool = True,
+               since: str | None = None, until: str | None = None, used_since: str | None = None,
+               include_superseded: bool = False) -> dict:
+        """`since`/`until` bound when a memory was created, `used_since` its last use: ISO dates
+        or durations back from now (7d); applied before ranking."""
         from .search.hybrid import search, MAX_LIMIT
 
         query = check_query(query)
         limit = check_limit(limit, MAX_LIMIT)
-        return search(self, query, limit, scope, tags, status, since_days, blend_review)
+        return search(self, query, limit, scope, tags, status, since_days, blend_review,
+                      since, until, used_since, include_superseded)
 
     def semantic_neighbours(self, row, limit: int = 3) -> list[str]:
         """Names of memories closest in meaning (empty when embeddings are off)."""

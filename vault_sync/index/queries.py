@@ -243,3 +243,42 @@ def counts_by_source(store: "IndexStore") -> dict[str, int]:
 def export_rows(store: "IndexStore", kinds: tuple[str, ...]) -> Rows:
     """The notes of these kinds, by path, for an export."""
     return store.query(f"SELECT rowid, * FROM notes WHERE kind IN ({marks(len(kinds))}) ORDER BY path", kinds)
+
+
+# -- supersession (frontmatter links `superseded_by` / `supersedes`, see ops/supersede.py) --
+SUPERSEDED_BY = "related:superseded_by"
+SUPERSEDES = "related:supersedes"
+SUPERSEDED_SQL = (f"(SELECT source FROM links WHERE kind = '{SUPERSEDED_BY}' "
+                  "UNION SELECT rowid FROM notes WHERE status = 'superseded')")
+
+
+def supersession_links(store: "IndexStore") -> Rows:
+    """Every supersession link, with its source note's path."""
+    return store.query(
+        "SELECT n.path src, l.target, l.kind, l.markdown FROM links l JOIN notes n ON n.rowid = l.source "
+        "WHERE l.kind IN (?, ?) ORDER BY n.path", (SUPERSEDED_BY, SUPERSEDES))
+
+
+def superseded_kinds(store: "IndexStore") -> dict[str, str]:
+    """Superseded notes: path -> kind."""
+    return {r[0]: r[1] for r in store.query(f"SELECT path, kind FROM notes WHERE rowid IN {SUPERSEDED_SQL}")}
+
+
+def superseded_paths(store: "IndexStore") -> set[str]:
+    """Notes marked superseded in their own frontmatter (`superseded_by` or `status: superseded`)."""
+    return {r[0] for r in store.query(f"SELECT path FROM notes WHERE rowid IN {SUPERSEDED_SQL}")}
+
+
+def any_superseded(store: "IndexStore") -> bool:
+    """Whether search needs the superseded filter at all (most vaults have none)."""
+    row = store.one(f"SELECT EXISTS (SELECT 1 FROM links WHERE kind = '{SUPERSEDED_BY}') "
+                    "OR EXISTS (SELECT 1 FROM notes WHERE status = 'superseded')")
+    return row is not None and row[0] == 1
+
+
+def strongest_memories(store: "IndexStore", limit: int) -> Rows:
+    """Memories by their written score, LTM first, strongest first (index notes_kind_score);
+    the caller drops superseded ones."""
+    return (store.query("SELECT rowid, * FROM notes WHERE kind = 'ltm' ORDER BY decay_score DESC LIMIT ?", (limit,))
+            + store.query("SELECT rowid, * FROM notes WHERE kind = 'stm' ORDER BY decay_score DESC LIMIT ?", (limit,)))
+

@@ -37,6 +37,8 @@ CREATE INDEX IF NOT EXISTS notes_name ON notes(name);
 CREATE INDEX IF NOT EXISTS notes_kind ON notes(kind);
 CREATE INDEX IF NOT EXISTS notes_body ON notes(body_hash);
 CREATE INDEX IF NOT EXISTS notes_source ON notes(source, source_id);
+CREATE INDEX IF NOT EXISTS notes_kind_score ON notes(kind, decay_score);
+CREATE INDEX IF NOT EXISTS notes_status ON notes(status);
 CREATE TABLE IF NOT EXISTS tags (note INTEGER NOT NULL, tag TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS tags_note ON tags(note);
 CREATE INDEX IF NOT EXISTS tags_tag_note ON tags(tag, note);
@@ -54,6 +56,7 @@ CREATE TABLE IF NOT EXISTS links (
 );
 CREATE INDEX IF NOT EXISTS links_source ON links(source);
 CREATE INDEX IF NOT EXISTS links_target ON links(target_name);
+CREATE INDEX IF NOT EXISTS links_kind ON links(kind);
 CREATE TABLE IF NOT EXISTS problems (path TEXT NOT NULL, cause TEXT NOT NULL, blocking INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS problems_path ON problems(path);
 -- every non-Markdown file in the vault (images, PDFs, canvases, bases): what [[pic.png]] and
@@ -72,6 +75,9 @@ CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
 UPGRADES = """
 CREATE INDEX IF NOT EXISTS tags_tag_note ON tags(tag, note);
 DROP INDEX IF EXISTS tags_tag;
+CREATE INDEX IF NOT EXISTS notes_kind_score ON notes(kind, decay_score);
+CREATE INDEX IF NOT EXISTS notes_status ON notes(status);
+CREATE INDEX IF NOT EXISTS links_kind ON links(kind);
 """
 
 DERIVED_TABLES = ("notes", "tags", "aliases", "links", "problems", "conflicts", "fts", "attachments")

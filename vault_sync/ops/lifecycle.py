@@ -33,9 +33,10 @@ def _stm_rows(svc: "MemoryService"):
 def promote_candidates(svc: "MemoryService") -> list[dict]:
     now = svc.now()
     out = []
+    superseded = queries.superseded_paths(svc.store)
     for row in _stm_rows(svc):
         decision, reason, value = row_decision(svc.params, row, now)
-        if decision == "promote":
+        if decision == "promote" and row["path"] not in superseded:  # a replaced fact is not long-term knowledge
             out.append({"id": row["id"], "title": row["title"], "path": row["path"], "score": value, "reason": reason})
     return sorted(out, key=lambda c: -c["score"])
 
@@ -43,8 +44,11 @@ def promote_candidates(svc: "MemoryService") -> list[dict]:
 def gc_candidates(svc: "MemoryService") -> list[dict]:
     now = svc.now()
     out = []
+    superseded = queries.superseded_paths(svc.store)
     for row in _stm_rows(svc):
         decision, reason, value = row_decision(svc.params, row, now)
+        if row["path"] in superseded and not row["pinned"]:  # replaced by a newer fact: archived whatever its score
+            decision, reason = "forget", "superseded by a newer memory"
         if decision == "forget" and not row["pinned"]:
             out.append({"id": row["id"], "title": row["title"], "path": row["path"], "score": value, "reason": reason})
     return sorted(out, key=lambda c: c["score"])
@@ -54,7 +58,10 @@ def review(svc: "MemoryService", limit: int = 20) -> list[dict]:
     limit = check_limit(limit)
     now = svc.now()
     items = []
+    superseded = queries.superseded_paths(svc.store)
     for row in queries.stm_rows(svc.store):
+        if row["path"] in superseded:
+            continue  # no longer true: not worth keeping alive
         value = row_score(svc.params, row, now)
         if value is not None and svc.params.danger_zone_min <= value <= svc.params.danger_zone_max:
             items.append((review_priority(svc.params, value), row))

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from ..service import MemoryService
 
 # keys the engine reads or writes besides OWNED_KEYS: a relation list must not land in them
-_RESERVED = ("pinned", "aliases", "merged_into", "archive_reason")
+_RESERVED = ("pinned", "aliases", "merged_into", "archive_reason", "supersedes", "superseded_by")
 _TYPE = re.compile(r"^[a-z][a-z0-9_]{0,40}$")
 
 

@@ -117,7 +117,10 @@ def create_memory(
     return svc.view(svc.store.note(rel))
 
 
-def save(svc: "MemoryService", text: str, tags: list[str] | None = None, title: str | None = None, strength: float = 1.0) -> dict:
+def save(svc: "MemoryService", text: str, tags: list[str] | None = None, title: str | None = None, strength: float = 1.0,
+         supersedes: list[str] | None = None) -> dict:
+    from .supersede import mark, supersede_refs
+
     body = check_intake(text)
     check_fields({"title": title, "tags": tags})  # before anything that echoes or stores them
     tags = check_tags(tags)
@@ -127,10 +130,13 @@ def save(svc: "MemoryService", text: str, tags: list[str] | None = None, title: 
         title = title.strip()
         if not title:
             raise InvalidInput("the title is empty")
+    old_rows = supersede_refs(svc, supersedes)  # every ref resolves before anything is written
     twin = find_twin(svc, body)
+    if twin is not None and old_rows:
+        raise InvalidInput(f"this exact text is already saved in {twin['path']}; supersede with that note instead")
     if twin is not None:
-        result = svc.touch(twin["path"])
-        return {"saved": False, "duplicate_of": twin["path"], "reinforced": True, "note": result["note"],
+        touched = svc.touch(twin["path"])
+        return {"saved": False, "duplicate_of": twin["path"], "reinforced": True, "note": touched["note"],
                 "message": f"the same memory exists in {twin['path']}; it was reinforced instead of copied"}
     near = []
     embedder = svc.get_embedder() if svc.settings.embeddings else None
@@ -141,8 +147,21 @@ def save(svc: "MemoryService", text: str, tags: list[str] | None = None, title: 
             near = near_duplicates(svc, body, title=title, tags=clean_tags(tags))
         except Exception:  # embeddings are an extra: a failure never blocks saving
             near = []
+    maybe = []
+    if not old_rows:
+        from .may_supersede import HINT, candidates
+
+        maybe = candidates(svc, body, title, clean_tags(tags))  # before the new note exists: never itself
     note = create_memory(svc, body, tags, title, strength, text_checked=True)
-    return {"saved": True, "note": note, "near_duplicates": near, "reinforced": False}
+    result: dict[str, Any] = {"saved": True, "note": note, "near_duplicates": near, "reinforced": False}
+    if maybe:
+        result["may_supersede"] = maybe
+        result["may_supersede_hint"] = HINT
+    if old_rows:
+        new_row = svc.store.note(note["path"])
+        result["superseded"] = [mark(svc, old, new_row)["old"] for old in old_rows]
+        result["note"] = svc.note(note["path"])
+    return result
 
 
 def find_twin(svc: "MemoryService", body: str):

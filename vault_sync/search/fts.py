@@ -80,10 +80,17 @@ class Filters:
     status: str | None = None
     since: str | None = None  # ISO instant; memories by last_used/created, notes by file mtime
     since_ns: int | None = None
+    # time bounds (ISO instant, and the same as file mtime for the person's notes):
+    # created in [created_from, created_to], last used at or after used_from
+    created_from: tuple[str, int] | None = None
+    created_to: tuple[str, int] | None = None
+    used_from: tuple[str, int] | None = None
+    exclude_superseded: bool = False
 
     @property
     def narrow(self) -> bool:
-        return bool(self.tags or self.status or self.since)
+        return bool(self.tags or self.status or self.since or self.created_from or self.created_to
+                    or self.used_from or self.exclude_superseded)
 
     def sql(self, alias: str = "n") -> tuple[str, list]:
         parts = [f"{alias}.kind IN ({','.join('?' * len(self.kinds))})"]
@@ -103,11 +110,30 @@ class Filters:
                 f"ELSE coalesce({alias}.last_used, {alias}.created, '') >= ? END)"
             )
             params += [self.since_ns, self.since]
+        for bound, column, op in ((self.created_from, "created", ">="), (self.created_to, "created", "<="),
+                                  (self.used_from, "coalesce({a}.last_used, {a}.created)", ">=")):
+            if bound is not None:
+                col = column.format(a=alias) if "{a}" in column else f"{alias}.{column}"
+                parts.append(f"(CASE WHEN {alias}.kind = 'note' THEN {alias}.mtime_ns {op} ? "
+                             f"ELSE coalesce({col}, '') {op} ? AND {col} IS NOT NULL END)")
+                params += [bound[1], bound[0]]
+        if self.exclude_superseded:
+            from ..index.queries import SUPERSEDED_SQL
+
+            parts.append(f"{alias}.rowid NOT IN {SUPERSEDED_SQL}")
         return " AND ".join(parts), params
 
 
+def _bound(when) -> tuple[str, int] | None:
+    if when is None:
+        return None
+    ns = max(-(2**63) + 1, min(2**63 - 1, int(when.timestamp() * 1e9)))  # SQLite integers are 64-bit
+    return format_datetime(when), ns
+
+
 def make_filters(svc, scope: str = "all", tags: list[str] | None = None, status: str | None = None,
-                 since_days: float | None = None) -> Filters:
+                 since_days: float | None = None, since: str | None = None, until: str | None = None,
+                 used_since: str | None = None, include_superseded: bool = True) -> Filters:
     from ..errors import InvalidInput
 
     from ..limits import check_tags, quote
@@ -123,6 +149,14 @@ def make_filters(svc, scope: str = "all", tags: list[str] | None = None, status:
         t = str(t).strip().lstrip("#").lower()
         if t:
             clean_tags.append(t)
+    from ..index import queries
+    from .when import parse_when
+
+    if not isinstance(include_superseded, bool):
+        raise InvalidInput("include_superseded must be true or false")
+    now = svc.now()
+    bounds = (_bound(parse_when("since", since, now)), _bound(parse_when("until", until, now)),
+              _bound(parse_when("used_since", used_since, now)))
     since = since_ns = None
     if since_days is not None:
         try:
@@ -135,7 +169,8 @@ def make_filters(svc, scope: str = "all", tags: list[str] | None = None, status:
         cutoff = svc.now() - timedelta(days=days)
         since = format_datetime(cutoff)
         since_ns = int(cutoff.timestamp() * 1e9)
-    return Filters(SCOPES[key], clean_tags, (status or "").strip().lower() or None, since, since_ns)
+    return Filters(SCOPES[key], clean_tags, (status or "").strip().lower() or None, since, since_ns,
+                   *bounds, exclude_superseded=not include_superseded and queries.any_superseded(svc.store))
 
 
 @dataclass

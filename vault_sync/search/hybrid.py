@@ -127,9 +127,16 @@ def search(
     status: str | None = None,
     since_days: float | None = None,
     blend_review: bool = True,
+    since: str | None = None,
+    until: str | None = None,
+    used_since: str | None = None,
+    include_superseded: bool = False,
 ) -> dict:
-    """{"results": [Result], "semantic": bool, "notice": str | None} (docs/bridge-api.md)."""
-    filters = ftsmod.make_filters(svc, scope, tags, status, since_days)
+    """{"results": [Result], "semantic": bool, "notice": str | None} (docs/bridge-api.md).
+
+    Superseded memories are left out unless `include_superseded` (then each names its
+    successor); the time bounds filter the candidates before anything is ranked."""
+    filters = ftsmod.make_filters(svc, scope, tags, status, since_days, since, until, used_since, include_superseded)
     limit = max(1, min(int(limit or 10), MAX_LIMIT))
     query = (query or "").strip()
     if not ftsmod.words(query):
@@ -190,6 +197,13 @@ def search(
             "parts": c["parts"],
             "review": bool(c.get("review")),
         })
+    if include_superseded and results:
+        from ..ops.supersede import newest, successors_map
+
+        succ = successors_map(svc)
+        for r in results:
+            if r["path"] in succ:
+                r["superseded_by"] = newest(svc, r["path"], succ)
     return {"results": results, "semantic": semantic, "notice": notice}
 
 

@@ -1,0 +1,188 @@
+"""Supersession as links (issue 17): save --supersedes, supersede, by hand in a note, chains,
+cycles, GC and restore, and search returning what holds now."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from typer.testing import CliRunner
+
+from conftest import make_service
+
+from bridge.cli import app
+from vault_sync.errors import InvalidInput
+
+OLD_TEXT = "The user prefers Python for backend services and scripts"
+NEW_TEXT = "The user now prefers Go for backend services instead of Python"
+
+
+@pytest.fixture
+def svc(empty_vault):
+    s = make_service(empty_vault)
+    yield s
+    s.close()
+
+
+def paths(result) -> list[str]:
+    return [r["path"] for r in result["results"]]
+
+
+def test_save_with_supersedes_writes_links_both_ways_and_keeps_the_old_text(svc, empty_vault):
+    old = svc.save(OLD_TEXT, title="Prefers Python")["note"]
+    before = (empty_vault / old["path"]).read_text()
+    new = svc.save(NEW_TEXT, title="Prefers Go", supersedes=[old["id"]])
+    assert new["superseded"] == [old["path"]]
+    new_text = (empty_vault / new["note"]["path"]).read_text()
+    assert "supersedes:\n  - '[[Prefers Python]]'" in new_text or 'supersedes:\n  - "[[Prefers Python]]"' in new_text
+    old_text = (empty_vault / old["path"]).read_text()
+    assert "superseded_by:" in old_text and "[[Prefers Go]]" in old_text
+    assert "status: superseded" in old_text
+    assert old_text.split("---", 2)[2] == before.split("---", 2)[2]  # the text is kept byte for byte
+    # surgical: only status and the new key changed in the old note's frontmatter
+    changed = set(old_text.splitlines()) ^ set(before.splitlines())
+    assert all(line.startswith(("status:", "superseded_by:")) for line in changed), changed
+
+
+def test_default_search_returns_only_the_current_fact(svc):
+    old = svc.save(OLD_TEXT, title="Prefers Python")["note"]
+    assert paths(svc.search("backend language python"))[0] == old["path"]
+    new = svc.save(NEW_TEXT, title="Prefers Go", supersedes=[old["path"]])["note"]
+    found = paths(svc.search("which language for backend services python go"))
+    assert found[0] == new["path"] and old["path"] not in found
+    shown = svc.search("backend services python", include_superseded=True)["results"]
+    by_path = {r["path"]: r for r in shown}
+    assert by_path[old["path"]]["superseded_by"] == new["path"]
+    assert "superseded_by" not in by_path[new["path"]]
+    assert old["path"] not in [v["path"] for v in svc.review(200)]
+
+
+def test_chain_resolves_to_newest_and_get_memory_shows_history_oldest_first(svc):
+    a = svc.save("The office is in Lisbon on the third floor", title="Office A")["note"]
+    b = svc.save("The office moved to Porto near the station", title="Office B", supersedes=[a["id"]])["note"]
+    c = svc.save("The office is now in Madrid by the park", title="Office C")["note"]
+    svc.supersede(b["id"], c["id"])
+    [mem] = svc.get_memory([b["id"]])
+    assert mem["history"]["chain"] == [a["path"], b["path"], c["path"]]
+    assert mem["history"]["current"] == c["path"] and mem["history"]["cycle"] is False
+    shown = {r["path"]: r for r in svc.search("office", include_superseded=True)["results"]}
+    assert shown[a["path"]]["superseded_by"] == c["path"]  # the newest, not the next
+    assert paths(svc.search("office")) == [c["path"]]
+
+
+def test_cycle_is_reported_in_status_and_not_followed(svc):
+    a = svc.save("Deploys happen on Tuesday mornings", title="Deploy day A")["note"]
+    b = svc.save("Deploys happen on Thursday mornings", title="Deploy day B")["note"]
+    svc.supersede(a["id"], b["id"])
+    svc.supersede(b["id"], a["id"])
+    cycles = svc.status()["supersession_cycles"]
+    assert cycles == [sorted([a["path"], b["path"]])]
+    [mem] = svc.get_memory([a["id"]])
+    assert mem["history"]["cycle"] is True
+    shown = {r["path"]: r for r in svc.search("deploys mornings", include_superseded=True)["results"]}
+    assert shown[a["path"]]["superseded_by"] is None  # a cycle names no successor
+
+
+def test_bad_supersede_refs_lose_nothing(svc, empty_vault):
+    old = svc.save(OLD_TEXT)["note"]
+    with pytest.raises(Exception):
+        svc.save(NEW_TEXT, supersedes=["no such memory"])
+    assert len(list((empty_vault / "STM").glob("*.md"))) == 1  # nothing saved
+    with pytest.raises(InvalidInput):
+        svc.supersede(old["id"], old["id"])
+
+
+def test_gc_archives_superseded_whatever_the_score_and_restore_brings_it_back(svc, empty_vault):
+    old = svc.save(OLD_TEXT, title="Prefers Python", strength=2.0)["note"]
+    assert svc.gc()["candidates"] == []  # fresh and strong: nothing to forget
+    svc.save(NEW_TEXT, title="Prefers Go", supersedes=[old["id"]])
+    cands = svc.gc()["candidates"]
+    assert [c["path"] for c in cands] == [old["path"]] and "superseded" in cands[0]["reason"]
+    done = svc.gc(dry_run=False)
+    [moved] = done["archived"]
+    assert moved["to"].startswith("Archive/")
+    assert OLD_TEXT in (empty_vault / moved["to"]).read_text()
+    back = svc.restore(old["id"])
+    assert back["to"].startswith("STM/")
+    # restored, it still says what replaced it: search keeps it out
+    assert old["id"] not in [r["id"] for r in svc.search("python backend")["results"]]
+
+
+def test_hand_written_superseded_by_is_followed_by_the_watcher(empty_vault):
+    svc = make_service(empty_vault)
+    try:
+        old = svc.save("The team standup is at nine every weekday", title="Standup nine")["note"]
+        new = svc.save("The team standup moved to ten every weekday", title="Standup ten")["note"]
+        assert old["path"] in paths(svc.search("standup weekday"))
+        svc.start_watcher()
+        note = empty_vault / old["path"]
+        text = note.read_text()
+        note.write_text(text.replace("---\n", "---\nsuperseded_by: \"[[Standup ten]]\"\n", 1), encoding="utf-8")
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and old["path"] in paths(svc.search("standup weekday")):
+            time.sleep(0.1)
+        assert paths(svc.search("standup weekday")) == [new["path"]]
+        [mem] = svc.get_memory([old["path"]])
+        assert mem["history"]["chain"] == [old["path"], new["path"]]
+        assert svc.status()["supersession_cycles"] == []
+    finally:
+        svc.runtime.stop_watcher()
+        svc.close()
+
+
+def test_cli_save_supersedes_and_supersede_command(empty_vault):
+    runner = CliRunner()
+    r = runner.invoke(app, ["save", OLD_TEXT, "--title", "Prefers Python", "--vault", str(empty_vault), "--json"])
+    assert r.exit_code == 0, r.output
+    old = json.loads(r.output)["note"]
+    r = runner.invoke(app, ["save", NEW_TEXT, "--title", "Prefers Go", "--supersedes", old["id"], "--vault", str(empty_vault), "--json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output)["superseded"] == [old["path"]]
+    r = runner.invoke(app, ["save", "Backend services run on Go and Postgres", "--title", "Stack", "--vault", str(empty_vault), "--json"])
+    stack = json.loads(r.output)["note"]
+    r = runner.invoke(app, ["supersede", "STM/Prefers Go.md", "--by", stack["id"], "--vault", str(empty_vault)])
+    assert r.exit_code == 0, r.output
+    assert "is superseded by STM/Stack.md" in r.output
+    r = runner.invoke(app, ["search", "backend", "--vault", str(empty_vault), "--json"])
+    assert [h["path"] for h in json.loads(r.output)["results"]] == ["STM/Stack.md"]
+    r = runner.invoke(app, ["search", "backend", "--include-superseded", "--vault", str(empty_vault), "--json"])
+    hits = {h["path"]: h for h in json.loads(r.output)["results"]}
+    assert hits["STM/Prefers Python.md"]["superseded_by"] == "STM/Stack.md"
+
+
+def test_mcp_save_memory_supersedes_and_supersede_memory(svc):
+    import asyncio
+
+    from fastmcp import Client
+
+    from bridge.mcp_server import build_mcp
+
+    async def go():
+        async with Client(build_mcp(lambda: svc)) as c:
+            old = (await c.call_tool("save_memory", {"text": OLD_TEXT, "title": "Prefers Python"})).structured_content
+            new = (await c.call_tool("save_memory", {"text": NEW_TEXT, "title": "Prefers Go",
+                                                     "supersedes": [old["note"]["id"]]})).structured_content
+            assert new["superseded"] == [old["note"]["path"]]
+            later = (await c.call_tool("save_memory", {"text": "Backend services are written in Rust now",
+                                                       "title": "Prefers Rust"})).structured_content
+            marked = (await c.call_tool("supersede_memory", {"old": new["note"]["id"], "by": later["note"]["id"]})).structured_content
+            assert marked["superseded"]["path"] == "STM/Prefers Go.md"
+            found = (await c.call_tool("search_memory", {"query": "backend services"})).structured_content
+            assert [r["path"] for r in found["results"]] == ["STM/Prefers Rust.md"]
+            every = (await c.call_tool("search_memory", {"query": "backend services", "include_superseded": True})).structured_content
+            assert {r["path"]: r.get("superseded_by") for r in every["results"]} == {
+                "STM/Prefers Rust.md": None, "STM/Prefers Go.md": "STM/Prefers Rust.md",
+                "STM/Prefers Python.md": "STM/Prefers Rust.md"}
+            bad = await c.call_tool("supersede_memory", {"old": "nope", "by": later["note"]["id"]}, raise_on_error=False)
+            assert bad.is_error
+
+    asyncio.run(go())
+
+
+def test_a_superseded_memory_is_never_a_promotion_candidate(svc):
+    old = svc.create_memory("The build server is called hermes-01 in rack four", use_count=8)
+    assert old["path"] in [c["path"] for c in svc.promote_all(dry_run=True)["candidates"]]
+    new = svc.save("The build server is now called apollo-02 in rack six")["note"]
+    svc.supersede(old["id"], new["id"])
+    assert old["path"] not in [c["path"] for c in svc.promote_all(dry_run=True)["candidates"]]
