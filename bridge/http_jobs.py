@@ -50,8 +50,9 @@ class Jobs:
             self.jobs[job["id"]] = job
             for old in [k for k, j in self.jobs.items() if j["state"] != "running"][:-KEEP_FINISHED]:
                 del self.jobs[old]  # a long-lived daemon keeps only the recent ones
+            started = dict(job)  # as it starts: a fast job may be done before this answer is sent
         threading.Thread(target=self._run, args=(job,), name=f"job-{kind}", daemon=True).start()
-        return dict(job)
+        return started
 
     def _emit(self, job: dict) -> None:
         self.svc.emit("job", dict(job))
