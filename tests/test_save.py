@@ -153,3 +153,23 @@ def test_secret_kinds_are_named(service):
 def test_no_false_positives(service, text):
     out = service.save(text)
     assert out["saved"] is True
+
+
+def test_a_name_that_appears_meanwhile_is_skipped(tmp_path):
+    """The one free-name loop of save, save_memories and import: a name taken on disk after the
+    index was read (another device, the person) is passed over, never written over."""
+    from vault_sync.ops.names import create_under_free_name
+
+    (tmp_path / "STM").mkdir()
+    (tmp_path / "STM" / "Deploy notes.md").write_text("theirs")
+
+    def create(rel: str) -> None:
+        with open(tmp_path / rel, "x", encoding="utf-8") as fh:  # "x": FileExistsError if it exists
+            fh.write("ours")
+
+    taken: set[str] = set()
+    rel = create_under_free_name(create, "STM", "Deploy notes", taken)
+    assert rel == "STM/Deploy notes 2.md"
+    assert (tmp_path / "STM" / "Deploy notes.md").read_text() == "theirs"
+    assert taken == {"deploy notes", "deploy notes 2"}
+    assert create_under_free_name(create, "STM", "Deploy notes", taken) == "STM/Deploy notes 3.md"

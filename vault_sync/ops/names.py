@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from typing import Callable
 
 from ..errors import InvalidInput
 from ..limits import check_tags, quote
@@ -47,6 +48,22 @@ def unique_stem(stem: str, taken: set[str]) -> str:
     while f"{stem} {n}".lower() in taken:
         n += 1
     return f"{stem} {n}"
+
+
+def create_under_free_name(create: Callable[[str], object], folder: str, stem: str, taken: set[str]) -> str:
+    """Create a new note `folder/<stem>.md` (or `stem 2`...) with `create(rel)`, which raises
+    FileExistsError when that name appeared meanwhile (another device, the person); the vault
+    path used. `taken` (lower-cased names) gains each name tried."""
+    for _ in range(20):
+        name = unique_stem(stem, taken)
+        taken.add(name.lower())
+        rel = f"{folder}/{name}.md"
+        try:
+            create(rel)
+            return rel
+        except FileExistsError:
+            continue
+    raise InvalidInput(f"could not find a free file name for {quote(stem)}")  # twenty collisions in a row
 
 
 def clean_tags(tags: list[str] | None) -> list[str]:

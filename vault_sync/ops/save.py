@@ -15,7 +15,7 @@ from ..quiet import due_fields
 from ..patch import render_scalar
 from ..scoring import review_priority, score_at
 from ..secret_gate import check_fields
-from .names import clean_tags, slug_from, unique_stem
+from .names import clean_tags, create_under_free_name, slug_from
 
 if TYPE_CHECKING:
     from ..service import MemoryService
@@ -104,16 +104,7 @@ def create_memory(
     stem = slug_from(title or text)
     taken = taken_names(svc)
     data = render_note(fields, text).encode("utf-8")
-    for _ in range(20):
-        name = unique_stem(stem, taken)
-        rel = f"{svc.layout.stm}/{name}.md"
-        try:
-            svc.writes.create(rel, data)
-            break
-        except FileExistsError:
-            taken.add(name.lower())  # appeared meanwhile (another device, the person)
-    else:  # pragma: no cover - twenty collisions in a row
-        raise InvalidInput(f"could not find a free file name for {stem!r}")
+    rel = create_under_free_name(lambda r: svc.writes.create(r, data), svc.layout.stm, stem, taken)
     return svc.view(svc.store.note(rel))
 
 

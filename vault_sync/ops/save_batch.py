@@ -26,7 +26,7 @@ from ..secret_gate import check_fields
 from ..scoring import review_priority, score_at
 from ..faults import writing
 from ..writer import create_exclusive
-from .names import clean_tags, slug_from, unique_stem
+from .names import clean_tags, create_under_free_name, slug_from
 from .save import check_intake, render_note, taken_names
 
 if TYPE_CHECKING:
@@ -156,19 +156,8 @@ def _write(svc: "MemoryService", fresh: list) -> list[str]:
         }
         data = render_note(fields, body).encode("utf-8")
         stem = slug_from(title or body)
-        for _ in range(20):
-            name = unique_stem(stem, taken)
-            rel = f"{svc.layout.stm}/{name}.md"
-            try:
-                create_exclusive(svc.layout.abs(rel), data)
-                break
-            except FileExistsError:
-                pass
-            finally:
-                taken.add(name.lower())
-        else:  # pragma: no cover - twenty collisions in a row
-            raise InvalidInput(f"could not find a free file name for {stem!r}")
-        paths.append(rel)
+        paths.append(create_under_free_name(lambda r, d=data: create_exclusive(svc.layout.abs(r), d),
+                                            svc.layout.stm, stem, taken))
     return paths
 
 

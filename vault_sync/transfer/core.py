@@ -18,7 +18,7 @@ from ..faults import writing
 from ..index import queries
 from ..limits import check_strength, check_tags, check_title, quote
 from ..note import normalized_hash
-from ..ops.names import clean_tags, slug_from, unique_stem
+from ..ops.names import clean_tags, create_under_free_name, slug_from
 from ..ops.save import check_intake, render_note, taken_names
 from ..ops.touch import touch
 from ..edit import patch_bytes
@@ -208,19 +208,10 @@ def _write_each(svc: "MemoryService", source: str, items: list[Item], now: datet
             folder = svc.layout.stm
             data = render_note(fields_for(svc, source, item, now), item.text).encode("utf-8")
             stem = slug_from(item.title or item.text)
-        for _ in range(20):
-            name = unique_stem(stem, taken)
-            rel = f"{folder}/{name}.md"
-            try:
-                with writing(rel):
-                    create_exclusive(svc.layout.abs(rel), data, durable=False)
-                break
-            except FileExistsError:
-                pass
-            finally:
-                taken.add(name.lower())
-        else:  # pragma: no cover - twenty collisions in a row
-            raise InvalidInput(f"could not find a free file name for {stem!r}")
-        paths.append(rel)
+        def create(rel: str, data: bytes = data) -> None:
+            with writing(rel):
+                create_exclusive(svc.layout.abs(rel), data, durable=False)
+
+        paths.append(create_under_free_name(create, folder, stem, taken))
         if progress is not None and (n % 200 == 0 or n == len(items)):
             progress(n, len(items))
