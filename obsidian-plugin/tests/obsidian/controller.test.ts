@@ -309,6 +309,10 @@ describe("MnemovaultController with a real HTTP daemon", () => {
 			},
 		}));
 		controller.start();
+		// the stream's hello drops the cache (events may have been missed before it); let it land
+		// before the lists are cached, or a late hello reloads the list this test expects cached
+		// (the hello makes the controller re-read the open note: the second /api/note marks it)
+		await waitFor(() => daemon.requests.filter((r) => r.path === "/api/note").length >= 2, 3000, "hello handled");
 		command("open-related").callback!();
 		await waitFor(() => app.workspace.getLeavesOfType(RELATED_VIEW_TYPE).length === 1, 3000, "leaf");
 		const view = plugin.views.get(RELATED_VIEW_TYPE)!(new WorkspaceLeaf()) as RelatedView;
