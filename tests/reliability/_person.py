@@ -79,14 +79,27 @@ def write(path: Path, data: bytes, rng: random.Random) -> bool:
     return True
 
 
+def first_look(vault: Path) -> dict[str, dict]:
+    """Every note as it is now; the daemon is already running, so a note it moves while we
+    look is looked for again (under load a promotion can land between listing and reading)."""
+    for _ in range(20):
+        state: dict[str, dict] = {}
+        try:
+            for p in sorted(vault.rglob("*.md")):
+                rel = p.relative_to(vault).as_posix()
+                note = parse_note(rel, p.read_bytes())
+                key = note.fields.id if rel.split("/")[0] in FOLDERS and note.fields.id else rel
+                state[key] = {"id": note.fields.id if key != rel else None, "path": rel, "touched": False,
+                              "deleted": False}
+            return state
+        except FileNotFoundError:
+            time.sleep(0.05)
+    raise RuntimeError("the vault kept moving under the first look")
+
+
 def main(vault: Path, seed: int, seconds: float, out: Path) -> None:
     rng = random.Random(seed)
-    state: dict[str, dict] = {}
-    for p in sorted(vault.rglob("*.md")):
-        rel = p.relative_to(vault).as_posix()
-        note = parse_note(rel, p.read_bytes())
-        key = note.fields.id if rel.split("/")[0] in FOLDERS and note.fields.id else rel
-        state[key] = {"id": note.fields.id if key != rel else None, "path": rel, "touched": False, "deleted": False}
+    state = first_look(vault)
     keys = sorted(state)
     n_edits = 0
     raced = []
