@@ -93,7 +93,7 @@ class Jobs:
             total = len(svc.consolidate(args["ids"], apply=False)["plan"]["sources"])
         else:
             preview = svc.gc(dry_run=True) if kind == "gc" else svc.promote_all(True)
-            total = len(preview["candidates"] if kind == "gc" else preview["promoted"])
+            total = len(preview["candidates"])  # a dry run lists candidates (promote: `promoted` stays empty)
         moved = "promoted" if kind == "promote" else "archived"
         count = [0]
 

@@ -115,3 +115,12 @@ def test_the_note_answer_names_the_newest_successor_of_a_superseded_note(empty_v
         assert s.note(c["path"])["superseded_by"] is None
     finally:
         s.close()
+
+
+def test_promote_job_counts_its_candidates_as_the_total(svc):
+    candidates = svc.promote_all(True)["candidates"]
+    assert candidates, "the sample vault has promote candidates at FIXED_NOW"
+    _, events = _run(svc, "promote")
+    last = events[-1]
+    assert last["state"] == "done" and len(last["result"]["promoted"]) == len(candidates)
+    assert last["total"] == len(candidates) and last["done"] == len(candidates)
