@@ -56,6 +56,28 @@ export class JobTracker {
 		this.deps.onEnd(job);
 	}
 
+	/**
+	 * The stream (re)connected, or dropped events: what this tracker knew may be stale (a
+	 * restarted daemon numbers its jobs from 1 again, and forgets the running ones). Re-read
+	 * the daemon's list: running jobs are shown again, jobs it started that ended are told.
+	 */
+	async resync(): Promise<void> {
+		this.running.clear();
+		this.ended.clear();
+		let jobs: Job[];
+		try {
+			jobs = (await this.deps.client.jobs()).jobs;
+		} catch {
+			return; // offline or an older daemon: events will tell
+		}
+		const listed = new Set(jobs.map((j) => j.id));
+		for (const id of [...this.mine]) if (!listed.has(id)) this.mine.delete(id); // lost with a restart
+		for (const job of jobs) {
+			if (job.state === "running" || this.mine.has(job.id)) this.handle(job);
+			else this.ended.add(job.id); // ended before: never told twice
+		}
+	}
+
 	stop(): void {
 		if (this.poll !== null) this.deps.timers.clearTimeout(this.poll);
 		this.poll = null;

@@ -300,6 +300,7 @@ export class MnemovaultController {
 				})
 				.catch(() => undefined);
 			void this.active.show(false);
+			void this.jobs.resync();
 			return;
 		}
 		if (event.type === "background_error") return this.backgroundError(event.data);

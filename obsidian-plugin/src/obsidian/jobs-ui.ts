@@ -47,6 +47,13 @@ export class JobsUi {
 		this.tracker.stop();
 	}
 
+	/** The stream (re)connected: show the jobs as the daemon has them now. */
+	resync(): Promise<void> {
+		this.item?.setText("");
+		this.item?.toggleClass("mnemovault-hidden", true);
+		return this.tracker.resync();
+	}
+
 	/** Starts a job and says so; a refusal (already running, offline) is told at once. */
 	async run(kind: JobKind, ids?: string[]): Promise<Job | null> {
 		const wasOffline = this.deps.offline();

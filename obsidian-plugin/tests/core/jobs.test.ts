@@ -87,3 +87,38 @@ describe("JobTracker", () => {
 		expect(pending).toHaveLength(0);
 	});
 });
+
+describe("JobTracker.resync (the stream reconnected)", () => {
+	it("re-reads the daemon's jobs: a restarted daemon's job 1 is new, a lost running job frees its command", async () => {
+		const { timers } = manualTimers();
+		const ends: Job[] = [];
+		const progress: Job[] = [];
+		let listed: Job[] = [];
+		const tracker = new JobTracker({
+			client: { startJob: async (kind) => job({ id: "1", kind }), jobs: async () => ({ jobs: listed }) },
+			timers,
+			streamOpen: () => true,
+			onProgress: (j) => progress.push(j),
+			onEnd: (j) => ends.push(j),
+		});
+		await tracker.start("gc");
+		tracker.handle(job({ id: "1", kind: "gc", state: "done" }));
+		await tracker.start("sync"); // job "2" in this daemon's numbering, say
+		tracker.handle(job({ id: "2", kind: "sync" }));
+		expect(tracker.isRunning("sync")).toBe(true);
+		// the daemon restarted: it knows nothing of job 2; its own first job is a new "1"
+		listed = [];
+		await tracker.resync();
+		expect(tracker.isRunning("sync")).toBe(false);
+		tracker.handle(job({ id: "1", kind: "promote" }));
+		tracker.handle(job({ id: "1", kind: "promote", state: "done" }));
+		expect(ends.map((j) => j.kind)).toEqual(["gc", "promote"]);
+		// a reconnect to the same daemon: a job that ended before is not told again; a running one shows
+		listed = [job({ id: "1", kind: "promote", state: "done" }), job({ id: "3", kind: "sync", done: 5, total: 9 })];
+		await tracker.resync();
+		tracker.handle(job({ id: "1", kind: "promote", state: "done" }));
+		expect(ends).toHaveLength(2);
+		expect(tracker.isRunning("sync")).toBe(true);
+		expect(progress.at(-1)).toMatchObject({ id: "3", done: 5 });
+	});
+});
