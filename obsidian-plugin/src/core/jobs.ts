@@ -36,6 +36,11 @@ export class JobTracker {
 		return job;
 	}
 
+	/** Whether any job is running, as far as this plugin knows. */
+	anyRunning(): boolean {
+		return this.running.size > 0;
+	}
+
 	/** Whether a job of this kind is running, as far as this plugin knows. */
 	isRunning(kind: JobKind): boolean {
 		for (const job of this.running.values()) if (job.kind === kind) return true;
@@ -62,14 +67,14 @@ export class JobTracker {
 	 * the daemon's list: running jobs are shown again, jobs it started that ended are told.
 	 */
 	async resync(): Promise<void> {
-		this.running.clear();
-		this.ended.clear();
 		let jobs: Job[];
 		try {
 			jobs = (await this.deps.client.jobs()).jobs;
 		} catch {
-			return; // offline or an older daemon: events will tell
+			return; // offline or an older daemon: keep what is known, events will tell
 		}
+		this.running.clear();
+		this.ended.clear();
 		const listed = new Set(jobs.map((j) => j.id));
 		for (const id of [...this.mine]) if (!listed.has(id)) this.mine.delete(id); // lost with a restart
 		for (const job of jobs) {

@@ -297,10 +297,10 @@ export class MnemovaultController {
 				.then((s) => {
 					this.store.setScoring(s.scoring);
 					this.reportHealth(s);
+					return this.jobs.resync(); // only once the daemon is known to speak our API
 				})
 				.catch(() => undefined);
 			void this.active.show(false);
-			void this.jobs.resync();
 			return;
 		}
 		if (event.type === "background_error") return this.backgroundError(event.data);

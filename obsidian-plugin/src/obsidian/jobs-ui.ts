@@ -48,10 +48,11 @@ export class JobsUi {
 	}
 
 	/** The stream (re)connected: show the jobs as the daemon has them now. */
-	resync(): Promise<void> {
+	async resync(): Promise<void> {
+		await this.tracker.resync();
+		if (this.tracker.anyRunning()) return;
 		this.item?.setText("");
 		this.item?.toggleClass("mnemovault-hidden", true);
-		return this.tracker.resync();
 	}
 
 	/** Starts a job and says so; a refusal (already running, offline) is told at once. */

@@ -147,4 +147,14 @@ describe("long operations run as daemon jobs", () => {
 		await sleep(50);
 		expect(notices.filter((n) => n.startsWith("Archived 1 memory"))).toHaveLength(1);
 	});
+
+	it("on connecting, the daemon's running jobs are shown (started elsewhere, or before a reload)", async () => {
+		const { controller, daemon, plugin, command } = await setup();
+		const running: Job = { id: "4", kind: "sync", state: "running", done: 3, total: 9, result: null, error: null };
+		daemon.routes.set("GET /api/jobs", () => ({ body: { jobs: [running] } }));
+		controller.start();
+		await waitFor(() => plugin.statusBarItems[2].textContent === "Syncing 3/9", 3000, "running job shown");
+		expect(command("sync-now").checkCallback!(true)).toBe(false);
+		expect(command("promote-all").checkCallback!(true)).toBe(true);
+	});
 });
