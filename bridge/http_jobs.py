@@ -1,5 +1,5 @@
-"""Long operations as daemon jobs: `POST /api/jobs {"kind"}` starts GC, promote-all or sync
-in a thread and answers at once with the job; progress and the result arrive as `job`
+"""Long operations as daemon jobs: `POST /api/jobs {"kind"}` starts GC, promote-all, sync or
+consolidate (`{"kind": "consolidate", "ids": [...]}`, applied) in a thread and answers at once with the job; progress and the result arrive as `job`
 events on `/api/events` (and `GET /api/jobs` lists them), so no HTTP request waits for
 minutes and a slow vault is never mistaken for a dead daemon.
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 import threading
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from starlette.routing import Route
 
@@ -22,7 +22,7 @@ from .operations import plain
 from . import schemas as S
 from .errors import error_body
 
-KINDS = ("gc", "promote", "sync")
+KINDS = ("gc", "promote", "sync", "consolidate")
 KEEP_FINISHED = 20
 PROGRESS_EVERY = 0.2  # seconds between progress events: a sweep may move thousands of notes
 
@@ -39,25 +39,28 @@ class Jobs:
         with self.lock:
             return {"jobs": [dict(j) for j in self.jobs.values()]}
 
-    def start(self, kind: str) -> dict:
+    def start(self, kind: str, ids: Sequence[str] | None = None) -> dict:
         if kind not in KINDS:
             raise InvalidInput(f"unknown job {kind!r}: one of {', '.join(KINDS)}")
+        if (kind == "consolidate") != bool(ids):
+            raise InvalidInput("ids are needed for a consolidate job, and only for it")
         with self.lock:
             if any(j["kind"] == kind and j["state"] == "running" for j in self.jobs.values()):
                 raise InvalidInput(f"a {kind} job is already running")
             job: dict[str, Any] = {"id": str(next(self.ids)), "kind": kind, "state": "running", "done": 0, "total": None,
                    "result": None, "error": None}
+            args: dict[str, Any] = {"ids": [*(ids or ())]}
             self.jobs[job["id"]] = job
             for old in [k for k, j in self.jobs.items() if j["state"] != "running"][:-KEEP_FINISHED]:
                 del self.jobs[old]  # a long-lived daemon keeps only the recent ones
             started = dict(job)  # as it starts: a fast job may be done before this answer is sent
-        threading.Thread(target=self._run, args=(job,), name=f"job-{kind}", daemon=True).start()
+        threading.Thread(target=self._run, args=(job, args), name=f"job-{kind}", daemon=True).start()
         return started
 
     def _emit(self, job: dict) -> None:
         self.svc.emit("job", dict(job))
 
-    def _run(self, job: dict) -> None:
+    def _run(self, job: dict, args: dict) -> None:
         last = [0.0]
 
         def progress(done: int, total: int | None) -> None:
@@ -70,7 +73,7 @@ class Jobs:
 
         self._emit(job)
         try:
-            result = plain(self._work(job["kind"], progress))
+            result = plain(self._work(job["kind"], progress, args))
             with self.lock:
                 job.update(state="done", result=result)
         except MnemovaultError as exc:
@@ -81,14 +84,17 @@ class Jobs:
                 job.update(state="failed", error={"code": "error", "message": str(exc)})
         self._emit(job)
 
-    def _work(self, kind: str, progress: Callable[[int, int | None], None]) -> Any:
+    def _work(self, kind: str, progress: Callable[[int, int | None], None], args: dict) -> Any:
         svc = self.svc
         if kind == "sync":
             return svc.sync(progress=progress)
-        # GC and promote-all: the preview gives the total; each move event counts one done.
-        preview = svc.gc(dry_run=True) if kind == "gc" else svc.promote_all(True)
-        total = len(preview["candidates"] if kind == "gc" else preview["promoted"])
-        moved = "archived" if kind == "gc" else "promoted"
+        # GC, promote-all, consolidate: the preview gives the total; each move event counts one.
+        if kind == "consolidate":
+            total = len(svc.consolidate(args["ids"], apply=False)["plan"]["sources"])
+        else:
+            preview = svc.gc(dry_run=True) if kind == "gc" else svc.promote_all(True)
+            total = len(preview["candidates"])  # a dry run lists candidates (promote: `promoted` stays empty)
+        moved = "promoted" if kind == "promote" else "archived"
         count = [0]
 
         def on_event(event_kind: str, data: dict) -> None:
@@ -99,6 +105,8 @@ class Jobs:
         progress(0, total)
         unsubscribe = svc.subscribe(on_event)
         try:
+            if kind == "consolidate":
+                return svc.consolidate(args["ids"], apply=True)
             return svc.gc(dry_run=False) if kind == "gc" else svc.promote_all(False)
         finally:
             unsubscribe()
@@ -108,5 +116,5 @@ def job_routes(svc, endpoint: Callable) -> list[Route]:
     jobs = Jobs(svc)
     return [
         Route("/api/jobs", endpoint(lambda a: (lambda: jobs.list()), S.NoArgs, "GET"), methods=["GET"]),
-        Route("/api/jobs", endpoint(lambda a: (lambda: jobs.start(a.kind)), S.JobBody), methods=["POST"]),
+        Route("/api/jobs", endpoint(lambda a: (lambda: jobs.start(a.kind, a.ids)), S.JobBody), methods=["POST"]),
     ]

@@ -211,7 +211,8 @@ class CaptureBody(Args):
 
 
 class JobBody(Args):
-    kind: Literal["gc", "promote", "sync"]
+    kind: Literal["gc", "promote", "sync", "consolidate"]
+    ids: Refs | None = None  # consolidate: the memories to merge (ids, paths, or one cluster id)
 
 
 # -- validation with messages of our own --

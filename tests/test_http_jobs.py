@@ -56,3 +56,71 @@ def test_sync_job_reports_its_result(svc, vault):
 def test_unknown_job_is_refused(svc):
     with pytest.raises(InvalidInput):
         Jobs(svc).start("delete-everything")
+
+
+def test_consolidate_job_merges_the_memories_counts_each_archived_and_reports_the_note(empty_vault):
+    svc_e = make_service(empty_vault)
+    try:
+        a = svc_e.save("The staging database restores from the nightly snapshot", title="Staging restore A")["note"]
+        b = svc_e.save("Staging restores use last night's snapshot of the database", title="Staging restore B")["note"]
+        events: list[dict] = []
+        svc_e.subscribe(lambda k, d: events.append(d) if k == "job" else None)
+        jobs = Jobs(svc_e, clock=lambda: 0.0)
+        started = jobs.start("consolidate", [a["id"], b["path"]])
+        assert started["kind"] == "consolidate" and started["state"] == "running"
+        deadline = time.monotonic() + 60
+        while jobs.list()["jobs"][0]["state"] == "running":
+            assert time.monotonic() < deadline, "the job never finished"
+            time.sleep(0.02)
+        last = events[-1]
+        assert last["state"] == "done", last
+        assert last["total"] == 2 and last["done"] == 2
+        merged = last["result"]["note"]["path"]
+        assert (empty_vault / merged).exists()
+        assert not (empty_vault / a["path"]).exists() and not (empty_vault / b["path"]).exists()
+        assert sorted(m["from"] for m in last["result"]["archived"]) == sorted([a["path"], b["path"]])
+    finally:
+        svc_e.close()
+
+
+def test_consolidate_job_needs_ids_and_other_jobs_take_none(svc):
+    jobs = Jobs(svc)
+    with pytest.raises(InvalidInput, match="ids"):
+        jobs.start("consolidate")
+    with pytest.raises(InvalidInput, match="ids"):
+        jobs.start("gc", ["x"])
+    assert jobs.list()["jobs"] == []
+
+
+def test_a_consolidate_job_that_cannot_merge_fails_with_the_reason(svc):
+    jobs = Jobs(svc, clock=lambda: 0.0)
+    jobs.start("consolidate", ["STM/not here.md"])
+    deadline = time.monotonic() + 30
+    while jobs.list()["jobs"][0]["state"] == "running":
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    job = jobs.list()["jobs"][0]
+    assert job["state"] == "failed" and job["error"]["code"] == "not_found"
+
+
+def test_the_note_answer_names_the_newest_successor_of_a_superseded_note(empty_vault):
+    s = make_service(empty_vault)
+    try:
+        a = s.save("The user prefers Python for scripts", title="Prefers Python")["note"]
+        b = s.save("The user now prefers Go for scripts", title="Prefers Go", supersedes=[a["id"]])["note"]
+        c = s.save("The user now prefers Rust for scripts", title="Prefers Rust", supersedes=[b["id"]])["note"]
+        old = s.note(a["path"])
+        assert old["status"] == "superseded" and old["superseded_by"] == c["path"]
+        assert s.note(b["path"])["superseded_by"] == c["path"]
+        assert s.note(c["path"])["superseded_by"] is None
+    finally:
+        s.close()
+
+
+def test_promote_job_counts_its_candidates_as_the_total(svc):
+    candidates = svc.promote_all(True)["candidates"]
+    assert candidates, "the sample vault has promote candidates at FIXED_NOW"
+    _, events = _run(svc, "promote")
+    last = events[-1]
+    assert last["state"] == "done" and len(last["result"]["promoted"]) == len(candidates)
+    assert last["total"] == len(candidates) and last["done"] == len(candidates)

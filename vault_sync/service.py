@@ -165,7 +165,12 @@ class MemoryService:
         return note_view(self.params, row, self.store.tags_of(row["rowid"]), problems, self.now())
 
     def note(self, ref: str) -> dict:
-        return self.view(self.resolve(ref))
+        """The note's view, with `superseded_by`: the newest note of its chain that holds now
+        (None when nothing supersedes it, or a cycle stops the walk)."""
+        row = self.resolve(ref)
+        view = self.view(row)
+        view["superseded_by"] = supersede_op.newest(self, row["path"]) if queries.any_superseded(self.store) else None
+        return view
 
     # -- status --
     def status(self) -> dict:

@@ -7,6 +7,8 @@ import type { SaveResponse } from "./capture";
 import { TimeoutError, withTimeout, type Timers } from "./timers";
 import type {
 	ArchiveResponse,
+	Cluster,
+	EditingResponse,
 	GcResponse,
 	Job,
 	JobKind,
@@ -308,9 +310,28 @@ export class BridgeClient {
 		return this.request("POST", "/api/save", { text, tags });
 	}
 
-	/** Starts a long operation as a daemon job; its progress arrives as `job` events. */
-	startJob(kind: JobKind): Promise<Job> {
-		return this.request("POST", "/api/jobs", { kind });
+	/**
+	 * Starts a long operation as a daemon job; the daemon answers at once and the progress
+	 * arrives as `job` events. `ids` only for consolidate (ids, paths or one cluster id).
+	 */
+	startJob(kind: JobKind, ids?: string[]): Promise<Job> {
+		return this.request("POST", "/api/jobs", ids ? { kind, ids } : { kind });
+	}
+
+	/** The daemon's recent jobs (for when the event stream is down). */
+	jobs(): Promise<{ jobs: Job[] }> {
+		return this.request("GET", "/api/jobs");
+	}
+
+	/** Clusters of short-term memories close in meaning; may load the model, so no short timeout. */
+	async clusters(): Promise<Cluster[]> {
+		const r = await this.request<{ result: Cluster[] }>("POST", "/api/rpc", { op: "cluster", args: {} }, LONG_TIMEOUT_MS);
+		return r.result;
+	}
+
+	/** Tells the daemon which note is open in the editor (null: none), so it holds its writes. */
+	editing(path: string | null): Promise<EditingResponse> {
+		return this.request("POST", "/api/editing", { path });
 	}
 
 	related(path: string, limit = 10): Promise<RelatedResponse> {

@@ -50,10 +50,10 @@ export function kindFromPath(path: string): NoteKind {
  * pieces are matches. The text is never parsed as Markdown or HTML.
  */
 export function snippetParts(snippet: string): { text: string; match: boolean }[] {
-	return snippet
-		.split("**")
-		.map((text, i) => ({ text, match: i % 2 === 1 }))
-		.filter((p) => p.text !== "");
+	const pieces = snippet.split("**");
+	// an odd number of markers (a note's own stray `**`): the text after the last one is plain
+	const unclosed = pieces.length % 2 === 0 ? pieces.length - 1 : -1;
+	return pieces.map((text, i) => ({ text, match: i % 2 === 1 && i !== unclosed })).filter((p) => p.text !== "");
 }
 
 /** A note's text after its YAML frontmatter (the whole text when it has none). */

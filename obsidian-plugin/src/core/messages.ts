@@ -1,7 +1,16 @@
 /** Texts of the notices that answer a command. */
 import { BridgeApiError, BridgeOfflineError } from "./bridge-client";
 import { formatScore } from "./format";
-import type { ArchiveResponse, GcResponse, Job, PromoteResponse, RestoreResponse, SyncResponse, TouchResponse } from "./types";
+import type {
+	ArchiveResponse,
+	ConsolidateResult,
+	GcResponse,
+	Job,
+	PromoteResponse,
+	RestoreResponse,
+	SyncResponse,
+	TouchResponse,
+} from "./types";
 
 export function reinforcedMessage(r: TouchResponse): string {
 	return `Reinforced "${r.note.title}": score ${formatScore(r.old_score)} → ${formatScore(r.new_score)}.`;
@@ -38,6 +47,13 @@ export function syncedMessage(r: SyncResponse): string {
 	return `Index synced: ${parts.join(", ")}${tail}.`;
 }
 
+export function consolidatedMessage(r: ConsolidateResult): string {
+	if (!r.note) return "Nothing was consolidated.";
+	const n = r.archived.length;
+	const failed = r.errors.length ? ` ${r.errors.length} could not be archived: ${r.errors.map((e) => e.path).join(", ")}.` : "";
+	return `Consolidated ${n} ${n === 1 ? "memory" : "memories"} into "${r.note.title}" (${r.note.path}). The originals are in the archive, linked to it.${failed}`;
+}
+
 /** A person-readable text for a failed request. */
 export function errorMessage(error: unknown, offlineText: string): string {
 	if (error instanceof BridgeOfflineError) return offlineText;
@@ -49,9 +65,20 @@ export function errorMessage(error: unknown, offlineText: string): string {
 	return error instanceof Error ? error.message : String(error);
 }
 
-/** Status bar text of a running job: "GC 40/120", "Sync…". */
+/** The notice when a job starts: it runs on in the daemon, the status bar shows how far. */
+export function jobStartedMessage(kind: Job["kind"]): string {
+	const what = {
+		gc: "Archiving forgotten memories",
+		promote: "Promoting strong memories",
+		sync: "Syncing the index",
+		consolidate: "Consolidating memories",
+	}[kind];
+	return `${what} in the background…`;
+}
+
+/** Status bar text of a running job: "Archiving forgotten memories 40/120", "Syncing…". */
 export function jobProgress(job: Job): string {
-	const name = { gc: "Archiving forgotten memories", promote: "Promoting", sync: "Syncing" }[job.kind];
+	const name = { gc: "Archiving forgotten memories", promote: "Promoting", sync: "Syncing", consolidate: "Consolidating" }[job.kind];
 	return job.total ? `${name} ${job.done}/${job.total}` : `${name}…`;
 }
 
@@ -60,5 +87,6 @@ export function jobDoneMessage(job: Job): string {
 	if (job.state === "failed") return `mnemovault ${job.kind} failed: ${job.error?.message ?? "unknown error"}`;
 	if (job.kind === "gc") return gcDoneMessage(job.result as GcResponse);
 	if (job.kind === "promote") return promotedMessage(job.result as PromoteResponse);
+	if (job.kind === "consolidate") return consolidatedMessage(job.result as ConsolidateResult);
 	return syncedMessage(job.result as SyncResponse);
 }

@@ -48,6 +48,8 @@ export interface Note {
 	review_priority: number;
 	state: NoteState;
 	problems: string[];
+	/** The newest note that supersedes this one (GET /api/note), or null; absent on older daemons. */
+	superseded_by?: string | null;
 }
 
 export interface Move {
@@ -94,7 +96,7 @@ export interface StatusResponse {
 	background?: { last_run: string | null; last_error: BackgroundError | null };
 }
 
-export type JobKind = "gc" | "promote" | "sync";
+export type JobKind = "gc" | "promote" | "sync" | "consolidate";
 
 export interface Job {
 	id: string;
@@ -104,6 +106,28 @@ export interface Job {
 	total: number | null;
 	result: unknown;
 	error: { code: string; message: string } | null;
+}
+
+/** A consolidate job's result (the new note; the originals archived, linked to it). */
+export interface ConsolidateResult {
+	applied: boolean;
+	note: Note | null;
+	archived: Move[];
+	errors: { path: string; error: string }[];
+}
+
+/** One cluster of STM memories close in meaning (rpc `cluster`). */
+export interface Cluster {
+	id: string;
+	cohesion: number;
+	action: string;
+	members: { path: string; id: string | null; title: string }[];
+}
+
+/** The answer of POST /api/editing: the note the daemon holds background writes for. */
+export interface EditingResponse {
+	path: string | null;
+	hold_seconds: number;
 }
 
 export interface BackgroundError {

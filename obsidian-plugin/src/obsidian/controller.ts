@@ -1,49 +1,32 @@
 /**
- * Composition of the plugin: bridge client, connection monitor, event stream,
- * review store, status bar, views, commands. main.ts creates one and starts it.
+ * Composition of the plugin: bridge client, connection monitor, event stream, review
+ * store, the open note, note actions, jobs, views and commands. main.ts creates one and
+ * starts it; the pieces live in active-note.ts, note-actions.ts and jobs-ui.ts.
  */
-import { Notice, type App, type Plugin, type TFile, type WorkspaceLeaf } from "obsidian";
+import { Notice, type App, type Plugin, type WorkspaceLeaf } from "obsidian";
 import { ReinforceOnOpenPolicy } from "../core/auto-reinforce";
-import { BridgeClient, BridgeOfflineError } from "../core/bridge-client";
+import { BridgeClient, type HttpRequester } from "../core/bridge-client";
 import { locateBridge, type LocatorEnv } from "../core/bridge-locator";
+import { captureText, savedMessage } from "../core/capture";
 import { ConnectionMonitor, type ConnectionState } from "../core/connection";
 import { EventStream, type SseTransport, type StreamStatus } from "../core/event-stream";
-import { kindFromPath } from "../core/format";
-import {
-	archivedMessage,
-	errorMessage,
-	jobDoneMessage,
-	jobProgress,
-	promotedMessage,
-	reinforcedMessage,
-	restoredMessage,
-	syncedMessage,
-} from "../core/messages";
-import { ReviewStore, type ReviewState } from "../core/review-store";
 import { stripFrontmatter } from "../core/format";
+import { RelatedStore } from "../core/related-store";
+import { ReviewStore, type ReviewState } from "../core/review-store";
 import { bridgeOverride, type MnemovaultSettings } from "../core/settings";
 import type { Timers } from "../core/timers";
-import {
-	eventPaths,
-	type BackgroundError,
-	type BridgeEvent,
-	type Job,
-	type Move,
-	type Note,
-	type NoteKind,
-	type StatusResponse,
-} from "../core/types";
+import { eventPaths, type BackgroundError, type BridgeEvent, type Note, type NoteKind, type StatusResponse } from "../core/types";
 import { StatusBarRenderer } from "../ui/status-bar";
-import type { HttpRequester } from "../core/bridge-client";
+import { ActiveNote } from "./active-note";
 import { registerCommands } from "./commands";
 import { GcModal } from "./gc-modal";
-import { REVIEW_VIEW_TYPE, ReviewView } from "./review-view";
-import { ReviewFlowModal, type NoteText } from "./review-modal";
-import { TagsModal } from "./tags-modal";
-import { captureText, savedMessage } from "../core/capture";
+import { JobsUi } from "./jobs-ui";
+import { NoteActions } from "./note-actions";
 import { RELATED_VIEW_TYPE, RelatedView } from "./related-view";
-import { RelatedStore } from "../core/related-store";
+import { ReviewFlowModal, type NoteText } from "./review-modal";
+import { REVIEW_VIEW_TYPE, ReviewView } from "./review-view";
 import { MemorySearchModal } from "./search-modal";
+import { TagsModal } from "./tags-modal";
 
 export interface ControllerDeps {
 	plugin: Plugin;
@@ -54,11 +37,11 @@ export interface ControllerDeps {
 	locatorEnv: LocatorEnv;
 	timers: Timers;
 	notify?: (message: string) => void;
-	/** A notice with one button (the archive notice's Undo). */
+	/** A notice with one button (the archive notice's Undo, the merge confirmation). */
 	notifyAction?: (message: string, label: string, run: () => void) => void;
 	/** Asks for a capture's tags (a modal in the app). */
 	askTags?: (preview: string, done: (tags: string[]) => void) => void;
-	/** Timeout of quick requests (long operations have their own, far longer one). */
+	/** Timeout of quick requests (long operations run as daemon jobs). */
 	requestTimeoutMs?: number;
 }
 
@@ -90,26 +73,22 @@ export class MnemovaultController {
 	readonly stream: EventStream;
 	readonly store: ReviewStore;
 	readonly related: RelatedStore;
+	readonly active: ActiveNote;
+	readonly actions: NoteActions;
+	readonly jobs: JobsUi;
 	private statusBar: StatusBarRenderer | null = null;
-	private jobItem: HTMLElement | null = null;
 	private readonly policy: ReinforceOnOpenPolicy;
-	private activeFilePath: string | null = null;
 	/** Keys of health reports already shown, so each one is told once. */
 	private readonly reported = new Set<string>();
 	private streamStatus: StreamStatus = "stopped";
 	private readonly app: App;
 	private readonly notify: (message: string) => void;
 	private readonly askTags: (preview: string, done: (tags: string[]) => void) => void;
-	private readonly notifyAction: (message: string, label: string, run: () => void) => void;
-	/** The daemon's view of the active note, once it answered. */
-	private activeNote: Note | null = null;
-	/** The path being reopened after a move (the command's answer and its event both ask). */
-	private reopening: string | null = null;
 
 	constructor(private readonly deps: ControllerDeps) {
 		this.app = deps.plugin.app;
 		this.notify = deps.notify ?? ((message) => new Notice(message, 8000));
-		this.notifyAction = deps.notifyAction ?? noticeWithButton;
+		const notifyAction = deps.notifyAction ?? noticeWithButton;
 		this.askTags = deps.askTags ?? ((preview, done) => new TagsModal(this.app, preview, done).open());
 		const vaultPath = deps.vaultPath ?? "";
 		this.monitor = new ConnectionMonitor(vaultPath || "<vault folder>", this.notify);
@@ -133,6 +112,43 @@ export class MnemovaultController {
 		});
 		this.policy = new ReinforceOnOpenPolicy(deps.timers);
 		this.related = new RelatedStore((path) => this.client.related(path, 15));
+		this.active = new ActiveNote({
+			app: this.app,
+			client: this.client,
+			monitor: this.monitor,
+			policy: this.policy,
+			timers: deps.timers,
+			statusBar: () => this.statusBar,
+			// the panel follows the open note; its answer arrives later and never blocks the editor
+			changed: (path) => {
+				if (this.app.workspace.getLeavesOfType(RELATED_VIEW_TYPE).length > 0) this.related.show(path);
+			},
+			open: (path) => this.openPath(path),
+		});
+		this.actions = new NoteActions({
+			app: this.app,
+			client: this.client,
+			monitor: this.monitor,
+			store: this.store,
+			policy: this.policy,
+			active: this.active,
+			timers: deps.timers,
+			notify: this.notify,
+			notifyAction,
+		});
+		this.jobs = new JobsUi({
+			client: this.client,
+			timers: deps.timers,
+			streamOpen: () => this.streamStatus === "open",
+			notify: this.notify,
+			notifyAction,
+			offlineText: () => this.monitor.message(),
+			offline: () => this.monitor.state.status === "offline",
+			ended: () => {
+				this.store.refreshSoon();
+				void this.active.show(false);
+			},
+		});
 	}
 
 	start(): void {
@@ -168,16 +184,18 @@ export class MnemovaultController {
 		queue.addClass("mod-clickable", "mnemovault-queue");
 		queue.addEventListener("click", () => this.reviewFlow());
 		plugin.register(this.store.subscribe((state) => renderQueueCount(queue, state)));
-		this.jobItem = plugin.addStatusBarItem();
-		this.jobItem.addClass("mnemovault-job", "mnemovault-hidden");
+		this.jobs.attach(plugin.addStatusBarItem());
 		registerCommands(plugin, {
 			activePath: () => this.activePath(),
 			activeKind: () => this.activeKind(),
+			jobRunning: (kind) => this.jobs.tracker.isRunning(kind),
 			reinforce: (p) => this.reinforce(p),
 			promote: (p) => this.promote(p),
 			archive: (p) => this.archive(p),
 			restore: (p) => this.restore(p),
+			consolidate: (p) => this.consolidate(p),
 			runGc: () => this.openGc(),
+			promoteAll: () => this.promoteAll(),
 			openReview: () => this.openReview(),
 			reviewFlow: () => this.reviewFlow(),
 			openRelated: () => this.openSide(RELATED_VIEW_TYPE),
@@ -186,20 +204,27 @@ export class MnemovaultController {
 			sync: () => this.sync(),
 		});
 		plugin.register(this.monitor.onChange((state) => this.onConnection(state)));
-		plugin.registerEvent(this.app.workspace.on("file-open", (file) => void this.onFileOpen(file)));
+		const { workspace, vault } = this.app;
 		plugin.registerEvent(
-			this.app.vault.on("rename", (file, oldPath) => {
+			workspace.on("file-open", (file) => void this.active.fileOpened(file, this.deps.settings().autoReinforceOnOpen)),
+		);
+		plugin.registerEvent(workspace.on("editor-change", (_editor, info) => this.active.typed(info.file)));
+		plugin.registerEvent(
+			vault.on("rename", (file, oldPath) => {
 				this.policy.moved(oldPath, file.path);
-				if (file.path === this.activePath()) void this.showActive(false);
+				if (file.path === this.activePath()) void this.active.show(false);
 			}),
 		);
-		this.app.workspace.onLayoutReady(() => {
+		workspace.onLayoutReady(() => {
 			this.stream.start();
-			void this.onFileOpen(this.app.workspace.getActiveFile());
+			void this.active.fileOpened(workspace.getActiveFile(), this.deps.settings().autoReinforceOnOpen);
 		});
 	}
 
+	/** The plugin unloads: no note is open any more for the daemon; the stream closes. */
 	stop(): void {
+		this.active.editing.close();
+		this.jobs.stop();
 		this.stream.stop();
 	}
 
@@ -208,7 +233,7 @@ export class MnemovaultController {
 		this.client.reset();
 		this.stream.reconnectNow();
 		this.store.refreshSoon();
-		void this.showActive(false);
+		void this.active.show(false);
 	}
 
 	activePath(): string | null {
@@ -219,7 +244,7 @@ export class MnemovaultController {
 	activeKind(): NoteKind | null {
 		const path = this.activePath();
 		if (!path) return null;
-		return this.activeNote?.path === path ? this.activeNote.kind : kindFromPath(path);
+		return this.active.kindOf(path);
 	}
 
 	private onStreamStatus(status: StreamStatus): void {
@@ -231,17 +256,13 @@ export class MnemovaultController {
 
 	private onConnection(state: ConnectionState): void {
 		if (state.status === "offline") {
-			this.showOffline();
+			this.statusBar?.showOffline(this.monitor.message(), this.monitor.label());
 			this.store.setOffline();
 		} else if (state.status === "online") {
 			if (this.streamStatus !== "open" && this.streamStatus !== "connecting") this.stream.reconnectNow();
 			this.store.refreshSoon();
-			void this.showActive(false);
+			void this.active.show(false);
 		}
-	}
-
-	private showOffline(): void {
-		this.statusBar?.showOffline(this.monitor.message(), this.monitor.label());
 	}
 
 	/** Tells the person, once each, about quarantined files and background failures. */
@@ -256,23 +277,6 @@ export class MnemovaultController {
 		if (failure) this.backgroundError(failure);
 	}
 
-	/** A job's progress in its status bar item; its end as a notice (each job told once). */
-	private jobEvent(job: Job): void {
-		const el = this.jobItem;
-		if (job.state === "running") {
-			el?.setText(jobProgress(job));
-			el?.toggleClass("mnemovault-hidden", false);
-			return;
-		}
-		el?.setText("");
-		el?.toggleClass("mnemovault-hidden", true);
-		const key = `job:${job.id}:${job.state}`;
-		if (this.reported.has(key)) return;
-		this.reported.add(key);
-		this.store.refreshSoon();
-		this.notify(jobDoneMessage(job));
-	}
-
 	private backgroundError(failure: BackgroundError): void {
 		const key = `bg:${failure.at}:${failure.task}`;
 		if (this.reported.has(key)) return;
@@ -285,7 +289,7 @@ export class MnemovaultController {
 	private onEvent(event: BridgeEvent): void {
 		this.store.handleEvent(event);
 		this.related.handleEvent(event);
-		const active = this.activeFilePath;
+		const active = this.active.path;
 		if (event.type === "hello" || event.type === "resync") {
 			// hello: (re)connected; resync: events were dropped. Either way re-read everything.
 			void this.client
@@ -293,146 +297,56 @@ export class MnemovaultController {
 				.then((s) => {
 					this.store.setScoring(s.scoring);
 					this.reportHealth(s);
+					return this.jobs.resync(); // only once the daemon is known to speak our API
 				})
 				.catch(() => undefined);
-			void this.showActive(false);
+			void this.active.show(false);
 			return;
 		}
 		if (event.type === "background_error") return this.backgroundError(event.data);
-		if (event.type === "job") return this.jobEvent(event.data);
-		if (event.type === "promoted" || event.type === "archived" || event.type === "restored") {
-			this.policy.moved(event.data.from, event.data.to);
-			// moved by GC, another client or the CLI: the open note follows its file too
-			if (event.data.from === active) void this.reopenAt(event.data.to);
-		}
+		if (event.type === "job") return this.jobs.tracker.handle(event.data);
+		// moved by GC, another client or the CLI: the open note follows its file too
+		if (event.type === "promoted" || event.type === "archived" || event.type === "restored") this.actions.moved(event.data);
 		if (!active) return;
 		if (event.type === "score_changed" && event.data.path === active) {
-			this.statusBar?.showScore(event.data.score, event.data.state);
+			this.active.score(event.data.score, event.data.state);
 		} else if (eventPaths(event).includes(active)) {
-			void this.showActive(false);
-		}
-	}
-
-	private async onFileOpen(file: TFile | null): Promise<void> {
-		this.activeFilePath = file && file.extension === "md" ? file.path : null;
-		this.activeNote = null;
-		// the panel follows the open note; its answer arrives later and never blocks the editor
-		if (this.app.workspace.getLeavesOfType(RELATED_VIEW_TYPE).length > 0) this.related.show(this.activeFilePath);
-		await this.showActive(this.deps.settings().autoReinforceOnOpen);
-	}
-
-	/** Show the active note's score; reinforce it first when the option says so. */
-	private async showActive(mayReinforce: boolean): Promise<void> {
-		const path = this.activeFilePath;
-		if (!path) return this.statusBar?.clear();
-		if (this.monitor.state.status === "offline" && !mayReinforce) {
-			return this.showOffline();
-		}
-		try {
-			let note = await this.client.note(path);
-			if (mayReinforce && this.policy.take(note.path, note.kind)) {
-				note = (await this.client.touch(note.path)).note;
-			}
-			if (path !== this.activeFilePath) return;
-			this.activeNote = note;
-			if (note.kind === "note") this.statusBar?.clear();
-			else this.statusBar?.showScore(note.score ?? note.decay_score, note.state);
-		} catch (error) {
-			if (path !== this.activeFilePath) return;
-			if (error instanceof BridgeOfflineError) this.showOffline();
-			else this.statusBar?.clear();
-		}
-	}
-
-	/** Runs one request for a command and tells the person how it went, once. */
-	private async act(run: () => Promise<string | null>): Promise<void> {
-		const wasOffline = this.monitor.state.status === "offline";
-		try {
-			const text = await run();
-			if (text !== null) this.notify(text);
-		} catch (error) {
-			// Going offline already produced its one notice.
-			if (error instanceof BridgeOfflineError && !wasOffline) return;
-			this.notify(errorMessage(error, this.monitor.message()));
+			void this.active.show(false);
 		}
 	}
 
 	reinforce(path: string): Promise<void> {
-		return this.act(async () => {
-			const r = await this.client.touch(path);
-			this.store.refreshSoon();
-			if (path === this.activeFilePath) this.statusBar?.showScore(r.note.score ?? r.new_score, r.note.state);
-			return reinforcedMessage(r);
-		});
+		return this.actions.reinforce(path);
 	}
 
 	promote(path: string): Promise<void> {
-		return this.act(async () => {
-			const r = await this.client.promote(path);
-			this.afterMoves(r.promoted);
-			return promotedMessage(r);
-		});
+		return this.actions.promote(path);
 	}
 
-	/** Archives, with an Undo on the notice that restores it. */
 	archive(path: string): Promise<void> {
-		return this.act(async () => {
-			const r = await this.client.archive(path);
-			this.afterMoves(r.archived);
-			const moved = r.archived[0];
-			if (r.archived.length !== 1 || !moved) return archivedMessage(r);
-			this.notifyAction(archivedMessage(r), "Undo", () => void this.restore(moved.to));
-			return null;
-		});
+		return this.actions.archive(path);
 	}
 
 	restore(path: string): Promise<void> {
-		return this.act(async () => {
-			const r = await this.client.restore(path);
-			this.afterMoves(r.restored);
-			return restoredMessage(r);
-		});
+		return this.actions.restore(path);
 	}
 
-	/** After a move: the queue may change, and the open note follows its file. */
-	private afterMoves(moves: Move[]): void {
-		this.store.refreshSoon();
-		for (const m of moves) {
-			this.policy.moved(m.from, m.to);
-			if (m.from === this.activeFilePath) void this.reopenAt(m.to);
-		}
+	reopenAt(path: string, waitMs = 5000): Promise<boolean> {
+		return this.actions.reopenAt(path, waitMs);
 	}
 
-	/**
-	 * Opens `path` once Obsidian has seen the moved file (the daemon moves it on disk, so
-	 * it arrives as a new file a moment later); never creates a note that is not there.
-	 */
-	async reopenAt(path: string, waitMs = 5000): Promise<boolean> {
-		if (this.reopening === path) return false;
-		this.reopening = path;
-		try {
-			return await this.waitAndOpen(path, waitMs);
-		} finally {
-			this.reopening = null;
-		}
+	/** Sync, promote-all and consolidation run as daemon jobs (jobs-ui.ts). */
+	async sync(): Promise<void> {
+		await this.jobs.run("sync");
 	}
 
-	private async waitAndOpen(path: string, waitMs: number): Promise<boolean> {
-		const deadline = this.deps.timers.now() + waitMs;
-		while (!this.app.vault.getFileByPath(path)) {
-			if (this.deps.timers.now() >= deadline) return false;
-			await new Promise<void>((resolve) => this.deps.timers.setTimeout(resolve, 100));
-		}
-		await this.app.workspace.openLinkText(path, "", false);
-		return true;
+	async promoteAll(): Promise<void> {
+		await this.jobs.run("promote");
 	}
 
-	sync(): Promise<void> {
-		return this.act(async () => {
-			const r = await this.client.sync();
-			this.store.refreshSoon();
-			return syncedMessage(r);
-		});
+	consolidate(path: string): Promise<void> {
+		const title = this.active.note?.path === path ? this.active.note.title : path;
+		return this.jobs.consolidate(path, title);
 	}
 
 	refreshAll(): void {
@@ -447,7 +361,7 @@ export class MnemovaultController {
 		if (!text) return this.notify("Nothing to save: select some text, or write a first paragraph.");
 		const preview = text.length > 200 ? text.slice(0, 200) + "…" : text;
 		this.askTags(preview, (tags) =>
-			void this.act(async () => {
+			void this.actions.act(async () => {
 				const r = await this.client.save(text, tags);
 				this.store.refreshSoon();
 				return savedMessage(r);
@@ -480,8 +394,8 @@ export class MnemovaultController {
 	openGc(): void {
 		new GcModal(this.app, {
 			client: this.client,
+			startJob: () => this.jobs.run("gc"),
 			offlineText: () => this.monitor.message(),
-			notify: this.notify,
 		}).open();
 	}
 

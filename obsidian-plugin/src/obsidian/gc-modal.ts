@@ -5,9 +5,10 @@ import { errorMessage } from "../core/messages";
 import { renderGcError, renderGcLoading, renderGcPreview } from "../ui/gc-preview";
 
 export interface GcModalDeps {
-	client: Pick<BridgeClient, "gc" | "startJob">;
+	client: Pick<BridgeClient, "gc">;
+	/** Starts the GC job; says so itself, and null when it could not start (already told). */
+	startJob: () => Promise<unknown>;
 	offlineText: () => string;
-	notify: (message: string) => void;
 }
 
 export class GcModal extends Modal {
@@ -37,15 +38,10 @@ export class GcModal extends Modal {
 	}
 
 	private async run(): Promise<void> {
-		try {
-			// a job: the daemon archives in the background, the status bar shows progress,
-			// and a notice tells the result (controller, on the `job` events)
-			await this.deps.client.startJob("gc");
-			this.deps.notify("Archiving forgotten memories in the background…");
-			this.close();
-		} catch (error) {
-			renderGcError(this.contentEl, errorMessage(error, this.deps.offlineText()));
-		}
+		// a job: the daemon archives in the background, the status bar shows progress,
+		// and a notice tells the result (jobs-ui.ts, on the `job` events)
+		await this.deps.startJob();
+		this.close();
 	}
 
 	override onClose(): void {

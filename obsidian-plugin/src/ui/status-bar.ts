@@ -13,6 +13,7 @@ const STATE_CLASSES = [
 	"is-note",
 	"is-offline",
 	"is-warning",
+	"is-superseded",
 ];
 
 export class StatusBarRenderer {
@@ -34,6 +35,12 @@ export class StatusBarRenderer {
 			`is-${state}`,
 			"Decay score of this memory. Click to open the review queue.",
 		);
+	}
+
+	/** A memory that another one replaced: its score no longer matters. */
+	showSuperseded(successor: string | null): void {
+		const by = successor ? `Superseded by ${successor}.` : "Superseded.";
+		this.set("Memory superseded", "is-superseded", `${by} Click to open the review queue.`);
 	}
 
 	showOffline(message: string, label = "Memory daemon offline"): void {

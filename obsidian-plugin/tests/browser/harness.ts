@@ -11,6 +11,7 @@ import { renderReviewCard, cardKey, type ReviewCardActions } from "../../src/ui/
 import { ReviewPanel } from "../../src/ui/review-panel";
 import { renderRelated } from "../../src/ui/related-list";
 import { StatusBarRenderer } from "../../src/ui/status-bar";
+import { renderSupersededBanner } from "../../src/ui/superseded-banner";
 import { installObsidianDom } from "../mocks/obsidian-dom";
 
 declare global {
@@ -142,4 +143,7 @@ renderRelated(
 	"offline",
 	{ open: (i) => log(`open ${i.path}`) },
 );
+// A superseded note: the banner over the note, the status bar saying so.
+renderSupersededBanner(document.getElementById("note")!, "STM/Prefers Go for backend services.md", (path) => log(`open ${path}`));
+new StatusBarRenderer(document.getElementById("note-status")!.createDiv()).showSuperseded("STM/Prefers Go for backend services.md");
 document.body.dataset.ready = "yes";

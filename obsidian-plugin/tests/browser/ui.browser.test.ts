@@ -42,6 +42,8 @@ describe.skipIf(!CHROMIUM)("plugin UI in headless Chromium", () => {
 <div class="scene side" id="review-scene"><div id="review"></div></div>
 <div class="scene" id="card-scene"><div class="modal" tabindex="-1"><div class="modal-title">Review memories</div><div id="card"></div></div></div>
 <div class="scene side" id="related-scene"><div id="related"></div></div>
+<div class="scene note" id="note-scene"><div class="view-content" id="note"><div class="markdown-preview-view"><h2>Prefers Python</h2>
+<p>The user prefers Python for backend services and scripts.</p></div></div><div class="status-bar" id="note-status"></div></div>
 <script>${built.outputFiles[0].text}</script></body></html>`;
 		const file = join(await tempDir("mnemovault-browser-"), "ui.html");
 		await writeFile(file, html);
@@ -134,5 +136,25 @@ describe.skipIf(!CHROMIUM)("plugin UI in headless Chromium", () => {
 		await shot("#related-scene", "related-panel.png");
 		await rows.nth(1).click();
 		expect((await log()).at(-1)).toBe("open LTM/Auth tokens live 15 minutes.md");
+	});
+
+	it("superseded note: a banner at the top links to the successor; the status bar says superseded", async () => {
+		const banner = page.locator("#note > .mnemovault-superseded-banner");
+		expect(await banner.count()).toBe(1);
+		expect(await page.locator("#note > *").first().getAttribute("class")).toBe("mnemovault-superseded-banner");
+		expect(await banner.textContent()).toBe("Superseded This memory no longer holds; see Prefers Go for backend services.");
+		// styled by styles.css: a coloured edge and its own background, above the note's text
+		const style = await banner.evaluate((e) => ({ border: getComputedStyle(e).borderLeftWidth, bg: getComputedStyle(e).backgroundColor }));
+		expect(style.border).toBe("3px");
+		expect(style.bg).not.toBe("rgba(0, 0, 0, 0)");
+		const bannerBox = (await banner.boundingBox())!;
+		const textBox = (await page.locator("#note .markdown-preview-view").boundingBox())!;
+		expect(bannerBox.y + bannerBox.height).toBeLessThanOrEqual(textBox.y);
+		const status = page.locator("#note-status .mnemovault-status");
+		expect(await status.textContent()).toBe("Memory superseded");
+		expect(await status.evaluate((e) => getComputedStyle(e).textDecorationLine)).toBe("line-through");
+		await shot("#note-scene", "superseded-note.png");
+		await banner.locator("a.mnemovault-superseded-link").click();
+		expect((await log()).at(-1)).toBe("open STM/Prefers Go for backend services.md");
 	});
 });

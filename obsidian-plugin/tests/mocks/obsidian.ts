@@ -332,3 +332,15 @@ export function requestUrl(): never {
 }
 
 export function setIcon(): void {}
+
+/** An open Markdown note in a leaf (the superseded banner goes into its contentEl). */
+export class MarkdownView extends ItemView {
+	constructor(
+		leaf: WorkspaceLeaf,
+		public file: TFile | null,
+	) {
+		super(leaf);
+		leaf.view = this;
+		leaf.viewType = "markdown";
+	}
+}

@@ -1,67 +1,13 @@
 // @vitest-environment happy-dom
-import { join } from "node:path";
-import { App, Modal, Plugin, TFile, WorkspaceLeaf, type Command } from "../mocks/obsidian";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Plugin as ObsidianPlugin } from "obsidian";
-import { afterEach, describe, expect, it } from "vitest";
-import { DEFAULT_SETTINGS, type MnemovaultSettings } from "../../src/core/settings";
-import { MnemovaultController } from "../../src/obsidian/controller";
+import { describe, expect, it } from "vitest";
 import { REVIEW_VIEW_TYPE, type ReviewView } from "../../src/obsidian/review-view";
 import { RELATED_VIEW_TYPE, type RelatedView } from "../../src/obsidian/related-view";
-import { nodeLocatorEnv, nodeTimers } from "../../src/platform/node-env";
-import { nodeHttpRequester, nodeSseTransport } from "../../src/platform/node-http";
-import { error, startFakeDaemon, type FakeDaemon } from "../helpers/fake-daemon";
-import { makeMove, makeNote, makeStatus, tempDir, writeBridgeFile } from "../helpers/fixtures";
+import { makeRelated, setup } from "../helpers/controller-setup";
+import { error } from "../helpers/fake-daemon";
+import { makeMove, makeNote, makeStatus } from "../helpers/fixtures";
+import { Modal, TFile, WorkspaceLeaf } from "../mocks/obsidian";
 import { waitFor } from "../helpers/wait";
-
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-	for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-function makeRelated(path: string) {
-	return { path, id: null, title: path.replace(/^STM\//, "").replace(/\.md$/, ""), score: 0.5, state: "fading", similarity: 0.8 };
-}
-
-async function setup(settings: Partial<MnemovaultSettings> = {}, requestTimeoutMs?: number) {
-	const root = await tempDir();
-	const configDir = join(root, "config");
-	const vault = join(root, "vault");
-	const daemon: FakeDaemon = await startFakeDaemon();
-	cleanups.push(() => daemon.close());
-	await writeBridgeFile(configDir, vault, { port: daemon.port, token: daemon.token });
-	let note = makeNote({ path: "STM/jwt-rotation.md", score: 1, state: "fresh" });
-	daemon.routes.set("GET /api/note", () => ({ body: note }));
-	daemon.routes.set("GET /api/status", () => ({ body: makeStatus(vault) }));
-	daemon.routes.set("GET /api/review", () => ({ body: { items: [makeNote({ title: "Fading fact", score: 0.25, review_priority: 1, state: "danger" })] } }));
-	daemon.routes.set("POST /api/touch", () => {
-		note = { ...note, use_count: note.use_count + 1, score: 1.52 };
-		return { body: { note, old_score: 1, new_score: 1.52 } };
-	});
-	const app = new App(vault);
-	app.workspace.activeFile = new TFile("STM/jwt-rotation.md");
-	const plugin = new Plugin(app);
-	const notices: string[] = [];
-	const actions: { message: string; label: string; run: () => void }[] = [];
-	const asked: { preview: string; done: (tags: string[]) => void }[] = [];
-	const current: MnemovaultSettings = { ...DEFAULT_SETTINGS, ...settings };
-	const controller = new MnemovaultController({
-		plugin: plugin as unknown as ObsidianPlugin,
-		settings: () => current,
-		vaultPath: vault,
-		http: nodeHttpRequester(),
-		sse: nodeSseTransport,
-		locatorEnv: nodeLocatorEnv({ env: { MNEMOVAULT_CONFIG_DIR: configDir } }),
-		timers: nodeTimers(),
-		notify: (m) => notices.push(m),
-		notifyAction: (message, label, run) => actions.push({ message, label, run }),
-		askTags: (preview, done) => asked.push({ preview, done }),
-		requestTimeoutMs,
-	});
-	cleanups.push(() => controller.stop());
-	const command = (id: string): Command => plugin.commands.find((c) => c.id === id)!;
-	return { app, plugin, controller, daemon, notices, actions, asked, command, vault, bar: () => plugin.statusBarItems[0] };
-}
 
 describe("MnemovaultController with a real HTTP daemon", () => {
 	it("shows the active note's score and follows score_changed events live", async () => {
@@ -85,8 +31,10 @@ describe("MnemovaultController with a real HTTP daemon", () => {
 		expect(plugin.commands.map((c) => c.id).sort()).toEqual(
 			[
 				"archive-note",
+				"consolidate-note",
 				"open-related",
 				"open-review-queue",
+				"promote-all",
 				"promote-note",
 				"reinforce-note",
 				"restore-note",

@@ -33,6 +33,17 @@ describe("search modal", () => {
 		expect(open).toHaveBeenCalledWith("STM/jwt.md");
 	});
 
+	it("snippets are plain text: the daemon's **match** markers become highlights, never shown raw", () => {
+		const modal = new MemorySearchModal(new App() as never, { client: { search: vi.fn() }, timers: nodeTimers(), offlineText: () => "", open: vi.fn() });
+		const el = createDiv();
+		modal.renderSuggestion({ ...result, snippet: "…the **JWT** signing keys **rotate** every 90 days; a stray ** here…" }, el);
+		const snippet = el.querySelector(".mnemovault-search-snippet")!;
+		expect(snippet.textContent).toBe("…the JWT signing keys rotate every 90 days; a stray  here…");
+		expect(snippet.textContent).not.toContain("*");
+		expect(Array.from(snippet.querySelectorAll("mark")).map((m) => m.textContent)).toEqual(["JWT", "rotate"]);
+		expect(snippet.innerHTML).not.toContain("<b>");
+	});
+
 	it("explains an offline daemon in the empty state", async () => {
 		const search = vi.fn(async (): Promise<SearchResponse> => {
 			throw new BridgeOfflineError("refused", "x");

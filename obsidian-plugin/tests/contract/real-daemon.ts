@@ -1,0 +1,149 @@
+/**
+ * Starts the real Python daemon on a temp vault for a contract test file, and stops it.
+ * Needs the repository's Python environment: `MNEMOVAULT_PYTHON`, else `<repo>/.venv`;
+ * without one the test fails (never skipped).
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, readdir, realpath, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import { BridgeClient } from "../../src/core/bridge-client";
+import { locateBridge } from "../../src/core/bridge-locator";
+import { EventStream } from "../../src/core/event-stream";
+import type { BridgeEvent } from "../../src/core/types";
+import { nodeLocatorEnv, nodeTimers } from "../../src/platform/node-env";
+import { nodeHttpRequester, nodeSseTransport } from "../../src/platform/node-http";
+import { waitFor } from "../helpers/wait";
+
+export const REPO = resolve(fileURLToPath(new URL("../../..", import.meta.url)));
+
+export function findPython(): string {
+	const given = process.env.MNEMOVAULT_PYTHON;
+	if (given) {
+		if (!existsSync(given)) throw new Error(`MNEMOVAULT_PYTHON=${given} does not exist`);
+		return given;
+	}
+	const candidates = [join(REPO, ".venv", "bin", "python"), join(REPO, ".venv", "Scripts", "python.exe")];
+	const found = candidates.find((p) => existsSync(p));
+	if (!found) throw new Error(`no Python for the daemon: set MNEMOVAULT_PYTHON or create ${candidates[0]}`);
+	return found;
+}
+
+/** Runs Python in the repository (for setting up a vault); throws with its stderr. */
+export function runPython(python: string, script: string, args: string[]): string {
+	const run = spawnSync(python, ["-c", script, ...args], { cwd: REPO, encoding: "utf8" });
+	if (run.status !== 0) throw new Error(`python failed: ${run.stderr || String(run.error)}`);
+	return run.stdout;
+}
+
+export interface RealDaemon {
+	vault: string;
+	client: BridgeClient;
+	events: BridgeEvent[];
+	log: () => string;
+	stop: () => Promise<void>;
+}
+
+/**
+ * A daemon on `vault` (filled by `prepare`), with the plugin's client and event stream.
+ * `env` adds daemon settings (MNEMOVAULT_EMBEDDINGS...).
+ */
+export async function startRealDaemon(opts: {
+	prepare: (python: string, vault: string) => void;
+	env?: Record<string, string>;
+	timeoutMs?: number;
+}): Promise<RealDaemon> {
+	const python = findPython();
+	const root = await realpath(await mkdtemp(join(tmpdir(), "mnemovault-contract-")));
+	const vault = join(root, "vault");
+	const configDir = join(root, "config");
+	opts.prepare(python, vault);
+	const child: ChildProcess = spawn(python, ["-m", "bridge.cli", "daemon", "--vault", vault], {
+		cwd: REPO,
+		stdio: ["ignore", "ignore", "pipe"],
+		env: {
+			...process.env,
+			MNEMOVAULT_CONFIG_DIR: configDir,
+			MNEMOVAULT_DATA_DIR: join(root, "data"),
+			MNEMOVAULT_LOG_DIR: join(root, "log"),
+			MNEMOVAULT_EMBEDDINGS: "false",
+			MNEMOVAULT_QUIET_SECONDS: "0",
+			MNEMOVAULT_LIFECYCLE_INTERVAL_SECONDS: "3600",
+			MNEMOVAULT_AUTO_PROMOTE: "false",
+			MNEMOVAULT_AUTO_GC: "false",
+			...opts.env,
+		},
+	});
+	let log = "";
+	child.stderr?.setEncoding("utf8");
+	child.stderr?.on("data", (chunk: string) => (log += chunk));
+	const exited = new Promise<void>((done) => child.once("exit", () => done()));
+	const running = () => child.exitCode === null && child.signalCode === null;
+	const start = Date.now();
+	for (;;) {
+		if (!running()) throw new Error(`the daemon exited early (code ${String(child.exitCode)}):\n${log}`);
+		const files = await readdir(join(configDir, "bridges")).catch(() => [] as string[]);
+		if (files.some((n) => n.endsWith(".json"))) break;
+		if (Date.now() - start > 60_000) throw new Error(`no bridge file after 60 s; daemon output:\n${log}`);
+		await sleep(100);
+	}
+	const env = nodeLocatorEnv({ env: { MNEMOVAULT_CONFIG_DIR: configDir } });
+	const client = new BridgeClient({
+		http: nodeHttpRequester(),
+		timers: nodeTimers(),
+		timeoutMs: opts.timeoutMs ?? 15_000,
+		locate: () => locateBridge(vault, env),
+	});
+	const events: BridgeEvent[] = [];
+	const stream = new EventStream({
+		transport: nodeSseTransport,
+		target: () => client.streamTarget(),
+		timers: nodeTimers(),
+		onEvent: (event) => events.push(event),
+		onStatus: () => undefined,
+		initialDelayMs: 200,
+	});
+	stream.start();
+	await waitFor(() => events.some((e) => e.type === "hello"), 15_000, "the event stream's hello");
+	return {
+		vault,
+		client,
+		events,
+		log: () => log,
+		stop: async () => {
+			stream.stop();
+			if (running()) {
+				child.kill("SIGTERM");
+				const done = await Promise.race([exited.then(() => true), sleep(5000).then(() => false)]);
+				if (!done && running()) {
+					child.kill("SIGKILL");
+					await exited;
+				}
+			}
+			await rm(root, { recursive: true, force: true });
+		},
+	};
+}
+
+/** The sample vault, its dates shifted to today. */
+export function sampleVault(python: string, target: string): void {
+	runPython(
+		python,
+		"import sys; from pathlib import Path; from vault_sync.sample import shifted_copy; " +
+			"from vault_sync.dates import utc_now; shifted_copy(Path(sys.argv[1]), Path(sys.argv[2]), utc_now())",
+		[join(REPO, "sample-vault"), target],
+	);
+}
+
+/** Waits for the job's end event and returns it. */
+export async function jobEnd(d: RealDaemon, id: string, ms = 60_000) {
+	const end = () =>
+		d.events.find((e) => e.type === "job" && e.data.id === id && e.data.state !== "running") as
+			| Extract<BridgeEvent, { type: "job" }>
+			| undefined;
+	await waitFor(() => end() !== undefined, ms, `job ${id} to end`);
+	return end()!.data;
+}
