@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from ..dates import parse_datetime
 from ..edit import patch_bytes, swap_bytes
+from ..editor_hold import held_matcher
 from ..index import queries
 from ..index.sync import ScoreWrite
 from ..note import checksum_of, parse_note
@@ -29,6 +30,7 @@ class SweepReport:
     written: int = 0
     unchanged: int = 0
     quiet: int = 0  # modified within quiet_seconds: left for the next sweep
+    held: int = 0  # open in the editor (editor_hold.py): left for the first sweep after
     invalid: list[dict] = field(default_factory=list)  # notes with problems: never written
     ids_assigned: int = 0
     errors: list[dict] = field(default_factory=list)
@@ -54,9 +56,11 @@ def recently_modified(svc: "MemoryService", rel: str) -> bool:
 
 
 def sweep(svc: "MemoryService", paths: list[str] | None = None, full: bool = False) -> SweepReport:
-    """Rewrite what is due (see vault_sync/quiet.py); `full`: every score that moved, now."""
+    """Rewrite what is due (see vault_sync/quiet.py); `full`: every score that moved, now.
+    The note open in the editor is never written here, `full` or not (editor_hold.py)."""
     started = time.perf_counter()
     now = svc.now()
+    held = held_matcher(svc.editor.held())
     params, prec = svc.params, svc.settings.score_precision
     refresh_s = 0.0 if full else svc.settings.score_refresh_hours * 3600.0
     report = SweepReport()
@@ -79,6 +83,9 @@ def sweep(svc: "MemoryService", paths: list[str] | None = None, full: bool = Fal
             if row["id"] is not None and (same or written_is_current(params, row, last, exact, now, prec, refresh_s)):
                 report.unchanged += 1
                 continue
+        if held(row["path"]):
+            report.held += 1
+            continue
         if recently_modified(svc, row["path"]):
             report.quiet += 1
             continue
