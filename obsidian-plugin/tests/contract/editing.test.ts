@@ -124,7 +124,8 @@ beforeAll(async () => {
 			const info = JSON.parse(await readFile(join(bridges, files[0]), "utf8")) as { port: number; token: string };
 			base = `http://127.0.0.1:${info.port}`;
 			token = info.token;
-			break;
+			// the file is written just before the server listens: ready once status answers
+			if ((await api("GET", "/api/status").catch(() => ({ status: 0 }))).status === 200) break;
 		}
 		if (Date.now() - start > 30_000) throw new Error(`no bridge file after 30 s; daemon output:\n${daemonLog}`);
 		await sleep(100);
