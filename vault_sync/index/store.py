@@ -87,6 +87,7 @@ class IndexStore:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         self.lock = threading.RLock()
         self.names_version = 0  # bumped when the set of paths or aliases changes (link resolution)
+        self.writes_begun = 0  # transactions begun on this connection
         self.fts_writes = 0  # single-note FTS writes since the FTS index was last merged
         self._fts_merge_at = FTS_OPTIMIZE_AFTER  # raised on a big index, where a merge costs more
         self.resolver_cache = None
@@ -144,6 +145,7 @@ class IndexStore:
     def transaction(self) -> Iterator[sqlite3.Connection]:
         with self.lock:
             self.db.execute("BEGIN IMMEDIATE")
+            self.writes_begun += 1  # every change to notes happens in here (write_signature)
             try:
                 yield self.db
             except BaseException:
@@ -290,6 +292,13 @@ class IndexStore:
         with self.lock:
             version = self.db.execute("PRAGMA data_version").fetchone()[0]
             return (self.db.total_changes, version)
+
+    def write_signature(self) -> tuple[int, int]:
+        """Differs after any transaction, ours or another process's; unlike change_signature,
+        not after a meta value (the daemon records each background run there)."""
+        with self.lock:
+            version = self.db.execute("PRAGMA data_version").fetchone()[0]
+            return (self.writes_begun, version)
 
     def prune_embeddings(self) -> int:
         """Delete vectors no note uses any more (edited or deleted notes). Returns how many."""

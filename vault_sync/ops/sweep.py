@@ -18,6 +18,7 @@ from ..note import checksum_of, parse_note
 from ..patch import REMOVE, PatchError
 from ..scoring import review_priority, score_at
 from ..batch import OldCopies, Staged, write_many
+from . import sweep_memo
 from ..quiet import due_fields, written_is_current
 
 if TYPE_CHECKING:
@@ -31,6 +32,7 @@ class SweepReport:
     unchanged: int = 0
     quiet: int = 0  # modified within quiet_seconds: left for the next sweep
     held: int = 0  # open in the editor (editor_hold.py): left for the first sweep after
+    remembered: bool = False  # answered from the last quiet pass, no row read (sweep_memo.py)
     invalid: list[dict] = field(default_factory=list)  # notes with problems: never written
     ids_assigned: int = 0
     errors: list[dict] = field(default_factory=list)
@@ -60,15 +62,25 @@ def sweep(svc: "MemoryService", paths: list[str] | None = None, full: bool = Fal
     The note open in the editor is never written here, `full` or not (editor_hold.py)."""
     started = time.perf_counter()
     now = svc.now()
-    held = held_matcher(svc.editor.held())
+    held_path = svc.editor.held()
+    held = held_matcher(held_path)
     params, prec = svc.params, svc.settings.score_precision
     refresh_s = 0.0 if full else svc.settings.score_refresh_hours * 3600.0
     report = SweepReport()
+    whole = paths is None and not full  # a pass that may be remembered, or answered from memory
+    key = sweep_memo.key_of(svc, refresh_s, held_path)
+    memo = sweep_memo.recall(svc, key, now) if whole else None
+    if memo is not None:  # nothing changed in the index and nothing is due yet: no row read
+        report.scanned, report.unchanged, report.held = memo.scanned, memo.unchanged, memo.held
+        report.invalid, report.remembered = [dict(i) for i in memo.invalid], True
+        report.seconds = time.perf_counter() - started
+        return report
     rows = queries.sweep_rows(svc.store)
     if paths is not None:
         wanted = set(paths)
         rows = [r for r in rows if r["path"] in wanted]
     due: list[tuple] = []  # (row, value, prio) of notes whose file must change
+    alone: list[tuple] = []  # (row, last) of notes left alone, for the memory of a quiet pass
     for row in rows:
         report.scanned += 1
         if not row["writable"]:
@@ -79,9 +91,11 @@ def sweep(svc: "MemoryService", paths: list[str] | None = None, full: bool = Fal
         value = prio = None
         if exact is not None:
             value, prio = round(exact, prec), round(review_priority(params, exact), prec)
+            # the rule of quiet.left_alone, with the score computed once
             same = row["decay_score"] is not None and round(row["decay_score"], prec) == value and row["review_priority"] is not None and round(row["review_priority"], prec) == prio
             if row["id"] is not None and (same or written_is_current(params, row, last, exact, now, prec, refresh_s)):
                 report.unchanged += 1
+                alone.append((row, last))
                 continue
         if held(row["path"]):
             report.held += 1
@@ -90,6 +104,8 @@ def sweep(svc: "MemoryService", paths: list[str] | None = None, full: bool = Fal
             report.quiet += 1
             continue
         due.append((row, value, prio))
+    if whole and not due and not report.quiet:
+        sweep_memo.remember(svc, key, now, alone, report.scanned, report.held, report.invalid, refresh_s)
     chunk = svc.settings.sweep_chunk  # notes prepared, flushed and swapped per round; their old copies take the next round's bytes
     with OldCopies() as old_copies:
         for i in range(0, len(due), chunk):
