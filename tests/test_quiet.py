@@ -232,3 +232,27 @@ def test_a_remembered_quiet_pass_never_hides_a_crossing(empty_vault):
     assert remembered > 100  # most passes were answered from memory
     assert {p.name: p.read_bytes() for p in (empty_vault / "STM").iterdir()} == {p.name: p.read_bytes() for p in (twin / "STM").iterdir()}
     svc.close(), ref.close()
+
+
+def test_the_memory_of_a_quiet_pass_survives_a_reconcile_that_found_nothing_and_ends_with_an_edit(empty_vault):
+    for i in range(20):
+        last = FIXED_NOW - timedelta(hours=2)
+        (empty_vault / "STM" / f"m{i:02d}.md").write_text(_note(last).replace("000000000001", f"{i:012d}"), encoding="utf-8")
+    (empty_vault / "picture.png").write_bytes(b"\x89PNG")
+    clock = Clock(FIXED_NOW)
+    svc = _service(empty_vault, clock)
+    assert svc.sweep()["written"] == 20
+    clock.now += timedelta(minutes=5)
+    assert svc.sweep()["remembered"] is False
+    clock.now += timedelta(minutes=5)
+    assert svc.sweep()["remembered"] is True
+    svc.sync()  # the watcher's periodic reconcile: the attachment list and last_sync are rewritten
+    svc.store.set_meta("background", "{}")  # what the daemon records after each run
+    assert svc.sweep()["remembered"] is True
+    note = empty_vault / "STM" / "m03.md"
+    note.write_text(note.read_text(encoding="utf-8").replace("strength: 1.0", "strength: 1.5"), encoding="utf-8")
+    svc.sync()
+    report = svc.sweep()
+    assert (report["remembered"], report["written"]) == (False, 1)
+    assert _fm(note)["decay_score"] > 1.0
+    svc.close()

@@ -106,6 +106,8 @@ def sweep(svc: "MemoryService", paths: list[str] | None = None, full: bool = Fal
         due.append((row, value, prio))
     if whole and not due and not report.quiet:
         sweep_memo.remember(svc, key, now, alone, report.scanned, report.held, report.invalid, refresh_s)
+    elif due:
+        sweep_memo.forget(svc)  # its score writes are recorded in the index without an upsert
     chunk = svc.settings.sweep_chunk  # notes prepared, flushed and swapped per round; their old copies take the next round's bytes
     with OldCopies() as old_copies:
         for i in range(0, len(due), chunk):
