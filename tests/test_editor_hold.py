@@ -252,3 +252,33 @@ def test_sweep_full_over_rpc_refreshes_now_and_is_strictly_typed(setup):
     assert r.status_code == 200 and r.json()["result"]["written"] == 4
     assert all(before[k] != v for k, v in _hashes(vault).items())
     assert_index_matches_rebuild(svc)
+
+
+def test_the_cli_sweep_goes_through_the_daemon_and_skips_the_note_open_in_its_editor(tmp_path):
+    from daemon_util import QUIET_LIFECYCLE, Daemon, cli
+
+    vault = tmp_path / "vault"
+    (vault / "STM").mkdir(parents=True)
+    last = FIXED_NOW - timedelta(days=1)
+    d = Daemon(vault, tmp_path / "home", MNEMOVAULT_QUIET_SECONDS="0", **QUIET_LIFECYCLE)
+    try:
+        d.start()
+        assert d.post("/api/editing", {"path": "STM/open.md"}).json() == {"path": "STM/open.md", "hold_seconds": 60}
+        for n, name in ((1, "open"), (2, "twin")):  # created after the report, as a new note in the editor
+            (vault / "STM" / f"{name}.md").write_text(_note(n, last), encoding="utf-8")
+        assert wait_for(lambda: all(d.get("/api/note", params={"path": f"STM/{x}.md"}).status_code == 200 for x in ("open", "twin")))
+        original = (vault / "STM" / "open.md").read_bytes()
+        out = cli("sweep", "--full", "--json", "--vault", str(vault), env=d.env)
+        assert out.returncode == 0, out.stderr
+        import json
+
+        report = json.loads(out.stdout)
+        assert report["held"] == 1 and report["written"] == 1
+        assert (vault / "STM" / "open.md").read_bytes() == original
+        assert b"decay_score:" in (vault / "STM" / "twin.md").read_bytes()
+        d.post("/api/editing", {"path": None})
+        out = cli("sweep", "--vault", str(vault), env=d.env)
+        assert out.returncode == 0 and "1 written" in out.stdout, out.stdout
+        assert (vault / "STM" / "open.md").read_bytes() != original
+    finally:
+        d.close()
