@@ -75,6 +75,7 @@ def sweep(svc: "MemoryService", paths: list[str] | None = None, full: bool = Fal
         report.invalid, report.remembered = [dict(i) for i in memo.invalid], True
         report.seconds = time.perf_counter() - started
         return report
+    signature = svc.store.write_signature()  # before the rows: a change while we read them ends the memory
     rows = queries.sweep_rows(svc.store)
     if paths is not None:
         wanted = set(paths)
@@ -105,7 +106,7 @@ def sweep(svc: "MemoryService", paths: list[str] | None = None, full: bool = Fal
             continue
         due.append((row, value, prio))
     if whole and not due and not report.quiet:
-        sweep_memo.remember(svc, key, now, alone, report.scanned, report.held, report.invalid, refresh_s)
+        sweep_memo.remember(svc, key, signature, now, alone, report.scanned, report.held, report.invalid, refresh_s)
     elif due:
         sweep_memo.forget(svc)  # its score writes are recorded in the index without an upsert
     chunk = svc.settings.sweep_chunk  # notes prepared, flushed and swapped per round; their old copies take the next round's bytes

@@ -65,10 +65,11 @@ def forget(svc: "MemoryService") -> None:
     _MEMO.pop(svc.store, None)
 
 
-def remember(svc: "MemoryService", key: tuple[Any, ...], now: datetime, alone: list[tuple[Any, datetime]],
-             scanned: int, held: int, invalid: list[dict[str, Any]], refresh_s: float) -> None:
+def remember(svc: "MemoryService", key: tuple[Any, ...], signature: tuple[int, int], now: datetime,
+             alone: list[tuple[Any, datetime]], scanned: int, held: int, invalid: list[dict[str, Any]], refresh_s: float) -> None:
     """After a pass that changed nothing: how long nothing is due, if at least 15 minutes.
-    `alone`: (row, last use) of every note the pass left alone."""
+    `signature`: the index's, taken before the pass read its rows; `alone`: (row, last use)
+    of every note the pass left alone."""
     params, prec = svc.params, svc.settings.score_precision
     pending = alone
     until = None
@@ -80,4 +81,4 @@ def remember(svc: "MemoryService", key: tuple[Any, ...], now: datetime, alone: l
     if until is None:
         forget(svc)
         return
-    _MEMO[svc.store] = Quiet(svc.store.write_signature(), key, now, until, scanned, len(alone), held, invalid)
+    _MEMO[svc.store] = Quiet(signature, key, now, until, scanned, len(alone), held, invalid)
