@@ -69,14 +69,10 @@ def sweep(
     full: bool = typer.Option(False, "--full", help="Refresh every written score that moved now, not once per score_refresh_hours."),
 ):
     """Recompute decay scores in STM; write back what is due (used, new state, or older than score_refresh_hours)."""
+    from .operations import call
 
-    def go():
-        from .context import open_service
-
-        with open_service(vault) as svc:
-            emit(svc.sweep(full=full), as_json, output.render_sweep)
-
-    run(go)
+    # through the daemon when one serves the vault: it knows which note is open in the editor
+    run(lambda: emit(call(vault, "sweep", full=full), as_json, output.render_sweep))
 
 
 @app.command()

@@ -180,6 +180,7 @@ def build_app(svc, token: str, port_ref: Callable[[], int], mcp_app=None, state:
                                                                        used_since=a.used_since, include_superseded=a.include_superseded)), S.SearchQuery, "GET"),
               methods=["GET"]),
         Route("/api/sync", endpoint(lambda a: (lambda: svc.sync()), S.NoArgs), methods=["POST"]),
+        Route("/api/editing", endpoint(lambda a: (lambda: svc.editing(a.path)), S.EditingArgs), methods=["POST"]),
         Route("/api/rpc", endpoint(rpc_fn, S.RpcBody), methods=["POST"]),
         Route("/api/events", events_endpoint, methods=["GET"]),
     ]

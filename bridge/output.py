@@ -57,6 +57,7 @@ def render_sweep(r: dict) -> None:
     console.print(
         f"swept {r['scanned']} memories in {r['seconds']:.2f}s: {r['written']} written, {r['unchanged']} unchanged, "
         f"{r['quiet']} recently edited (left for later), {len(r['invalid'])} with problems (left alone)"
+        + (f", {r['held']} open in the editor (written once it is closed or idle)" if r.get("held") else "")
     )
     for item in r["invalid"]:
         console.print(f"  [yellow]{item['path']}[/]: {item['cause']}")

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict, ValidationError, model_validator
 
 from vault_sync import limits as L
+from vault_sync.editor_hold import check_path
 from vault_sync.errors import InvalidInput
 
 # -- field types (shared with bridge/mcp_server.py) --
@@ -42,6 +43,17 @@ SaidAt = Annotated[str, Strict(), Field(min_length=1, max_length=40)]
 Days = Annotated[float, Field(gt=0, le=365_000, allow_inf_nan=False)]
 When = Annotated[str, Strict(), Field(min_length=1, max_length=40,
                                       description="An ISO date/time (2026-05-01) or a duration back from now (7d, 12h, 2w).")]
+
+
+def _note_path(value: str) -> str:
+    try:
+        return check_path(value)
+    except InvalidInput as exc:
+        raise ValueError(str(exc)) from None
+
+
+# a vault-relative Markdown path as the editor names it (no '..', not absolute, ends .md)
+NotePath = Annotated[str, Strict(), Field(min_length=1, max_length=L.MAX_REF_CHARS), AfterValidator(_note_path)]
 
 
 class Args(BaseModel):
@@ -137,6 +149,15 @@ class NoArgs(Args):
     pass
 
 
+class SweepArgs(Args):
+    full: Flag = False
+
+
+class EditingArgs(Args):
+    """The note open in the editor, or null: `path` is required (null is a report too)."""
+    path: NotePath | None
+
+
 class RefsArgs(Args):
     refs: Refs
 
@@ -149,8 +170,8 @@ RPC_ARGS: dict[str, type[Args]] = {
     "save": SaveArgs, "touch": TouchArgs, "observe": ObserveArgs, "review": ReviewArgs, "promote": PromoteArgs, "promote_all": PromoteAllArgs,
     "gc": GcArgs, "archive": RefArgs, "restore": RefArgs, "relate": RelateArgs, "graph": GraphArgs,
     "search": SearchArgs, "cluster": ClusterArgs, "consolidate": ConsolidateArgs, "status": NoArgs,
-    "sweep": NoArgs, "note": RefArgs, "get_memory": RefsArgs, "read_note": PathArgs, "conflicts": NoArgs,
-    "resolve_conflict": PathArgs, "supersede": SupersedeArgs, "brief": BriefArgs,
+    "sweep": SweepArgs, "note": RefArgs, "get_memory": RefsArgs, "read_note": PathArgs, "conflicts": NoArgs,
+    "resolve_conflict": PathArgs, "supersede": SupersedeArgs, "brief": BriefArgs, "editing": EditingArgs,
 }
 
 

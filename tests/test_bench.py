@@ -25,6 +25,9 @@ def test_bench_quick_on_200_notes(tmp_path):
     s = r["stm_sweep"]
     assert s["notes"] == 200 and s["written"] > 100 and s["second_written"] == 0  # a day later most scores moved
     assert s["floor_s"] > 0 and s["ratio_to_floor"] > 0
+    q = r["quiet_sweep"]  # unchanged STM notes, nothing due: no file written, later passes read no row
+    assert q["notes"] == 200 and q["written"] == 0 and q["files_changed"] == 0 and q["remembered"] == q["rounds"]
+    assert 0 < q["seconds"] < q["first_look_s"] and q["floor_s"] > 0
     assert r["promote"]["moved"] > 0 and r["gc"]["moved"] > 0
     assert r["cli_search"]["direct_s"] > 0 and r["cli_search"]["daemon_s"] > 0
     assert r["rss_mb"]["model_off"] > 10

@@ -17,7 +17,7 @@ from typing import Any
 
 from .dates import parse_datetime
 from .due import due_dates
-from .scoring import ScoringParams, decide, score_at, state_of
+from .scoring import ScoringParams, decide, review_priority, score_at, state_of
 
 
 def state_at(p: ScoringParams, value: float, use_count: int, age_s: float | None) -> str:
@@ -39,6 +39,18 @@ def written_is_current(p: ScoringParams, row: Any, last: datetime, exact: float,
     created = parse_datetime(row["created"])
     age = (now - created).total_seconds() if created else None
     return state_at(p, written, row["use_count"], age) == state_at(p, exact, row["use_count"], age)
+
+
+def left_alone(p: ScoringParams, row: Any, last: datetime, now: datetime, prec: int, refresh_s: float) -> bool:
+    """Whether the sweep at `now` leaves this note's file as it is (the index's reading of it)."""
+    if row["id"] is None:
+        return False  # it gets an id
+    exact = score_at(p, row["use_count"], last, row["strength"], now)
+    value = round(exact, prec)
+    if row["decay_score"] is not None and round(row["decay_score"], prec) == value and row["review_priority"] is not None \
+            and round(row["review_priority"], prec) == round(review_priority(p, exact), prec):
+        return True
+    return written_is_current(p, row, last, exact, now, prec, refresh_s)
 
 
 def due_fields(p: ScoringParams, use_count: int, strength: float, last_used: datetime) -> dict[str, date | None]:

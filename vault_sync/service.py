@@ -8,6 +8,7 @@ from typing import Any, Callable
 
 from . import background
 from .dates import utc_now
+from .editor_hold import HOLD_SECONDS, EditorHold
 from .errors import Ambiguous, InvalidInput, NotFound, PathOutsideVault
 from .index import queries
 from .index.resolver import build_resolver
@@ -47,6 +48,7 @@ class MemoryService:
         self.embedder = None  # set when embeddings are enabled (search module)
         self.vectors = None  # the in-memory vector cache (search module)
         self.runtime = Runtime(self)  # the watcher and the lease, when a front end starts them
+        self.editor = EditorHold(self.now)  # the note open in the editor: background writes wait (issue 16)
 
     @property
     def watcher(self):
@@ -133,6 +135,11 @@ class MemoryService:
             with self.writes.operation():
                 ids_op.fix_duplicate_ids(self, report)
 
+    def editing(self, path: str | None) -> dict:
+        """The plugin reports the note open in the editor (None: none). Background writes
+        skip it until another report, or HOLD_SECONDS without one (vault_sync/editor_hold.py)."""
+        return {"path": self.editor.report(path), "hold_seconds": int(HOLD_SECONDS)}
+
     # -- lookups --
     def resolve(self, ref: str, kinds: tuple[str, ...] | None = None):
         """An indexed note by memory id or vault-relative path."""
@@ -209,6 +216,7 @@ class MemoryService:
             "quarantined": moves.quarantined(self),
             "background": background.state(self),
             "supersession_cycles": supersede_op.cycles(self),
+            "editing": self.editor.held(),
         }
 
     def embedding_status(self) -> dict:

@@ -21,6 +21,7 @@ from vault_sync.fmblock import find_block, load_yaml
 
 from .generate import generate
 from .quiet_day import quiet_day_figures
+from .quiet_sweep import unchanged_sweep
 from .sweep_bench import stm_sweep
 
 
@@ -198,6 +199,8 @@ def run_bench(notes: int | None, vault_dir: Path | None, quick: bool, progress: 
         result["sweep"].update(hour_later_seconds=time.perf_counter() - t, hour_later_written=later["written"])
         progress("a quiet day: the default lifecycle every 5 simulated minutes for 24 h")
         result["quiet_day"] = quiet_day_figures(100 if quick else 300)
+        result["quiet_sweep"] = unchanged_sweep(notes or 10_000, work, now, lambda v, i, clock: _service(v, i, clock=clock, embeddings=False),
+                                                progress)
         progress("promote and gc")
         result["promote"] = _moves(svc.promote_all(dry_run=True)["candidates"], svc.promote)
         result["gc"] = _moves(svc.gc(dry_run=True)["candidates"], lambda ref: svc.archive(ref, reason="bench gc"))

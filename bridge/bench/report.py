@@ -42,6 +42,14 @@ def rows(r: dict) -> list[tuple[str, str, str]]:
              f"{_f(t['writes_per_note_per_day'], '{:.2f}')} ({_f(t['rewrites_per_note_per_day'], '{:.2f}')})", "<= 1.0"),
             ("  score_refresh_hours 0 (the exact write-back of before)", _f(x["writes_per_note_per_day"], "{:.1f}"), ""),
         ]
+    if "quiet_sweep" in r:
+        q = r["quiet_sweep"]
+        out += [
+            (f"sweep of {q['notes']} unchanged STM notes, nothing due (s) / files written",
+             f"{_f(q['seconds'], '{:.4f}')} / {q['files_changed']}", "< 0.1 s / 0"),
+            ("  floor: the STM rows read from the index (s) / ratio", f"{_f(q['floor_s'])} / {_f(q['ratio_to_floor'], '{:.3f}x')}", ""),
+            ("  first pass after a change: every row scored (s) / ratio", f"{_f(q['first_look_s'])} / {_f(q['first_look_ratio'], '{:.1f}x')}", ""),
+        ]
     out += [
         ("promote: candidates / moved / per s", f"{r['promote']['candidates']} / {r['promote']['moved']} / {_f(r['promote']['per_s'], '{:.1f}')}", ""),
         ("gc: candidates / moved / per s", f"{r['gc']['candidates']} / {r['gc']['moved']} / {_f(r['gc']['per_s'], '{:.1f}')}", ""),

@@ -87,6 +87,7 @@ class IndexStore:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         self.lock = threading.RLock()
         self.names_version = 0  # bumped when the set of paths or aliases changes (link resolution)
+        self.notes_version = 0  # bumped by every change to a note's row on this connection (write_signature)
         self.fts_writes = 0  # single-note FTS writes since the FTS index was last merged
         self._fts_merge_at = FTS_OPTIMIZE_AFTER  # raised on a big index, where a merge costs more
         self.resolver_cache = None
@@ -149,6 +150,7 @@ class IndexStore:
             except BaseException:
                 self.db.execute("ROLLBACK")
                 self.names_version += 1  # the cached resolver may describe rows rolled back
+                self.notes_version += 1
                 raise
             self.db.execute("COMMIT")
 
@@ -184,6 +186,7 @@ class IndexStore:
 
     # -- writes (call inside transaction()) --
     def upsert(self, db: sqlite3.Connection, note: Note, kind: str, stat: Stat, reuse_rowid: int | None = None) -> int:
+        self.notes_version += 1
         row = note_row(note, kind, stat)
         existing = db.execute("SELECT rowid FROM notes WHERE path=?", (note.path,)).fetchone()
         rowid = existing[0] if existing else reuse_rowid
@@ -236,6 +239,7 @@ class IndexStore:
         """Notes whose paths are not indexed yet, in bulk (a cold index is mostly this)."""
         if not notes:
             return []
+        self.notes_version += 1
         start = (db.execute("SELECT max(rowid) FROM notes").fetchone()[0] or 0) + 1
         rowids = list(range(start, start + len(notes)))
         db.executemany(
@@ -259,6 +263,7 @@ class IndexStore:
             db.execute("DELETE FROM problems WHERE path=?", (old_path,))
 
     def delete_path(self, db: sqlite3.Connection, path: str) -> int | None:
+        self.notes_version += 1
         row = db.execute("SELECT rowid FROM notes WHERE path=?", (path,)).fetchone()
         db.execute("DELETE FROM problems WHERE path=?", (path,))
         if not row:
@@ -270,11 +275,13 @@ class IndexStore:
         return row[0]
 
     def move_row(self, db: sqlite3.Connection, old_path: str, new_path: str) -> None:
+        self.notes_version += 1
         db.execute("DELETE FROM problems WHERE path=?", (old_path,))
         db.execute("UPDATE notes SET path=? WHERE path=?", (new_path, old_path))
         self._paths_changed(added=new_path, removed=old_path)
 
     def touch_stat(self, db: sqlite3.Connection, path: str, stat: Stat) -> None:
+        self.notes_version += 1
         db.execute("UPDATE notes SET mtime_ns=?, size=? WHERE path=?", (stat.mtime_ns, stat.size, path))
 
     # -- reads --
@@ -290,6 +297,14 @@ class IndexStore:
         with self.lock:
             version = self.db.execute("PRAGMA data_version").fetchone()[0]
             return (self.db.total_changes, version)
+
+    def write_signature(self) -> tuple[int, int]:
+        """Differs after a change to any note's row here, or any commit by another process;
+        unlike change_signature, not after a meta value or the attachment list (a reconcile
+        that found nothing new writes both)."""
+        with self.lock:
+            version = self.db.execute("PRAGMA data_version").fetchone()[0]
+            return (self.notes_version, version)
 
     def prune_embeddings(self) -> int:
         """Delete vectors no note uses any more (edited or deleted notes). Returns how many."""

@@ -6,6 +6,7 @@ import math
 from typing import TYPE_CHECKING
 
 from ..dates import format_datetime
+from ..editor_hold import held_matcher
 from ..errors import InvalidInput, WrongState
 from ..index import queries
 from ..index.resolver import build_resolver
@@ -278,8 +279,12 @@ def run_lifecycle(svc: "MemoryService") -> dict:
 
     Notes the person modified within quiet_seconds are left alone; which ones is decided
     before the sweep, whose own score writes must not make every note look "just edited".
+    The note open in the editor waits too (editor_hold.py): the sweep skips it, and it is
+    promoted or archived on the first run after the editor lets it go.
     """
-    quiet = {p for p in queries.stm_paths(svc.store) if recently_modified(svc, p)}
+    paths = queries.stm_paths(svc.store)
+    held = held_matcher(svc.editor.held())
+    quiet = {p for p in paths if held(p) or recently_modified(svc, p)}
     report: dict = {"sweep": svc.sweep()}
     if svc.settings.auto_promote:
         report["promote"] = _promote_all(svc, False, quiet)

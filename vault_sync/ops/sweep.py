@@ -11,12 +11,14 @@ from typing import TYPE_CHECKING
 
 from ..dates import parse_datetime
 from ..edit import patch_bytes, swap_bytes
+from ..editor_hold import held_matcher
 from ..index import queries
 from ..index.sync import ScoreWrite
 from ..note import checksum_of, parse_note
 from ..patch import REMOVE, PatchError
 from ..scoring import review_priority, score_at
 from ..batch import OldCopies, Staged, write_many
+from . import sweep_memo
 from ..quiet import due_fields, written_is_current
 
 if TYPE_CHECKING:
@@ -29,6 +31,8 @@ class SweepReport:
     written: int = 0
     unchanged: int = 0
     quiet: int = 0  # modified within quiet_seconds: left for the next sweep
+    held: int = 0  # open in the editor (editor_hold.py): left for the first sweep after
+    remembered: bool = False  # answered from the last quiet pass, no row read (sweep_memo.py)
     invalid: list[dict] = field(default_factory=list)  # notes with problems: never written
     ids_assigned: int = 0
     errors: list[dict] = field(default_factory=list)
@@ -54,17 +58,30 @@ def recently_modified(svc: "MemoryService", rel: str) -> bool:
 
 
 def sweep(svc: "MemoryService", paths: list[str] | None = None, full: bool = False) -> SweepReport:
-    """Rewrite what is due (see vault_sync/quiet.py); `full`: every score that moved, now."""
+    """Rewrite what is due (see vault_sync/quiet.py); `full`: every score that moved, now.
+    The note open in the editor is never written here, `full` or not (editor_hold.py)."""
     started = time.perf_counter()
     now = svc.now()
+    held_path = svc.editor.held()
+    held = held_matcher(held_path)
     params, prec = svc.params, svc.settings.score_precision
     refresh_s = 0.0 if full else svc.settings.score_refresh_hours * 3600.0
     report = SweepReport()
+    whole = paths is None and not full  # a pass that may be remembered, or answered from memory
+    key = sweep_memo.key_of(svc, refresh_s, held_path)
+    memo = sweep_memo.recall(svc, key, now) if whole else None
+    if memo is not None:  # nothing changed in the index and nothing is due yet: no row read
+        report.scanned, report.unchanged, report.held = memo.scanned, memo.unchanged, memo.held
+        report.invalid, report.remembered = [dict(i) for i in memo.invalid], True
+        report.seconds = time.perf_counter() - started
+        return report
+    signature = svc.store.write_signature()  # before the rows: a change while we read them ends the memory
     rows = queries.sweep_rows(svc.store)
     if paths is not None:
         wanted = set(paths)
         rows = [r for r in rows if r["path"] in wanted]
     due: list[tuple] = []  # (row, value, prio) of notes whose file must change
+    alone: list[tuple] = []  # (row, last) of notes left alone, for the memory of a quiet pass
     for row in rows:
         report.scanned += 1
         if not row["writable"]:
@@ -75,14 +92,23 @@ def sweep(svc: "MemoryService", paths: list[str] | None = None, full: bool = Fal
         value = prio = None
         if exact is not None:
             value, prio = round(exact, prec), round(review_priority(params, exact), prec)
+            # the rule of quiet.left_alone, with the score computed once
             same = row["decay_score"] is not None and round(row["decay_score"], prec) == value and row["review_priority"] is not None and round(row["review_priority"], prec) == prio
             if row["id"] is not None and (same or written_is_current(params, row, last, exact, now, prec, refresh_s)):
                 report.unchanged += 1
+                alone.append((row, last))
                 continue
+        if held(row["path"]):
+            report.held += 1
+            continue
         if recently_modified(svc, row["path"]):
             report.quiet += 1
             continue
         due.append((row, value, prio))
+    if whole and not due and not report.quiet:
+        sweep_memo.remember(svc, key, signature, now, alone, report.scanned, report.held, report.invalid, refresh_s)
+    elif due:
+        sweep_memo.forget(svc)  # its score writes are recorded in the index without an upsert
     chunk = svc.settings.sweep_chunk  # notes prepared, flushed and swapped per round; their old copies take the next round's bytes
     with OldCopies() as old_copies:
         for i in range(0, len(due), chunk):
