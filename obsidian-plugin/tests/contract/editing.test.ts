@@ -1,36 +1,28 @@
+// @vitest-environment happy-dom
 /**
- * Issue 16 against the real daemon: the note open in the editor is not rewritten by
- * background work. The plugin reports it with `POST /api/editing`; a sweep through the daemon
- * then leaves that file byte-identical while it writes its twin, and writes it once the
- * editor lets go (`{"path": null}`).
- *
- * Plain node http with the token from the bridge file (the requests BridgeClient makes).
- * Needs the repository's Python environment, as tests/contract/daemon.test.ts does:
- * `MNEMOVAULT_PYTHON`, else `<repo>/.venv`; never skipped.
+ * Issue 16 end to end: the note open in the editor is not rewritten by background work.
+ * The plugin's own controller (on the obsidian mock) reports the open note to the real
+ * daemon by itself; a sweep through the daemon then leaves that note byte-identical while
+ * it writes its neighbours, writes it once another note is opened, and on unload the
+ * daemon holds nothing. Daemon start-up: tests/contract/real-daemon.ts (no quiet grace,
+ * so only the editor hold keeps a new note unwritten). happy-dom: the controller draws its status bar.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
-import { request } from "node:http";
-import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { fileURLToPath } from "node:url";
+import type { Plugin as ObsidianPlugin } from "obsidian";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_SETTINGS } from "../../src/core/settings";
+import type { EditingResponse } from "../../src/core/types";
+import { MnemovaultController } from "../../src/obsidian/controller";
+import { nodeLocatorEnv, nodeTimers } from "../../src/platform/node-env";
+import { nodeHttpRequester, nodeSseTransport } from "../../src/platform/node-http";
+import { App, Plugin, TFile } from "../mocks/obsidian";
+import { startRealDaemon, type RealDaemon } from "./real-daemon";
 
-const REPO = resolve(fileURLToPath(new URL("../../..", import.meta.url)));
-const LONG = 60_000;
-
-function findPython(): string {
-	const given = process.env.MNEMOVAULT_PYTHON;
-	if (given) {
-		if (!existsSync(given)) throw new Error(`MNEMOVAULT_PYTHON=${given} does not exist`);
-		return given;
-	}
-	const found = [join(REPO, ".venv", "bin", "python"), join(REPO, ".venv", "Scripts", "python.exe")].find((p) => existsSync(p));
-	if (!found) throw new Error("no Python for the daemon: set MNEMOVAULT_PYTHON or create <repo>/.venv (`make test` does)");
-	return found;
-}
+const LONG = 90_000;
+let d: RealDaemon;
 
 /** An STM memory last used three days ago, with no score written yet: every sweep wants to write it. */
 function memory(n: number): string {
@@ -39,153 +31,113 @@ function memory(n: number): string {
 	return `---\nid: ${id}\ncreated: ${last}\nlast_used: ${last}\nuse_count: 1\nstrength: 1.0\nstatus: active\n---\nMemory number ${n}.\n`;
 }
 
-let root = "";
-let vault = "";
-let daemon: ChildProcess | null = null;
-let exited: Promise<void> = Promise.resolve();
-let daemonLog = "";
-let base = "";
-let token = "";
-
-interface Answer {
-	status: number;
-	json: {
-		path?: string | null;
-		hold_seconds?: number;
-		editing?: string | null;
-		result?: { written: number; held: number };
-		error?: { code: string; message: string };
-	};
+/** Polls an async condition until it holds (or fails the test after `ms`, with the daemon's log). */
+async function until(check: () => Promise<boolean>, what: string, ms = 20_000): Promise<void> {
+	const start = Date.now();
+	while (!(await check().catch(() => false))) {
+		if (Date.now() - start > ms) throw new Error(`timed out waiting for ${what}; daemon output:\n${d.log()}`);
+		await sleep(50);
+	}
 }
 
-/** One request with the token, by node's own http module (what the plugin's node transport uses). */
-function api(method: "GET" | "POST", path: string, body?: unknown): Promise<Answer> {
-	const data = body === undefined ? undefined : JSON.stringify(body);
-	return new Promise((done, fail) => {
-		const req = request(
-			base + path,
-			{ method, headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" } },
-			(res) => {
-				let text = "";
-				res.setEncoding("utf8");
-				res.on("data", (chunk: string) => (text += chunk));
-				res.on("end", () => done({ status: res.statusCode ?? 0, json: JSON.parse(text) as Answer["json"] }));
-			},
-		);
-		req.on("error", fail);
-		req.end(data);
-	});
-}
-
-async function editing(path: string | null): Promise<Answer> {
-	return api("POST", "/api/editing", { path });
-}
+const held = async () => (await d.client.request<{ editing: string | null }>("GET", "/api/status")).editing;
+const waitHeld = (path: string | null) => until(async () => (await held()) === path, `status editing = ${String(path)}`);
+const waitIndexed = (path: string) => until(async () => (await d.client.note(path)).path === path, `${path} indexed`);
+const scored = (text: string) => /^decay_score: /m.test(text);
+const file = (name: string) => join(d.vault, "STM", name);
 
 async function sweep(): Promise<{ written: number; held: number }> {
-	const answer = await api("POST", "/api/rpc", { op: "sweep", args: { full: true } });
-	expect(answer.status, JSON.stringify(answer.json)).toBe(200);
-	if (!answer.json.result) throw new Error("the sweep answered no result");
-	return answer.json.result;
+	const answer = await d.client.request<{ result: { written: number; held: number } }>("POST", "/api/rpc", { op: "sweep", args: { full: true } });
+	return answer.result;
 }
 
+/** The plugin's controller on the mock app, its client pointed at the real daemon. */
+function pluginOn(daemon: RealDaemon) {
+	const app = new App(daemon.vault);
+	const plugin = new Plugin(app);
+	const controller = new MnemovaultController({
+		plugin: plugin as unknown as ObsidianPlugin,
+		settings: () => ({ ...DEFAULT_SETTINGS, autoReinforceOnOpen: false }),
+		vaultPath: daemon.vault,
+		http: nodeHttpRequester(),
+		sse: nodeSseTransport,
+		locatorEnv: nodeLocatorEnv({ env: { MNEMOVAULT_CONFIG_DIR: daemon.configDir } }),
+		timers: nodeTimers(),
+		notify: () => undefined,
+		notifyAction: () => undefined,
+	});
+	return { app, controller };
+}
+
+let plugin: ReturnType<typeof pluginOn> | null = null;
+
 beforeAll(async () => {
-	const python = findPython();
-	root = await realpath(await mkdtemp(join(tmpdir(), "mnemovault-editing-")));
-	vault = join(root, "vault");
-	await mkdir(join(vault, "STM"), { recursive: true });
-	await writeFile(join(vault, "STM", "neighbour.md"), memory(1));
-	const configDir = join(root, "config");
-	const child = spawn(python, ["-m", "bridge.cli", "daemon", "--vault", vault], {
-		cwd: REPO,
-		stdio: ["ignore", "ignore", "pipe"],
-		env: {
-			...process.env,
-			MNEMOVAULT_CONFIG_DIR: configDir,
-			MNEMOVAULT_DATA_DIR: join(root, "data"),
-			MNEMOVAULT_LOG_DIR: join(root, "log"),
-			MNEMOVAULT_EMBEDDINGS: "false",
-			// no "recently edited" grace: only the editor hold may keep a new note unwritten
-			MNEMOVAULT_QUIET_SECONDS: "0",
-			MNEMOVAULT_LIFECYCLE_INTERVAL_SECONDS: "3600",
-			MNEMOVAULT_AUTO_PROMOTE: "false",
-			MNEMOVAULT_AUTO_GC: "false",
+	d = await startRealDaemon({
+		prepare: (_python, vault) => {
+			mkdirSync(join(vault, "STM"), { recursive: true });
+			writeFileSync(join(vault, "STM", "neighbour.md"), memory(1));
 		},
 	});
-	daemon = child;
-	exited = new Promise((done) => child.once("exit", () => done()));
-	child.stderr?.setEncoding("utf8");
-	child.stderr?.on("data", (chunk: string) => (daemonLog += chunk));
-	const bridges = join(configDir, "bridges");
-	const start = Date.now();
-	for (;;) {
-		if (child.exitCode !== null) throw new Error(`the daemon exited early (code ${String(child.exitCode)}):\n${daemonLog}`);
-		const files = (await readdir(bridges).catch(() => [] as string[])).filter((n) => n.endsWith(".json"));
-		if (files.length > 0) {
-			const info = JSON.parse(await readFile(join(bridges, files[0]), "utf8")) as { port: number; token: string };
-			base = `http://127.0.0.1:${info.port}`;
-			token = info.token;
-			// the file is written just before the server listens: ready once status answers
-			if ((await api("GET", "/api/status").catch(() => ({ status: 0 }))).status === 200) break;
-		}
-		if (Date.now() - start > 30_000) throw new Error(`no bridge file after 30 s; daemon output:\n${daemonLog}`);
-		await sleep(100);
-	}
 }, LONG);
 
 afterAll(async () => {
-	if (daemon && daemon.exitCode === null && daemon.signalCode === null) {
-		daemon.kill("SIGTERM");
-		const done = await Promise.race([exited.then(() => true), sleep(5000).then(() => false)]);
-		if (!done) daemon.kill("SIGKILL");
-	}
-	if (root) await rm(root, { recursive: true, force: true });
+	plugin?.controller.stop();
+	await d?.stop();
 }, LONG);
 
-async function waitIndexed(path: string): Promise<void> {
-	const start = Date.now();
-	while ((await api("GET", `/api/note?path=${encodeURIComponent(path)}`)).status !== 200) {
-		if (Date.now() - start > 20_000) throw new Error(`${path} was not indexed in 20 s:\n${daemonLog}`);
-		await sleep(100);
-	}
-}
+describe("the note open in the editor, the plugin against the real daemon", { timeout: LONG }, () => {
+	it("the open note is left byte-identical by sweeps; another note opened, it is written; unload holds nothing", async () => {
+		expect(await held()).toBeNull();
+		// the person creates a note and it is open in the editor when the plugin loads
+		plugin = pluginOn(d);
+		const { app, controller } = plugin;
+		app.workspace.activeFile = new TFile("STM/open.md");
+		controller.start();
+		await waitHeld("STM/open.md"); // reported by the controller itself, before the file exists
 
-describe("the note open in the editor, against the real daemon", { timeout: LONG }, () => {
-	it("a sweep leaves the open note byte-identical and writes its twin; after null it writes it", async () => {
-		// the person creates a note and it opens in the editor: reported before the file exists
-		expect(await editing("STM/open.md")).toEqual({ status: 200, json: { path: "STM/open.md", hold_seconds: 60 } });
-		const open = join(vault, "STM", "open.md");
-		const twin = join(vault, "STM", "twin.md");
-		await writeFile(open, memory(2));
-		await writeFile(twin, memory(3));
-		const original = await readFile(open, "utf8");
+		await writeFile(file("open.md"), memory(2));
+		await writeFile(file("twin.md"), memory(3));
+		const original = await readFile(file("open.md"), "utf8");
 		await waitIndexed("STM/open.md");
 		await waitIndexed("STM/twin.md");
 
-		expect((await editing("STM/open.md")).status).toBe(200); // the heartbeat while typing
-		expect((await api("GET", "/api/status")).json.editing).toBe("STM/open.md");
-		const held = await sweep();
-		expect(held.held).toBe(1);
-		expect(await readFile(open, "utf8")).toBe(original);
-		expect(await readFile(twin, "utf8")).toMatch(/^decay_score: /m); // the same kind of note, not open: written
-		expect(await readFile(join(vault, "STM", "neighbour.md"), "utf8")).toMatch(/^decay_score: /m);
+		const first = await sweep();
+		expect(first.held).toBe(1);
+		expect(await readFile(file("open.md"), "utf8")).toBe(original);
+		expect(scored(await readFile(file("twin.md"), "utf8"))).toBe(true); // the same kind of note, not open: written
+		expect(scored(await readFile(file("neighbour.md"), "utf8"))).toBe(true);
 
-		// a bad report is refused and the hold stands
-		const bad = await editing("../outside.md");
-		expect(bad.status).toBe(400);
-		expect(bad.json.error?.code).toBe("invalid");
-		expect((await api("GET", "/api/status")).json.editing).toBe("STM/open.md");
-		await sweep();
-		expect(await readFile(open, "utf8")).toBe(original);
+		// the hold is not used up by one pass
+		expect((await sweep()).held).toBe(1);
+		expect(await readFile(file("open.md"), "utf8")).toBe(original);
 
-		// the editor closes the note: the next pass writes it
-		expect(await editing(null)).toEqual({ status: 200, json: { path: null, hold_seconds: 60 } });
-		expect((await api("GET", "/api/status")).json.editing).toBeNull();
-		const released = await sweep();
-		expect(released.held).toBe(0);
-		expect(released.written).toBeGreaterThanOrEqual(1);
-		const after = await readFile(open, "utf8");
+		// the person opens another new note: the hold moves with the file-open event
+		app.workspace.activeFile = new TFile("STM/other.md");
+		app.workspace.trigger("file-open", app.workspace.activeFile);
+		await waitHeld("STM/other.md");
+		await writeFile(file("other.md"), memory(4));
+		const otherOriginal = await readFile(file("other.md"), "utf8");
+		await waitIndexed("STM/other.md");
+
+		const second = await sweep();
+		expect(second.held).toBe(1);
+		const after = await readFile(file("open.md"), "utf8");
 		expect(after).not.toBe(original);
-		expect(after).toMatch(/^decay_score: /m);
+		expect(scored(after)).toBe(true);
 		expect(after.endsWith("---\nMemory number 2.\n")).toBe(true); // only the owned keys changed
+		expect(await readFile(file("other.md"), "utf8")).toBe(otherOriginal);
+
+		// the plugin unloads: the daemon holds nothing, and the next sweep writes the last note
+		controller.stop();
+		await waitHeld(null);
+		expect((await sweep()).held).toBe(0);
+		expect(scored(await readFile(file("other.md"), "utf8"))).toBe(true);
+	});
+
+	it("the daemon's answer to a report is the shape the plugin's client types", async () => {
+		const answer: EditingResponse = await d.client.editing("STM/new note.md");
+		expect(answer).toEqual({ path: "STM/new note.md", hold_seconds: 60 });
+		expect(await d.client.editing(null)).toEqual({ path: null, hold_seconds: 60 });
+		expect(await held()).toBeNull();
 	});
 });

@@ -7,7 +7,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, readdir, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { BridgeClient } from "../../src/core/bridge-client";
@@ -18,7 +18,8 @@ import { nodeLocatorEnv, nodeTimers } from "../../src/platform/node-env";
 import { nodeHttpRequester, nodeSseTransport } from "../../src/platform/node-http";
 import { waitFor } from "../helpers/wait";
 
-export const REPO = resolve(fileURLToPath(new URL("../../..", import.meta.url)));
+// from the path string, not `new URL`: under happy-dom (a controller test) URL is the DOM's
+export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 
 export function findPython(): string {
 	const given = process.env.MNEMOVAULT_PYTHON;
@@ -41,6 +42,8 @@ export function runPython(python: string, script: string, args: string[]): strin
 
 export interface RealDaemon {
 	vault: string;
+	/** The daemon's config folder (its bridge file): a plugin's locator env points here. */
+	configDir: string;
 	client: BridgeClient;
 	events: BridgeEvent[];
 	log: () => string;
@@ -110,6 +113,7 @@ export async function startRealDaemon(opts: {
 	await waitFor(() => events.some((e) => e.type === "hello"), 15_000, "the event stream's hello");
 	return {
 		vault,
+		configDir,
 		client,
 		events,
 		log: () => log,
