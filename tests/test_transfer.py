@@ -76,7 +76,8 @@ def test_cortexgraph_keeps_counters_dates_relations_refuses_secrets_and_is_idemp
     assert fm1["created"] == datetime.fromtimestamp(T0 + 1, tz=timezone.utc)
     assert fm1["last_used"] == datetime.fromtimestamp(T0 + 86401, tz=timezone.utc)
     assert (fm1["use_count"], fm1["strength"]) == (3, 1.2)
-    assert fm1["relations"] == ["related mem-2"]
+    mem2 = next(p for p in notes(empty_vault) if by_source_id(empty_vault)["mem-2"][1] in notes(empty_vault)[p].decode())
+    assert fm1["related"] == [f"[[{Path(mem2).stem}]]"] and "relations" not in fm1  # a link, not text
     assert got["mem-2"][0]["use_count"] == 6  # its in-file duplicate folded in as more uses
     assert svc.status()["sources"] == {"cortexgraph": 2}
 
@@ -226,12 +227,14 @@ def test_markdown_folder_claude_sections_bullets_and_notes(empty_vault, tmp_path
 
 
 def test_dry_run_writes_nothing_and_cli_prints_the_plan(empty_vault, tmp_path):
-    src = write_jsonl(tmp_path / "m.jsonl", [cg_memory(1), cg_memory(2, SECRET)])
+    src = write_jsonl(tmp_path / "m.jsonl", [cg_memory(1), cg_memory(2, SECRET),
+                                             {"from_memory_id": "mem-1", "to_memory_id": "mem-9"}])
     make_service(empty_vault).close()
     runner = CliRunner()
     res = runner.invoke(app, ["import", "cortexgraph", str(src), "--dry-run", "--vault", str(empty_vault)])
     assert res.exit_code == 0, res.output
     assert "1 would be created" in res.output and "refused line 2" in res.output
+    assert "relation kept as text: line 1 related -> mem-9" in res.output
     assert notes(empty_vault) == {}
     res = runner.invoke(app, ["import", "cortexgraph", str(tmp_path / "nope.jsonl"), "--vault", str(empty_vault)])
     assert res.exit_code == 2 and "no such file" in res.output
