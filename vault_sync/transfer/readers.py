@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
 from ..dates import parse_datetime
+from ..fmblock import UnclosedFrontmatter, YamlProblem, find_block, load_yaml
 from ..limits import quote
 from .core import BadSource
 
@@ -94,3 +96,46 @@ def markdown_files(root: Path) -> list[Path]:
         raise BadSource([f"{root}: no such file or folder"])
     return sorted(p for p in root.rglob("*.md")
                   if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts))
+
+
+def split_note(text: str) -> tuple[dict[str, Any], str]:
+    """(frontmatter, body); raises ValueError with the cause."""
+    try:
+        block = find_block(text)
+    except UnclosedFrontmatter as exc:
+        raise ValueError(str(exc)) from None
+    if block is None:
+        return {}, text
+    try:
+        fm = load_yaml(text[block.yaml_start:block.yaml_end]) or {}
+    except (YamlProblem, ValueError) as exc:
+        raise ValueError(f"frontmatter: {exc}") from None
+    if not isinstance(fm, dict):
+        raise ValueError("frontmatter is not a mapping")
+    return fm, text[block.body_start:]
+
+
+@dataclass
+class SourceNote:
+    path: Path
+    rel: str  # its path inside the source folder: how the person finds it, and its default id
+    frontmatter: dict[str, Any]
+    body: str
+    modified: datetime
+
+
+def markdown_notes(path: Path, problems: list[str]) -> Iterator[SourceNote]:
+    """Each Markdown note of a file or folder, read and split (the folder is only read); an
+    unreadable or malformed note is added to `problems` and passed over."""
+    root = path if path.is_dir() else path.parent
+    for f in markdown_files(path):
+        rel = f.relative_to(root).as_posix()
+        text = read_text(f, rel, problems)
+        if text is None:
+            continue
+        try:
+            fm, body = split_note(text)
+        except ValueError as exc:
+            problems.append(f"{rel}: {exc}")
+            continue
+        yield SourceNote(f, rel, fm, body, datetime.fromtimestamp(f.stat().st_mtime, tz=timezone.utc))
