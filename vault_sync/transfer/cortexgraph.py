@@ -14,19 +14,15 @@ from typing import Any
 
 from ..limits import quote
 from .core import BadSource, Item
-from .readers import json_lines, number, text_list, when, whole
+from .readers import json_lines, number, source_files, text_list, when, whole
 
 SOURCE = "cortexgraph"
 STATE_OF = {"active": "active", "": "active", "promoted": "promoted", "ltm": "promoted",
             "archived": "archived", "forgotten": "archived"}
 
 
-def _files(path: Path) -> list[Path]:
-    if path.is_dir():
-        return sorted(path.glob("*.jsonl"))
-    if path.is_file():
-        return [path]
-    raise BadSource([f"{path}: no such file or folder"])
+def _files(path: Path, problems: list[str]) -> list[Path]:
+    return source_files(path, "*.jsonl", problems, recursive=False)
 
 
 def _memory(obj: dict[str, Any], where: str) -> Item:
@@ -53,7 +49,7 @@ def parse(path: Path) -> list[Item]:
     items: list[Item] = []
     relations: dict[str, list[tuple[str, str]]] = {}
     problems: list[str] = []
-    for f in _files(path):
+    for f in _files(path, problems):
         label = f.name if path.is_dir() else "line"
         for n, obj in json_lines(f):
             where = f"{label} line {n}" if path.is_dir() else f"line {n}"

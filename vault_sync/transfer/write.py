@@ -20,7 +20,8 @@ from ..errors import InvalidInput, NoteProblem
 from ..faults import writing
 from ..note import parse_note, stem_of
 from ..ops.ltm_index import wikilink_safe
-from ..ops.names import create_under_free_name, slug_from, unique_stem
+from ..limits import bad_char
+from ..ops.names import _ILLEGAL, MAX_NAME_BYTES, create_under_free_name, slug_from, unique_stem
 from ..ops.relate import relation_key
 from ..ops.save import render_note, taken_names
 from ..ops.touch import touch
@@ -101,21 +102,29 @@ def fields_for(svc: "MemoryService", source: str, item: Item, now: datetime) -> 
     return {**out, **item.extra, "source": source, "source_id": item.source_id}
 
 
+def plain_name(part: str) -> bool:
+    """A file or folder name from a source is used only when it is a plain one: no separator,
+    no `.`/`..` or hidden name, no character unsafe in a file name or a [[link]], not too long."""
+    return (bool(part) and part == part.strip(" .") and not part.startswith(".") and _ILLEGAL.search(part) is None
+            and bad_char(part) is None and len(part.encode("utf-8", "surrogatepass")) <= MAX_NAME_BYTES)
+
+
 def raw_folder(svc: "MemoryService", item: Item) -> str:
     """Our own export's note goes back to its old folder when that lies in its kind's folder."""
     base = {"ltm": svc.layout.ltm, "archive": svc.layout.archive}.get(item.kind or "", svc.layout.stm)
     old = item.folder or ""
     parts = old.split("/")
-    if (parts[0] == base and all(p and p not in (".", "..") and not p.startswith(".") for p in parts)
-            and "\\" not in old):
+    if parts[0] == base and all(plain_name(p) for p in parts):
         return old
     return base
 
 
 def _place(svc: "MemoryService", item: Item) -> tuple[str, str]:
-    """(folder, preferred stem) of an item's new note."""
+    """(folder, preferred stem) of an item's new note; never a path taken from the source
+    as it is (only a plain name inside the kind's folder, for our own export)."""
     if item.raw is not None:
-        return raw_folder(svc, item), item.name or slug_from(item.title or item.text)
+        name = item.name if item.name and plain_name(item.name) else slug_from(item.title or item.text)
+        return raw_folder(svc, item), name
     folder = {"promoted": svc.layout.ltm, "archived": svc.layout.archive}.get(item.state, svc.layout.stm)
     return folder, slug_from(item.title or item.text)
 
