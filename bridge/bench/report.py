@@ -42,6 +42,13 @@ def rows(r: dict) -> list[tuple[str, str, str]]:
              f"{_f(t['writes_per_note_per_day'], '{:.2f}')} ({_f(t['rewrites_per_note_per_day'], '{:.2f}')})", "<= 1.0"),
             ("  score_refresh_hours 0 (the exact write-back of before)", _f(x["writes_per_note_per_day"], "{:.1f}"), ""),
         ]
+    if "import" in r:
+        m = r["import"]
+        out += [
+            (f"import of {m['memories']} CortexGraph memories (s) / created", f"{_f(m['seconds'])} / {m['created']}", "< 10 s at 10k"),
+            ("  floor: parse + write + bare index (s) / ratio", f"{_f(m['floor_s'])} / {_f(m['ratio_to_floor'], '{:.2f}x')}", ""),
+            ("  the same import again (s) / created", f"{_f(m['rerun_seconds'])} / {m['rerun_created']}", "0 created"),
+        ]
     out += [
         ("promote: candidates / moved / per s", f"{r['promote']['candidates']} / {r['promote']['moved']} / {_f(r['promote']['per_s'], '{:.1f}')}", ""),
         ("gc: candidates / moved / per s", f"{r['gc']['candidates']} / {r['gc']['moved']} / {_f(r['gc']['per_s'], '{:.1f}')}", ""),
