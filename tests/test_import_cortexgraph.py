@@ -128,3 +128,29 @@ def test_a_twin_from_another_source_is_reinforced_once_across_reruns(empty_vault
     svc.sync(rebuild=True)
     assert svc.import_memories("cortexgraph", src)["reinforced"] == 0
     assert fm_of(empty_vault / twin)[0]["use_count"] == 2
+
+
+def test_new_files_appear_whole_and_never_over_an_existing_one(tmp_path):
+    """The batch creator of the import, with an unnamed file (Linux) and without (elsewhere)."""
+    import os
+
+    import pytest
+
+    from vault_sync.transfer.write import NewFiles
+
+    umask = os.umask(0o022)
+    os.umask(umask)
+    for unnamed in (True, False):
+        folder = tmp_path / f"unnamed-{unnamed}"
+        folder.mkdir()
+        files = NewFiles()
+        files.unnamed = files.unnamed and unnamed
+        try:
+            files.create(folder / "a.md", b"first")
+            with pytest.raises(FileExistsError):
+                files.create(folder / "a.md", b"second")
+        finally:
+            files.close()
+        assert (folder / "a.md").read_bytes() == b"first"
+        assert sorted(os.listdir(folder)) == ["a.md"]  # no temp file left behind
+        assert (folder / "a.md").stat().st_mode & 0o777 == 0o666 & ~umask

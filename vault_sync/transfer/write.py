@@ -10,9 +10,12 @@ writes them: `related: ["[[Other memory]]"]`, or a list named by the relation's 
 
 from __future__ import annotations
 
+import errno
+import os
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..edit import patch_bytes
@@ -147,16 +150,18 @@ def write_batch(svc: "MemoryService", source: str, items: list[Item], links: Lin
             svc.layout.abs(folder).mkdir(parents=True, exist_ok=True)
     paths: list[str] = []
     renamed: dict[str, str] = {}  # planned name -> the name used (it appeared on disk meanwhile)
+    files = NewFiles()
     try:
         for n, (item, folder, name) in enumerate(places, 1):
             data = item.raw if item.raw is not None else _render(svc, source, item, now, links, name_of)
-            rel = _create(svc, folder, name, data, taken)
+            rel = _create(svc, folder, name, data, taken, files)
             if stem_of(rel) != name:
                 renamed[name] = stem_of(rel)
             paths.append(rel)
             if progress is not None and (n % 200 == 0 or n == len(places)):
                 progress(n, len(places))
     finally:
+        files.close()
         # one flush to disk for the batch (an fsync per note made 10,000 notes take 100 s)
         flush_batch({svc.layout.abs(p).parent for p in paths})
         svc.writes.synced(paths)  # one index sync for the whole import (also what a fault left)
@@ -179,10 +184,55 @@ def _render(svc: "MemoryService", source: str, item: Item, now: datetime, links:
     return render_note(fields, item.text).encode("utf-8")
 
 
-def _create(svc: "MemoryService", folder: str, name: str, data: bytes, taken: set[str]) -> str:
+class NewFiles:
+    """Creates new notes for a batch, each appearing whole or not at all and never over an
+    existing file. On Linux an unnamed file (O_TMPFILE) is written and then given its name
+    (linkat, which fails if the name exists): one file created instead of a named temp file
+    created, linked and unlinked, about half the time per note. Elsewhere, or on a
+    filesystem without it, writer.create_exclusive does the same with a named temp file.
+    Not durable: the caller flushes the batch (writer.flush_batch)."""
+
+    _UNSUPPORTED = {errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL, errno.EXDEV, errno.ENOENT, errno.EPERM, errno.ENOSYS}
+
+    def __init__(self) -> None:
+        self.unnamed = hasattr(os, "O_TMPFILE") and os.path.isdir("/proc/self/fd")
+        self.dirs: dict[str, int] = {}
+
+    def create(self, target: Path, data: bytes) -> None:
+        if self.unnamed:
+            try:
+                self._unnamed(target, data)
+                return
+            except OSError as exc:
+                if exc.errno not in self._UNSUPPORTED:
+                    raise  # FileExistsError, a full disk...: the caller's to handle
+                self.unnamed = False
+        create_exclusive(target, data, durable=False)
+
+    def _unnamed(self, target: Path, data: bytes) -> None:
+        folder = os.fspath(target.parent)
+        dfd = self.dirs.get(folder)
+        if dfd is None:
+            dfd = self.dirs[folder] = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+        fd = os.open(folder, os.O_TMPFILE | os.O_WRONLY, 0o666)  # the umask applies, as to open()
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.link(f"/proc/self/fd/{fd}", target.name, dst_dir_fd=dfd, follow_symlinks=True)
+        finally:
+            os.close(fd)
+
+    def close(self) -> None:
+        for dfd in self.dirs.values():
+            os.close(dfd)
+        self.dirs.clear()
+
+
+def _create(svc: "MemoryService", folder: str, name: str, data: bytes, taken: set[str], files: NewFiles) -> str:
     def create(rel: str) -> None:
         with writing(rel):
-            create_exclusive(svc.layout.abs(rel), data, durable=False)
+            files.create(svc.layout.abs(rel), data)
 
     try:
         create(f"{folder}/{name}.md")
