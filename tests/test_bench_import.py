@@ -35,7 +35,7 @@ def test_generated_store_has_every_state_and_relations(tmp_path):
     result = svc.import_memories("cortexgraph", src)
     counts = svc.status()["counts"]
     assert result["created"] == 200 and result["links"] == 20 and result["unlinked"] == []
-    assert (counts["ltm"], counts["archive"]) == (2, 4)
+    assert (counts["ltm"], counts["archive"]) == (3, 4)  # 2 promoted memories and the LTM index note
 
 
 def _minimal() -> dict:

@@ -93,8 +93,10 @@ def test_archived_and_promoted_memories_go_where_the_project_keeps_them(empty_va
     fm4, _ = fm_of(empty_vault / path_of(empty_vault, "mem-4"))
     assert fm4["status"] == "promoted" and fm4["promoted_at"] == datetime.fromtimestamp(promoted_at, tz=timezone.utc)
     assert "promoted_at" not in fm_of(empty_vault / path_of(empty_vault, "mem-1"))[0]
+    index_note = (empty_vault / "LTM" / "LTM Index.md").read_text(encoding="utf-8")  # listed, as a promotion lists it
+    assert f"- [[{Path(path_of(empty_vault, 'mem-4')).stem}]] (promoted 2026-10-06)" in index_note
     counts = svc.status()["counts"]
-    assert (counts["stm"], counts["ltm"], counts["archive"]) == (1, 1, 2)
+    assert (counts["stm"], counts["ltm"], counts["archive"]) == (1, 2, 2)  # LTM: the memory and the LTM index note
     before = notes(empty_vault)
     assert svc.import_memories("cortexgraph", src)["created"] == 0 and notes(empty_vault) == before
 

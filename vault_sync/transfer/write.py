@@ -22,7 +22,7 @@ from ..edit import patch_bytes
 from ..errors import InvalidInput, NoteProblem
 from ..faults import writing
 from ..note import parse_note, stem_of
-from ..ops.ltm_index import wikilink_safe
+from ..ops.ltm_index import add_many_to_index_note, wikilink_safe
 from ..limits import bad_char
 from ..ops.names import _ILLEGAL, MAX_NAME_BYTES, create_under_free_name, slug_from, unique_stem
 from ..ops.relate import relation_key
@@ -167,6 +167,9 @@ def write_batch(svc: "MemoryService", source: str, items: list[Item], links: Lin
         svc.writes.synced(paths)  # one index sync for the whole import (also what a fault left)
     if renamed:
         _relink(svc, [rel for (item, _, _), rel in zip(places, paths) if item.source_id in links.to_items], renamed)
+    # long-term memories are listed in the LTM index note, as a promotion lists them
+    add_many_to_index_note(svc, [(stem_of(rel), item.state_at or now) for (item, _, _), rel in zip(places, paths)
+                                 if item.raw is None and item.state == "promoted"])
     return paths
 
 
