@@ -21,7 +21,7 @@ from ..errors import InvalidInput, MnemovaultError
 from ..index import queries
 from ..limits import MAX_REF_CHARS, MAX_RELATION_CHARS, check_name, check_strength, check_tags, check_title, quote
 from ..note import normalized_hash, parse_note
-from ..ops.names import clean_tags, slug_from
+from ..ops.names import clean_tags
 from ..ops.save import check_intake
 from ..secret_gate import check_fields
 
@@ -149,33 +149,3 @@ def _fold(into: Item, dup: Item) -> None:
     into.relations += [r for r in dup.relations if r not in into.relations]
     if dup.last_used and (into.last_used is None or dup.last_used > into.last_used):
         into.last_used = dup.last_used
-
-
-def run(svc: "MemoryService", source: str, items: list[Item], dry_run: bool = False, tag: str | None = None,
-        progress: Progress | None = None) -> dict[str, Any]:
-    """Import `items` (the caller holds the write operation). Returns the counts and the lists."""
-    from .write import link_plan, reinforce, write_batch
-
-    p = plan(svc, source, items, tag)
-    links = link_plan(p)
-    created: list[str] = []
-    if not dry_run:
-        created = write_batch(svc, source, p.create, links, progress)
-        for item, twin in list(p.reinforce):
-            if twin:
-                try:
-                    reinforce(svc, twin, source, item.source_id)
-                except MnemovaultError as exc:  # the twin cannot be written now (a problem, a conflict)
-                    p.reinforce.remove((item, twin))
-                    p.refuse.append((item, f"its twin {twin} could not be reinforced: {exc}"))
-    return {
-        "source": source, "dry_run": dry_run,
-        "created": len(p.create), "reinforced": len(p.reinforce), "skipped": len(p.skip), "refused": len(p.refuse),
-        "paths": created,
-        "would_create": [{"where": i.where, "id": i.source_id, "title": i.title or slug_from(i.text)} for i in p.create]
-        if dry_run else [],
-        "reinforcements": [{"where": i.where, "id": i.source_id, "twin": t or "an earlier item"} for i, t in p.reinforce],
-        "refusals": [{"where": i.where, "id": i.source_id, "cause": why} for i, why in p.refuse],
-        "links": links.linked,
-        "unlinked": links.unlinked,
-    }
