@@ -25,6 +25,10 @@ def render_import(r: dict) -> None:
         output.console.print(f"  reinforce {c['twin']} ({c['where']})")
     for c in r["refusals"]:
         output.console.print(f"  [red]refused[/] {c['where']} (id {c['id']}): {c['cause']}")
+    if r.get("links"):
+        output.console.print(f"{r['links']} relation(s) {verb}written as links")
+    for u in r.get("unlinked", []):
+        output.console.print(f"  relation kept as text: {u['where']} {u['type']} -> {u['to']} ({u['cause']})")
 
 
 @app.command("import")

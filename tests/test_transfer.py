@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import time
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -77,7 +76,8 @@ def test_cortexgraph_keeps_counters_dates_relations_refuses_secrets_and_is_idemp
     assert fm1["created"] == datetime.fromtimestamp(T0 + 1, tz=timezone.utc)
     assert fm1["last_used"] == datetime.fromtimestamp(T0 + 86401, tz=timezone.utc)
     assert (fm1["use_count"], fm1["strength"]) == (3, 1.2)
-    assert fm1["relations"] == ["related mem-2"]
+    mem2 = next(p for p in notes(empty_vault) if by_source_id(empty_vault)["mem-2"][1] in notes(empty_vault)[p].decode())
+    assert fm1["related"] == [f"[[{Path(mem2).stem}]]"] and "relations" not in fm1  # a link, not text
     assert got["mem-2"][0]["use_count"] == 6  # its in-file duplicate folded in as more uses
     assert svc.status()["sources"] == {"cortexgraph": 2}
 
@@ -108,16 +108,36 @@ def test_cortexgraph_malformed_lines_are_each_reported_and_nothing_is_written(em
     assert notes(empty_vault) == {}
 
 
-def test_cortexgraph_ten_thousand_import_fast(empty_vault, tmp_path):
+def test_a_large_import_is_one_batch_not_per_note_work(empty_vault, tmp_path, monkeypatch):
+    """What keeps 10,000 memories under 10 s (the figure is in `mnemovault bench`, not here):
+    one index sync for the batch, no fsync per note, no YAML parse per rendered value."""
+    import os
+
+    import vault_sync.patch as patch_mod
+
+    n = 2000
     src = write_jsonl(tmp_path / "big.jsonl", [cg_memory(i, f"Memory {i}: note about topic {i % 97} and item {i}")
-                                               for i in range(10_000)])
+                                               for i in range(n)])
     svc = make_service(empty_vault)
-    start = time.perf_counter()
+    calls = {"fsync": 0, "sync": 0, "yaml": 0}
+    real_fsync, real_sync, real_yaml = os.fsync, svc.indexer.sync_paths, patch_mod.load_yaml
+
+    def spy(name, real):
+        def wrapper(*a, **kw):
+            calls[name] += 1
+            return real(*a, **kw)
+        return wrapper
+
+    monkeypatch.setattr(os, "fsync", spy("fsync", real_fsync))
+    monkeypatch.setattr(svc.indexer, "sync_paths", spy("sync", real_sync))
+    monkeypatch.setattr(patch_mod, "load_yaml", spy("yaml", real_yaml))
     r = svc.import_memories("cortexgraph", src)
-    seconds = time.perf_counter() - start
-    print(f"\n10,000 CortexGraph memories imported in {seconds:.2f} s")
-    assert r["created"] == 10_000 and svc.status()["counts"]["stm"] == 10_000
-    assert seconds < 30  # the target is 10 s on a quiet machine; generous here for a shared one
+    assert r["created"] == n and svc.status()["counts"]["stm"] == n
+    assert calls["sync"] == 1  # the whole batch indexed at once
+    assert calls["fsync"] <= 5  # the folders once, not each note
+    assert calls["yaml"] == 0  # plain values rendered without a parse
+    fm, _ = by_source_id(empty_vault)["mem-7"]
+    assert (fm["use_count"], fm["strength"], fm["tags"]) == (3, 1.2, ["infra"])  # rendered values read back
 
 
 # -- mem0 --
@@ -207,12 +227,14 @@ def test_markdown_folder_claude_sections_bullets_and_notes(empty_vault, tmp_path
 
 
 def test_dry_run_writes_nothing_and_cli_prints_the_plan(empty_vault, tmp_path):
-    src = write_jsonl(tmp_path / "m.jsonl", [cg_memory(1), cg_memory(2, SECRET)])
+    src = write_jsonl(tmp_path / "m.jsonl", [cg_memory(1), cg_memory(2, SECRET),
+                                             {"from_memory_id": "mem-1", "to_memory_id": "mem-9"}])
     make_service(empty_vault).close()
     runner = CliRunner()
     res = runner.invoke(app, ["import", "cortexgraph", str(src), "--dry-run", "--vault", str(empty_vault)])
     assert res.exit_code == 0, res.output
     assert "1 would be created" in res.output and "refused line 2" in res.output
+    assert "relation kept as text: line 1 related -> mem-9" in res.output
     assert notes(empty_vault) == {}
     res = runner.invoke(app, ["import", "cortexgraph", str(tmp_path / "nope.jsonl"), "--vault", str(empty_vault)])
     assert res.exit_code == 2 and "no such file" in res.output

@@ -208,6 +208,10 @@ def run_bench(notes: int | None, vault_dir: Path | None, quick: bool, progress: 
         if notes is not None:
             result["stm_sweep"] = stm_sweep(notes, work, now, lambda v, i, clock: _service(v, i, clock=clock, embeddings=False), progress,
                                             rounds=3 if notes < 50_000 else 1)
+        from .import_bench import import_figures
+
+        result["import"] = import_figures(work / "import", min(notes or 10_000, 10_000),
+                                          lambda v, i: _service(v, i, embeddings=False), progress, rounds=1 if quick else 3)
         if not quick:
             result.update(_semantic(vault, work, queries, progress))
         result["cli_search"] = cli_timing(vault, work, progress)

@@ -50,6 +50,13 @@ def rows(r: dict) -> list[tuple[str, str, str]]:
             ("  floor: the STM rows read from the index (s) / ratio", f"{_f(q['floor_s'])} / {_f(q['ratio_to_floor'], '{:.3f}x')}", ""),
             ("  first pass after a change: every row scored (s) / ratio", f"{_f(q['first_look_s'])} / {_f(q['first_look_ratio'], '{:.1f}x')}", ""),
         ]
+    if "import" in r:
+        m = r["import"]
+        out += [
+            (f"import of {m['memories']} CortexGraph memories (s) / created", f"{_f(m['seconds'])} / {m['created']}", "< 10 s at 10k"),
+            ("  floor: parse + write + bare index (s) / ratio", f"{_f(m['floor_s'])} / {_f(m['ratio_to_floor'], '{:.2f}x')}", ""),
+            ("  the same import again (s) / created", f"{_f(m['rerun_seconds'])} / {m['rerun_created']}", "0 created"),
+        ]
     out += [
         ("promote: candidates / moved / per s", f"{r['promote']['candidates']} / {r['promote']['moved']} / {_f(r['promote']['per_s'], '{:.1f}')}", ""),
         ("gc: candidates / moved / per s", f"{r['gc']['candidates']} / {r['gc']['moved']} / {_f(r['gc']['per_s'], '{:.1f}')}", ""),

@@ -61,12 +61,20 @@ def with_related(text: str, names: list[str]) -> str:
 
 
 def add_to_index_note(svc: "MemoryService", name: str, now: datetime) -> None:
+    add_many_to_index_note(svc, [(name, now)])
+
+
+def add_many_to_index_note(svc: "MemoryService", entries: list[tuple[str, datetime]]) -> None:
+    """One line per (note name, promoted at) in the LTM index note, in one write (an import
+    brings many long-term memories at once)."""
+    if not entries:
+        return
     rel = f"{svc.layout.ltm}/{INDEX_NOTE}.md"
     path = svc.layout.abs(rel)
-    link = link_markup(name)  # the index note sits beside the note: its name resolves
-    line = f"- {link} (promoted {format_datetime(now)[:10]})"
+    # the index note sits beside the notes: their names resolve
+    lines = [(link_markup(name), f"- {link_markup(name)} (promoted {format_datetime(at)[:10]})") for name, at in entries]
     if not path.exists():
-        text = f"# {INDEX_NOTE}\n\nLong-term memories, newest last.\n\n{line}\n"
+        text = f"# {INDEX_NOTE}\n\nLong-term memories, newest last.\n\n" + "".join(line + "\n" for _, line in lines)
         try:
             svc.writes.create(rel, text.encode("utf-8"))
             return
@@ -75,10 +83,11 @@ def add_to_index_note(svc: "MemoryService", name: str, now: datetime) -> None:
 
     def transform(current: bytes) -> bytes | None:
         text = current.decode("utf-8", errors="strict")
-        if link in text:
+        new = [line for link, line in lines if link not in text]
+        if not new:
             return None
         nl = "\r\n" if "\r\n" in text else "\n"
-        return (text + ("" if text.endswith(nl) or not text else nl) + line + nl).encode("utf-8")
+        return (text + ("" if text.endswith(nl) or not text else nl) + "".join(line + nl for line in new)).encode("utf-8")
 
     try:
         svc.writes.update(rel, transform)

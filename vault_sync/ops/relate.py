@@ -18,19 +18,26 @@ if TYPE_CHECKING:
     from ..service import MemoryService
 
 # keys the engine reads or writes besides OWNED_KEYS: a relation list must not land in them
-_RESERVED = ("pinned", "aliases", "merged_into", "archive_reason", "supersedes", "superseded_by")
+_RESERVED = ("pinned", "aliases", "merged_into", "archive_reason", "supersedes", "superseded_by",
+             "source", "source_id", "imported_ids", "relations")  # the last four: imports (transfer)
 _TYPE = re.compile(r"^[a-z][a-z0-9_]{0,40}$")
 
 
-def relate(svc: "MemoryService", a: str, b: str, rel_type: str = "related") -> dict:
-    """Add "[[B]]" to A's `related` list (or to the list named by the type)."""
-    check_fields({"relation type": rel_type})  # the type becomes a frontmatter key
+def relation_key(rel_type: str | None) -> str:
+    """The frontmatter key a relation of this type is written under (InvalidInput if none)."""
     check_name("the relation type", rel_type if rel_type is not None else "related", MAX_RELATION_CHARS)
     key = (rel_type or "related").strip().lower()
     if not _TYPE.fullmatch(key):
         raise InvalidInput(f"relation type {quote(rel_type)}: use lower-case letters, digits and _")
     if key != "related" and (key in OWNED_KEYS or key in _RESERVED):
         raise InvalidInput(f"relation type {quote(rel_type)} is a key mnemovault owns; choose another name")
+    return key
+
+
+def relate(svc: "MemoryService", a: str, b: str, rel_type: str = "related") -> dict:
+    """Add "[[B]]" to A's `related` list (or to the list named by the type)."""
+    check_fields({"relation type": rel_type})  # the type becomes a frontmatter key
+    key = relation_key(rel_type)
     src, dst = svc.resolve(a), svc.resolve(b)
     if src["path"] == dst["path"]:
         raise InvalidInput("a note cannot be related to itself")

@@ -1,7 +1,7 @@
 """Moving memories in and out: importers for the tools people use today, and export.
 
 `import_path(svc, fmt, path)` parses the whole source first (a malformed one writes
-nothing), then hands the items to the importer core (core.run)."""
+nothing), then hands the items to the importer (importer.run)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any, Callable
 from ..errors import InvalidInput
 from ..limits import quote
 from . import basic_memory, cortexgraph, jsonl, markdown, mem0
-from .core import BadSource, Item, Progress, run
+from .core import BadSource, Item, Progress
+from .importer import run
 
 if TYPE_CHECKING:
     from ..service import MemoryService

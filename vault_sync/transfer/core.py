@@ -1,35 +1,36 @@
 """The importer core: every item of a source passes the intake gate, exact duplicates
 reinforce, known (source, source_id) pairs are skipped, and the new notes are written in
-one batch through the write path (one index sync).
+one batch through the write path (one index sync; write.py).
 
 A format module only parses: it returns Items or raises BadSource listing every bad line
 or file, so a malformed input writes nothing at all.
+
+Idempotence across sources: an item whose exact twin came from ANOTHER source (or is the
+person's own memory that already records a source) reinforces that twin once, and the pair
+is written on the twin as `imported_ids: ["<source>:<id>"]`. The vault holds the record (the
+index stays a function of the vault); a re-run reads the twin's list and skips the item.
 """
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import InvalidInput, MnemovaultError
-from ..faults import writing
 from ..index import queries
-from ..limits import check_strength, check_tags, check_title, quote
-from ..note import normalized_hash
-from ..ops.names import clean_tags, create_under_free_name, slug_from
-from ..ops.save import check_intake, render_note, taken_names
-from ..ops.touch import touch
-from ..edit import patch_bytes
-from ..scoring import review_priority, score_at
+from ..limits import MAX_REF_CHARS, MAX_RELATION_CHARS, check_name, check_strength, check_tags, check_title, quote
+from ..note import normalized_hash, parse_note
+from ..ops.names import clean_tags
+from ..ops.save import check_intake
 from ..secret_gate import check_fields
-from ..writer import create_exclusive, flush_batch
 
 if TYPE_CHECKING:
     from ..service import MemoryService
 
 Progress = Callable[[int, int], None]
+IMPORTED_IDS = "imported_ids"  # on a twin that already had a source: the other pairs folded into it
+STATES = ("active", "promoted", "archived")
 
 
 class BadSource(InvalidInput):
@@ -53,6 +54,9 @@ class Item:
     use_count: int = 1
     strength: float = 1.0
     extra: dict[str, Any] = field(default_factory=dict)  # more frontmatter (the secret gate checks it)
+    state: str = "active"  # "active" (STM) | "promoted" (LTM) | "archived" (the archive)
+    state_at: datetime | None = None  # when it was promoted or archived there, if known
+    relations: list[tuple[str, str]] = field(default_factory=list)  # (type, the other item's source_id)
     raw: bytes | None = None  # a whole note to write as is (our own export), else rendered
     kind: str | None = None  # "stm" | "ltm" | "archive": where a raw note goes
     folder: str | None = None  # and its old folder, kept when it is inside that kind's folder
@@ -67,14 +71,34 @@ class Plan:
     refuse: list[tuple[Item, str]] = field(default_factory=list)  # item, why
 
 
+def pair(source: str, source_id: str) -> str:
+    return f"{source}:{source_id}"
+
+
 def _gate(item: Item) -> None:
     item.text = check_intake(item.text)
-    check_fields({"title": item.title, "tags": item.tags, "extra": item.extra, "source_id": item.source_id})
+    check_name("the original id", item.source_id, MAX_REF_CHARS)
+    for rel_type, to in item.relations:
+        check_name("a relation", f"{rel_type} {to}", MAX_REF_CHARS + MAX_RELATION_CHARS)
+    check_fields({"title": item.title, "tags": item.tags, "extra": item.extra, "source_id": item.source_id,
+                  "relations": [f"{t} {to}" for t, to in item.relations]})
     item.title = check_title(item.title)
     item.tags = clean_tags(check_tags(item.tags))
     item.strength = check_strength(item.strength)
     if not isinstance(item.use_count, int) or isinstance(item.use_count, bool) or item.use_count < 0:
         raise InvalidInput(f"use_count must be a whole number >= 0, got {quote(item.use_count)}")
+    if item.state not in STATES:
+        raise InvalidInput(f"state must be one of {', '.join(STATES)}, got {quote(item.state)}")
+
+
+def imported_ids(svc: "MemoryService", path: str) -> set[str]:
+    """The (source:id) pairs a note records as folded into it (its own pair aside)."""
+    try:
+        note = parse_note(path, svc.layout.abs(path).read_bytes())
+    except OSError:
+        return set()
+    value = note.frontmatter.get(IMPORTED_IDS)
+    return {str(v) for v in value if isinstance(v, (str, int))} if isinstance(value, list) else set()
 
 
 def plan(svc: "MemoryService", source: str, items: list[Item], tag: str | None = None) -> Plan:
@@ -86,6 +110,7 @@ def plan(svc: "MemoryService", source: str, items: list[Item], tag: str | None =
     # our own export carries our ids: one already in the vault is that note
     present = {r["id"]: r["path"] for r in queries.rows_with_ids(svc.store, [i.source_id for i in items if i.raw is not None])}
     known.update(present)
+    folded: dict[str, set[str]] = {}  # twin path -> the pairs it records (read once)
     first: dict[str, Item] = {}
     for item in items:
         if item.source_id in known:
@@ -100,9 +125,12 @@ def plan(svc: "MemoryService", source: str, items: list[Item], tag: str | None =
             continue
         h = normalized_hash(item.text)
         twin = twins.get(h)
-        if twin is not None and (twin in mine or item.raw is not None):
-            # its twin came from this source (folded in an earlier run), or our own export's
-            # note is there already
+        if twin is not None and twin not in mine and item.raw is None and twin not in folded:
+            folded[twin] = imported_ids(svc, twin)
+        if twin is not None and (twin in mine or item.raw is not None or pair(source, item.source_id) in folded[twin]
+                                 or item.state == "archived"):
+            # its twin came from this source (folded in an earlier run, or recorded on the twin),
+            # our own export's note is there already, or a forgotten memory's text is alive
             out.skip.append((item, twin))
         elif twin is not None:
             out.reinforce.append((item, twin))
@@ -118,100 +146,6 @@ def plan(svc: "MemoryService", source: str, items: list[Item], tag: str | None =
 def _fold(into: Item, dup: Item) -> None:
     """A repeat inside the source is one more use of the first copy (so a re-run stays a no-op)."""
     into.use_count += max(dup.use_count, 1)
+    into.relations += [r for r in dup.relations if r not in into.relations]
     if dup.last_used and (into.last_used is None or dup.last_used > into.last_used):
         into.last_used = dup.last_used
-
-
-def run(svc: "MemoryService", source: str, items: list[Item], dry_run: bool = False, tag: str | None = None,
-        progress: Progress | None = None) -> dict[str, Any]:
-    """Import `items` (the caller holds the write operation). Returns the counts and the lists."""
-    p = plan(svc, source, items, tag)
-    created: list[str] = []
-    if not dry_run:
-        created = _write(svc, source, p.create, progress)
-        for item, twin in list(p.reinforce):
-            if twin:
-                try:
-                    _reinforce(svc, twin, source, item.source_id)
-                except MnemovaultError as exc:  # the twin cannot be written now (a problem, a conflict)
-                    p.reinforce.remove((item, twin))
-                    p.refuse.append((item, f"its twin {twin} could not be reinforced: {exc}"))
-    return {
-        "source": source, "dry_run": dry_run,
-        "created": len(p.create), "reinforced": len(p.reinforce), "skipped": len(p.skip), "refused": len(p.refuse),
-        "paths": created,
-        "would_create": [{"where": i.where, "id": i.source_id, "title": i.title or slug_from(i.text)} for i in p.create]
-        if dry_run else [],
-        "reinforcements": [{"where": i.where, "id": i.source_id, "twin": t or "an earlier item"} for i, t in p.reinforce],
-        "refusals": [{"where": i.where, "id": i.source_id, "cause": why} for i, why in p.refuse],
-    }
-
-
-def _reinforce(svc: "MemoryService", path: str, source: str, source_id: str) -> None:
-    """One more use of the twin; a twin of no source records this one, so a re-run skips it."""
-    touch(svc, path)
-    row = svc.store.note(path)
-    if row is not None and row["source"] is None:
-        svc.writes.update(path, lambda data: patch_bytes(data, {"source": source, "source_id": source_id}))
-
-
-def fields_for(svc: "MemoryService", source: str, item: Item, now: datetime) -> dict[str, Any]:
-    created = item.created or now
-    last_used = item.last_used or created
-    prec = svc.settings.score_precision
-    value = score_at(svc.params, item.use_count, last_used, item.strength, now)
-    return {
-        "id": str(uuid.uuid4()), "tags": item.tags, "created": created, "last_used": last_used,
-        "use_count": item.use_count, "strength": float(item.strength), "status": "active",
-        "decay_score": round(value, prec), "review_priority": round(review_priority(svc.params, value), prec),
-        **item.extra, "source": source, "source_id": item.source_id,
-    }
-
-
-def raw_folder(svc: "MemoryService", item: Item) -> str:
-    """Our own export's note goes back to its old folder when that lies in its kind's folder."""
-    base = {"ltm": svc.layout.ltm, "archive": svc.layout.archive}.get(item.kind or "", svc.layout.stm)
-    old = item.folder or ""
-    parts = old.split("/")
-    if (parts[0] == base and all(p and p not in (".", "..") and not p.startswith(".") for p in parts)
-            and "\\" not in old):
-        return old
-    return base
-
-
-def _write(svc: "MemoryService", source: str, items: list[Item], progress: Progress | None) -> list[str]:
-    if not items:
-        return []
-    now = svc.now()
-    taken = taken_names(svc)
-    paths: list[str] = []
-    with writing(f"{svc.layout.stm}/"):
-        svc.layout.abs(svc.layout.stm).mkdir(parents=True, exist_ok=True)
-    try:
-        _write_each(svc, source, items, now, taken, paths, progress)
-    finally:
-        # one flush to disk for the batch (an fsync per note made 10,000 notes take 100 s)
-        flush_batch({svc.layout.abs(p).parent for p in paths})
-        svc.writes.synced(paths)  # one index sync for the whole import (also what a fault left)
-    return paths
-
-
-def _write_each(svc: "MemoryService", source: str, items: list[Item], now: datetime, taken: set[str],
-                paths: list[str], progress: Progress | None) -> None:
-    for n, item in enumerate(items, 1):
-        if item.raw is not None:
-            folder = raw_folder(svc, item)
-            with writing(f"{folder}/"):
-                svc.layout.abs(folder).mkdir(parents=True, exist_ok=True)
-            data, stem = item.raw, item.name or slug_from(item.title or item.text)
-        else:
-            folder = svc.layout.stm
-            data = render_note(fields_for(svc, source, item, now), item.text).encode("utf-8")
-            stem = slug_from(item.title or item.text)
-        def create(rel: str, data: bytes = data) -> None:
-            with writing(rel):
-                create_exclusive(svc.layout.abs(rel), data, durable=False)
-
-        paths.append(create_under_free_name(create, folder, stem, taken))
-        if progress is not None and (n % 200 == 0 or n == len(items)):
-            progress(n, len(items))

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import hashlib
 import re
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 
 from ..note import normalized_hash
-from .basic_memory import split_note
 from .core import BadSource, Item
-from .readers import markdown_files, read_text
+from .readers import markdown_notes
 
 SOURCE = "markdown"
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(.*\S)\s*$")
@@ -54,25 +53,15 @@ def _short(text: str) -> str:
 
 
 def parse(path: Path) -> list[Item]:
-    root = path if path.is_dir() else path.parent
     items: list[Item] = []
     problems: list[str] = []
-    for f in markdown_files(path):
-        rel = f.relative_to(root).as_posix()
-        text = read_text(f, rel, problems)
-        if text is None:
-            continue
-        try:
-            _, body = split_note(text)
-        except ValueError as exc:
-            problems.append(f"{rel}: {exc}")
-            continue
-        when = datetime.fromtimestamp(f.stat().st_mtime, tz=timezone.utc)
+    for note in markdown_notes(path, problems):
+        rel, body = note.rel, note.body
 
-        def add(where: str, sid: str, text: str, title: str | None = None, when: datetime = when) -> None:
+        def add(where: str, sid: str, text: str, title: str | None = None, when: datetime = note.modified) -> None:
             items.append(Item(where=where, source_id=sid, text=text, title=title, created=when, last_used=when))
 
-        if f.name.lower() == "claude.md" and _sections(body):
+        if note.path.name.lower() == "claude.md" and _sections(body):
             for heading, section in _sections(body):
                 add(f"{rel} ## {heading}", f"{rel}#{heading}", f"{heading}: {section}" if section else heading, heading)
         elif (bullets := _bullets(body)) is not None:
@@ -81,7 +70,7 @@ def parse(path: Path) -> list[Item]:
                 add(f"{rel} line {n}", f"{rel}:{_short(bullet)}", bullet)
         else:
             h1 = _H1.search(body)
-            add(rel, rel, body.strip("\n"), h1.group(1) if h1 else f.stem)
+            add(rel, rel, body.strip("\n"), h1.group(1) if h1 else note.path.stem)
     if problems:
         raise BadSource(problems)
     return items

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from .core import BadSource, Item
-from .readers import read_text, text_list, when
+from .readers import loads, read_text, text_list, when
 
 SOURCE = "mem0"
 
@@ -18,9 +18,11 @@ def parse(path: Path) -> list[Item]:
     if text is None:
         raise BadSource(problems)
     try:
-        data = json.loads(text)
+        data = loads(text)
     except json.JSONDecodeError as exc:
         raise BadSource([f"{path.name} line {exc.lineno}: not JSON ({exc.msg})"]) from None
+    except ValueError as exc:
+        raise BadSource([f"{path.name}: not JSON ({exc})"]) from None
     if isinstance(data, dict):
         data = data.get("results", data.get("memories"))
     if not isinstance(data, list):

@@ -1,0 +1,42 @@
+"""An import run: plan (core.py), write the new notes in one batch and reinforce the twins
+(write.py), and the answer: counts, and each item created, reinforced, refused or left as text."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..errors import MnemovaultError
+from ..ops.names import slug_from
+from .core import Item, Progress, plan
+from .write import link_plan, reinforce, write_batch
+
+if TYPE_CHECKING:
+    from ..service import MemoryService
+
+
+def run(svc: "MemoryService", source: str, items: list[Item], dry_run: bool = False, tag: str | None = None,
+        progress: Progress | None = None) -> dict[str, Any]:
+    """Import `items` (the caller holds the write operation). Returns the counts and the lists."""
+    p = plan(svc, source, items, tag)
+    links = link_plan(p)
+    created: list[str] = []
+    if not dry_run:
+        created = write_batch(svc, source, p.create, links, progress)
+        for item, twin in list(p.reinforce):
+            if twin:
+                try:
+                    reinforce(svc, twin, source, item.source_id)
+                except MnemovaultError as exc:  # the twin cannot be written now (a problem, a conflict)
+                    p.reinforce.remove((item, twin))
+                    p.refuse.append((item, f"its twin {twin} could not be reinforced: {exc}"))
+    return {
+        "source": source, "dry_run": dry_run,
+        "created": len(p.create), "reinforced": len(p.reinforce), "skipped": len(p.skip), "refused": len(p.refuse),
+        "paths": created,
+        "would_create": [{"where": i.where, "id": i.source_id, "title": i.title or slug_from(i.text)} for i in p.create]
+        if dry_run else [],
+        "reinforcements": [{"where": i.where, "id": i.source_id, "twin": t or "an earlier item"} for i, t in p.reinforce],
+        "refusals": [{"where": i.where, "id": i.source_id, "cause": why} for i, why in p.refuse],
+        "links": links.linked,
+        "unlinked": links.unlinked,
+    }
