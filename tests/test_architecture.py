@@ -98,13 +98,14 @@ def test_engine_imports_have_no_cycle():
 import re  # noqa: E402
 
 SQL = re.compile(r"\b(SELECT\b.*\bFROM|INSERT\s+(OR\s+\w+\s+)?INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM)\b", re.S)
-# SQL not yet moved behind vault_sync/index/ (search ranks with its own statements; the
-# benchmark builds its own floor database, and the LoCoMo bench caches vectors across runs):
+# SQL not yet moved behind vault_sync/index/ (search ranks with its own statements):
 # listed, so nothing new lands outside the index
 SQL_NOT_YET_MOVED = {
     "vault_sync/search/fts.py", "vault_sync/search/embeddings.py", "vault_sync/search/hybrid.py",
-    "vault_sync/search/cluster.py", "bridge/bench/measure.py", "bridge/bench/locomo.py",
 }
+# SQL that is not the index's by design: the bench's floor is a bare FTS5 table in its own
+# database, the cost any indexer pays, measured beside the engine's
+SQL_NOT_THE_INDEX = {"bridge/bench/floor.py"}
 
 
 def _source_files():
@@ -130,7 +131,7 @@ def test_the_sql_pattern_sees_statements():
 def test_no_sql_outside_the_index():
     found = []
     for rel, path in _source_files():
-        if rel.startswith("vault_sync/index/") or rel in SQL_NOT_YET_MOVED:
+        if rel.startswith("vault_sync/index/") or rel in SQL_NOT_YET_MOVED | SQL_NOT_THE_INDEX:
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
         found += [f"{rel}: {s[:60]!r}" for s in _strings(tree) if SQL.search(s)]

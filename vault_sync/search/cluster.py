@@ -13,6 +13,7 @@ import hashlib
 import numpy as np
 
 from ..errors import InvalidInput
+from ..index import queries
 from .embeddings import EmbeddingUnavailable, backfill, get_embedder, vector_cache
 
 AUTO_MERGE, REVIEW = 0.9, 0.75
@@ -31,13 +32,6 @@ def cluster_id(member_ids: list[str]) -> str:
     """Stable for the same members, whatever their order or paths."""
     digest = hashlib.blake2b("\n".join(sorted(member_ids)).encode("utf-8"), digest_size=5).hexdigest()
     return f"c-{digest}"
-
-
-def _stm_rows(svc) -> list:
-    return svc.store.query(
-        "SELECT rowid, path, id, title, content_hash FROM notes "
-        "WHERE kind = 'stm' AND coalesce(status, 'active') NOT IN ('archived', 'promoted') ORDER BY path"
-    )
 
 
 def _components(vectors: np.ndarray, threshold: float) -> list[list[int]]:
@@ -79,7 +73,7 @@ def cluster(svc, threshold: float = 0.83) -> list[dict]:
     report = backfill(svc)
     if report.get("error"):
         raise EmbeddingUnavailable(report["error"])
-    rows = _stm_rows(svc)
+    rows = queries.clusterable_stm_rows(svc.store)
     cache = vector_cache(svc, embedder)
     kept, vectors = [], []
     for row in rows:
