@@ -151,3 +151,34 @@ def test_front_ends_set_no_attribute_on_the_service():
              for m in assign.finditer(path.read_text(encoding="utf-8"))]
     assert found == []
     assert assign.search("    svc.watcher = watcher") and not assign.search("    x = svc.watcher")
+
+
+# the embedding model and its vector cache belong to the runtime: created there or by the
+# search module that loads the model on first use (through the service's properties), and
+# switched by callers only through `use_embedder`
+RUNTIME_STATE = re.compile(r"\.(embedder|vectors)\s*=[^=]")
+RUNTIME_STATE_OWNERS = {"vault_sync/runtime.py", "vault_sync/search/embeddings.py"}
+
+
+def test_nothing_outside_sets_the_runtime_state():
+    found = []
+    for folder in ("vault_sync", "bridge", "tests"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            rel = path.relative_to(ROOT).as_posix()
+            if rel in RUNTIME_STATE_OWNERS or rel == "tests/test_architecture.py":
+                continue
+            found += [f"{rel}: {m.group(0)}" for m in RUNTIME_STATE.finditer(path.read_text(encoding="utf-8"))]
+    assert found == []
+    assert RUNTIME_STATE.search("    svc.embedder = Embedder()") and not RUNTIME_STATE.search("if svc.embedder == x")
+
+
+def test_switching_the_embedder_goes_to_the_runtime(tmp_path):
+    from conftest import make_service
+
+    vault = tmp_path / "v"
+    vault.mkdir()
+    svc = make_service(vault, embeddings=False)
+    marker = object()
+    svc.use_embedder(marker)
+    assert svc.runtime.embedder is marker and svc.embedder is marker
+    assert "embedder" not in vars(svc) and "vectors" not in vars(svc)  # held by the runtime, not the facade

@@ -44,9 +44,7 @@ class MemoryService:
         self._listeners: list[Listener] = []
         self._listeners_lock = threading.Lock()
         self.writes = WritePath(self.layout, self.indexer, self.emit, self.emit_scores, after_sync=self.after_sync)
-        self.embedder = None  # set when embeddings are enabled (search module)
-        self.vectors = None  # the in-memory vector cache (search module)
-        self.runtime = Runtime(self)  # the watcher and the lease, when a front end starts them
+        self.runtime = Runtime(self)  # watcher, lease, embedding model: created and held there
 
     @property
     def watcher(self):
@@ -55,6 +53,24 @@ class MemoryService:
     @property
     def lease(self):
         return self.runtime.lease
+
+    # the model and its vector cache live in the runtime; search/embeddings.py creates them
+    # on first use through these (tests/test_architecture.py: nobody else assigns them)
+    @property
+    def embedder(self) -> Any:
+        return self.runtime.embedder
+
+    @embedder.setter
+    def embedder(self, embedder: Any) -> None:
+        self.runtime.use_embedder(embedder)
+
+    @property
+    def vectors(self) -> Any:
+        return self.runtime.vectors
+
+    @vectors.setter
+    def vectors(self, cache: Any) -> None:
+        self.runtime.keep_vectors(cache)
 
     def start_watcher(self, **options):
         """Keep the index current from file events (see Runtime.start_watcher)."""
@@ -365,7 +381,7 @@ class MemoryService:
     # -- search (vault_sync.search) --
     def use_embedder(self, embedder) -> None:
         """Share a model already loaded elsewhere (a benchmark running many vaults in one process)."""
-        self.embedder = embedder
+        self.runtime.use_embedder(embedder)
 
     def get_embedder(self):
         if not self.settings.embeddings:
