@@ -16,6 +16,7 @@ from .limits import check_limit, check_query, check_ref, check_refs, quote
 from .index.sync import Change, Indexer, SyncReport
 from .ops import conflicts as conflicts_op
 from .ops import ids as ids_op
+from .ops import journal
 from .ops import lifecycle, moves
 from .ops import relate as relate_op
 from .ops import save as save_op
@@ -217,7 +218,7 @@ class MemoryService:
             "embeddings": self.embedding_status(),
             "lease": runtime["lease"],
             "scoring": self.params.public(),
-            "quarantined": moves.quarantined(self),
+            "quarantined": journal.quarantined(self),
             "background": background.state(self),
             "supersession_cycles": supersede_op.cycles(self),
         }

@@ -17,7 +17,6 @@ from ..errors import MnemovaultError
 from ..index import queries
 from ..index.resolver import Resolver
 from ..links import MDLINK, SCHEME, WIKILINK, _block_parser, _strip_inline_code
-from ..writer import update_file
 
 if TYPE_CHECKING:
     from ..service import MemoryService
@@ -97,7 +96,9 @@ def _resolves_relative(path: str, source: str, resolver: Resolver) -> bool:
 
 
 def rewrite_links(svc: "MemoryService", resolver: Resolver, old_rel: str, new_rel: str) -> list[str]:
-    """Rewrite links to `old_rel` everywhere (resolver built before the move); returns changed paths."""
+    """Rewrite links to `old_rel` everywhere (resolver built before the move), each note
+    through the write path (re-indexed there, or with the move inside `writes.together`);
+    returns changed paths."""
     name = old_rel.rsplit("/", 1)[-1]
     name = (name[:-3] if name.lower().endswith(".md") else name).lower()
     sources = queries.sources_linking(svc.store, name)
@@ -105,12 +106,6 @@ def rewrite_links(svc: "MemoryService", resolver: Resolver, old_rel: str, new_re
     changed = []
     # the moved note's own links too: they were read from its old folder
     for src, was in [*((s, s) for s in sources if s not in (old_rel, new_rel)), (new_rel, old_rel)]:
-        path = svc.layout.abs(src)
-        try:
-            data = path.read_bytes()
-        except OSError:
-            continue
-
         def transform(current: bytes, src=src, was=was) -> bytes | None:
             bom = current.startswith(BOM_BYTES)
             try:
@@ -122,8 +117,8 @@ def rewrite_links(svc: "MemoryService", resolver: Resolver, old_rel: str, new_re
                 return None
             return (BOM_BYTES if bom else b"") + new.encode("utf-8")
 
-        try:
-            if update_file(path, data, transform).written:
+        try:  # compare-and-swap through the write path: a person's edit meanwhile is kept
+            if svc.writes.update(src, transform).written:
                 changed.append(src)
         except (MnemovaultError, OSError):
             continue  # the note vanished or keeps changing: the person is editing it; leave it
