@@ -252,3 +252,17 @@ def test_no_direct_file_write_outside_the_write_path():
             continue
         found += [f"{rel}: {call}" for call in _direct_writes(ast.parse(path.read_text(encoding="utf-8")))]
     assert found == []
+
+
+def test_an_error_code_names_its_engine_class():
+    from vault_sync import errors as e
+
+    def every(cls):
+        for sub in cls.__subclasses__():
+            yield sub
+            yield from every(sub)
+
+    classes = [c for c in every(e.MnemovaultError) if c.__module__ == "vault_sync.errors"]
+    assert len({c.code for c in classes}) == len(classes)  # each code names one class
+    assert all(e.error_class(c.code) is c for c in classes)
+    assert e.error_class("disk_full") is e.DiskFull and e.error_class("nonsense") is e.MnemovaultError

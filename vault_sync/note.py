@@ -16,6 +16,7 @@ from typing import Any
 
 from . import links as linkmod
 from .dates import parse_datetime
+from .limits import MAX_STRENGTH, MIN_STRENGTH
 from .fmblock import UnclosedFrontmatter, YamlProblem, find_block, load_frontmatter
 
 OWNED_KEYS = (
@@ -88,8 +89,8 @@ def checksum_of(data: bytes) -> str:
 
 
 def stem_of(path: str) -> str:
-    name = PurePosixPath(path).name
-    return name[:-3] if name.lower().endswith(".md") else name
+    """The note's name: its file name without `.md`."""
+    return linkmod.strip_md(PurePosixPath(path).name)
 
 
 def parse_note(path: str, data: bytes) -> Note:
@@ -225,7 +226,7 @@ def read_fields(fm: dict[str, Any], problems: list[Problem]) -> Fields:
     f.promoted_at = _date(fm, "promoted_at", problems)
     f.archived_at = _date(fm, "archived_at", problems)
     f.use_count = _int(fm, "use_count", 1, 0, 10**9, problems)
-    f.strength = _float(fm, "strength", 1.0, 0.0, 2.0, problems)
+    f.strength = _float(fm, "strength", 1.0, MIN_STRENGTH, MAX_STRENGTH, problems)
     f.review_count = _int(fm, "review_count", 0, 0, 10**9, problems)
     f.cross_domain_count = _int(fm, "cross_domain_count", 0, 0, 10**9, problems)
     # outputs we write ourselves: a bad value there is simply recomputed, not a blocker

@@ -12,6 +12,7 @@ from .errors import Ambiguous, InvalidInput, NotFound, PathOutsideVault
 from .index import queries
 from .index.resolver import build_resolver
 from .index.store import IndexStore
+from .links import strip_md
 from .limits import check_limit, check_query, check_ref, check_refs, quote
 from .index.sync import Change, Indexer, SyncReport
 from .ops import conflicts as conflicts_op
@@ -172,7 +173,7 @@ class MemoryService:
         return rows[0]
 
     def _by_name(self, name: str):
-        rows = queries.notes_named(self.store, name.lower().removesuffix(".md"))
+        rows = queries.notes_named(self.store, strip_md(name).lower())
         if len(rows) > 1:
             raise Ambiguous(f"{name!r} names {len(rows)} notes: {', '.join(r['path'] for r in rows)}")
         return rows[0] if rows else None

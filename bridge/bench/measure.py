@@ -257,7 +257,7 @@ def to_json(result: dict) -> str:
 def _compile_sources() -> None:
     """Byte-compile the engine and front ends, as installing a wheel does. An editable
     install under PYTHONDONTWRITEBYTECODE (set on this machine) would otherwise compile
-    every module again at each start, ~80 ms that no installed copy pays."""
+    every module again at each start, a cost no installed copy pays."""
     import compileall
 
     root = Path(__file__).resolve().parents[2]

@@ -12,6 +12,8 @@ from __future__ import annotations
 import posixpath
 from collections import ChainMap, defaultdict
 
+from ..links import strip_md
+
 MAX_LAYERS = 32  # moves stacked on a resolver before its maps are flattened again
 
 
@@ -53,8 +55,7 @@ class Resolver:
 
     @staticmethod
     def _stem(path: str) -> str:
-        stem = path[path.rfind("/") + 1:]
-        return (stem[:-3] if stem[-3:].lower() == ".md" else stem).lower()
+        return strip_md(path[path.rfind("/") + 1:]).lower()
 
     @staticmethod
     def _rank(candidates: list[str]) -> list[str]:

@@ -13,12 +13,13 @@ from datetime import datetime
 from typing import Any, Callable, Iterator
 
 from ..dates import format_datetime, utc_now
-from ..note import Note, content_hash, normalized_hash, related_links
+from ..note import Note, content_hash, normalized_hash, related_links, stem_of
 from .schema import SCHEMA, SCHEMA_VERSION, UPGRADES
 
 # Each single-note FTS write adds a small segment; FTS5 merges them only now and then, and
-# a query reads every segment (50 edits made full-text search 30% slower at 10k notes).
-# After this many writes (more on a big index) it is merged back into one: 66 ms at 10k.
+# a query reads every segment, so a run of single edits slows full-text search down. After
+# this many writes (more on a big index) they are merged back into one (the README's
+# Benchmarks: full-text search is timed right after the bench's edits).
 FTS_OPTIMIZE_AFTER = 50
 log = logging.getLogger("mnemovault.index")
 
@@ -41,8 +42,7 @@ class Stat:
 
 def note_row(note: Note, kind: str, stat: Stat) -> tuple:
     f = note.fields
-    name = note.path.rsplit("/", 1)[-1]
-    name = name[:-3] if name.lower().endswith(".md") else name
+    name = stem_of(note.path)
     return (
         note.path, name.lower(), f.id, kind, note.title, f.status if note.has_frontmatter or f.id else None,
         f.use_count, f.strength, _iso(f.created), _iso(f.last_used), f.decay_score, f.review_priority,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..edit import BOM_BYTES, patch_bytes
+from ..edit import edit_text, newline_of, patch_bytes
 from ..errors import InvalidInput, NotFound, WrongState
 from ..fmblock import find_block
 from ..index import queries
@@ -70,11 +70,12 @@ def resolve_conflict(svc: "MemoryService", path: str) -> dict:
         fresh = parse_note(row["original"], current)
         out = patch_bytes(current, _merged_fields(fresh, copy))
         if not same_body and extra_body not in out.decode("utf-8"):
-            bom = out.startswith(BOM_BYTES)
-            text = (out[3:] if bom else out).decode("utf-8")
-            nl = "\r\n" if "\r\n" in text else "\n"
-            text = text.rstrip("\r\n") + f"{nl}{nl}*From the conflicting copy {copy_path.name}:*{nl}{nl}{extra_body}{nl}"
-            out = (BOM_BYTES if bom else b"") + text.encode("utf-8")
+
+            def append(text: str) -> str:
+                nl = newline_of(text)
+                return text.rstrip("\r\n") + f"{nl}{nl}*From the conflicting copy {copy_path.name}:*{nl}{nl}{extra_body}{nl}"
+
+            return edit_text(out, append)
         return out
 
     svc.writes.update(row["original"], transform)

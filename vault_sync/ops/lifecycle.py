@@ -12,7 +12,7 @@ from ..index.resolver import build_resolver
 from ..limits import check_limit
 from ..note import stem_of
 from ..patch import REMOVE
-from ..scoring import review_priority
+from ..scoring import in_danger_zone, review_priority
 from ..secret_gate import check_fields
 from ..views import row_decision, row_score
 from .ltm_index import add_to_index_note, wikilink_safe, with_related
@@ -63,7 +63,7 @@ def review(svc: "MemoryService", limit: int = 20) -> list[dict]:
         if row["path"] in superseded:
             continue  # no longer true: not worth keeping alive
         value = row_score(svc.params, row, now)
-        if value is not None and svc.params.danger_zone_min <= value <= svc.params.danger_zone_max:
+        if value is not None and in_danger_zone(svc.params, value):
             items.append((review_priority(svc.params, value), row))
     items.sort(key=lambda t: (-t[0], t[1]["path"]))
     return [svc.view(row) for _, row in items[:limit]]

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from ..dates import format_datetime
+from ..edit import newline_of
 from ..errors import MnemovaultError
 from ..links import extract
 from .linkrewrite import _masked
@@ -41,7 +42,7 @@ def with_related(text: str, names: list[str]) -> str:
     a heading inside code is not the section."""
     if not names:
         return text
-    nl = "\r\n" if "\r\n" in text else "\n"
+    nl = newline_of(text)
     masked = _masked(text)
     m = re.search(r"^## Related[ \t]*\r?$", masked, re.M)
     if m:
@@ -77,7 +78,7 @@ def add_to_index_note(svc: "MemoryService", name: str, now: datetime) -> None:
         text = current.decode("utf-8", errors="strict")
         if link in text:
             return None
-        nl = "\r\n" if "\r\n" in text else "\n"
+        nl = newline_of(text)
         return (text + ("" if text.endswith(nl) or not text else nl) + line + nl).encode("utf-8")
 
     try:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..dates import format_datetime, parse_datetime
-from ..edit import BOM_BYTES, patch_bytes
+from ..edit import edit_text, patch_bytes
 from ..errors import InvalidInput, MnemovaultError, NoteProblem, WrongState
 from ..faults import writing
 from ..index import queries
@@ -97,9 +97,8 @@ def _apply_edits(current: bytes, rel: str, keys: dict, body_edit: Callable[[str,
         raise NoteProblem(f"{rel}: {'; '.join(p.cause for p in fresh.problems if p.blocking)}; fix it first")
     out = patch_bytes(current, keys)
     if body_edit is not None:
-        bom = out.startswith(BOM_BYTES)
-        text = (out[3:] if bom else out).decode("utf-8")
-        out = (BOM_BYTES if bom else b"") + body_edit(text, fresh).encode("utf-8")
+        edited = edit_text(out, lambda text: body_edit(text, fresh))
+        out = out if edited is None else edited
     return out
 
 

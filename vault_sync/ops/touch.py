@@ -8,7 +8,7 @@ from ..edit import patch_bytes
 from ..errors import InvalidInput, MnemovaultError, NoteProblem, WrongState
 from ..note import parse_note
 from ..scoring import is_cross_domain, score_at
-from ..limits import check_refs
+from ..limits import cap_strength, check_refs
 from .names import clean_tags
 from .moves import check_size
 from .sweep import score_updates
@@ -16,7 +16,6 @@ from .sweep import score_updates
 if TYPE_CHECKING:
     from ..service import MemoryService
 
-MAX_STRENGTH = 2.0
 
 
 def _reinforce(svc: "MemoryService", ref: str, boost: float, context_tags: list[str] | None) -> dict:
@@ -35,7 +34,7 @@ def _reinforce(svc: "MemoryService", ref: str, boost: float, context_tags: list[
         f = note.fields
         old = score_at(svc.params, f.use_count, f.last_used or f.created, f.strength, now)
         cross = bool(context_tags) and is_cross_domain(svc.params, f.tags, context_tags or [])
-        strength = min(MAX_STRENGTH, f.strength + boost + (svc.settings.touch_boost if cross else 0.0))
+        strength = cap_strength(f.strength + boost + (svc.settings.touch_boost if cross else 0.0))
         updates: dict = {"last_used": now, "use_count": f.use_count + 1}
         if strength != f.strength:
             updates["strength"] = round(strength, 6)

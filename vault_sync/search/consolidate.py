@@ -13,17 +13,13 @@ from __future__ import annotations
 from ..dates import format_datetime, parse_datetime
 from ..errors import InvalidInput, NoteProblem, WrongState
 from ..index import queries
-from ..limits import check_refs
+from ..limits import cap_strength, check_refs
+from ..note import stem_of
 from ..ops.lifecycle import archive_one
 from ..secret_gate import check_fields
 from .cluster import cluster
 
-BONUS_PER_EXTRA, MAX_STRENGTH = 0.1, 2.0
-
-
-def _stem(path: str) -> str:
-    name = path.rsplit("/", 1)[-1]
-    return name[:-3] if name.lower().endswith(".md") else name
+BONUS_PER_EXTRA = 0.1
 
 
 def _members(svc, ids: list[str] | str) -> list:
@@ -60,11 +56,11 @@ def plan(svc, rows: list, title: str | None = None) -> dict:
             if tag not in tags:
                 tags.append(tag)
         text = queries.body_of(svc.store, row["rowid"]).strip()
-        parts.append(f"{text}\n(from [[{_stem(row['path'])}]])" if text else f"(from [[{_stem(row['path'])}]])")
+        parts.append(f"{text}\n(from [[{stem_of(row['path'])}]])" if text else f"(from [[{stem_of(row['path'])}]])")
     created = [d for d in (parse_datetime(r["created"]) for r in rows) if d is not None]
     used = [d for d in (parse_datetime(r["last_used"]) or parse_datetime(r["created"]) for r in rows) if d is not None]
     strengths = [r["strength"] if r["strength"] is not None else 1.0 for r in rows]
-    strength = min(MAX_STRENGTH, max(strengths) + BONUS_PER_EXTRA * (len(rows) - 1))
+    strength = cap_strength(max(strengths) + BONUS_PER_EXTRA * (len(rows) - 1))
     return {
         "title": title or rows[0]["title"],
         "text": "\n\n".join(parts) + "\n",
@@ -98,9 +94,9 @@ def consolidate(svc, ids: list[str], apply: bool = False, title: str | None = No
     check_fields({"consolidated text": p["text"], "consolidated title": p["title"], "consolidated tags": p["tags"]})
     note = svc.create_memory(
         p["text"], p["tags"], p["title"], p["strength"], p["use_count"], p["created"], p["last_used"],
-        {"merged_from": [f"[[{_stem(s['path'])}]]" for s in p["sources"]]},
+        {"merged_from": [f"[[{stem_of(s['path'])}]]" for s in p["sources"]]},
     )
-    link = f"[[{_stem(note['path'])}]]"
+    link = f"[[{stem_of(note['path'])}]]"
     archived, errors = [], []
     for source in p["sources"]:
         try:
