@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import PurePosixPath
-from typing import Any
+from typing import Any, overload
 
 from . import links as linkmod
 from .dates import parse_datetime
@@ -156,7 +156,7 @@ def _show(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _int(fm, key, default, lo, hi, problems) -> int:
+def _int(fm: dict[str, Any], key: str, default: int, lo: int, hi: int, problems: list[Problem]) -> int:
     value = fm.get(key)
     if value is None:
         return default
@@ -169,7 +169,14 @@ def _int(fm, key, default, lo, hi, problems) -> int:
     return int(value)
 
 
-def _float(fm, key, default, lo, hi, problems, blocking=True) -> float | None:
+@overload
+def _float(fm: dict[str, Any], key: str, default: float, lo: float, hi: float, problems: list[Problem],
+           blocking: bool = True) -> float: ...
+@overload
+def _float(fm: dict[str, Any], key: str, default: None, lo: float, hi: float, problems: list[Problem],
+           blocking: bool = True) -> float | None: ...
+def _float(fm: dict[str, Any], key: str, default: float | None, lo: float, hi: float, problems: list[Problem],
+           blocking: bool = True) -> float | None:
     value = fm.get(key)
     if value is None:
         return default
@@ -182,7 +189,7 @@ def _float(fm, key, default, lo, hi, problems, blocking=True) -> float | None:
     return float(value)
 
 
-def _date(fm, key, problems) -> datetime | None:
+def _date(fm: dict[str, Any], key: str, problems: list[Problem]) -> datetime | None:
     value = fm.get(key)
     if value is None or value == "":
         return None
@@ -192,7 +199,7 @@ def _date(fm, key, problems) -> datetime | None:
     return parsed
 
 
-def _str_list(fm, key, problems) -> list[str]:
+def _str_list(fm: dict[str, Any], key: str, problems: list[Problem]) -> list[str]:
     value = fm.get(key)
     if value is None:
         return []
@@ -243,7 +250,7 @@ def read_fields(fm: dict[str, Any], problems: list[Problem]) -> Fields:
     return f
 
 
-def _str_list_lenient(value) -> list[str]:
+def _str_list_lenient(value: object) -> list[str]:
     if isinstance(value, str):
         return [value]
     if isinstance(value, list):

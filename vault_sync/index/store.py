@@ -30,7 +30,7 @@ NOTE_COLUMNS = (
 )
 
 
-def _iso(value) -> str | None:
+def _iso(value: datetime | None) -> str | None:
     return format_datetime(value) if value is not None else None
 
 
@@ -40,7 +40,7 @@ class Stat:
     size: int
 
 
-def note_row(note: Note, kind: str, stat: Stat) -> tuple:
+def note_row(note: Note, kind: str, stat: Stat) -> tuple[Any, ...]:
     f = note.fields
     name = stem_of(note.path)
     return (
@@ -89,7 +89,7 @@ class IndexStore:
         self.names_version = 0  # bumped when the set of paths or aliases changes (link resolution)
         self.fts_writes = 0  # single-note FTS writes since the FTS index was last merged
         self._fts_merge_at = FTS_OPTIMIZE_AFTER  # raised on a big index, where a merge costs more
-        self.resolver_cache = None
+        self.resolver_cache: tuple[int, Any] | None = None
         self.set_aside: Path | None = None  # where a corrupt index file was moved, if it was
         try:
             self._open()
@@ -186,7 +186,7 @@ class IndexStore:
     def upsert(self, db: sqlite3.Connection, note: Note, kind: str, stat: Stat, reuse_rowid: int | None = None) -> int:
         row = note_row(note, kind, stat)
         existing = db.execute("SELECT rowid FROM notes WHERE path=?", (note.path,)).fetchone()
-        rowid = existing[0] if existing else reuse_rowid
+        rowid: int | None = int(existing[0]) if existing else reuse_rowid
         placeholders = ", ".join(f"{c}=?" for c in NOTE_COLUMNS)
         keep_fts = False
         if rowid is not None:
@@ -199,6 +199,7 @@ class IndexStore:
             cur = db.execute(
                 f"INSERT INTO notes ({', '.join(NOTE_COLUMNS)}) VALUES ({', '.join('?' * len(NOTE_COLUMNS))})", row
             )
+            assert cur.lastrowid is not None  # an INSERT always sets it
             rowid = cur.lastrowid
             self._paths_changed(added=note.path)
         db.execute("DELETE FROM problems WHERE path=?", (note.path,))
@@ -267,7 +268,7 @@ class IndexStore:
         self.fts_writes += 1
         db.execute("DELETE FROM notes WHERE rowid=?", (row[0],))
         self._paths_changed(removed=path)
-        return row[0]
+        return int(row[0])
 
     def move_row(self, db: sqlite3.Connection, old_path: str, new_path: str) -> None:
         db.execute("DELETE FROM problems WHERE path=?", (old_path,))
@@ -297,13 +298,14 @@ class IndexStore:
             cur = db.execute("DELETE FROM embeddings WHERE content_hash NOT IN (SELECT content_hash FROM notes)")
             return cur.rowcount
 
-    def query(self, sql: str, params: tuple | dict = ()) -> list[sqlite3.Row]:
+    def query(self, sql: str, params: tuple[Any, ...] | dict[str, Any] = ()) -> list[sqlite3.Row]:
         with self.lock:
             return self.db.execute(sql, params).fetchall()
 
-    def one(self, sql: str, params: tuple | dict = ()) -> sqlite3.Row | None:
+    def one(self, sql: str, params: tuple[Any, ...] | dict[str, Any] = ()) -> sqlite3.Row | None:
         with self.lock:
-            return self.db.execute(sql, params).fetchone()
+            row: sqlite3.Row | None = self.db.execute(sql, params).fetchone()
+            return row
 
     def replace_attachments(self, db: sqlite3.Connection, paths: list[str]) -> None:
         """The vault's full list of non-Markdown files (a full walk)."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -40,11 +41,11 @@ class Move:
     dst: str
     reason: str
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "title": self.title, "from": self.src, "to": self.dst, "reason": self.reason}
 
 
-def _encode_keys(keys: dict) -> dict:
+def _encode_keys(keys: dict[str, Any]) -> dict[str, Any]:
     """Owned-key updates as JSON (dates and REMOVE tagged), for the journal."""
     out: dict[str, Any] = {}
     for k, v in keys.items():
@@ -59,7 +60,7 @@ def _encode_keys(keys: dict) -> dict:
     return out
 
 
-def _decode_keys(keys: dict) -> dict:
+def _decode_keys(keys: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for k, v in (keys or {}).items():
         if isinstance(v, dict) and v.get("$remove"):
@@ -71,7 +72,7 @@ def _decode_keys(keys: dict) -> dict:
     return out
 
 
-def check_size(svc: "MemoryService", row) -> None:
+def check_size(svc: "MemoryService", row: sqlite3.Row) -> None:
     """A note too large to index is too large to rewrite: refuse user writes on it."""
     if (row["size"] or 0) > svc.settings.max_note_bytes:
         raise NoteProblem(f"{row['path']} is too large ({row['size']} bytes > {svc.settings.max_note_bytes}); "
@@ -91,7 +92,7 @@ def _link_or_rename(svc: "MemoryService", src_rel: str, dst_rel: str) -> None:
         raise WrongState(f"cannot move {src.name}: {dst.parent.name}/{dst.name} already exists") from None
 
 
-def _apply_edits(current: bytes, rel: str, keys: dict, body_edit: Callable[[str, Any], str] | None) -> bytes:
+def _apply_edits(current: bytes, rel: str, keys: dict[str, Any], body_edit: Callable[[str, Any], str] | None) -> bytes:
     fresh = parse_note(rel, current)
     if not fresh.writable:
         raise NoteProblem(f"{rel}: {'; '.join(p.cause for p in fresh.problems if p.blocking)}; fix it first")
@@ -104,13 +105,13 @@ def _apply_edits(current: bytes, rel: str, keys: dict, body_edit: Callable[[str,
 
 def move_note(
     svc: "MemoryService",
-    row,
+    row: sqlite3.Row,
     dst_rel: str,
-    updates: Callable[[Any], dict],
+    updates: Callable[[Any], dict[str, Any]],
     reason: str,
     body_edit: Callable[[str, Any], str] | None = None,
     rewrite: bool = True,
-    journal_extra: dict | None = None,
+    journal_extra: dict[str, Any] | None = None,
 ) -> Move:
     """Move one indexed note to `dst_rel`, patching owned keys (and optionally the body).
 
@@ -191,7 +192,7 @@ def recover(svc: "MemoryService") -> list[str]:
     return done
 
 
-def _recover_one(svc: "MemoryService", entry: dict, src_rel: str, dst_rel: str) -> str:
+def _recover_one(svc: "MemoryService", entry: dict[str, Any], src_rel: str, dst_rel: str) -> str:
     with svc.writes.together():
         if _settle(svc, src_rel, dst_rel, entry):
             _finish(svc, entry, src_rel, dst_rel)
@@ -200,7 +201,7 @@ def _recover_one(svc: "MemoryService", entry: dict, src_rel: str, dst_rel: str) 
         return f"rolled back move of {src_rel} (never reached {dst_rel})"
 
 
-def _same_note(src: Path, dst: Path, entry: dict) -> bool:
+def _same_note(src: Path, dst: Path, entry: dict[str, Any]) -> bool:
     """dst is the moved note whose hard link was split in two files (e.g. a sync that ran
     before recovery gave one of the two names a new id): same body, one has the move's id."""
     try:
@@ -211,7 +212,7 @@ def _same_note(src: Path, dst: Path, entry: dict) -> bool:
             and normalized_hash(a.body) == normalized_hash(b.body))
 
 
-def _settle(svc: "MemoryService", src_rel: str, dst_rel: str, entry: dict) -> bool:
+def _settle(svc: "MemoryService", src_rel: str, dst_rel: str, entry: dict[str, Any]) -> bool:
     """Leave the note at exactly one path; True when that is the new one."""
     src, dst = svc.layout.abs(src_rel), svc.layout.abs(dst_rel)
     if src.exists() and dst.exists():
@@ -230,7 +231,7 @@ def _settle(svc: "MemoryService", src_rel: str, dst_rel: str, entry: dict) -> bo
     return dst.exists() and not src.exists()
 
 
-def _finish(svc: "MemoryService", entry: dict, src_rel: str, dst_rel: str) -> None:
+def _finish(svc: "MemoryService", entry: dict[str, Any], src_rel: str, dst_rel: str) -> None:
     """Re-apply the keys and body edit of an interrupted move, then re-point links (idempotent)."""
     keys = _decode_keys(entry.get("keys") or {})
     if not keys:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+import sqlite3
+from typing import TYPE_CHECKING, Any
 
 from ..edit import patch_bytes
 from ..errors import InvalidInput, NoteProblem
@@ -22,7 +23,7 @@ _RESERVED = ("pinned", "aliases", "merged_into", "archive_reason", "supersedes",
 _TYPE = re.compile(r"^[a-z][a-z0-9_]{0,40}$")
 
 
-def relate(svc: "MemoryService", a: str, b: str, rel_type: str = "related") -> dict:
+def relate(svc: "MemoryService", a: str, b: str, rel_type: str = "related") -> dict[str, Any]:
     """Add "[[B]]" to A's `related` list (or to the list named by the type)."""
     check_fields({"relation type": rel_type})  # the type becomes a frontmatter key
     check_name("the relation type", rel_type if rel_type is not None else "related", MAX_RELATION_CHARS)
@@ -46,7 +47,7 @@ def relate(svc: "MemoryService", a: str, b: str, rel_type: str = "related") -> d
             raise NoteProblem(f"{src['path']}: fix its frontmatter first")
         existing = note.frontmatter.get(key)
         if existing is None:
-            items: list = []
+            items: list[Any] = []
         elif isinstance(existing, list):
             items = list(existing)
         else:
@@ -60,7 +61,7 @@ def relate(svc: "MemoryService", a: str, b: str, rel_type: str = "related") -> d
     return {"from": src["path"], "to": dst["path"], "type": key, "added": added["value"]}
 
 
-def graph(svc: "MemoryService", include_notes: bool = True) -> dict:
+def graph(svc: "MemoryService", include_notes: bool = True) -> dict[str, Any]:
     """Nodes (memories, and the person's notes linked with them) and resolved edges."""
     resolver = build_resolver(svc.store)
     rows = queries.graph_nodes(svc.store)
@@ -80,7 +81,7 @@ def graph(svc: "MemoryService", include_notes: bool = True) -> dict:
     return {"nodes": nodes, "edges": sorted(edges, key=lambda e: (e["source"], e["target"], e["kind"]))}
 
 
-def backlinks(svc: "MemoryService", rel: str) -> list[dict]:
+def backlinks(svc: "MemoryService", rel: str) -> list[dict[str, Any]]:
     resolver = build_resolver(svc.store)
     name = stem_of(rel).lower()
     out = []
@@ -91,7 +92,7 @@ def backlinks(svc: "MemoryService", rel: str) -> list[dict]:
     return out
 
 
-def outlinks(svc: "MemoryService", row) -> list[dict]:
+def outlinks(svc: "MemoryService", row: sqlite3.Row) -> list[dict[str, Any]]:
     resolver = build_resolver(svc.store)
     out = []
     for r in queries.outlinks_of(svc.store, row["rowid"]):

@@ -10,6 +10,8 @@ originals move to the archive with `merged_into: "[[new note]]"`, so `restore` u
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from ..dates import format_datetime, parse_datetime
 from ..errors import InvalidInput, NoteProblem, WrongState
 from ..index import queries
@@ -19,10 +21,13 @@ from ..ops.lifecycle import archive_one
 from ..secret_gate import check_fields
 from .cluster import cluster
 
+if TYPE_CHECKING:
+    from ..service import MemoryService
+
 BONUS_PER_EXTRA = 0.1
 
 
-def _members(svc, ids: list[str] | str) -> list:
+def _members(svc: "MemoryService", ids: list[str] | str) -> list[Any]:
     refs = [ids] if isinstance(ids, str) else check_refs(ids or [], "ids")
     refs = [r.strip() for r in refs if isinstance(r, str) and r.strip()]
     if len(refs) == 1 and refs[0].startswith("c-"):
@@ -45,7 +50,7 @@ def _members(svc, ids: list[str] | str) -> list:
     return rows
 
 
-def plan(svc, rows: list, title: str | None = None) -> dict:
+def plan(svc: "MemoryService", rows: list[Any], title: str | None = None) -> dict[str, Any]:
     """What consolidating these memories would write."""
     far = "9999-12-31T23:59:59Z"
     rows = sorted(rows, key=lambda r: (r["created"] or far, r["path"]))
@@ -73,14 +78,14 @@ def plan(svc, rows: list, title: str | None = None) -> dict:
     }
 
 
-def _public(p: dict) -> dict:
+def _public(p: dict[str, Any]) -> dict[str, Any]:
     out = dict(p)
     for key in ("created", "last_used"):
         out[key] = format_datetime(out[key]) if out[key] is not None else None
     return out
 
 
-def consolidate(svc, ids: list[str], apply: bool = False, title: str | None = None) -> dict:
+def consolidate(svc: "MemoryService", ids: list[str], apply: bool = False, title: str | None = None) -> dict[str, Any]:
     """Preview (default) or write the consolidated note and archive the originals.
 
     Returns {"applied", "plan", "note" (the new note when applied), "archived": [Move], "errors"}.
