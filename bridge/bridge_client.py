@@ -14,12 +14,11 @@ from vault_sync import errors as e
 from .daemon_start import pid_alive
 from .paths import bridge_file
 
-_BY_CODE = {
-    "bad_path": e.PathOutsideVault, "refused": e.Refused, "invalid": e.InvalidInput, "invalid_settings": e.SettingsError,
-    "not_found": e.NotFound, "ambiguous": e.Ambiguous, "wrong_state": e.WrongState, "conflict": e.WriteConflict,
-    "note_problem": e.NoteProblem, "too_large": e.InvalidInput, "storage_fault": e.StorageFault,
-    "read_only": e.VaultReadOnly, "permission_denied": e.PermissionDenied, "disk_full": e.DiskFull,
-}
+
+def _error_class(code: object) -> type[e.MnemovaultError]:
+    # the HTTP layer's own refusal of an oversized request is invalid input to the engine
+    return e.InvalidInput if code == "too_large" else e.error_class(code)
+
 
 
 class DaemonClient:
@@ -39,7 +38,7 @@ class DaemonClient:
                 err = json.loads(exc.read().decode("utf-8"))["error"]
             except Exception:
                 raise e.MnemovaultError(f"daemon answered {exc.code}") from None
-            raise _BY_CODE.get(err.get("code"), e.MnemovaultError)(err.get("message", "error")) from None
+            raise _error_class(err.get("code"))(err.get("message", "error")) from None
 
     def rpc(self, op: str, args: dict) -> Any:
         return self.request("POST", "/api/rpc", {"op": op, "args": args})["result"]

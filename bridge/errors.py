@@ -31,20 +31,18 @@ def engine_error(exc: BaseException) -> BaseException:
     return exc
 
 
-def http_status(exc: BaseException) -> int:
+def _row(exc: BaseException) -> tuple[int, int]:
+    """(HTTP status, exit code) of the first class in TABLE that `exc` is; (500, 1) else."""
     exc = engine_error(exc)
-    for cls, status, _ in TABLE:
-        if isinstance(exc, cls):
-            return status
-    return 500
+    return next(((status, code) for cls, status, code in TABLE if isinstance(exc, cls)), (500, 1))
+
+
+def http_status(exc: BaseException) -> int:
+    return _row(exc)[0]
 
 
 def exit_code(exc: BaseException) -> int:
-    exc = engine_error(exc)
-    for cls, _, code in TABLE:
-        if isinstance(exc, cls):
-            return code
-    return 1
+    return _row(exc)[1]
 
 
 def error_body(exc: BaseException) -> dict:

@@ -169,17 +169,15 @@ def shared_embedder():
 def semantic_service(vault: Path, embedder=None, **overrides):
     """A service over `vault` with embeddings on, using the shared model, fully embedded."""
     from conftest import make_service
+    from vault_sync.index import queries
     from vault_sync.search.embeddings import backfill
 
     svc = make_service(vault, embeddings=True, **overrides)
-    svc.embedder = embedder or shared_embedder()
+    svc.use_embedder(embedder or shared_embedder())
     # vectors are keyed by content hash: reuse those computed by earlier tests (encoding is slow)
     known = _SHARED.setdefault("vectors", {})
-    hashes = {r[0] for r in svc.store.query("SELECT DISTINCT content_hash FROM notes")}
-    reuse = [(h, svc.embedder.name, known[h]) for h in hashes if h in known]
-    with svc.store.transaction() as db:
-        db.executemany("INSERT OR REPLACE INTO embeddings (content_hash, model, vector) VALUES (?, ?, ?)", reuse)
+    hashes = queries.content_hashes(svc.store)
+    queries.add_embeddings(svc.store, svc.embedder.name, [(h, known[h]) for h in hashes if h in known])
     backfill(svc)
-    for h, blob in svc.store.query("SELECT content_hash, vector FROM embeddings WHERE model=?", (svc.embedder.name,)):
-        known[h] = blob
+    known.update(queries.embeddings_of(svc.store, svc.embedder.name))
     return svc

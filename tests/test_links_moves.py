@@ -130,19 +130,19 @@ def test_target_name_taken_in_ltm_is_refused_and_nothing_moves(vault):
 
 
 def _crash_after_link(monkeypatch):
-    import vault_sync.ops.moves as moves
+    import vault_sync.write_path as write_path
 
     def boom(*a, **k):
         raise KeyboardInterrupt("power cut")
 
-    real_link = moves._link_or_rename
+    real_link = write_path.rename_noreplace
 
     def link_only(src, dst):  # the hard link exists, then the process dies before the unlink
         dst.parent.mkdir(parents=True, exist_ok=True)
         os.link(src, dst)
         raise KeyboardInterrupt("power cut")
 
-    monkeypatch.setattr(moves, "_link_or_rename", link_only)
+    monkeypatch.setattr(write_path, "rename_noreplace", link_only)  # the write path's move primitive
     return real_link, boom
 
 
@@ -188,12 +188,12 @@ def test_crash_after_unlink_before_patch_and_rewrite(linked_vault, tmp_path, mon
     ref_svc.promote(stm)
     svc = make_service(vault)
     before = resolved_links(svc)
-    import vault_sync.ops.moves as moves
+    import vault_sync.write_path as write_path
 
     def die(*a, **k):
         raise SystemExit("killed")
 
-    monkeypatch.setattr(moves, "update_file", die)
+    monkeypatch.setattr(write_path, "update_file", die)  # the move's patch goes through the write path
     with pytest.raises(SystemExit):
         svc.promote(stm)
     monkeypatch.undo()
@@ -271,7 +271,7 @@ def test_person_edit_during_link_rewrite_survives(linked_vault, monkeypatch):
     vault = linked_vault
     svc = make_service(vault)
     eng = vault / "Engineering notes.md"
-    import vault_sync.ops.linkrewrite as lr
+    import vault_sync.write_path as lr  # link rewrites write through the write path
 
     real = lr.update_file
 

@@ -77,7 +77,8 @@ def test_batch_encodes_once_and_leaves_nothing_to_backfill(empty_vault):
     from vault_sync.search.embeddings import missing_hashes
 
     svc = make_service(empty_vault, embeddings=True)
-    svc.embedder = embedder = shared_embedder()
+    embedder = shared_embedder()
+    svc.use_embedder(embedder)
     svc.save("Melanie painted a sunrise over the lake last year")
     before = embedder.calls
     texts = [f"Caroline on {d} May 2023: the support group meeting number {d} was about pottery" for d in range(1, 31)]

@@ -129,8 +129,9 @@ def test_moved_note_is_not_re_embedded(svc, vault):
 
 def test_backfill_progress_batches_and_cache(vault, embedder):
     svc = make_service(vault, embeddings=True, embedding_batch_size=4)
-    svc.embedder = Embedder(embedder.name, batch_size=4)
-    svc.embedder._model = embedder._model  # share the loaded weights
+    batched = Embedder(embedder.name, batch_size=4)
+    batched._model = embedder._model  # share the loaded weights
+    svc.use_embedder(batched)
     seen = []
     report = backfill(svc, progress=lambda done, total: seen.append((done, total)), limit=10)
     assert report["embedded"] == 10 and seen[0] == (0, 10) and seen[-1] == (10, 10)
@@ -144,7 +145,7 @@ def test_backfill_progress_batches_and_cache(vault, embedder):
     assert cache.matrix.shape == (total, 384)
     # the cache picks up vectors written by another service on the same index, incrementally
     other = make_service(vault, embeddings=True)
-    other.embedder = svc.embedder
+    other.use_embedder(svc.embedder)
     (vault / "STM" / "New fact.md").write_text("---\ntags: [x]\n---\nThe new build agent is called hydra.\n", encoding="utf-8")
     other.sync()
     backfill(other)

@@ -18,7 +18,7 @@ def test_search_during_model_load_is_full_text_then_semantic(vault):
     threads_before = torch.get_num_threads()
     svc = semantic_service(vault, shared_embedder())  # the vault's vectors are in the index
     try:
-        svc.embedder = Embedder()  # a cold model, as in a daemon just started
+        svc.use_embedder(Embedder())  # a cold model, as in a daemon just started
         loader = warm_model(svc, torch_threads=1)  # as the daemon does
         assert loader is not None and svc.embedder.loading
 

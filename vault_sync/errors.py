@@ -72,3 +72,15 @@ class PermissionDenied(StorageFault):
 
 class DiskFull(StorageFault):
     code = "disk_full"
+
+
+def error_class(code: object) -> type[MnemovaultError]:
+    """The engine class whose `code` this is (a client rebuilding an error a daemon answered
+    with), MnemovaultError for any other: one table, the classes themselves."""
+    todo: list[type[MnemovaultError]] = [MnemovaultError]
+    while todo:
+        cls = todo.pop()
+        if cls.code == code:
+            return cls
+        todo += cls.__subclasses__()
+    return MnemovaultError

@@ -96,15 +96,24 @@ def check_tags(value: Any, what: str = "tags") -> list[str] | None:
     return list(value)
 
 
+MIN_STRENGTH, MAX_STRENGTH = 0.0, 2.0  # a memory's strength: given, read from frontmatter, reinforced
+
+
+def cap_strength(value: float) -> float:
+    """A reinforced strength (a touch, a merge) never above MAX_STRENGTH."""
+    return min(MAX_STRENGTH, value)
+
+
 def check_strength(value: Any) -> float:
+    span = f"{MIN_STRENGTH}-{MAX_STRENGTH}"
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InvalidInput("strength must be a number from 0.0 to 2.0")
+        raise InvalidInput(f"strength must be a number from {MIN_STRENGTH} to {MAX_STRENGTH}")
     try:
         number = float(value)
     except OverflowError:  # an int too large for a float
-        raise InvalidInput(f"strength {quote(value)} is out of range 0.0-2.0") from None
-    if not math.isfinite(number) or not 0.0 <= number <= 2.0:
-        raise InvalidInput(f"strength {quote(value)} is out of range 0.0-2.0")
+        raise InvalidInput(f"strength {quote(value)} is out of range {span}") from None
+    if not math.isfinite(number) or not MIN_STRENGTH <= number <= MAX_STRENGTH:
+        raise InvalidInput(f"strength {quote(value)} is out of range {span}")
     return number
 
 

@@ -12,10 +12,11 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import PurePosixPath
-from typing import Any
+from typing import Any, overload
 
 from . import links as linkmod
 from .dates import parse_datetime
+from .limits import MAX_STRENGTH, MIN_STRENGTH
 from .fmblock import UnclosedFrontmatter, YamlProblem, find_block, load_frontmatter
 
 OWNED_KEYS = (
@@ -88,8 +89,8 @@ def checksum_of(data: bytes) -> str:
 
 
 def stem_of(path: str) -> str:
-    name = PurePosixPath(path).name
-    return name[:-3] if name.lower().endswith(".md") else name
+    """The note's name: its file name without `.md`."""
+    return linkmod.strip_md(PurePosixPath(path).name)
 
 
 def parse_note(path: str, data: bytes) -> Note:
@@ -155,7 +156,7 @@ def _show(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _int(fm, key, default, lo, hi, problems) -> int:
+def _int(fm: dict[str, Any], key: str, default: int, lo: int, hi: int, problems: list[Problem]) -> int:
     value = fm.get(key)
     if value is None:
         return default
@@ -168,7 +169,14 @@ def _int(fm, key, default, lo, hi, problems) -> int:
     return int(value)
 
 
-def _float(fm, key, default, lo, hi, problems, blocking=True) -> float | None:
+@overload
+def _float(fm: dict[str, Any], key: str, default: float, lo: float, hi: float, problems: list[Problem],
+           blocking: bool = True) -> float: ...
+@overload
+def _float(fm: dict[str, Any], key: str, default: None, lo: float, hi: float, problems: list[Problem],
+           blocking: bool = True) -> float | None: ...
+def _float(fm: dict[str, Any], key: str, default: float | None, lo: float, hi: float, problems: list[Problem],
+           blocking: bool = True) -> float | None:
     value = fm.get(key)
     if value is None:
         return default
@@ -181,7 +189,7 @@ def _float(fm, key, default, lo, hi, problems, blocking=True) -> float | None:
     return float(value)
 
 
-def _date(fm, key, problems) -> datetime | None:
+def _date(fm: dict[str, Any], key: str, problems: list[Problem]) -> datetime | None:
     value = fm.get(key)
     if value is None or value == "":
         return None
@@ -191,7 +199,7 @@ def _date(fm, key, problems) -> datetime | None:
     return parsed
 
 
-def _str_list(fm, key, problems) -> list[str]:
+def _str_list(fm: dict[str, Any], key: str, problems: list[Problem]) -> list[str]:
     value = fm.get(key)
     if value is None:
         return []
@@ -225,7 +233,7 @@ def read_fields(fm: dict[str, Any], problems: list[Problem]) -> Fields:
     f.promoted_at = _date(fm, "promoted_at", problems)
     f.archived_at = _date(fm, "archived_at", problems)
     f.use_count = _int(fm, "use_count", 1, 0, 10**9, problems)
-    f.strength = _float(fm, "strength", 1.0, 0.0, 2.0, problems)
+    f.strength = _float(fm, "strength", 1.0, MIN_STRENGTH, MAX_STRENGTH, problems)
     f.review_count = _int(fm, "review_count", 0, 0, 10**9, problems)
     f.cross_domain_count = _int(fm, "cross_domain_count", 0, 0, 10**9, problems)
     # outputs we write ourselves: a bad value there is simply recomputed, not a blocker
@@ -242,7 +250,7 @@ def read_fields(fm: dict[str, Any], problems: list[Problem]) -> Fields:
     return f
 
 
-def _str_list_lenient(value) -> list[str]:
+def _str_list_lenient(value: object) -> list[str]:
     if isinstance(value, str):
         return [value]
     if isinstance(value, list):

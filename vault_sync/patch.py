@@ -197,7 +197,8 @@ _RESOLVER = yaml.resolver.Resolver()  # the one LibYAML's safe loader uses
 
 
 def _plain_ok(s: str, flow: bool) -> bool:
-    if _WORD.match(s) and _RESOLVER.resolve(ScalarNode, s, (True, False)) == "tag:yaml.org,2002:str":
+    # PyYAML's resolver is unannotated
+    if _WORD.match(s) and _RESOLVER.resolve(ScalarNode, s, (True, False)) == "tag:yaml.org,2002:str":  # type: ignore[no-untyped-call]
         return True
     return _parsed_plain_ok(s, flow)
 
@@ -238,7 +239,7 @@ def render_scalar(value: Any, flow: bool = False, quote: str | None = None) -> s
     return _double_quoted(s)
 
 
-def _flow_list(values: list) -> str:
+def _flow_list(values: list[Any]) -> str:
     return "[" + ", ".join(render_scalar(v, flow=True) for v in values) + "]"
 
 
@@ -248,12 +249,13 @@ def _item_prefix(item_lines: list[str]) -> str | None:
         stripped = ln.lstrip(" \t")
         if stripped.startswith("-") and _SEQ_ITEM.match(stripped):
             indent = ln[: len(ln) - len(stripped)]
-            gap = re.match(r"-([ \t]*)", stripped).group(1) or " "
+            dash = re.match(r"-([ \t]*)", stripped)
+            gap = (dash.group(1) if dash else "") or " "
             return f"{indent}-{gap}"
     return None
 
 
-def _block_list(head: str, comment: str, first_nl: str, prefix: str, values: list, nl: str) -> list[str]:
+def _block_list(head: str, comment: str, first_nl: str, prefix: str, values: list[Any], nl: str) -> list[str]:
     if not values:
         return [f"{head} []{comment}{first_nl}"]
     return [f"{head}{comment}{first_nl}"] + [f"{prefix}{render_scalar(v)}{nl}" for v in values]
@@ -301,7 +303,7 @@ def _new_block(text: str, updates: dict[str, Any]) -> str:
     return result
 
 
-def patch_frontmatter(text: str, updates: dict[str, Any], parsed: dict | None = None) -> str:
+def patch_frontmatter(text: str, updates: dict[str, Any], parsed: dict[str, Any] | None = None) -> str:
     """Text (no BOM) with `updates` applied to its frontmatter; raises PatchError when unsafe.
 
     `parsed`: the caller's reading of this very text's frontmatter (already checked for
@@ -446,7 +448,7 @@ def _same(a: Any, b: Any) -> bool:
     return type(a) is type(b) and a == b
 
 
-def _verify(before: dict, result: str, updates: dict[str, Any]) -> None:
+def _verify(before: dict[str, Any], result: str, updates: dict[str, Any]) -> None:
     try:
         block = find_block(result)
         after, dupes = load_frontmatter(result[block.yaml_start:block.yaml_end]) if block else ({}, [])
@@ -475,7 +477,7 @@ def _verify(before: dict, result: str, updates: dict[str, Any]) -> None:
             ok = isinstance(got, float) and math.isnan(got)
         elif isinstance(value, numbers.Real) and not isinstance(value, bool) and not isinstance(value, numbers.Integral):
             ok = isinstance(got, (int, float)) and not isinstance(got, bool) and (
-                got == value or abs(got - value) <= 1e-12 * max(1.0, abs(value)))
+                got == value or abs(got - float(value)) <= 1e-12 * max(1.0, abs(float(value))))
         elif isinstance(value, tuple):
             ok = got == list(value)
         else:

@@ -1,5 +1,6 @@
 """The long-running parts around one MemoryService, created and owned here: the watcher
-that keeps the index current and the lease that says which device runs background writes.
+that keeps the index current, the lease that says which device runs background writes,
+and the embedding model with its in-memory vector cache.
 
 Front ends (daemon, MCP over stdio, `mnemovault watch`) call these instead of wiring the
 parts themselves; the service reads their state for `status` through this object.
@@ -24,6 +25,18 @@ class Runtime:
         self.watcher: VaultWatcher | None = None
         self.lease: Lease | None = None
         self._next_lifecycle = 0.0  # monotonic time of the next full lifecycle run
+        # created on first use by vault_sync.search.embeddings (get_embedder, vector_cache)
+        self.embedder: Any = None
+        self.vectors: Any = None
+
+    def use_embedder(self, embedder: Any) -> None:
+        """Share a model already loaded elsewhere (a bench running many vaults in one
+        process, tests that reuse one loaded model); the vector cache follows the model."""
+        self.embedder = embedder
+
+    def keep_vectors(self, cache: Any) -> None:
+        """The vector cache of the current model (built by vault_sync.search.embeddings)."""
+        self.vectors = cache
 
     def start_watcher(self, **options: Any) -> VaultWatcher:
         """Watch the vault: each batch of changes is synced, then `after_sync` (duplicate ids).

@@ -8,7 +8,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Iterable, Literal
+from typing import TYPE_CHECKING, Any, Iterable, Literal
+
+if TYPE_CHECKING:
+    from .settings import Settings
 
 DAY = 86400.0
 HOUR = 3600.0
@@ -35,7 +38,7 @@ class ScoringParams:
     cross_domain_threshold: float = 0.3
 
     @classmethod
-    def from_settings(cls, s) -> "ScoringParams":
+    def from_settings(cls, s: "Settings") -> "ScoringParams":
         return cls(
             model=s.decay_model,
             half_life_s=s.half_life_days * DAY,
@@ -54,7 +57,7 @@ class ScoringParams:
             cross_domain_threshold=s.cross_domain_threshold,
         )
 
-    def public(self) -> dict:
+    def public(self) -> dict[str, Any]:
         """The parameters a client needs to draw decay curves (bridge `scoring`)."""
         return {
             "decay_model": self.model,
@@ -78,7 +81,7 @@ def decay_factor(p: ScoringParams, dt_seconds: float) -> float:
         return math.exp(-math.log(2) / p.half_life_s * dt)
     if p.model == "power_law":
         t0 = p.half_life_s / (2 ** (1 / p.pl_alpha) - 1)
-        return (1 + dt / t0) ** (-p.pl_alpha)
+        return float((1 + dt / t0) ** (-p.pl_alpha))
     if p.model == "two_component":
         lf = math.log(2) / p.tc_fast_half_life_s
         ls = math.log(2) / p.tc_slow_half_life_s
@@ -88,7 +91,7 @@ def decay_factor(p: ScoringParams, dt_seconds: float) -> float:
 
 
 def score(p: ScoringParams, use_count: int, dt_seconds: float, strength: float) -> float:
-    return (max(use_count, 0) ** p.beta) * decay_factor(p, dt_seconds) * strength
+    return float((max(use_count, 0) ** p.beta) * decay_factor(p, dt_seconds) * strength)
 
 
 def score_at(p: ScoringParams, use_count: int, last_used: datetime | None, strength: float, now: datetime) -> float:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from datetime import datetime
-from typing import Any, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from . import background
 from .dates import utc_now
@@ -13,10 +15,12 @@ from .errors import Ambiguous, InvalidInput, NotFound, PathOutsideVault
 from .index import queries
 from .index.resolver import build_resolver
 from .index.store import IndexStore
+from .links import strip_md
 from .limits import check_limit, check_query, check_ref, check_refs, quote
 from .index.sync import Change, Indexer, SyncReport
 from .ops import conflicts as conflicts_op
 from .ops import ids as ids_op
+from .ops import journal
 from .ops import lifecycle, moves
 from .ops import relate as relate_op
 from .ops import save as save_op
@@ -31,7 +35,12 @@ from .vault import Layout
 from .views import note_view, row_score, row_state
 from .write_path import WritePath
 
-Listener = Callable[[str, dict], None]
+Listener = Callable[[str, dict[str, Any]], None]
+Progress = Callable[[int, int], None]  # (done, total)
+
+if TYPE_CHECKING:
+    from .lease import Lease
+    from .watcher import VaultWatcher
 
 
 class MemoryService:
@@ -45,20 +54,36 @@ class MemoryService:
         self._listeners: list[Listener] = []
         self._listeners_lock = threading.Lock()
         self.writes = WritePath(self.layout, self.indexer, self.emit, self.emit_scores, after_sync=self.after_sync)
-        self.embedder = None  # set when embeddings are enabled (search module)
-        self.vectors = None  # the in-memory vector cache (search module)
-        self.runtime = Runtime(self)  # the watcher and the lease, when a front end starts them
+        self.runtime = Runtime(self)  # watcher, lease, embedding model: created and held there
         self.editor = EditorHold(self.now)  # the note open in the editor: background writes wait (issue 16)
 
     @property
-    def watcher(self):
+    def watcher(self) -> VaultWatcher | None:
         return self.runtime.watcher
 
     @property
-    def lease(self):
+    def lease(self) -> Lease | None:
         return self.runtime.lease
 
-    def start_watcher(self, **options):
+    # the model and its vector cache live in the runtime; search/embeddings.py creates them
+    # on first use through these (tests/test_architecture.py: nobody else assigns them)
+    @property
+    def embedder(self) -> Any:
+        return self.runtime.embedder
+
+    @embedder.setter
+    def embedder(self, embedder: Any) -> None:
+        self.runtime.use_embedder(embedder)
+
+    @property
+    def vectors(self) -> Any:
+        return self.runtime.vectors
+
+    @vectors.setter
+    def vectors(self, cache: Any) -> None:
+        self.runtime.keep_vectors(cache)
+
+    def start_watcher(self, **options: Any) -> VaultWatcher:
         """Keep the index current from file events (see Runtime.start_watcher)."""
         return self.runtime.start_watcher(**options)
 
@@ -85,7 +110,7 @@ class MemoryService:
 
         return unsubscribe
 
-    def emit(self, kind: str, data: dict) -> None:
+    def emit(self, kind: str, data: dict[str, Any]) -> None:
         with self._listeners_lock:
             listeners = list(self._listeners)
         for listener in listeners:
@@ -109,7 +134,7 @@ class MemoryService:
         for p in queries.problems_in(self.store, [c.path for c in changes]):
             self.emit("problem", {"path": p["path"], "cause": p["cause"]})
 
-    def emit_scores(self, paths: list[str], rows: dict | None = None) -> None:
+    def emit_scores(self, paths: list[str], rows: dict[str, Any] | None = None) -> None:
         """`rows`: index rows already at hand (a score depends on use_count, last_used, strength)."""
         if not self._has_listeners():
             return
@@ -122,7 +147,7 @@ class MemoryService:
                 self.emit("score_changed", {"path": rel, "id": row["id"], "score": value, "state": row_state(self.params, row, now)})
 
     # -- sync --
-    def sync(self, rebuild: bool = False, progress=None) -> dict:
+    def sync(self, rebuild: bool = False, progress: Progress | None = None) -> dict[str, Any]:
         """Reconcile the index with the vault; the report as a plain dict (SyncReport.to_dict)."""
         report = self.indexer.reconcile(rebuild=rebuild, progress=progress)
         self.after_sync(report)
@@ -135,13 +160,13 @@ class MemoryService:
             with self.writes.operation():
                 ids_op.fix_duplicate_ids(self, report)
 
-    def editing(self, path: str | None) -> dict:
+    def editing(self, path: str | None) -> dict[str, Any]:
         """The plugin reports the note open in the editor (None: none). Background writes
         skip it until another report, or HOLD_SECONDS without one (vault_sync/editor_hold.py)."""
         return {"path": self.editor.report(path), "hold_seconds": int(HOLD_SECONDS)}
 
     # -- lookups --
-    def resolve(self, ref: str, kinds: tuple[str, ...] | None = None):
+    def resolve(self, ref: str, kinds: tuple[str, ...] | None = None) -> sqlite3.Row:
         """An indexed note by memory id or vault-relative path."""
         if not isinstance(ref, str) or not ref.strip():
             raise NotFound("no note given: pass a memory id or a path inside the vault")
@@ -161,17 +186,24 @@ class MemoryService:
             raise Ambiguous(f"{quote(ref, 200)} matches {len(rows)} notes: {', '.join(r['path'] for r in rows)}")
         return rows[0]
 
-    def _by_name(self, name: str):
-        rows = queries.notes_named(self.store, name.lower().removesuffix(".md"))
+    def indexed(self, rel: str) -> sqlite3.Row:
+        """The index row of a note an operation just wrote (NotFound if it went meanwhile)."""
+        row = self.store.note(rel)
+        if row is None:
+            raise NotFound(f"{rel} is no longer in the vault")
+        return row
+
+    def _by_name(self, name: str) -> sqlite3.Row | None:
+        rows = queries.notes_named(self.store, strip_md(name).lower())
         if len(rows) > 1:
             raise Ambiguous(f"{name!r} names {len(rows)} notes: {', '.join(r['path'] for r in rows)}")
         return rows[0] if rows else None
 
-    def view(self, row) -> dict:
+    def view(self, row: sqlite3.Row) -> dict[str, Any]:
         problems = queries.problem_causes(self.store, row["path"])
         return note_view(self.params, row, self.store.tags_of(row["rowid"]), problems, self.now())
 
-    def note(self, ref: str) -> dict:
+    def note(self, ref: str) -> dict[str, Any]:
         """The note's view, with `superseded_by`: the newest note of its chain that holds now
         (None when nothing supersedes it, or a cycle stops the walk)."""
         row = self.resolve(ref)
@@ -180,7 +212,7 @@ class MemoryService:
         return view
 
     # -- status --
-    def status(self) -> dict:
+    def status(self) -> dict[str, Any]:
         counts = {k: 0 for k in ("stm", "ltm", "archive", "note")}
         counts.update(queries.counts_by_kind(self.store))
         by_status = queries.counts_by_status(self.store)
@@ -213,13 +245,13 @@ class MemoryService:
             "embeddings": self.embedding_status(),
             "lease": runtime["lease"],
             "scoring": self.params.public(),
-            "quarantined": moves.quarantined(self),
+            "quarantined": journal.quarantined(self),
             "background": background.state(self),
             "supersession_cycles": supersede_op.cycles(self),
             "editing": self.editor.held(),
         }
 
-    def embedding_status(self) -> dict:
+    def embedding_status(self) -> dict[str, Any]:
         total, done = queries.embedding_counts(self.store)
         return {"enabled": bool(self.settings.embeddings), "model": self.settings.embedding_model, "done": done, "total": total}
 
@@ -237,27 +269,27 @@ class MemoryService:
         with self.writes.operation():
             return moves.recover(self)
 
-    def sweep(self, paths: list[str] | None = None, full: bool = False) -> dict:
+    def sweep(self, paths: list[str] | None = None, full: bool = False) -> dict[str, Any]:
         with self.writes.operation():
             return sweep_op.sweep(self, paths, full).to_dict()
 
     def save(self, text: str, tags: list[str] | None = None, title: str | None = None, strength: float = 1.0,
-             supersedes: list[str] | None = None) -> dict:
+             supersedes: list[str] | None = None) -> dict[str, Any]:
         with self.writes.operation():
             return save_op.save(self, text, tags, title, strength, supersedes)
 
-    def brief(self, topic: str | None = None, max_tokens: int = 800) -> dict:
+    def brief(self, topic: str | None = None, max_tokens: int = 800) -> dict[str, Any]:
         """What an assistant should know, within a token budget (vault_sync.ops.brief)."""
         from .ops.brief import brief
 
         return brief(self, topic, max_tokens)
 
-    def supersede(self, old: str, by: str) -> dict:
+    def supersede(self, old: str, by: str) -> dict[str, Any]:
         """Mark memory `old` as superseded by `by` (vault_sync.ops.supersede)."""
         with self.writes.operation():
             return supersede_op.supersede(self, old, by)
 
-    def save_many(self, items: list, conversation: str | None = None) -> dict:
+    def save_many(self, items: list[Any], conversation: str | None = None) -> dict[str, Any]:
         """Many memories in one call (vault_sync.ops.save_batch): one model call, one index sync."""
         from .ops.save_batch import save_many
 
@@ -265,7 +297,7 @@ class MemoryService:
             return save_many(self, items, conversation)
 
     def save_said(self, text: str, tags: list[str] | None = None, title: str | None = None, strength: float = 1.0,
-                  conversation: str | None = None, said_at=None) -> dict:
+                  conversation: str | None = None, said_at: Any = None) -> dict[str, Any]:
         """save() with optional conversation id and said_at time (frontmatter keys)."""
         from .ops.save_batch import save_said
 
@@ -273,73 +305,74 @@ class MemoryService:
             return save_said(self, text, tags, title, strength, conversation, said_at)
 
     def create_memory(self, text: str, tags: list[str] | None = None, title: str | None = None, strength: float = 1.0,
-                      use_count: int = 1, created=None, last_used=None, extra: dict | None = None) -> dict:
+                      use_count: int = 1, created: Any = None, last_used: Any = None, extra: dict[str, Any] | None = None) -> dict[str, Any]:
         with self.writes.operation():
             return save_op.create_memory(self, text, tags, title, strength, use_count, created, last_used, extra)
 
-    def import_memories(self, fmt: str, path, dry_run: bool = False, tag: str | None = None, progress=None) -> dict:
+    def import_memories(self, fmt: str, path: str | Path, dry_run: bool = False, tag: str | None = None,
+                        progress: Callable[..., None] | None = None) -> dict[str, Any]:
         """Import a file or folder from another memory tool (vault_sync.transfer)."""
         from .transfer import import_path
 
         with self.writes.operation():
             return import_path(self, fmt, path, dry_run, tag, progress)
 
-    def export(self, fmt: str = "jsonl", scope: str = "all"):
+    def export(self, fmt: str = "jsonl", scope: str = "all") -> Iterator[str]:
         """Every memory as JSON lines or CSV, one chunk of text at a time (vault_sync.transfer.export)."""
         from .transfer.export import export
 
         return export(self, fmt, scope)
 
-    def touch(self, ref: str, boost: bool = False) -> dict:
+    def touch(self, ref: str, boost: bool = False) -> dict[str, Any]:
         with self.writes.operation():
             return touch_op.touch(self, ref, boost)
 
-    def observe(self, refs: list[str], context_tags: list[str] | None = None) -> dict:
+    def observe(self, refs: list[str], context_tags: list[str] | None = None) -> dict[str, Any]:
         with self.writes.operation():
             return touch_op.observe(self, refs, context_tags)
 
-    def review(self, limit: int = 20) -> list[dict]:
+    def review(self, limit: int = 20) -> list[dict[str, Any]]:
         return lifecycle.review(self, limit)
 
-    def promote(self, ref: str, dry_run: bool = False) -> dict:
+    def promote(self, ref: str, dry_run: bool = False) -> dict[str, Any]:
         with self.writes.operation():
             return lifecycle.promote(self, ref, dry_run)
 
-    def promote_all(self, dry_run: bool = False) -> dict:
+    def promote_all(self, dry_run: bool = False) -> dict[str, Any]:
         with self.writes.operation():
             return lifecycle.promote_all(self, dry_run)
 
-    def gc(self, dry_run: bool = True, delete: bool = False, limit: int | None = None) -> dict:
+    def gc(self, dry_run: bool = True, delete: bool = False, limit: int | None = None) -> dict[str, Any]:
         with self.writes.operation():
             return lifecycle.gc(self, dry_run, delete, limit)
 
-    def archive(self, ref: str, reason: str = "archived on request") -> dict:
+    def archive(self, ref: str, reason: str = "archived on request") -> dict[str, Any]:
         with self.writes.operation():
             return lifecycle.archive(self, ref, reason)
 
-    def restore(self, ref: str) -> dict:
+    def restore(self, ref: str) -> dict[str, Any]:
         with self.writes.operation():
             return lifecycle.restore(self, ref)
 
-    def run_lifecycle(self) -> dict:
+    def run_lifecycle(self) -> dict[str, Any]:
         with self.writes.operation():
             return lifecycle.run_lifecycle(self)
 
-    def relate(self, a: str, b: str, rel_type: str = "related") -> dict:
+    def relate(self, a: str, b: str, rel_type: str = "related") -> dict[str, Any]:
         with self.writes.operation():
             return relate_op.relate(self, a, b, rel_type)
 
-    def conflicts(self) -> list[dict]:
+    def conflicts(self) -> list[dict[str, Any]]:
         return conflicts_op.list_conflicts(self)
 
-    def resolve_conflict(self, path: str) -> dict:
+    def resolve_conflict(self, path: str) -> dict[str, Any]:
         with self.writes.operation():
             return conflicts_op.resolve_conflict(self, path)
 
-    def graph(self, include_notes: bool = True) -> dict:
+    def graph(self, include_notes: bool = True) -> dict[str, Any]:
         return relate_op.graph(self, include_notes)
 
-    def get_memory(self, refs: list[str]) -> list[dict]:
+    def get_memory(self, refs: list[str]) -> list[dict[str, Any]]:
         """Memories (or notes) with their text, links and backlinks."""
         out = []
         for ref in check_refs(refs):
@@ -352,7 +385,7 @@ class MemoryService:
             out.append(view)
         return out
 
-    def read_note(self, path: str) -> dict:
+    def read_note(self, path: str) -> dict[str, Any]:
         """Any note of the vault by path (inside the vault only), as text."""
         rel = self.layout.safe_rel(path)
         if not rel.lower().endswith(".md"):
@@ -376,11 +409,11 @@ class MemoryService:
         return {"path": rel, "text": text, "note": self.view(row) if row is not None else None}
 
     # -- search (vault_sync.search) --
-    def use_embedder(self, embedder) -> None:
+    def use_embedder(self, embedder: Any) -> None:
         """Share a model already loaded elsewhere (a benchmark running many vaults in one process)."""
-        self.embedder = embedder
+        self.runtime.use_embedder(embedder)
 
-    def get_embedder(self):
+    def get_embedder(self) -> Any:
         if not self.settings.embeddings:
             return None
         from .search.embeddings import get_embedder
@@ -390,7 +423,7 @@ class MemoryService:
     def search(self, query: str, limit: int = 10, scope: str = "all", tags: list[str] | None = None,
                status: str | None = None, since_days: float | None = None, blend_review: bool = True,
                since: str | None = None, until: str | None = None, used_since: str | None = None,
-               include_superseded: bool = False) -> dict:
+               include_superseded: bool = False) -> dict[str, Any]:
         """`since`/`until` bound when a memory was created, `used_since` its last use: ISO dates
         or durations back from now (7d); applied before ranking."""
         from .search.hybrid import search, MAX_LIMIT
@@ -400,7 +433,7 @@ class MemoryService:
         return search(self, query, limit, scope, tags, status, since_days, blend_review,
                       since, until, used_since, include_superseded)
 
-    def semantic_neighbours(self, row, limit: int = 3) -> list[str]:
+    def semantic_neighbours(self, row: sqlite3.Row, limit: int = 3) -> list[str]:
         """Names of memories closest in meaning (empty when embeddings are off)."""
         if not self.settings.embeddings:
             return []
@@ -413,18 +446,18 @@ class MemoryService:
         except Exception:  # an extra: never fail a promotion over it
             return []
 
-    def cluster(self, threshold: float = 0.83) -> list[dict]:
+    def cluster(self, threshold: float = 0.83) -> list[dict[str, Any]]:
         from .search.cluster import cluster
 
         return cluster(self, threshold)
 
-    def consolidate(self, ids: list[str], apply: bool = False) -> dict:
+    def consolidate(self, ids: list[str], apply: bool = False) -> dict[str, Any]:
         from .search.consolidate import consolidate
 
         with self.writes.operation():
             return consolidate(self, ids, apply)
 
-    def embed(self, progress=None) -> dict:
+    def embed(self, progress: Progress | None = None) -> dict[str, Any]:
         """Embed every note missing a vector, then drop vectors no note uses any more."""
         from .search.embeddings import backfill, prune
 

@@ -103,7 +103,7 @@ class _DictSource(PydanticBaseSettingsSource):
         super().__init__(settings_cls)
         self._data = data
 
-    def get_field_value(self, field, field_name):  # pragma: no cover - __call__ is used
+    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:  # pragma: no cover - __call__ is used
         return self._data.get(field_name), field_name, False
 
     def __call__(self) -> dict[str, Any]:
@@ -122,7 +122,8 @@ def _read_toml(path: Path) -> dict[str, Any]:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise SettingsError(f"{path}: not valid TOML ({exc})") from exc
-    return data.get("mnemovault", data)
+    section = data.get("mnemovault", data)
+    return section if isinstance(section, dict) else data
 
 
 def user_config_file() -> Path:
@@ -156,7 +157,8 @@ def load_settings(**explicit: Any) -> Settings:
 
     class _Loaded(Settings):
         @classmethod
-        def settings_customise_sources(cls, settings_cls, init_settings, env_settings, dotenv_settings, file_secret_settings):
+        def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: Any, env_settings: Any,
+                                       dotenv_settings: Any, file_secret_settings: Any) -> tuple[Any, ...]:
             return (init_settings, env_settings, _DictSource(settings_cls, toml_data))
 
     try:

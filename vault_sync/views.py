@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import sqlite3
 from datetime import datetime
+from typing import Any
 
 from .dates import parse_datetime
-from .scoring import ScoringParams, decide, review_priority, score_at, state_of
+from .scoring import Decision, ScoringParams, decide, review_priority, score_at, state_of
 
 
-def row_score(params: ScoringParams, row, now: datetime) -> float | None:
+def row_score(params: ScoringParams, row: sqlite3.Row, now: datetime) -> float | None:
     """The score of an indexed memory right now (None for a person's note)."""
     if row["kind"] == "note":
         return None
@@ -16,7 +18,7 @@ def row_score(params: ScoringParams, row, now: datetime) -> float | None:
     return score_at(params, row["use_count"] or 0, last, row["strength"] if row["strength"] is not None else 1.0, now)
 
 
-def row_decision(params: ScoringParams, row, now: datetime) -> tuple[str, str, float | None]:
+def row_decision(params: ScoringParams, row: sqlite3.Row, now: datetime) -> tuple[Decision, str, float | None]:
     """(decision, reason, score) for an STM memory; other kinds are 'keep'."""
     value = row_score(params, row, now)
     if value is None or row["kind"] != "stm":
@@ -27,7 +29,7 @@ def row_decision(params: ScoringParams, row, now: datetime) -> tuple[str, str, f
     return decision, reason, value
 
 
-def row_state(params: ScoringParams, row, now: datetime) -> str:
+def row_state(params: ScoringParams, row: sqlite3.Row, now: datetime) -> str:
     if row["kind"] == "note":
         return "note"
     if row["kind"] == "ltm" or row["status"] == "promoted":
@@ -42,7 +44,7 @@ def row_state(params: ScoringParams, row, now: datetime) -> str:
     return state_of(params, value, decision)
 
 
-def note_view(params: ScoringParams, row, tags: list[str], problems: list[str], now: datetime) -> dict:
+def note_view(params: ScoringParams, row: sqlite3.Row, tags: list[str], problems: list[str], now: datetime) -> dict[str, Any]:
     value = row_score(params, row, now)
     return {
         "path": row["path"],

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Callable
+from typing import Any, Callable
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
@@ -32,9 +32,9 @@ class _Collector(FileSystemEventHandler):
             return  # inotify: the write's 'closed' follows; the first 'modified' is the empty truncate
         if kind == "modified" and event.is_directory:
             return
-        paths = [event.src_path]
+        paths = [str(event.src_path)]  # str on every platform we watch (bytes only for bytes paths)
         if kind == "moved":
-            paths.append(event.dest_path)
+            paths.append(str(event.dest_path))
         self.w.push(paths)
 
 
@@ -61,7 +61,7 @@ class VaultWatcher:
         self._last: float = 0.0
         self._cond = threading.Condition()
         self._stop = threading.Event()
-        self._observer = None
+        self._observer: Any = None
         self._thread: threading.Thread | None = None
         self.mode = "stopped"  # inotify/fsevents/... | polling (watch limit reached) | stopped
         self.last_error: str | None = None

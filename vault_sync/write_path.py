@@ -9,10 +9,12 @@ write), and every primitive here takes it again, so an operation called directly
 
 from __future__ import annotations
 
+import os
 import threading
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
+from .rename import rename_noreplace
 from .writer import WriteResult, create_exclusive, update_file
 
 if TYPE_CHECKING:
@@ -32,12 +34,37 @@ class WritePath:
         self._emit = emit
         self._emit_scores = emit_scores
         self.lock = threading.RLock()  # one engine operation writes at a time
+        self._pending: list[str] | None = None  # paths written inside `together`, not yet indexed
 
     @contextmanager
     def operation(self) -> Iterator[None]:
         """Hold the write lock for a whole operation (several writes that belong together)."""
         with self.lock:
             yield
+
+    @contextmanager
+    def together(self) -> Iterator[None]:
+        """Writes that the index must see as one change (a move: the old path, the new one,
+        the links rewritten elsewhere, so the moved note is never indexed twice): inside,
+        the primitives record their paths, and they are synced once at the end, after a
+        failure too (what reached the disk is indexed)."""
+        with self.lock:
+            if self._pending is not None:  # already inside: the outer block syncs
+                yield
+                return
+            self._pending = []
+            try:
+                yield
+            finally:
+                rels, self._pending = self._pending, None
+                if rels:
+                    self._sync(rels)
+
+    def _touched(self, rels: list[str]) -> None:
+        if self._pending is not None:
+            self._pending += rels
+        else:
+            self._sync(rels)
 
     def update(self, rel: str, transform: Callable[[bytes], bytes | None], expected: bytes | None = None,
                scores: bool = False) -> WriteResult:
@@ -46,7 +73,7 @@ class WritePath:
         with self.lock:
             path = self.layout.abs(rel)
             result = update_file(path, path.read_bytes() if expected is None else expected, transform)
-            self._sync([rel])
+            self._touched([rel])
             if scores:
                 self._emit_scores([rel])
             return result
@@ -55,7 +82,7 @@ class WritePath:
         """A new note, never over an existing file (FileExistsError), then indexed."""
         with self.lock:
             create_exclusive(self.layout.abs(rel), data)
-            self._sync([rel])
+            self._touched([rel])
 
     def rename(self, src_rel: str, dst_rel: str) -> None:
         """A plain rename inside the vault (the destination's folder made), both paths re-indexed."""
@@ -63,16 +90,32 @@ class WritePath:
             dst = self.layout.abs(dst_rel)
             dst.parent.mkdir(parents=True, exist_ok=True)
             self.layout.abs(src_rel).rename(dst)
-            self._sync([src_rel, dst_rel])
+            self._touched([src_rel, dst_rel])
+
+    def move(self, src_rel: str, dst_rel: str, replace: bool = False) -> None:
+        """Move a note to a new path, never over another file (FileExistsError) unless
+        `replace` (recovery settling a move a crash split in two); both paths re-indexed.
+        The move journal is the operation's (ops/journal.py): it is written before this."""
+        with self.lock:
+            src, dst = self.layout.abs(src_rel), self.layout.abs(dst_rel)
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            if replace:
+                os.replace(src, dst)
+            else:
+                rename_noreplace(src, dst)  # never clobbers a person's note of the same name
+            self._touched([src_rel, dst_rel])
 
     def synced(self, rels: Iterable[str]) -> "SyncReport":
         """Re-index paths an operation changed by its own means (a journalled move, a batch write,
         a file found gone)."""
         with self.lock:
+            rels = list(rels)
+            if self._pending:  # inside `together`: what it has recorded so far goes too
+                rels, self._pending = self._pending + rels, []
             return self._sync(rels)
 
     def _sync(self, rels: Iterable[str]) -> "SyncReport":
-        report = self.indexer.sync_paths(rels)
+        report = self.indexer.sync_paths(list(dict.fromkeys(rels)))
         if self.after_sync is not None:
             self.after_sync(report)
         return report

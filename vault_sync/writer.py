@@ -216,7 +216,7 @@ def _update_file(target: Path, expected: bytes, transform: Callable[[bytes], byt
     raise WriteConflict(f"{target.name}: the note kept changing while it was being written; left as it is")
 
 
-def restore_late_edit(target: Path, ours: bytes, late: bytes, transform, attempts: int = 3) -> WriteResult:
+def restore_late_edit(target: Path, ours: bytes, late: bytes, transform: Callable[[bytes], bytes | None], attempts: int = 3) -> WriteResult:
     """A person's write landed between our last look and the swap, so it went to the copy we
     replaced: put it back with our change applied to it (unless they have written again)."""
     redone = transform(late)

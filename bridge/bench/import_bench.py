@@ -3,7 +3,7 @@ next to a floor measured in the same run.
 
 The floor is the least any import must do with the same file: parse each JSON line, write
 one Markdown note per memory (a frontmatter block of the same keys, built by an f-string),
-then read, YAML-parse and FTS5-insert them all (measure.floor_index). No gate, no scores,
+then read, YAML-parse and FTS5-insert them all (floor.floor_index). No gate, no scores,
 no duplicate check, no index of our own: the ratio is what the importer's own work costs.
 """
 
@@ -46,7 +46,7 @@ def write_cortexgraph(path: Path, n: int, seed: int = 21) -> Path:
 
 def import_floor(src: Path, work: Path) -> float:
     """Seconds to parse the source, write one plain note per memory, and index them bare."""
-    from .measure import floor_index
+    from .floor import floor_index
 
     folder = work / "floor-notes"
     shutil.rmtree(folder, ignore_errors=True)

@@ -25,6 +25,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
 
+from vault_sync.index import queries
+
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 K = 5
 MRR_DEPTH = 10
@@ -120,16 +122,15 @@ def embed_with_cache(svc, embedder, cache_file: Path | None) -> dict:
     if cache_file is not None and cache_file.is_file():
         with np.load(cache_file, allow_pickle=False) as data:
             cached = dict(zip(data["hashes"].tolist(), data["vectors"]))
-        wanted = {r[0] for r in svc.store.query("SELECT DISTINCT content_hash FROM notes")}
-        rows = [(h, embedder.name, to_blob(v)) for h, v in cached.items() if h in wanted]
-        with svc.store.transaction() as db:
-            db.executemany("INSERT OR REPLACE INTO embeddings (content_hash, model, vector) VALUES (?, ?, ?)", rows)
-        loaded = len(rows)
+        wanted = queries.content_hashes(svc.store)
+        pairs = [(h, to_blob(v)) for h, v in cached.items() if h in wanted]
+        queries.add_embeddings(svc.store, embedder.name, pairs)
+        loaded = len(pairs)
     t = time.perf_counter()
     report = backfill(svc)
     took = time.perf_counter() - t
     if cache_file is not None and report.get("embedded"):
-        rows = svc.store.query("SELECT content_hash, vector FROM embeddings WHERE model = ?", (embedder.name,))
+        rows = queries.embeddings_of(svc.store, embedder.name)
         cache_file.parent.mkdir(parents=True, exist_ok=True)
         tmp = cache_file.with_suffix(".tmp.npz")
         np.savez(tmp, hashes=np.array([r[0] for r in rows]), vectors=np.stack([from_blob(r[1]) for r in rows]))
@@ -215,7 +216,7 @@ def minilm_ranker(svc, embedder) -> Callable[[str], list[str]]:
 def _paths(svc, rowids: list[int]) -> list[str]:
     if not rowids:
         return []
-    got = dict(svc.store.query(f"SELECT rowid, path FROM notes WHERE rowid IN ({','.join('?' * len(rowids))})", tuple(rowids)))
+    got = queries.paths_by_rowid(svc.store, rowids)
     return [got[r] for r in rowids if r in got]
 
 

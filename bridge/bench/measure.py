@@ -6,7 +6,6 @@ import json
 import os
 import random
 import shutil
-import sqlite3
 import statistics
 import subprocess
 import sys
@@ -17,8 +16,9 @@ from pathlib import Path
 from typing import Callable
 
 from vault_sync.dates import MovableClock, utc_now
-from vault_sync.fmblock import find_block, load_yaml
+from vault_sync.index import queries
 
+from .floor import floor_index
 from .generate import generate
 from .quiet_day import quiet_day_figures
 from .quiet_sweep import unchanged_sweep
@@ -30,29 +30,6 @@ def pct(values: list[float], q: float) -> float:
         return float("nan")
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
-
-
-def floor_index(root: Path, db_path: Path) -> float:
-    """The floor: read, split and YAML-parse every note, insert it into FTS5. Nothing else."""
-    started = time.perf_counter()
-    db = sqlite3.connect(db_path)
-    db.execute("CREATE VIRTUAL TABLE fts USING fts5(title, body, tokenize='porter unicode61 remove_diacritics 2')")
-    rows = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-        for name in filenames:
-            if not name.endswith(".md"):
-                continue
-            text = Path(dirpath, name).read_bytes().decode("utf-8")
-            block = find_block(text)
-            if block:
-                load_yaml(text[block.yaml_start:block.yaml_end])
-                text = text[block.body_start:]
-            rows.append((name[:-3], text))
-    with db:
-        db.executemany("INSERT INTO fts VALUES (?, ?)", rows)
-    db.close()
-    return time.perf_counter() - started
 
 
 def _service(vault: Path, index: Path, clock=None, **overrides):
@@ -78,7 +55,7 @@ def edit_latency(svc, vault: Path, edits: int, rng: random.Random) -> list[float
             with open(path, "a", encoding="utf-8") as fh:
                 fh.write(f"\n{token}\n")
             started = time.perf_counter()
-            while not svc.store.query("SELECT rowid FROM fts WHERE fts MATCH ?", (token,)):
+            while not queries.fts_matches(svc.store, token):
                 if time.perf_counter() - started > 5:
                     break
                 time.sleep(0.0005)
@@ -247,7 +224,7 @@ def _semantic(vault: Path, work: Path, queries, progress) -> dict:
     svc = _service(vault, work / "emb.sqlite3", embeddings=True)
     svc.sync()
     emb = get_embedder(svc)
-    rows = svc.store.query("SELECT title, body FROM fts LIMIT 256")
+    rows = queries.indexed_texts(svc.store, 256)
     texts = [f"{r[0]}\n{r[1]}" for r in rows]
     progress("raw model rate")
     emb.encode(texts[:16])
@@ -287,7 +264,7 @@ def to_json(result: dict) -> str:
 def _compile_sources() -> None:
     """Byte-compile the engine and front ends, as installing a wheel does. An editable
     install under PYTHONDONTWRITEBYTECODE (set on this machine) would otherwise compile
-    every module again at each start, ~80 ms that no installed copy pays."""
+    every module again at each start, a cost no installed copy pays."""
     import compileall
 
     root = Path(__file__).resolve().parents[2]

@@ -83,6 +83,31 @@ def graph_nodes(store: "IndexStore") -> Rows:
     return store.query("SELECT rowid, path, id, kind, title, status FROM notes")
 
 
+def paths_by_rowid(store: "IndexStore", rowids: list[int]) -> dict[int, str]:
+    """rowid -> path for the notes of `rowids` that exist."""
+    out: dict[int, str] = {}
+    for chunk in in_chunks(rowids):
+        out.update((r[0], r[1]) for r in store.query(f"SELECT rowid, path FROM notes WHERE rowid IN ({marks(len(chunk))})", tuple(chunk)))
+    return out
+
+
+def clusterable_stm_rows(store: "IndexStore") -> Rows:
+    """STM memories still in play (not archived nor promoted), by path: what clustering groups."""
+    return store.query(
+        "SELECT rowid, path, id, title, content_hash FROM notes "
+        "WHERE kind = 'stm' AND coalesce(status, 'active') NOT IN ('archived', 'promoted') ORDER BY path")
+
+
+def fts_matches(store: "IndexStore", query: str) -> bool:
+    """Whether any note's indexed text matches this FTS5 query (a bench waits on it)."""
+    return store.one("SELECT rowid FROM fts WHERE fts MATCH ? LIMIT 1", (query,)) is not None
+
+
+def indexed_texts(store: "IndexStore", limit: int) -> list[tuple[str, str]]:
+    """(title, body) of up to `limit` notes as indexed for full-text search."""
+    return [(r[0], r[1]) for r in store.query("SELECT title, body FROM fts LIMIT ?", (limit,))]
+
+
 def body_of(store: "IndexStore", rowid: int) -> str:
     """The note's body as indexed for full-text search ('' when it has none)."""
     row = store.one("SELECT body FROM fts WHERE rowid = ?", (rowid,))
@@ -219,6 +244,16 @@ def add_embeddings(store: "IndexStore", model: str, pairs: list[tuple[str, bytes
     with store.transaction() as db:
         db.executemany("INSERT OR IGNORE INTO embeddings (content_hash, model, vector) VALUES (?, ?, ?)",
                        [(h, model, blob) for h, blob in pairs])
+
+
+def content_hashes(store: "IndexStore") -> set[str]:
+    """Every distinct note content (what an embedding is keyed by)."""
+    return {r[0] for r in store.query("SELECT DISTINCT content_hash FROM notes")}
+
+
+def embeddings_of(store: "IndexStore", model: str) -> list[tuple[str, bytes]]:
+    """(content hash, vector blob) of every vector stored for `model`."""
+    return [(r[0], r[1]) for r in store.query("SELECT content_hash, vector FROM embeddings WHERE model = ?", (model,))]
 
 
 # -- imports --

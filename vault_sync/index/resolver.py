@@ -11,16 +11,24 @@ from __future__ import annotations
 
 import posixpath
 from collections import ChainMap, defaultdict
+from typing import TYPE_CHECKING, Any, Mapping, cast
+
+from ..links import strip_md
+
+if TYPE_CHECKING:
+    from .store import IndexStore
 
 MAX_LAYERS = 32  # moves stacked on a resolver before its maps are flattened again
 
 
 class Resolver:
     def __init__(self, paths: list[str], files: list[str] | None = None):
-        self.by_path = {p.lower(): p for p in paths}
-        self.by_name: dict[str, list[str]] = defaultdict(list)
+        by_name: dict[str, list[str]] = defaultdict(list)
         for p in paths:
-            self.by_name[self._stem(p)].append(p)
+            by_name[self._stem(p)].append(p)
+        # maps, or layers of maps after moves (see `changed`); a None path is a removed note
+        self.by_path: Mapping[str, str | None] = {p.lower(): p for p in paths}
+        self.by_name: Mapping[str, list[str]] = by_name
         # attachments: any other file in the vault, linked with its extension
         self.file_by_path = {f.lower(): f for f in files or []}
         self.file_by_name: dict[str, list[str]] = defaultdict(list)
@@ -53,8 +61,7 @@ class Resolver:
 
     @staticmethod
     def _stem(path: str) -> str:
-        stem = path[path.rfind("/") + 1:]
-        return (stem[:-3] if stem[-3:].lower() == ".md" else stem).lower()
+        return strip_md(path[path.rfind("/") + 1:]).lower()
 
     @staticmethod
     def _rank(candidates: list[str]) -> list[str]:
@@ -74,17 +81,18 @@ class Resolver:
             hit = self._find(t, source, markdown, "", self.file_by_path, self.file_by_name)
         return hit
 
-    def _find(self, t: str, source: str, markdown: bool, ext: str, by_path, by_name) -> str | None:
+    def _find(self, t: str, source: str, markdown: bool, ext: str, by_path: Mapping[str, Any],
+              by_name: Mapping[str, Any]) -> str | None:
         folder = posixpath.dirname(source)
         if markdown or t.startswith(("./", "../")):
             # Markdown links are relative to the source note, then to the vault root
             rel = posixpath.normpath(posixpath.join(folder, t)) if folder else posixpath.normpath(t)
             hit = by_path.get(rel.lower() + ext)
             if hit:
-                return hit
+                return str(hit)
         hit = by_path.get(t.lstrip("/").lower() + ext)
         if hit:
-            return hit
+            return str(hit)
         name = t.rsplit("/", 1)[-1].lower()
         candidates = by_name.get(name, [])
         if "/" in t:
@@ -93,27 +101,27 @@ class Resolver:
         if not candidates:
             return None
         if len(candidates) == 1:
-            return candidates[0]
+            return str(candidates[0])
         same_folder = [c for c in candidates if posixpath.dirname(c) == folder]
         return (same_folder or self._rank(candidates))[0]
 
 
-def _layer(top: dict, below):
+def _layer(top: dict[str, Any], below: Mapping[str, Any]) -> Mapping[str, Any]:
     maps = [top, *below.maps] if isinstance(below, ChainMap) else [top, below]
     if len(maps) <= MAX_LAYERS:
         return ChainMap(*maps)
-    flat: dict = {}
+    flat: dict[str, Any] = {}
     for m in reversed(maps):
         flat.update(m)
     return {k: v for k, v in flat.items() if v is not None}
 
 
-def build_resolver(store) -> Resolver:
+def build_resolver(store: "IndexStore") -> Resolver:
     """The resolver for the current set of notes; rebuilt only when the set of paths changed."""
     version = store.names_version
     cached = store.resolver_cache
     if cached is not None and cached[0] == version:
-        return cached[1]
+        return cast(Resolver, cached[1])
     paths = [r[0] for r in store.query("SELECT path FROM notes")]
     resolver = Resolver(paths, store.attachment_paths())
     store.resolver_cache = (version, resolver)

@@ -13,12 +13,13 @@ from datetime import datetime
 from typing import Any, Callable, Iterator
 
 from ..dates import format_datetime, utc_now
-from ..note import Note, content_hash, normalized_hash, related_links
+from ..note import Note, content_hash, normalized_hash, related_links, stem_of
 from .schema import SCHEMA, SCHEMA_VERSION, UPGRADES
 
 # Each single-note FTS write adds a small segment; FTS5 merges them only now and then, and
-# a query reads every segment (50 edits made full-text search 30% slower at 10k notes).
-# After this many writes (more on a big index) it is merged back into one: 66 ms at 10k.
+# a query reads every segment, so a run of single edits slows full-text search down. After
+# this many writes (more on a big index) they are merged back into one (the README's
+# Benchmarks: full-text search is timed right after the bench's edits).
 FTS_OPTIMIZE_AFTER = 50
 log = logging.getLogger("mnemovault.index")
 
@@ -29,7 +30,7 @@ NOTE_COLUMNS = (
 )
 
 
-def _iso(value) -> str | None:
+def _iso(value: datetime | None) -> str | None:
     return format_datetime(value) if value is not None else None
 
 
@@ -39,10 +40,9 @@ class Stat:
     size: int
 
 
-def note_row(note: Note, kind: str, stat: Stat) -> tuple:
+def note_row(note: Note, kind: str, stat: Stat) -> tuple[Any, ...]:
     f = note.fields
-    name = note.path.rsplit("/", 1)[-1]
-    name = name[:-3] if name.lower().endswith(".md") else name
+    name = stem_of(note.path)
     return (
         note.path, name.lower(), f.id, kind, note.title, f.status if note.has_frontmatter or f.id else None,
         f.use_count, f.strength, _iso(f.created), _iso(f.last_used), f.decay_score, f.review_priority,
@@ -90,7 +90,7 @@ class IndexStore:
         self.notes_version = 0  # bumped by every change to a note's row on this connection (write_signature)
         self.fts_writes = 0  # single-note FTS writes since the FTS index was last merged
         self._fts_merge_at = FTS_OPTIMIZE_AFTER  # raised on a big index, where a merge costs more
-        self.resolver_cache = None
+        self.resolver_cache: tuple[int, Any] | None = None
         self.set_aside: Path | None = None  # where a corrupt index file was moved, if it was
         try:
             self._open()
@@ -189,7 +189,7 @@ class IndexStore:
         self.notes_version += 1
         row = note_row(note, kind, stat)
         existing = db.execute("SELECT rowid FROM notes WHERE path=?", (note.path,)).fetchone()
-        rowid = existing[0] if existing else reuse_rowid
+        rowid: int | None = int(existing[0]) if existing else reuse_rowid
         placeholders = ", ".join(f"{c}=?" for c in NOTE_COLUMNS)
         keep_fts = False
         if rowid is not None:
@@ -202,6 +202,7 @@ class IndexStore:
             cur = db.execute(
                 f"INSERT INTO notes ({', '.join(NOTE_COLUMNS)}) VALUES ({', '.join('?' * len(NOTE_COLUMNS))})", row
             )
+            assert cur.lastrowid is not None  # an INSERT always sets it
             rowid = cur.lastrowid
             self._paths_changed(added=note.path)
         db.execute("DELETE FROM problems WHERE path=?", (note.path,))
@@ -272,7 +273,7 @@ class IndexStore:
         self.fts_writes += 1
         db.execute("DELETE FROM notes WHERE rowid=?", (row[0],))
         self._paths_changed(removed=path)
-        return row[0]
+        return int(row[0])
 
     def move_row(self, db: sqlite3.Connection, old_path: str, new_path: str) -> None:
         self.notes_version += 1
@@ -312,13 +313,14 @@ class IndexStore:
             cur = db.execute("DELETE FROM embeddings WHERE content_hash NOT IN (SELECT content_hash FROM notes)")
             return cur.rowcount
 
-    def query(self, sql: str, params: tuple | dict = ()) -> list[sqlite3.Row]:
+    def query(self, sql: str, params: tuple[Any, ...] | dict[str, Any] = ()) -> list[sqlite3.Row]:
         with self.lock:
             return self.db.execute(sql, params).fetchall()
 
-    def one(self, sql: str, params: tuple | dict = ()) -> sqlite3.Row | None:
+    def one(self, sql: str, params: tuple[Any, ...] | dict[str, Any] = ()) -> sqlite3.Row | None:
         with self.lock:
-            return self.db.execute(sql, params).fetchone()
+            row: sqlite3.Row | None = self.db.execute(sql, params).fetchone()
+            return row
 
     def replace_attachments(self, db: sqlite3.Connection, paths: list[str]) -> None:
         """The vault's full list of non-Markdown files (a full walk)."""

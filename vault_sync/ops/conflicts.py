@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from ..edit import BOM_BYTES, patch_bytes
+from ..edit import edit_text, newline_of, patch_bytes
 from ..errors import InvalidInput, NotFound, WrongState
 from ..fmblock import find_block
 from ..index import queries
-from ..note import parse_note
+from ..note import Note, parse_note
 from .moves import free_path
 
 if TYPE_CHECKING:
     from ..service import MemoryService
 
 
-def list_conflicts(svc: "MemoryService") -> list[dict]:
+def list_conflicts(svc: "MemoryService") -> list[dict[str, Any]]:
     return queries.all_conflicts(svc.store)
 
 
@@ -24,10 +24,10 @@ def _body(text: str) -> str:
     return text[block.body_start:] if block else text
 
 
-def _merged_fields(orig, copy) -> dict:
+def _merged_fields(orig: Note, copy: Note) -> dict[str, Any]:
     """Counters by max, the latest use, the earliest creation, the union of tags."""
     a, b = orig.fields, copy.fields
-    out: dict = {}
+    out: dict[str, Any] = {}
     if b.use_count > a.use_count:
         out["use_count"] = b.use_count
     if b.last_used and (a.last_used is None or b.last_used > a.last_used):
@@ -45,7 +45,7 @@ def _merged_fields(orig, copy) -> dict:
     return out
 
 
-def resolve_conflict(svc: "MemoryService", path: str) -> dict:
+def resolve_conflict(svc: "MemoryService", path: str) -> dict[str, Any]:
     """Merge a memory's conflict copy into its original, then move the copy to .trash."""
     rel = svc.layout.safe_rel(path)
     row = queries.conflict(svc.store, rel)
@@ -70,11 +70,12 @@ def resolve_conflict(svc: "MemoryService", path: str) -> dict:
         fresh = parse_note(row["original"], current)
         out = patch_bytes(current, _merged_fields(fresh, copy))
         if not same_body and extra_body not in out.decode("utf-8"):
-            bom = out.startswith(BOM_BYTES)
-            text = (out[3:] if bom else out).decode("utf-8")
-            nl = "\r\n" if "\r\n" in text else "\n"
-            text = text.rstrip("\r\n") + f"{nl}{nl}*From the conflicting copy {copy_path.name}:*{nl}{nl}{extra_body}{nl}"
-            out = (BOM_BYTES if bom else b"") + text.encode("utf-8")
+
+            def append(text: str) -> str:
+                nl = newline_of(text)
+                return text.rstrip("\r\n") + f"{nl}{nl}*From the conflicting copy {copy_path.name}:*{nl}{nl}{extra_body}{nl}"
+
+            return edit_text(out, append)
         return out
 
     svc.writes.update(row["original"], transform)

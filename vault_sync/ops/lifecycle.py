@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+import sqlite3
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..dates import format_datetime
 from ..editor_hold import held_matcher
@@ -11,9 +12,9 @@ from ..errors import InvalidInput, WrongState
 from ..index import queries
 from ..index.resolver import build_resolver
 from ..limits import check_limit
-from ..note import stem_of
+from ..note import Note, stem_of
 from ..patch import REMOVE
-from ..scoring import review_priority
+from ..scoring import in_danger_zone, review_priority
 from ..secret_gate import check_fields
 from ..views import row_decision, row_score
 from .ltm_index import add_to_index_note, wikilink_safe, with_related
@@ -27,11 +28,11 @@ MAX_RELATED = 8
 
 
 # -- candidates --
-def _stm_rows(svc: "MemoryService"):
+def _stm_rows(svc: "MemoryService") -> list[sqlite3.Row]:
     return queries.writable_stm_rows(svc.store)
 
 
-def promote_candidates(svc: "MemoryService") -> list[dict]:
+def promote_candidates(svc: "MemoryService") -> list[dict[str, Any]]:
     now = svc.now()
     out = []
     superseded = queries.superseded_paths(svc.store)
@@ -42,7 +43,7 @@ def promote_candidates(svc: "MemoryService") -> list[dict]:
     return sorted(out, key=lambda c: -c["score"])
 
 
-def gc_candidates(svc: "MemoryService") -> list[dict]:
+def gc_candidates(svc: "MemoryService") -> list[dict[str, Any]]:
     now = svc.now()
     out = []
     superseded = queries.superseded_paths(svc.store)
@@ -55,7 +56,7 @@ def gc_candidates(svc: "MemoryService") -> list[dict]:
     return sorted(out, key=lambda c: c["score"])
 
 
-def review(svc: "MemoryService", limit: int = 20) -> list[dict]:
+def review(svc: "MemoryService", limit: int = 20) -> list[dict[str, Any]]:
     limit = check_limit(limit)
     now = svc.now()
     items = []
@@ -64,7 +65,7 @@ def review(svc: "MemoryService", limit: int = 20) -> list[dict]:
         if row["path"] in superseded:
             continue  # no longer true: not worth keeping alive
         value = row_score(svc.params, row, now)
-        if value is not None and svc.params.danger_zone_min <= value <= svc.params.danger_zone_max:
+        if value is not None and in_danger_zone(svc.params, value):
             items.append((review_priority(svc.params, value), row))
     items.sort(key=lambda t: (-t[0], t[1]["path"]))
     return [svc.view(row) for _, row in items[:limit]]
@@ -74,7 +75,7 @@ def review(svc: "MemoryService", limit: int = 20) -> list[dict]:
 MIN_TAG_SCORE = 0.3  # share at least this fraction of the note's tag information (IDF-weighted)
 
 
-def _tag_neighbours(svc: "MemoryService", row) -> list[str]:
+def _tag_neighbours(svc: "MemoryService", row: sqlite3.Row) -> list[str]:
     """Paths of memories sharing this note's tags, weighted by how rare each shared tag is.
 
     A tag carried by many memories ("people", "project/atlas") says little; a rare one says a
@@ -101,7 +102,7 @@ def _tag_neighbours(svc: "MemoryService", row) -> list[str]:
     return queries.tag_neighbours(svc.store, idf, seeds, row["rowid"], need - 1e-9, MAX_RELATED)
 
 
-def _related_names(svc: "MemoryService", row, dst_rel: str | None = None) -> list[str]:
+def _related_names(svc: "MemoryService", row: sqlite3.Row, dst_rel: str | None = None) -> list[str]:
     """Names to link from a promoted note: its `related` list, then notes sharing its rare tags,
     then semantic neighbours; each written so that [[name]] resolves to the intended note."""
     resolver = build_resolver(svc.store)
@@ -128,7 +129,7 @@ def _related_names(svc: "MemoryService", row, dst_rel: str | None = None) -> lis
     return names[:MAX_RELATED]
 
 
-def _check_promotable(svc: "MemoryService", row) -> None:
+def _check_promotable(svc: "MemoryService", row: sqlite3.Row) -> None:
     if row["kind"] == "ltm":
         raise WrongState(f"{row['path']} is already promoted")
     if row["kind"] == "archive":
@@ -139,7 +140,7 @@ def _check_promotable(svc: "MemoryService", row) -> None:
         raise WrongState(f"{row['path']} has invalid frontmatter; fix it before promoting it")
 
 
-def promote_one(svc: "MemoryService", row, reason: str) -> Move:
+def promote_one(svc: "MemoryService", row: sqlite3.Row, reason: str) -> Move:
     _check_promotable(svc, row)
     now = svc.now()
     dst = f"{svc.layout.ltm}/{row['path'].split('/', 1)[1]}"
@@ -156,7 +157,7 @@ def promote_one(svc: "MemoryService", row, reason: str) -> Move:
     return move
 
 
-def promote(svc: "MemoryService", ref: str, dry_run: bool = False) -> dict:
+def promote(svc: "MemoryService", ref: str, dry_run: bool = False) -> dict[str, Any]:
     """One memory, by id or path (an empty ref is an error, never "promote everything")."""
     _check_flag("dry_run", dry_run)
     row = svc.resolve(ref)
@@ -168,7 +169,7 @@ def promote(svc: "MemoryService", ref: str, dry_run: bool = False) -> dict:
     return {"dry_run": False, "promoted": [promote_one(svc, row, reason).to_dict()], "errors": []}
 
 
-def promote_all(svc: "MemoryService", dry_run: bool = False) -> dict:
+def promote_all(svc: "MemoryService", dry_run: bool = False) -> dict[str, Any]:
     """Every memory that meets the promotion rule (notes edited within quiet_seconds wait)."""
     _check_flag("dry_run", dry_run)
     return _promote_all(svc, dry_run, None)
@@ -178,14 +179,15 @@ def _quiet(svc: "MemoryService", path: str, quiet: set[str] | None) -> bool:
     return path in quiet if quiet is not None else recently_modified(svc, path)
 
 
-def _promote_all(svc: "MemoryService", dry_run: bool, quiet: set[str] | None) -> dict:
+def _promote_all(svc: "MemoryService", dry_run: bool, quiet: set[str] | None) -> dict[str, Any]:
     cands = [c for c in promote_candidates(svc) if not _quiet(svc, c["path"], quiet)]
     if dry_run:
         return {"dry_run": True, "candidates": cands, "promoted": []}
     return _run_many(svc, cands, lambda row, c: promote_one(svc, row, c["reason"]), "promoted")
 
 
-def _run_many(svc: "MemoryService", cands: list[dict], act, key: str) -> dict:
+def _run_many(svc: "MemoryService", cands: list[dict[str, Any]], act: Callable[[sqlite3.Row, dict[str, Any]], Move],
+              key: str) -> dict[str, Any]:
     done, errors = [], []
     for c in cands:
         row = svc.store.note(c["path"])
@@ -199,7 +201,7 @@ def _run_many(svc: "MemoryService", cands: list[dict], act, key: str) -> dict:
 
 
 # -- gc / archive / restore --
-def archive_one(svc: "MemoryService", row, reason: str, extra: dict | None = None) -> Move:
+def archive_one(svc: "MemoryService", row: sqlite3.Row, reason: str, extra: dict[str, Any] | None = None) -> Move:
     if row["kind"] == "archive":
         raise WrongState(f"{row['path']} is already archived")
     if row["kind"] == "note":
@@ -212,7 +214,7 @@ def archive_one(svc: "MemoryService", row, reason: str, extra: dict | None = Non
     return move
 
 
-def trash_one(svc: "MemoryService", row, reason: str) -> Move:
+def trash_one(svc: "MemoryService", row: sqlite3.Row, reason: str) -> Move:
     """Obsidian's .trash: out of sight, still recoverable by hand; never unlinked."""
     dst = free_path(svc, ".trash", stem_of(row["path"]))
     move = move_note(svc, row, dst, lambda note: {"status": "archived", "archived_at": svc.now(), "archive_reason": reason}, reason, rewrite=False)
@@ -220,13 +222,13 @@ def trash_one(svc: "MemoryService", row, reason: str) -> Move:
     return move
 
 
-def _check_flag(name: str, value) -> None:
+def _check_flag(name: str, value: object) -> None:
     # `None` or "no" must never count as a yes or a no: a wrong type could run a real GC
     if not isinstance(value, bool):
         raise InvalidInput(f"{name} must be true or false")
 
 
-def gc(svc: "MemoryService", dry_run: bool = True, delete: bool = False, limit: int | None = None) -> dict:
+def gc(svc: "MemoryService", dry_run: bool = True, delete: bool = False, limit: int | None = None) -> dict[str, Any]:
     """Archive (or trash) memories below the forget threshold, lowest score first.
 
     `limit` caps what is archived, not only what is listed: at most `limit` notes move."""
@@ -237,7 +239,7 @@ def gc(svc: "MemoryService", dry_run: bool = True, delete: bool = False, limit: 
     return _gc(svc, dry_run, delete, None, limit)
 
 
-def _gc(svc: "MemoryService", dry_run: bool, delete: bool, quiet: set[str] | None, limit: int | None = None) -> dict:
+def _gc(svc: "MemoryService", dry_run: bool, delete: bool, quiet: set[str] | None, limit: int | None = None) -> dict[str, Any]:
     cands = [c for c in gc_candidates(svc) if not _quiet(svc, c["path"], quiet)]
     if dry_run:
         return {"dry_run": True, "candidates": cands, "archived": []}
@@ -247,7 +249,7 @@ def _gc(svc: "MemoryService", dry_run: bool, delete: bool, quiet: set[str] | Non
     return out
 
 
-def archive(svc: "MemoryService", ref: str, reason: str = "archived on request") -> dict:
+def archive(svc: "MemoryService", ref: str, reason: str = "archived on request") -> dict[str, Any]:
     """Archive one memory on request. No caller-given frontmatter: the keys written are the
     engine's own (consolidate passes `merged_into` through archive_one, inside the engine)."""
     check_fields({"reason": reason})  # written into the note
@@ -255,14 +257,14 @@ def archive(svc: "MemoryService", ref: str, reason: str = "archived on request")
     return archive_one(svc, row, reason).to_dict()
 
 
-def restore(svc: "MemoryService", ref: str) -> dict:
+def restore(svc: "MemoryService", ref: str) -> dict[str, Any]:
     row = svc.resolve(ref)
     if row["kind"] != "archive":
         raise WrongState(f"{row['path']} is not archived; only notes in {svc.layout.archive}/ can be restored")
     now = svc.now()
     dst = f"{svc.layout.stm}/{row['path'].split('/', 1)[1]}"
 
-    def keys(note) -> dict:
+    def keys(note: Note) -> dict[str, Any]:
         out = {"status": "active", "last_used": now, "archived_at": REMOVE, "archive_reason": REMOVE}
         if "merged_into" in note.frontmatter:
             out["merged_into"] = REMOVE
@@ -274,7 +276,7 @@ def restore(svc: "MemoryService", ref: str) -> dict:
 
 
 # -- automatic --
-def run_lifecycle(svc: "MemoryService") -> dict:
+def run_lifecycle(svc: "MemoryService") -> dict[str, Any]:
     """What the daemon runs on a schedule: sweep, then promote and archive by the rules.
 
     Notes the person modified within quiet_seconds are left alone; which ones is decided
@@ -285,7 +287,7 @@ def run_lifecycle(svc: "MemoryService") -> dict:
     paths = queries.stm_paths(svc.store)
     held = held_matcher(svc.editor.held())
     quiet = {p for p in paths if held(p) or recently_modified(svc, p)}
-    report: dict = {"sweep": svc.sweep()}
+    report: dict[str, Any] = {"sweep": svc.sweep()}
     if svc.settings.auto_promote:
         report["promote"] = _promote_all(svc, False, quiet)
     if svc.settings.auto_gc:

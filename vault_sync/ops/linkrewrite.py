@@ -12,12 +12,11 @@ import re
 from typing import TYPE_CHECKING
 from urllib.parse import quote, unquote
 
-from ..edit import BOM_BYTES
+from ..edit import edit_text
 from ..errors import MnemovaultError
 from ..index import queries
 from ..index.resolver import Resolver
-from ..links import MDLINK, SCHEME, WIKILINK, _block_parser, _strip_inline_code
-from ..writer import update_file
+from ..links import MDLINK, SCHEME, WIKILINK, _block_parser, _strip_inline_code, strip_md
 
 if TYPE_CHECKING:
     from ..service import MemoryService
@@ -57,7 +56,7 @@ def rewrite_text(text: str, source: str, resolver: Resolver, old_rel: str, new_r
         want = _moved(resolver.resolve(target.strip(), was), old_rel, new_rel)
         if want is None or after.resolve(target.strip(), source) == want:
             continue
-        stem = want[:-3] if want.lower().endswith(".md") else want
+        stem = strip_md(want)
         ext = ".md" if target.strip().lower().endswith(".md") and want != stem else ""
         edits.append((m.start(1), m.end(1), f"{stem}{ext}{escape}{rest}"))
     for m in MDLINK.finditer(masked):
@@ -75,7 +74,7 @@ def rewrite_text(text: str, source: str, resolver: Resolver, old_rel: str, new_r
         if not relative:
             forms.reverse()
         if not plain.lower().endswith(".md"):  # written without the extension: keep it that way
-            forms = [f[:-3] if f.lower().endswith(".md") else f for f in forms]
+            forms = [strip_md(f) for f in forms]
         # a vault path that a note beside the source would capture is written relative instead
         target = next((f for f in forms if after.resolve(f, source, markdown=True) == want), forms[0])
         edits.append((m.start(2), m.end(2), f"<{target}{hash_}{sub}>" if angle else quote(target, safe="/-._~") + hash_ + sub))
@@ -97,33 +96,27 @@ def _resolves_relative(path: str, source: str, resolver: Resolver) -> bool:
 
 
 def rewrite_links(svc: "MemoryService", resolver: Resolver, old_rel: str, new_rel: str) -> list[str]:
-    """Rewrite links to `old_rel` everywhere (resolver built before the move); returns changed paths."""
-    name = old_rel.rsplit("/", 1)[-1]
-    name = (name[:-3] if name.lower().endswith(".md") else name).lower()
+    """Rewrite links to `old_rel` everywhere (resolver built before the move), each note
+    through the write path (re-indexed there, or with the move inside `writes.together`);
+    returns changed paths."""
+    name = strip_md(old_rel.rsplit("/", 1)[-1]).lower()
     sources = queries.sources_linking(svc.store, name)
     after = resolver.changed(added=new_rel, removed=old_rel)
     changed = []
     # the moved note's own links too: they were read from its old folder
     for src, was in [*((s, s) for s in sources if s not in (old_rel, new_rel)), (new_rel, old_rel)]:
-        path = svc.layout.abs(src)
-        try:
-            data = path.read_bytes()
-        except OSError:
-            continue
+        def transform(current: bytes, src: str = src, was: str = was) -> bytes | None:
+            def rewrite(text: str) -> str | None:
+                new, n = rewrite_text(text, src, resolver, old_rel, new_rel, after, was)
+                return new if n else None
 
-        def transform(current: bytes, src=src, was=was) -> bytes | None:
-            bom = current.startswith(BOM_BYTES)
             try:
-                text = (current[3:] if bom else current).decode("utf-8")
+                return edit_text(current, rewrite)
             except UnicodeDecodeError:
-                return None
-            new, n = rewrite_text(text, src, resolver, old_rel, new_rel, after, was)
-            if not n:
-                return None
-            return (BOM_BYTES if bom else b"") + new.encode("utf-8")
+                return None  # not text: no link to rewrite
 
-        try:
-            if update_file(path, data, transform).written:
+        try:  # compare-and-swap through the write path: a person's edit meanwhile is kept
+            if svc.writes.update(src, transform).written:
                 changed.append(src)
         except (MnemovaultError, OSError):
             continue  # the note vanished or keeps changing: the person is editing it; leave it

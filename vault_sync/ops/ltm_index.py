@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from ..dates import format_datetime
+from ..edit import newline_of
 from ..errors import MnemovaultError
 from ..links import extract
 from .linkrewrite import _masked
@@ -41,7 +42,7 @@ def with_related(text: str, names: list[str]) -> str:
     a heading inside code is not the section."""
     if not names:
         return text
-    nl = "\r\n" if "\r\n" in text else "\n"
+    nl = newline_of(text)
     masked = _masked(text)
     m = re.search(r"^## Related[ \t]*\r?$", masked, re.M)
     if m:
@@ -86,7 +87,7 @@ def add_many_to_index_note(svc: "MemoryService", entries: list[tuple[str, dateti
         new = [line for link, line in lines if link not in text]
         if not new:
             return None
-        nl = "\r\n" if "\r\n" in text else "\n"
+        nl = newline_of(text)
         return (text + ("" if text.endswith(nl) or not text else nl) + "".join(line + nl for line in new)).encode("utf-8")
 
     try:

@@ -12,31 +12,26 @@ from __future__ import annotations
 
 import json
 import os
-import uuid
+import sqlite3
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..dates import format_datetime, parse_datetime
-from ..edit import BOM_BYTES, patch_bytes
+from ..edit import edit_text, patch_bytes
 from ..errors import InvalidInput, MnemovaultError, NoteProblem, WrongState
 from ..faults import writing
 from ..index import queries
 from ..index.resolver import Resolver, build_resolver
 from ..note import normalized_hash, parse_note
 from ..patch import REMOVE
-from ..rename import rename_noreplace
-from ..writer import update_file
+from .journal import journal_dir, quarantine, unlink_quietly, write_entry
 from .linkrewrite import rewrite_links
 from .ltm_index import STATUS_FOR_FOLDER, add_to_index_note, with_related
 
 if TYPE_CHECKING:
     from ..service import MemoryService
-
-JOURNAL = ".mnemovault/journal"
-QUARANTINE = f"{JOURNAL}/quarantine"  # entries recovery could not finish nor roll back
-
 
 @dataclass
 class Move:
@@ -46,33 +41,11 @@ class Move:
     dst: str
     reason: str
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "title": self.title, "from": self.src, "to": self.dst, "reason": self.reason}
 
 
-def _journal_dir(svc: "MemoryService") -> Path:
-    return svc.layout.root / JOURNAL
-
-
-def _journal(svc: "MemoryService", entry: dict) -> Path:
-    folder = _journal_dir(svc)
-    path = folder / f"{uuid.uuid4().hex}.json"
-    tmp = path.with_suffix(".tmp")
-    try:
-        with writing(f"{entry['src']} (to move it, the journal in {JOURNAL} is written first)"):
-            folder.mkdir(parents=True, exist_ok=True)
-            tmp.write_text(json.dumps(entry), encoding="utf-8")
-            os.replace(tmp, path)
-    except BaseException:
-        try:
-            tmp.unlink(missing_ok=True)
-        except OSError:
-            pass
-        raise
-    return path
-
-
-def _encode_keys(keys: dict) -> dict:
+def _encode_keys(keys: dict[str, Any]) -> dict[str, Any]:
     """Owned-key updates as JSON (dates and REMOVE tagged), for the journal."""
     out: dict[str, Any] = {}
     for k, v in keys.items():
@@ -87,7 +60,7 @@ def _encode_keys(keys: dict) -> dict:
     return out
 
 
-def _decode_keys(keys: dict) -> dict:
+def _decode_keys(keys: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for k, v in (keys or {}).items():
         if isinstance(v, dict) and v.get("$remove"):
@@ -99,7 +72,7 @@ def _decode_keys(keys: dict) -> dict:
     return out
 
 
-def check_size(svc: "MemoryService", row) -> None:
+def check_size(svc: "MemoryService", row: sqlite3.Row) -> None:
     """A note too large to index is too large to rewrite: refuse user writes on it."""
     if (row["size"] or 0) > svc.settings.max_note_bytes:
         raise NoteProblem(f"{row['path']} is too large ({row['size']} bytes > {svc.settings.max_note_bytes}); "
@@ -110,36 +83,35 @@ def _taken(dst: Path) -> bool:
     return dst.exists() or dst.is_symlink()
 
 
-def _link_or_rename(src: Path, dst: Path) -> None:
+def _link_or_rename(svc: "MemoryService", src_rel: str, dst_rel: str) -> None:
+    src, dst = svc.layout.abs(src_rel), svc.layout.abs(dst_rel)
     try:
         with writing(f"{src.parent.name}/{src.name} (moving it to {dst.parent.name}/)"):
-            dst.parent.mkdir(parents=True, exist_ok=True)
-            rename_noreplace(src, dst)  # never clobbers a person's note of the same name
+            svc.writes.move(src_rel, dst_rel)  # never over a person's note of the same name
     except FileExistsError:
         raise WrongState(f"cannot move {src.name}: {dst.parent.name}/{dst.name} already exists") from None
 
 
-def _apply_edits(current: bytes, rel: str, keys: dict, body_edit: Callable[[str, Any], str] | None) -> bytes:
+def _apply_edits(current: bytes, rel: str, keys: dict[str, Any], body_edit: Callable[[str, Any], str] | None) -> bytes:
     fresh = parse_note(rel, current)
     if not fresh.writable:
         raise NoteProblem(f"{rel}: {'; '.join(p.cause for p in fresh.problems if p.blocking)}; fix it first")
     out = patch_bytes(current, keys)
     if body_edit is not None:
-        bom = out.startswith(BOM_BYTES)
-        text = (out[3:] if bom else out).decode("utf-8")
-        out = (BOM_BYTES if bom else b"") + body_edit(text, fresh).encode("utf-8")
+        edited = edit_text(out, lambda text: body_edit(text, fresh))
+        out = out if edited is None else edited
     return out
 
 
 def move_note(
     svc: "MemoryService",
-    row,
+    row: sqlite3.Row,
     dst_rel: str,
-    updates: Callable[[Any], dict],
+    updates: Callable[[Any], dict[str, Any]],
     reason: str,
     body_edit: Callable[[str, Any], str] | None = None,
     rewrite: bool = True,
-    journal_extra: dict | None = None,
+    journal_extra: dict[str, Any] | None = None,
 ) -> Move:
     """Move one indexed note to `dst_rel`, patching owned keys (and optionally the body).
 
@@ -168,21 +140,23 @@ def move_note(
     resolver = build_resolver(svc.store)  # before the move: what links meant until now
     entry = {"src": src_rel, "dst": dst_rel, "reason": reason, "id": note.fields.id, "keys": _encode_keys(keys),
              "rewrite": rewrite, **(journal_extra or {})}
-    journal = _journal(svc, entry)
-    try:
-        _link_or_rename(src, dst)
-    except BaseException:
-        if not _taken(dst) or (src.exists() and not os.path.samefile(src, dst)):
-            journal.unlink(missing_ok=True)  # nothing moved: nothing to recover
-        raise
+    journal = write_entry(svc, entry)
 
     def transform(current: bytes) -> bytes | None:
         fresh = parse_note(dst_rel, current)
         return _apply_edits(current, dst_rel, updates(fresh), body_edit)
 
-    update_file(dst, data, transform)  # a failure here leaves the journal: recover finishes the move
-    changed = rewrite_links(svc, resolver, src_rel, dst_rel) if rewrite else []
-    svc.writes.synced([src_rel, dst_rel, *changed])
+    with svc.writes.together():  # the rename, the patch and the links indexed as one change
+        try:
+            _link_or_rename(svc, src_rel, dst_rel)
+        except BaseException:
+            if not _taken(dst) or (src.exists() and not os.path.samefile(src, dst)):
+                journal.unlink(missing_ok=True)  # nothing moved: nothing to recover
+            raise
+        svc.writes.update(dst_rel, transform, expected=data)  # a failure leaves the journal: recover finishes the move
+        if rewrite:
+            rewrite_links(svc, resolver, src_rel, dst_rel)
+        svc.writes.synced([])  # indexed before the journal entry goes
     journal.unlink(missing_ok=True)
     return Move(note.fields.id, note.title, src_rel, dst_rel, reason)
 
@@ -193,7 +167,7 @@ def recover(svc: "MemoryService") -> list[str]:
     Never raises: an entry that cannot be finished or rolled back is moved to the
     quarantine folder with its cause (see `quarantined`), so start-up goes on.
     """
-    folder = _journal_dir(svc)
+    folder = journal_dir(svc)
     if not folder.is_dir():
         return []
     done = []
@@ -202,7 +176,7 @@ def recover(svc: "MemoryService") -> list[str]:
             entry = json.loads(path.read_text(encoding="utf-8"))
             src_rel, dst_rel = svc.layout.safe_rel(entry["src"]), svc.layout.safe_rel(entry["dst"])
         except (OSError, ValueError, KeyError, TypeError, MnemovaultError):
-            _unlink_quietly(path)  # unreadable or pointing outside the vault: nothing to act on
+            unlink_quietly(path)  # unreadable or pointing outside the vault: nothing to act on
             continue
         try:
             done.append(_recover_one(svc, entry, src_rel, dst_rel))
@@ -210,69 +184,24 @@ def recover(svc: "MemoryService") -> list[str]:
             done.append(f"could not finish the move of {src_rel} to {dst_rel}: {exc}; will retry at the next start")
             continue
         except Exception as exc:  # noqa: BLE001 - one bad entry must not stop every start
-            done.append(_quarantine(svc, path, entry, src_rel, dst_rel, exc))
+            done.append(quarantine(svc, path, entry, src_rel, dst_rel, exc))
             continue
-        _unlink_quietly(path)
+        unlink_quietly(path)
     for tmp in folder.glob("*.tmp"):
-        _unlink_quietly(tmp)
+        unlink_quietly(tmp)
     return done
 
 
-def _recover_one(svc: "MemoryService", entry: dict, src_rel: str, dst_rel: str) -> str:
-    src, dst = svc.layout.abs(src_rel), svc.layout.abs(dst_rel)
-    if _settle(src, dst, entry):
-        _finish(svc, entry, src_rel, dst_rel)
-        return f"completed move of {src_rel} to {dst_rel}"
-    svc.writes.synced([src_rel, dst_rel])
-    return f"rolled back move of {src_rel} (never reached {dst_rel})"
+def _recover_one(svc: "MemoryService", entry: dict[str, Any], src_rel: str, dst_rel: str) -> str:
+    with svc.writes.together():
+        if _settle(svc, src_rel, dst_rel, entry):
+            _finish(svc, entry, src_rel, dst_rel)
+            return f"completed move of {src_rel} to {dst_rel}"
+        svc.writes.synced([src_rel, dst_rel])
+        return f"rolled back move of {src_rel} (never reached {dst_rel})"
 
 
-def _unlink_quietly(path: Path) -> None:
-    try:
-        path.unlink(missing_ok=True)
-    except OSError:
-        pass
-
-
-def _quarantine(svc: "MemoryService", path: Path, entry: dict, src_rel: str, dst_rel: str, exc: Exception) -> str:
-    """Set a journal entry aside with why and what to do; the line to log."""
-    at = svc.layout.abs
-    where = dst_rel if at(dst_rel).exists() else src_rel if at(src_rel).exists() else None
-    cause = f"{type(exc).__name__}: {exc}"[:300]
-    todo = (f"the note is at {where}; check its frontmatter (status and dates) by hand, then delete this file"
-            if where else f"the note is at neither {src_rel} nor {dst_rel}; look for it in the vault, then delete this file")
-    folder = svc.layout.root / QUARANTINE
-    rel = f"{QUARANTINE}/{path.name}"
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        # one file to read and delete: the entry as it was, with why and what to do
-        info = {"quarantined": {"cause": cause, "todo": todo, "at": format_datetime(svc.now())}, **entry}
-        tmp = folder / f"{path.stem}.tmp"
-        tmp.write_text(json.dumps(info, indent=1, ensure_ascii=False), encoding="utf-8")
-        os.replace(tmp, folder / path.name)
-        path.unlink()
-    except OSError as err:
-        return (f"could not finish the move of {src_rel} to {dst_rel} ({cause}) nor set its journal entry aside "
-                f"({err.strerror or err}); {todo.replace('this file', str(path))}")
-    return f"quarantined the unfinished move of {src_rel} to {dst_rel}: {cause}; {todo} ({rel})"
-
-
-def quarantined(svc: "MemoryService") -> list[dict]:
-    """Journal entries recovery set aside: file, cause, what to do."""
-    folder = svc.layout.root / QUARANTINE
-    out = []
-    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-        try:
-            info = json.loads(path.read_text(encoding="utf-8")).get("quarantined") or {}
-        except (OSError, ValueError, AttributeError):
-            info = {}
-        out.append({"file": f"{QUARANTINE}/{path.name}", "cause": info.get("cause", "unknown"),
-                    "todo": info.get("todo", "check the note named in the file by hand, then delete the file"),
-                    "at": info.get("at")})
-    return out
-
-
-def _same_note(src: Path, dst: Path, entry: dict) -> bool:
+def _same_note(src: Path, dst: Path, entry: dict[str, Any]) -> bool:
     """dst is the moved note whose hard link was split in two files (e.g. a sync that ran
     before recovery gave one of the two names a new id): same body, one has the move's id."""
     try:
@@ -283,37 +212,36 @@ def _same_note(src: Path, dst: Path, entry: dict) -> bool:
             and normalized_hash(a.body) == normalized_hash(b.body))
 
 
-def _settle(src: Path, dst: Path, entry: dict) -> bool:
+def _settle(svc: "MemoryService", src_rel: str, dst_rel: str, entry: dict[str, Any]) -> bool:
     """Leave the note at exactly one path; True when that is the new one."""
+    src, dst = svc.layout.abs(src_rel), svc.layout.abs(dst_rel)
     if src.exists() and dst.exists():
         if os.path.samefile(src, dst):
             os.unlink(src)  # crashed between link and unlink: one inode, two names
         elif _same_note(src, dst, entry):
             if src.stat().st_mtime_ns > dst.stat().st_mtime_ns:
-                os.replace(src, dst)  # the newer bytes win, at the new name
+                svc.writes.move(src_rel, dst_rel, replace=True)  # the newer bytes win, at the new name
             else:
                 os.unlink(src)
             data = dst.read_bytes()
             if parse_note("b.md", data).fields.id != entry["id"]:
-                update_file(dst, data, lambda cur: patch_bytes(cur, {"id": entry["id"]}))
+                svc.writes.update(dst_rel, lambda cur: patch_bytes(cur, {"id": entry["id"]}), expected=data)
         else:
             return False  # dst is another note: the move never happened
     return dst.exists() and not src.exists()
 
 
-def _finish(svc: "MemoryService", entry: dict, src_rel: str, dst_rel: str) -> None:
+def _finish(svc: "MemoryService", entry: dict[str, Any], src_rel: str, dst_rel: str) -> None:
     """Re-apply the keys and body edit of an interrupted move, then re-point links (idempotent)."""
-    path = svc.layout.abs(dst_rel)
     keys = _decode_keys(entry.get("keys") or {})
     if not keys:
         status = STATUS_FOR_FOLDER.get(svc.layout.kind_of(dst_rel))
         keys = {"status": status} if status else {}
     related = entry.get("related")
     body_edit = (lambda text, note: with_related(text, related)) if related else None
-    data = path.read_bytes()
     if keys or body_edit:
         try:
-            update_file(path, data, lambda cur: _apply_edits(cur, dst_rel, keys, body_edit))
+            svc.writes.update(dst_rel, lambda cur: _apply_edits(cur, dst_rel, keys, body_edit))
         except NoteProblem:
             pass  # the person broke its frontmatter meanwhile: the move itself stands
     svc.sync()  # recovery may run before the first sync: the links must be indexed
@@ -322,9 +250,7 @@ def _finish(svc: "MemoryService", entry: dict, src_rel: str, dst_rel: str) -> No
     if entry.get("rewrite", True):
         # links written against the old path: resolve them as if the note were still there
         paths = [p for p in queries.all_paths(svc.store) if p != dst_rel] + [src_rel]
-        changed = rewrite_links(svc, Resolver(paths, svc.store.attachment_paths()), src_rel, dst_rel)
-        if changed:
-            svc.writes.synced(changed)
+        rewrite_links(svc, Resolver(paths, svc.store.attachment_paths()), src_rel, dst_rel)
 
 
 def free_path(svc: "MemoryService", folder: str, stem: str) -> str:

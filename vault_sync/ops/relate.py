@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+import sqlite3
+from typing import TYPE_CHECKING, Any
 
 from ..edit import patch_bytes
 from ..errors import InvalidInput, NoteProblem
@@ -34,7 +35,7 @@ def relation_key(rel_type: str | None) -> str:
     return key
 
 
-def relate(svc: "MemoryService", a: str, b: str, rel_type: str = "related") -> dict:
+def relate(svc: "MemoryService", a: str, b: str, rel_type: str = "related") -> dict[str, Any]:
     """Add "[[B]]" to A's `related` list (or to the list named by the type)."""
     check_fields({"relation type": rel_type})  # the type becomes a frontmatter key
     key = relation_key(rel_type)
@@ -53,7 +54,7 @@ def relate(svc: "MemoryService", a: str, b: str, rel_type: str = "related") -> d
             raise NoteProblem(f"{src['path']}: fix its frontmatter first")
         existing = note.frontmatter.get(key)
         if existing is None:
-            items: list = []
+            items: list[Any] = []
         elif isinstance(existing, list):
             items = list(existing)
         else:
@@ -67,7 +68,7 @@ def relate(svc: "MemoryService", a: str, b: str, rel_type: str = "related") -> d
     return {"from": src["path"], "to": dst["path"], "type": key, "added": added["value"]}
 
 
-def graph(svc: "MemoryService", include_notes: bool = True) -> dict:
+def graph(svc: "MemoryService", include_notes: bool = True) -> dict[str, Any]:
     """Nodes (memories, and the person's notes linked with them) and resolved edges."""
     resolver = build_resolver(svc.store)
     rows = queries.graph_nodes(svc.store)
@@ -87,7 +88,7 @@ def graph(svc: "MemoryService", include_notes: bool = True) -> dict:
     return {"nodes": nodes, "edges": sorted(edges, key=lambda e: (e["source"], e["target"], e["kind"]))}
 
 
-def backlinks(svc: "MemoryService", rel: str) -> list[dict]:
+def backlinks(svc: "MemoryService", rel: str) -> list[dict[str, Any]]:
     resolver = build_resolver(svc.store)
     name = stem_of(rel).lower()
     out = []
@@ -98,7 +99,7 @@ def backlinks(svc: "MemoryService", rel: str) -> list[dict]:
     return out
 
 
-def outlinks(svc: "MemoryService", row) -> list[dict]:
+def outlinks(svc: "MemoryService", row: sqlite3.Row) -> list[dict[str, Any]]:
     resolver = build_resolver(svc.store)
     out = []
     for r in queries.outlinks_of(svc.store, row["rowid"]):

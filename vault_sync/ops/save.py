@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import uuid
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -69,7 +70,7 @@ def create_memory(
     last_used: datetime | None = None,
     extra: dict[str, Any] | None = None,
     text_checked: bool = False,
-) -> dict:
+) -> dict[str, Any]:
     """Write a new memory note into STM with every owned key; returns its view.
 
     Every stored field passes the secret gate first (the text only if the caller has not
@@ -105,11 +106,11 @@ def create_memory(
     taken = taken_names(svc)
     data = render_note(fields, text).encode("utf-8")
     rel = create_under_free_name(lambda r: svc.writes.create(r, data), svc.layout.stm, stem, taken)
-    return svc.view(svc.store.note(rel))
+    return svc.view(svc.indexed(rel))
 
 
 def save(svc: "MemoryService", text: str, tags: list[str] | None = None, title: str | None = None, strength: float = 1.0,
-         supersedes: list[str] | None = None) -> dict:
+         supersedes: list[str] | None = None) -> dict[str, Any]:
     from .supersede import mark, supersede_refs
 
     body = check_intake(text)
@@ -155,7 +156,7 @@ def save(svc: "MemoryService", text: str, tags: list[str] | None = None, title: 
     return result
 
 
-def find_twin(svc: "MemoryService", body: str):
+def find_twin(svc: "MemoryService", body: str) -> sqlite3.Row | None:
     """A memory (STM or LTM) whose text is this text, ignoring whitespace and case."""
     h = normalized_hash(body)
     return queries.memory_with_body_hash(svc.store, h)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..edit import patch_bytes
 from ..errors import InvalidInput, MnemovaultError, NoteProblem, WrongState
 from ..note import parse_note
 from ..scoring import is_cross_domain, score_at
-from ..limits import check_refs
+from ..limits import cap_strength, check_refs
 from .names import clean_tags
 from .moves import check_size
 from .sweep import score_updates
@@ -16,17 +16,16 @@ from .sweep import score_updates
 if TYPE_CHECKING:
     from ..service import MemoryService
 
-MAX_STRENGTH = 2.0
 
 
-def _reinforce(svc: "MemoryService", ref: str, boost: float, context_tags: list[str] | None) -> dict:
+def _reinforce(svc: "MemoryService", ref: str, boost: float, context_tags: list[str] | None) -> dict[str, Any]:
     row = svc.resolve(ref)
     if row["kind"] not in ("stm", "ltm"):
         hint = "; restore it first" if row["kind"] == "archive" else ""
         raise WrongState(f"{row['path']} is not a memory in STM or LTM{hint}")
     check_size(svc, row)
     now = svc.now()
-    seen: dict = {}
+    seen: dict[str, Any] = {}
 
     def transform(current: bytes) -> bytes | None:
         note = parse_note(row["path"], current)
@@ -35,8 +34,8 @@ def _reinforce(svc: "MemoryService", ref: str, boost: float, context_tags: list[
         f = note.fields
         old = score_at(svc.params, f.use_count, f.last_used or f.created, f.strength, now)
         cross = bool(context_tags) and is_cross_domain(svc.params, f.tags, context_tags or [])
-        strength = min(MAX_STRENGTH, f.strength + boost + (svc.settings.touch_boost if cross else 0.0))
-        updates: dict = {"last_used": now, "use_count": f.use_count + 1}
+        strength = cap_strength(f.strength + boost + (svc.settings.touch_boost if cross else 0.0))
+        updates: dict[str, Any] = {"last_used": now, "use_count": f.use_count + 1}
         if strength != f.strength:
             updates["strength"] = round(strength, 6)
         if context_tags is not None:
@@ -49,20 +48,20 @@ def _reinforce(svc: "MemoryService", ref: str, boost: float, context_tags: list[
         return patch_bytes(current, updates)
 
     svc.writes.update(row["path"], transform, scores=True)
-    note = svc.view(svc.store.note(row["path"]))
+    note = svc.view(svc.indexed(row["path"]))
     out = {"note": note, "old_score": round(seen["old"], 6), "new_score": round(seen["new"], 6)}
     if context_tags is not None:
         out["cross_domain"] = seen["cross"]
     return out
 
 
-def touch(svc: "MemoryService", ref: str, boost: bool = False) -> dict:
+def touch(svc: "MemoryService", ref: str, boost: bool = False) -> dict[str, Any]:
     if not isinstance(boost, bool):  # "no" is truthy: only a real boolean decides
         raise InvalidInput("boost must be true or false")
     return _reinforce(svc, ref, svc.settings.touch_boost if boost else 0.0, None)
 
 
-def observe(svc: "MemoryService", refs: list[str], context_tags: list[str] | None = None) -> dict:
+def observe(svc: "MemoryService", refs: list[str], context_tags: list[str] | None = None) -> dict[str, Any]:
     """Touch each memory used in a context; cross-domain use also strengthens it."""
     refs = check_refs(refs, each=False)  # a bad ref is reported on its own; the others still run
     if not refs:

@@ -9,11 +9,16 @@ below that keep separate. Nothing is merged here: see consolidate.py.
 from __future__ import annotations
 
 import hashlib
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..errors import InvalidInput
+from ..index import queries
 from .embeddings import EmbeddingUnavailable, backfill, get_embedder, vector_cache
+
+if TYPE_CHECKING:
+    from ..service import MemoryService
 
 AUTO_MERGE, REVIEW = 0.9, 0.75
 BLOCK = 1024  # rows of the similarity matrix computed at once: memory stays O(BLOCK * n)
@@ -31,13 +36,6 @@ def cluster_id(member_ids: list[str]) -> str:
     """Stable for the same members, whatever their order or paths."""
     digest = hashlib.blake2b("\n".join(sorted(member_ids)).encode("utf-8"), digest_size=5).hexdigest()
     return f"c-{digest}"
-
-
-def _stm_rows(svc) -> list:
-    return svc.store.query(
-        "SELECT rowid, path, id, title, content_hash FROM notes "
-        "WHERE kind = 'stm' AND coalesce(status, 'active') NOT IN ('archived', 'promoted') ORDER BY path"
-    )
 
 
 def _components(vectors: np.ndarray, threshold: float) -> list[list[int]]:
@@ -65,7 +63,7 @@ def _components(vectors: np.ndarray, threshold: float) -> list[list[int]]:
     return [g for g in groups.values() if len(g) > 1]
 
 
-def cluster(svc, threshold: float = 0.83) -> list[dict]:
+def cluster(svc: "MemoryService", threshold: float = 0.83) -> list[dict[str, Any]]:
     """Clusters of similar STM memories, most cohesive first (empty without embeddings)."""
     try:
         threshold = float(threshold)
@@ -79,7 +77,7 @@ def cluster(svc, threshold: float = 0.83) -> list[dict]:
     report = backfill(svc)
     if report.get("error"):
         raise EmbeddingUnavailable(report["error"])
-    rows = _stm_rows(svc)
+    rows = queries.clusterable_stm_rows(svc.store)
     cache = vector_cache(svc, embedder)
     kept, vectors = [], []
     for row in rows:
@@ -90,19 +88,22 @@ def cluster(svc, threshold: float = 0.83) -> list[dict]:
     if len(kept) < 2:
         return []
     matrix = np.stack(vectors).astype(np.float32)
-    out = []
+    out: list[dict[str, Any]] = []
+    scores: dict[str, float] = {}
     for group in _components(matrix, threshold):
         sub = matrix[group]
         sims = sub @ sub.T
         k = len(group)
         cohesion = float((sims.sum() - np.trace(sims)) / (k * (k - 1)))
         members = [{"id": kept[i]["id"], "path": kept[i]["path"], "title": kept[i]["title"]} for i in group]
+        cid = cluster_id([m["id"] or m["path"] for m in members])
+        scores[cid] = round(cohesion, 4)
         out.append({
-            "id": cluster_id([m["id"] or m["path"] for m in members]),
+            "id": cid,
             "members": members,
             "size": k,
             "cohesion": round(cohesion, 4),
             "action": action_for(cohesion),
         })
-    out.sort(key=lambda c: (-c["cohesion"], c["id"]))
+    out.sort(key=lambda c: (-scores[c["id"]], c["id"]))
     return out

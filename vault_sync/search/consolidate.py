@@ -10,23 +10,24 @@ originals move to the archive with `merged_into: "[[new note]]"`, so `restore` u
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from ..dates import format_datetime, parse_datetime
 from ..errors import InvalidInput, NoteProblem, WrongState
 from ..index import queries
-from ..limits import check_refs
+from ..limits import cap_strength, check_refs
+from ..note import stem_of
 from ..ops.lifecycle import archive_one
 from ..secret_gate import check_fields
 from .cluster import cluster
 
-BONUS_PER_EXTRA, MAX_STRENGTH = 0.1, 2.0
+if TYPE_CHECKING:
+    from ..service import MemoryService
+
+BONUS_PER_EXTRA = 0.1
 
 
-def _stem(path: str) -> str:
-    name = path.rsplit("/", 1)[-1]
-    return name[:-3] if name.lower().endswith(".md") else name
-
-
-def _members(svc, ids: list[str] | str) -> list:
+def _members(svc: "MemoryService", ids: list[str] | str) -> list[Any]:
     refs = [ids] if isinstance(ids, str) else check_refs(ids or [], "ids")
     refs = [r.strip() for r in refs if isinstance(r, str) and r.strip()]
     if len(refs) == 1 and refs[0].startswith("c-"):
@@ -49,7 +50,7 @@ def _members(svc, ids: list[str] | str) -> list:
     return rows
 
 
-def plan(svc, rows: list, title: str | None = None) -> dict:
+def plan(svc: "MemoryService", rows: list[Any], title: str | None = None) -> dict[str, Any]:
     """What consolidating these memories would write."""
     far = "9999-12-31T23:59:59Z"
     rows = sorted(rows, key=lambda r: (r["created"] or far, r["path"]))
@@ -60,11 +61,11 @@ def plan(svc, rows: list, title: str | None = None) -> dict:
             if tag not in tags:
                 tags.append(tag)
         text = queries.body_of(svc.store, row["rowid"]).strip()
-        parts.append(f"{text}\n(from [[{_stem(row['path'])}]])" if text else f"(from [[{_stem(row['path'])}]])")
+        parts.append(f"{text}\n(from [[{stem_of(row['path'])}]])" if text else f"(from [[{stem_of(row['path'])}]])")
     created = [d for d in (parse_datetime(r["created"]) for r in rows) if d is not None]
     used = [d for d in (parse_datetime(r["last_used"]) or parse_datetime(r["created"]) for r in rows) if d is not None]
     strengths = [r["strength"] if r["strength"] is not None else 1.0 for r in rows]
-    strength = min(MAX_STRENGTH, max(strengths) + BONUS_PER_EXTRA * (len(rows) - 1))
+    strength = cap_strength(max(strengths) + BONUS_PER_EXTRA * (len(rows) - 1))
     return {
         "title": title or rows[0]["title"],
         "text": "\n\n".join(parts) + "\n",
@@ -77,14 +78,14 @@ def plan(svc, rows: list, title: str | None = None) -> dict:
     }
 
 
-def _public(p: dict) -> dict:
+def _public(p: dict[str, Any]) -> dict[str, Any]:
     out = dict(p)
     for key in ("created", "last_used"):
         out[key] = format_datetime(out[key]) if out[key] is not None else None
     return out
 
 
-def consolidate(svc, ids: list[str], apply: bool = False, title: str | None = None) -> dict:
+def consolidate(svc: "MemoryService", ids: list[str], apply: bool = False, title: str | None = None) -> dict[str, Any]:
     """Preview (default) or write the consolidated note and archive the originals.
 
     Returns {"applied", "plan", "note" (the new note when applied), "archived": [Move], "errors"}.
@@ -98,9 +99,9 @@ def consolidate(svc, ids: list[str], apply: bool = False, title: str | None = No
     check_fields({"consolidated text": p["text"], "consolidated title": p["title"], "consolidated tags": p["tags"]})
     note = svc.create_memory(
         p["text"], p["tags"], p["title"], p["strength"], p["use_count"], p["created"], p["last_used"],
-        {"merged_from": [f"[[{_stem(s['path'])}]]" for s in p["sources"]]},
+        {"merged_from": [f"[[{stem_of(s['path'])}]]" for s in p["sources"]]},
     )
-    link = f"[[{_stem(note['path'])}]]"
+    link = f"[[{stem_of(note['path'])}]]"
     archived, errors = [], []
     for source in p["sources"]:
         try:

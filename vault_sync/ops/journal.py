@@ -1,0 +1,91 @@
+"""The move journal: an entry written before a note moves, deleted once the move is done,
+so that `recover` (ops/moves.py) can finish a move a crash interrupted; entries it can
+neither finish nor roll back are set aside in a quarantine folder with their cause.
+
+These files are the engine's own bookkeeping (in the vault's hidden folder), not notes:
+they are written here directly, not through the write path.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..dates import format_datetime
+from ..faults import writing
+
+if TYPE_CHECKING:
+    from ..service import MemoryService
+
+JOURNAL = ".mnemovault/journal"
+QUARANTINE = f"{JOURNAL}/quarantine"  # entries recovery could not finish nor roll back
+
+
+def journal_dir(svc: "MemoryService") -> Path:
+    return svc.layout.root / JOURNAL
+
+
+def write_entry(svc: "MemoryService", entry: dict[str, Any]) -> Path:
+    folder = journal_dir(svc)
+    path = folder / f"{uuid.uuid4().hex}.json"
+    tmp = path.with_suffix(".tmp")
+    try:
+        with writing(f"{entry['src']} (to move it, the journal in {JOURNAL} is written first)"):
+            folder.mkdir(parents=True, exist_ok=True)
+            tmp.write_text(json.dumps(entry), encoding="utf-8")
+            os.replace(tmp, path)
+    except BaseException:
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
+        raise
+    return path
+
+
+def unlink_quietly(path: Path) -> None:
+    try:
+        path.unlink(missing_ok=True)
+    except OSError:
+        pass
+
+
+def quarantine(svc: "MemoryService", path: Path, entry: dict[str, Any], src_rel: str, dst_rel: str, exc: Exception) -> str:
+    """Set a journal entry aside with why and what to do; the line to log."""
+    at = svc.layout.abs
+    where = dst_rel if at(dst_rel).exists() else src_rel if at(src_rel).exists() else None
+    cause = f"{type(exc).__name__}: {exc}"[:300]
+    todo = (f"the note is at {where}; check its frontmatter (status and dates) by hand, then delete this file"
+            if where else f"the note is at neither {src_rel} nor {dst_rel}; look for it in the vault, then delete this file")
+    folder = svc.layout.root / QUARANTINE
+    rel = f"{QUARANTINE}/{path.name}"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        # one file to read and delete: the entry as it was, with why and what to do
+        info = {"quarantined": {"cause": cause, "todo": todo, "at": format_datetime(svc.now())}, **entry}
+        tmp = folder / f"{path.stem}.tmp"
+        tmp.write_text(json.dumps(info, indent=1, ensure_ascii=False), encoding="utf-8")
+        os.replace(tmp, folder / path.name)
+        path.unlink()
+    except OSError as err:
+        return (f"could not finish the move of {src_rel} to {dst_rel} ({cause}) nor set its journal entry aside "
+                f"({err.strerror or err}); {todo.replace('this file', str(path))}")
+    return f"quarantined the unfinished move of {src_rel} to {dst_rel}: {cause}; {todo} ({rel})"
+
+
+def quarantined(svc: "MemoryService") -> list[dict[str, Any]]:
+    """Journal entries recovery set aside: file, cause, what to do."""
+    folder = svc.layout.root / QUARANTINE
+    out = []
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        try:
+            info = json.loads(path.read_text(encoding="utf-8")).get("quarantined") or {}
+        except (OSError, ValueError, AttributeError):
+            info = {}
+        out.append({"file": f"{QUARANTINE}/{path.name}", "cause": info.get("cause", "unknown"),
+                    "todo": info.get("todo", "check the note named in the file by hand, then delete the file"),
+                    "at": info.get("at")})
+    return out
