@@ -100,6 +100,11 @@ class RefArgs(Args):
     ref: Ref
 
 
+class DanglingArgs(Args):
+    limit: Limit = 100
+    offset: Offset = 0
+
+
 class RelateArgs(Args):
     a: Ref
     b: Ref
@@ -151,6 +156,7 @@ RPC_ARGS: dict[str, type[Args]] = {
     "search": SearchArgs, "cluster": ClusterArgs, "consolidate": ConsolidateArgs, "status": NoArgs,
     "sweep": NoArgs, "note": RefArgs, "get_memory": RefsArgs, "read_note": PathArgs, "conflicts": NoArgs,
     "resolve_conflict": PathArgs, "supersede": SupersedeArgs, "brief": BriefArgs,
+    "dangling": DanglingArgs,
 }
 
 
