@@ -9,9 +9,10 @@ are combining marks) for separators, cutting every word in pieces. For these scr
 found; shorter ones (a two-character Chinese word) are looked for with `instr` over the same
 table's text.
 
-Only notes holding such characters get a row (a vault in Latin script pays a scan of each
-note's text for them and nothing more), and a query uses the table only for its runs of
-such characters.
+Only notes holding such characters get a row, holding only their stretches of such text (a
+vault in Latin script pays a scan of each note's text for them and nothing more; a mixed
+note pays for its CJK part), and a query uses the table only for its runs of such
+characters.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ def runs(text: str) -> list[str]:
 
 
 _SPAN = re.compile(f"[{_RANGES}]+(?:[ \t]+[{_RANGES}]+)+")
+_STRETCH = re.compile(f"[{_RANGES}]+(?:[ \t]+[{_RANGES}]+)*")
 
 
 def spans(text: str) -> list[str]:
@@ -78,10 +80,17 @@ def quote(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
+def extract(text: str) -> str:
+    """The text's stretches of such characters (runs, or runs separated only by spaces, as
+    Korean and Thai write them), one per line: all a query in these scripts can match, and
+    a fraction of a mixed note's text (the trigram index costs per character)."""
+    return "\n".join(" ".join(m.split()) for m in _STRETCH.findall(text))
+
+
 # -- writes (inside the indexer's transaction) --
 def insert(db: sqlite3.Connection, rows: list[tuple[int, str, str]]) -> None:
-    """(rowid, title, body) of notes; only those holding such characters are stored."""
-    kept = [r for r in rows if needs(r[1]) or needs(r[2])]
+    """(rowid, title, body) of notes; only those holding such characters get a row."""
+    kept = [(r[0], extract(r[1]), extract(r[2])) for r in rows if needs(r[1]) or needs(r[2])]
     if kept:
         db.executemany("INSERT INTO trigram (rowid, title, body) VALUES (?, ?, ?)", kept)
 
@@ -145,6 +154,6 @@ def having(db: sqlite3.Connection, term: str, rowids: list[int]) -> list[int]:
 
 
 def texts(db: sqlite3.Connection, rowids: list[int]) -> dict[int, str]:
-    """The body of each of these notes that has a trigram row."""
+    """The indexed stretches of each of these notes that has a trigram row."""
     return {int(r[0]): r[1] or "" for r in db.execute(
         f"SELECT rowid, body FROM trigram WHERE rowid IN ({marks(len(rowids))})", tuple(rowids))}

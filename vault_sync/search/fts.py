@@ -232,8 +232,8 @@ def snippets(store: Any, query: str, rowids: list[int]) -> dict[int, str]:
     runs = trigram.runs(query)
     expr = match_expression([w for w in content_words(query) if not trigram.needs(w)])
     with store.reading() as db:
-        if runs:
-            for rid, body in trigram.texts(db, rowids).items():
+        if runs:  # the excerpt from the note's whole body (the trigram table holds only its CJK/Thai stretches)
+            for rid, body in fulltext.bodies(db, list(trigram.texts(db, rowids))).items():
                 snip = marked_excerpt(body, runs)
                 if snip:
                     out[rid] = snip
