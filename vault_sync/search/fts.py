@@ -155,7 +155,7 @@ def plan(query: str) -> list[Term]:
     its words."""
     terms = [Term(w, "word") for w in content_words(query) if not trigram.needs(w)]
     grams: list[Term] = []
-    for run in trigram.runs(query):
+    for run in trigram.runs(query)[:MAX_TERMS]:
         weight = max(1.0, len(run) / 2)
         if len(run) < 3:
             terms.append(Term(run, "short", weight))
@@ -163,7 +163,7 @@ def plan(query: str) -> list[Term]:
         terms.append(Term(run, "phrase", weight / 2))
         run_grams = trigram.grams(run)
         grams += [Term(g, "gram", weight / 2 / len(run_grams)) for g in run_grams]
-    for span in trigram.spans(query):
+    for span in trigram.spans(query)[:MAX_TERMS]:
         terms.append(Term(span, "phrase", sum(max(1.0, len(r) / 2) for r in span.split(" ")) / 2))
     if len(grams) > trigram.MAX_GRAMS:  # a long sentence: an even sample of its trigrams
         step = len(grams) / trigram.MAX_GRAMS
