@@ -79,13 +79,26 @@ def sweep(
 def status(vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
     """Counts by kind and status, problems, conflicts, dangling links, last sync."""
 
-    def go():
-        from .context import open_service
+    from .operations import call
 
-        with open_service(vault) as svc:
-            emit(svc.status(), as_json, output.render_status)
+    run(lambda: emit(call(vault, "status"), as_json, output.render_status))
 
-    run(go)
+
+@app.command()
+def links(
+    vault: Optional[Path] = VaultOpt,
+    dangling: bool = typer.Option(False, "--dangling", help="List the links that resolve to nothing (the only listing for now)."),
+    limit: int = typer.Option(100, "--limit", min=1, max=1000, help="Links per page."),
+    offset: int = typer.Option(0, "--offset", min=0, help="Skip this many links (the page's start)."),
+    as_json: bool = JsonOpt,
+):
+    """Links in the vault: `--dangling` lists every link that resolves to nothing, a page at a time."""
+    from .operations import call
+
+    if not dangling:
+        typer.echo("error: say which links: --dangling", err=True)
+        raise typer.Exit(2)
+    run(lambda: emit(call(vault, "dangling", limit=limit, offset=offset), as_json, output.render_dangling))
 
 
 @app.command()

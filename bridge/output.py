@@ -113,3 +113,13 @@ def _fmt(value: Any) -> str:
     if isinstance(value, list):
         return ", ".join(map(str, value))
     return str(value)
+
+
+def render_dangling(page: dict) -> None:
+    """One page of dangling links: source -> target, then where the next page starts."""
+    for link in page["links"]:
+        console.print(f"{link['source']} -> {link['target']}", markup=False, highlight=False)
+    shown = len(page["links"])
+    more = f"; next: --offset {page['next_offset']}" if page["next_offset"] is not None else ""
+    console.print(f"{page['offset'] + 1 if shown else 0}-{page['offset'] + shown} of {page['total']} dangling links{more}",
+                  markup=False, highlight=False)

@@ -112,6 +112,11 @@ class RefArgs(Args):
     ref: Ref
 
 
+class DanglingArgs(Args):
+    limit: Limit = 100
+    offset: Offset = 0
+
+
 class RelateArgs(Args):
     a: Ref
     b: Ref
@@ -172,6 +177,7 @@ RPC_ARGS: dict[str, type[Args]] = {
     "search": SearchArgs, "cluster": ClusterArgs, "consolidate": ConsolidateArgs, "status": NoArgs,
     "sweep": SweepArgs, "note": RefArgs, "get_memory": RefsArgs, "read_note": PathArgs, "conflicts": NoArgs,
     "resolve_conflict": PathArgs, "supersede": SupersedeArgs, "brief": BriefArgs, "editing": EditingArgs,
+    "dangling": DanglingArgs,
 }
 
 

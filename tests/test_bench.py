@@ -18,6 +18,7 @@ def test_bench_quick_on_200_notes(tmp_path):
     r = json.loads(out.stdout)
     assert r["vault"]["notes"] == 200
     assert r["cold_index_s"] > 0 and r["floor_s"] > 0 and r["cold_ratio_to_floor"] > 0
+    assert r["cold_index_no_trigram_s"] > 0  # the same cold index without the trigram table, for its cost
     assert r["restart_s"] < r["cold_index_s"]
     assert r["edit_to_searchable_ms"]["n"] == 50 and r["edit_to_searchable_ms"]["p95"] < 5000
     assert r["fulltext"]["recall_at_5"] >= 0.9

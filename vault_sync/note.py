@@ -120,7 +120,7 @@ def parse_note(path: str, data: bytes) -> Note:
             has_fm = True
             body = text[block.body_start:]
             frontmatter = _load_frontmatter(text[block.yaml_start:block.yaml_end], problems)
-    fields = read_fields(frontmatter, problems)
+    fields = read_fields(owned_view(frontmatter, problems), problems)
     note_links, inline_tags, h1 = linkmod.extract(body) if text else ([], [], None)
     return Note(
         path=path, checksum=checksum_of(data), size=len(data), text=text, bom=bom,
@@ -148,6 +148,36 @@ def _load_frontmatter(yaml_text: str, problems: list[Problem]) -> dict[str, Any]
     if dupes:
         problems.append(Problem(f"duplicate frontmatter key(s): {', '.join(dupes)}"))
     return {str(k): v for k, v in loaded.items()}
+
+
+def owned_spellings(fm: dict[str, Any]) -> dict[str, list[str]]:
+    """Owned keys written with capitals (`Decay_Score`, `USE_COUNT`, `Tags`): lower-case name ->
+    the spellings found."""
+    out: dict[str, list[str]] = {}
+    for key in fm:
+        low = key.lower()
+        if key != low and low in OWNED_KEYS:
+            out.setdefault(low, []).append(key)
+    return out
+
+
+def owned_view(fm: dict[str, Any], problems: list[Problem]) -> dict[str, Any]:
+    """The frontmatter as the owned fields are read: a capitalised owned key counts as the
+    key (and is written back under the person's spelling, patch.py), reported so the person
+    knows; two spellings of one key block writes (which one would be meant?)."""
+    spellings = owned_spellings(fm)
+    if not spellings:
+        return fm
+    view = dict(fm)
+    for low, keys in spellings.items():
+        if low in fm or len(keys) > 1:
+            both = ", ".join(([low] if low in fm else []) + keys)
+            problems.append(Problem(f"{both}: one key written several ways; keep one of them"))
+            continue
+        view[low] = fm[keys[0]]
+        problems.append(Problem(f"{keys[0]}: read as {low} (mnemovault's keys are lower-case); "
+                                f"written back as {keys[0]}", blocking=False))
+    return view
 
 
 def _show(value: Any) -> str:

@@ -18,6 +18,7 @@ from .dates import format_datetime, parse_datetime
 import yaml
 from yaml.nodes import ScalarNode
 
+from .note import owned_spellings
 from .fmblock import BOM, UnclosedFrontmatter, YamlProblem, detect_newline, find_block, load_frontmatter, load_yaml
 
 REMOVE = object()  # an update value that deletes the key
@@ -303,6 +304,16 @@ def _new_block(text: str, updates: dict[str, Any]) -> str:
     return result
 
 
+def _person_spelling(updates: dict[str, Any], before: dict[str, Any]) -> dict[str, Any]:
+    """Updates of owned keys the person wrote with capitals (`Decay_Score:`) go to that key,
+    never to a second, lower-case one (note.owned_view reads them the same way)."""
+    spellings = owned_spellings(before)
+    if not spellings:
+        return updates
+    return {(spellings[k][0] if k in spellings and k not in before and len(spellings[k]) == 1 else k): v
+            for k, v in updates.items()}
+
+
 def patch_frontmatter(text: str, updates: dict[str, Any], parsed: dict[str, Any] | None = None) -> str:
     """Text (no BOM) with `updates` applied to its frontmatter; raises PatchError when unsafe.
 
@@ -329,6 +340,7 @@ def patch_frontmatter(text: str, updates: dict[str, Any], parsed: dict[str, Any]
         raise PatchError("frontmatter is not a mapping of keys to values")
     if dupes:
         raise PatchError(f"duplicate frontmatter key(s): {', '.join(dupes)}")
+    updates = _person_spelling(updates, before)
     nl = block.newline
     lines = _split_lines(yaml_text)
     entries = _entries(lines)

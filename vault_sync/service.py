@@ -261,7 +261,14 @@ class MemoryService:
         for r in queries.all_links_by_source(self.store):
             if resolver.resolve(r["target"], r["path"], bool(r["markdown"])) is None:
                 out.append({"source": r["path"], "target": r["target"] + r["subpath"]})
-        return out
+        return sorted(out, key=lambda d: (d["source"], d["target"]))  # a stable order for paging
+
+    def dangling(self, limit: int = 100, offset: int = 0) -> dict[str, Any]:
+        """Every dangling link, a page at a time (`status` carries only the count and the first 50)."""
+        links = self.dangling_links()
+        end = offset + limit
+        return {"total": len(links), "offset": offset, "limit": limit, "links": links[offset:end],
+                "next_offset": end if end < len(links) else None}
 
     # -- lifecycle (each a few lines over vault_sync.ops) --
     def recover(self) -> list[str]:

@@ -32,13 +32,15 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
-def _service(vault: Path, index: Path, clock=None, **overrides):
+def _service(vault: Path, index: Path, clock=None, trigrams: bool = True, **overrides):
+    from vault_sync.index.store import IndexStore
     from vault_sync.service import MemoryService
     from vault_sync.settings import load_settings
 
     overrides.setdefault("quiet_seconds", 0)
     settings = load_settings(vault=vault, index_path=index, **overrides)
-    return MemoryService(settings, clock=clock) if clock else MemoryService(settings)
+    store = None if trigrams else IndexStore(index, trigrams=False)  # the bench's baseline only
+    return MemoryService(settings, clock=clock, store=store) if clock else MemoryService(settings, store=store)
 
 
 def edit_latency(svc, vault: Path, edits: int, rng: random.Random) -> list[float]:
@@ -135,14 +137,16 @@ def run_bench(notes: int | None, vault_dir: Path | None, quick: bool, progress: 
         floor = statistics.median(floor_index(vault, work / f"floor{i}.sqlite3") for i in range(3))
         result["floor_s"] = floor
         progress("cold index")
-        colds = []
-        for i in range(2):
-            svc = _service(vault, work / f"cold{i}.sqlite3", embeddings=False)
-            t = time.perf_counter()
-            svc.sync()
-            colds.append(time.perf_counter() - t)
-            svc.close()
+        colds, plains = [], []
+        for i in range(2):  # alternated with the same index without its trigram table: that table's cost
+            for trigrams, times in ((True, colds), (False, plains)):
+                svc = _service(vault, work / f"{'cold' if trigrams else 'plain'}{i}.sqlite3", embeddings=False, trigrams=trigrams)
+                t = time.perf_counter()
+                svc.sync()
+                times.append(time.perf_counter() - t)
+                svc.close()
         result["cold_index_s"] = statistics.median(colds)
+        result["cold_index_no_trigram_s"] = statistics.median(plains)
         result["cold_ratio_to_floor"] = result["cold_index_s"] / floor
         progress("no-change restart")
         restarts = []

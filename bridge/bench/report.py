@@ -12,12 +12,19 @@ def _f(value, fmt: str = "{:.3f}") -> str:
     return fmt.format(value)
 
 
+def _cost(r: dict) -> float | None:
+    plain = r.get("cold_index_no_trigram_s")
+    return r["cold_index_s"] / plain - 1 if plain else None
+
+
 def rows(r: dict) -> list[tuple[str, str, str]]:
     out = [
         ("notes", str(r["vault"].get("notes")), ""),
         ("floor: read+parse+FTS5 (s)", _f(r["floor_s"]), ""),
         ("cold index (s)", _f(r["cold_index_s"]), "< 3 s at 10k"),
         ("cold index / floor", _f(r["cold_ratio_to_floor"], "{:.2f}x"), "<= 3x"),
+        ("  the same without the trigram index (s) / cost of it",
+         f"{_f(r.get('cold_index_no_trigram_s'))} / {_f(_cost(r), '{:+.1%}')}", "within 10%"),
         ("no-change restart (s)", _f(r["restart_s"]), "< 0.5 s at 10k"),
         ("edit-to-searchable p50 / p95 (ms)", f"{_f(r['edit_to_searchable_ms']['p50'], '{:.1f}')} / {_f(r['edit_to_searchable_ms']['p95'], '{:.1f}')}", "p95 < 150 ms"),
         ("full-text search p50 / p95 (ms)", f"{_f(r['fulltext']['p50_ms'], '{:.2f}')} / {_f(r['fulltext']['p95_ms'], '{:.2f}')}", "p50 < 5 ms"),

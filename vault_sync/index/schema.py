@@ -1,6 +1,7 @@
 """The shadow index's tables. Derived data: a version change means rebuild."""
 
-SCHEMA_VERSION = 6  # 5: source / source_id of imported memories; 6: attachments (non-Markdown files links can point at)
+SCHEMA_VERSION = 7  # 5: source / source_id of imported memories; 6: attachments (non-Markdown files links can point at);
+# 7: the trigram index (CJK, Thai, Indic scripts: index/trigram.py)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
@@ -68,6 +69,8 @@ CREATE TABLE IF NOT EXISTS embeddings (content_hash TEXT PRIMARY KEY, model TEXT
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
     title, body, tags, tokenize = 'porter unicode61 remove_diacritics 2'
 );
+-- beside the word index, for notes holding scripts it cannot cut into words (index/trigram.py)
+CREATE VIRTUAL TABLE IF NOT EXISTS trigram USING fts5(title, body, tokenize = 'trigram');
 """
 
 # run on every open of a current-version index: additions that need no rebuild (a rebuild
@@ -80,4 +83,4 @@ CREATE INDEX IF NOT EXISTS notes_status ON notes(status);
 CREATE INDEX IF NOT EXISTS links_kind ON links(kind);
 """
 
-DERIVED_TABLES = ("notes", "tags", "aliases", "links", "problems", "conflicts", "fts", "attachments")
+DERIVED_TABLES = ("notes", "tags", "aliases", "links", "problems", "conflicts", "fts", "trigram", "attachments")

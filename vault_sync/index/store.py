@@ -14,6 +14,7 @@ from typing import Any, Callable, Iterator
 
 from ..dates import format_datetime, utc_now
 from ..note import Note, content_hash, normalized_hash, related_links, stem_of
+from . import trigram
 from .schema import SCHEMA, SCHEMA_VERSION, UPGRADES
 
 # Each single-note FTS write adds a small segment; FTS5 merges them only now and then, and
@@ -81,7 +82,8 @@ def _move_aside(path: Path, now: datetime) -> Path:
 class IndexStore:
     """All access goes through one connection guarded by a lock (watcher + front ends)."""
 
-    def __init__(self, path: Path | str, clock: Callable[[], datetime] = utc_now):
+    def __init__(self, path: Path | str, clock: Callable[[], datetime] = utc_now, trigrams: bool = True):
+        # trigrams=False leaves the trigram index empty: only the bench, to measure its cost
         self.path = Path(path) if path != ":memory:" else path
         if isinstance(self.path, Path):
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -91,6 +93,7 @@ class IndexStore:
         self.fts_writes = 0  # single-note FTS writes since the FTS index was last merged
         self._fts_merge_at = FTS_OPTIMIZE_AFTER  # raised on a big index, where a merge costs more
         self.resolver_cache: tuple[int, Any] | None = None
+        self.trigrams = trigrams
         self.set_aside: Path | None = None  # where a corrupt index file was moved, if it was
         try:
             self._open()
@@ -134,7 +137,10 @@ class IndexStore:
             if version == str(SCHEMA_VERSION):
                 self.db.executescript(UPGRADES)
                 return False
-            names = [r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type IN ('table','view') AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'fts_%'")]
+            # FTS5's shadow tables (fts_data, trigram_idx, ...) go with their virtual table
+            names = [r[0] for r in self.db.execute(
+                "SELECT name FROM sqlite_master WHERE type IN ('table','view') AND name NOT LIKE 'sqlite_%' "
+                "AND name NOT LIKE 'fts_%' AND name NOT LIKE 'trigram_%'")]
             for name in names:
                 self.db.execute(f'DROP TABLE IF EXISTS "{name}"')
             self.db.executescript(SCHEMA)
@@ -171,6 +177,7 @@ class IndexStore:
             if self.fts_writes < self._fts_merge_at:
                 return False
             self.db.execute("INSERT INTO fts(fts) VALUES ('optimize')")
+            trigram.optimize(self.db)
             self.fts_writes = 0
             return True
 
@@ -235,6 +242,8 @@ class IndexStore:
             db.executemany("INSERT INTO problems VALUES (?, ?, ?)", problems)
         if fts:
             db.executemany("INSERT INTO fts (rowid, title, body, tags) VALUES (?, ?, ?, ?)", texts)
+            if self.trigrams:
+                trigram.insert(db, [(t[0], t[1], t[2]) for t in texts])
 
     def insert_new(self, db: sqlite3.Connection, notes: list[tuple[Note, str, Stat]]) -> list[int]:
         """Notes whose paths are not indexed yet, in bulk (a cold index is mostly this)."""
@@ -260,6 +269,7 @@ class IndexStore:
                 self.names_version += 1
         if not keep_fts:
             db.execute("DELETE FROM fts WHERE rowid=?", (rowid,))
+            trigram.delete(db, rowid)
         if old_path:
             db.execute("DELETE FROM problems WHERE path=?", (old_path,))
 
@@ -384,6 +394,7 @@ class IndexStore:
                     "SELECT target, subpath, alias, kind, markdown FROM links WHERE source=?", (rowid,)))
                 fts = self.db.execute("SELECT title, body, tags FROM fts WHERE rowid=?", (rowid,)).fetchone()
                 d["fts"] = tuple(fts) if fts else None
+                d["trigram"] = trigram.row_of(self.db, rowid)
                 notes[d["path"]] = d
             problems = sorted(tuple(r) for r in self.db.execute("SELECT path, cause, blocking FROM problems"))
             conflicts = sorted(tuple(r) for r in self.db.execute("SELECT path, original FROM conflicts"))
@@ -392,7 +403,7 @@ class IndexStore:
                 "SELECT (SELECT count(*) FROM tags WHERE note NOT IN (SELECT rowid FROM notes))"
                 " + (SELECT count(*) FROM links WHERE source NOT IN (SELECT rowid FROM notes))"
                 " + (SELECT count(*) FROM fts WHERE rowid NOT IN (SELECT rowid FROM notes))"
-            ).fetchone()[0]
+            ).fetchone()[0] + trigram.orphans(self.db)
         return {"notes": notes, "problems": problems, "conflicts": conflicts, "attachments": attachments, "orphans": orphans}
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import sqlite3
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..dates import format_datetime
@@ -19,7 +20,7 @@ from ..secret_gate import check_fields
 from ..views import row_decision, row_score
 from .ltm_index import add_to_index_note, wikilink_safe, with_related
 from .moves import Move, free_path, move_note
-from .sweep import recently_modified
+from .sweep import recently_modified, score_updates
 
 if TYPE_CHECKING:
     from ..service import MemoryService
@@ -209,7 +210,7 @@ def archive_one(svc: "MemoryService", row: sqlite3.Row, reason: str, extra: dict
     now = svc.now()
     dst = f"{svc.layout.archive}/{row['path'].split('/', 1)[1]}"
     keys = {"status": "archived", "archived_at": now, "archive_reason": reason, **(extra or {})}
-    move = move_note(svc, row, dst, lambda note: keys, reason)
+    move = move_note(svc, row, dst, lambda note: {**archived_scores(svc, note, now), **keys}, reason)
     svc.writes.emit("archived", move.to_dict())
     return move
 
@@ -217,9 +218,19 @@ def archive_one(svc: "MemoryService", row: sqlite3.Row, reason: str, extra: dict
 def trash_one(svc: "MemoryService", row: sqlite3.Row, reason: str) -> Move:
     """Obsidian's .trash: out of sight, still recoverable by hand; never unlinked."""
     dst = free_path(svc, ".trash", stem_of(row["path"]))
-    move = move_note(svc, row, dst, lambda note: {"status": "archived", "archived_at": svc.now(), "archive_reason": reason}, reason, rewrite=False)
+    now = svc.now()
+    move = move_note(svc, row, dst, lambda note: {**archived_scores(svc, note, now), "status": "archived", "archived_at": now,
+                                                  "archive_reason": reason}, reason, rewrite=False)
     svc.writes.emit("archived", move.to_dict())
     return move
+
+
+def archived_scores(svc: "MemoryService", note: Note, now: datetime) -> dict[str, Any]:
+    """The owned score keys of a memory leaving the lifecycle: its score as of now (not the
+    last sweep's), and no review_on/archive_on (no sweep will act on them in the archive)."""
+    out = score_updates(svc, note.fields, now)
+    out.update({key: REMOVE for key in ("review_on", "archive_on") if key in out})
+    return out
 
 
 def _check_flag(name: str, value: object) -> None:
@@ -265,7 +276,9 @@ def restore(svc: "MemoryService", ref: str) -> dict[str, Any]:
     dst = f"{svc.layout.stm}/{row['path'].split('/', 1)[1]}"
 
     def keys(note: Note) -> dict[str, Any]:
-        out = {"status": "active", "last_used": now, "archived_at": REMOVE, "archive_reason": REMOVE}
+        note.fields.last_used = now  # back in use: its score and due dates start again from now
+        out = {**score_updates(svc, note.fields, now), "status": "active", "last_used": now, "archived_at": REMOVE,
+               "archive_reason": REMOVE}
         if "merged_into" in note.frontmatter:
             out["merged_into"] = REMOVE
         return out

@@ -240,7 +240,7 @@ def score_transform(svc: "MemoryService", rel: str, now):
             return None  # the person broke it meanwhile: leave it alone
         updates: dict = {}
         if note.fields.id is None:
-            updates.update({k: v for k, v in memory_defaults(now).items() if k not in note.frontmatter})
+            updates.update({k: v for k, v in memory_defaults(now).items() if k not in {key.lower() for key in note.frontmatter}})
             if "id" not in updates:
                 return None
             f = note.fields

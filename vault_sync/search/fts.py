@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import Any
 from datetime import timedelta
 
 from ..dates import format_datetime
+from ..index import fulltext, trigram
+from ..index.fulltext import Filters
 
 WEIGHTS = (4.0, 1.0, 2.0)  # bm25 column weights: title, body, tags
 MAX_TERMS = 24
@@ -71,57 +74,6 @@ def quote(term: str) -> str:
 
 def match_expression(terms: list[str]) -> str | None:
     return " OR ".join(quote(t) for t in terms) if terms else None
-
-
-@dataclass
-class Filters:
-    kinds: tuple[str, ...]
-    tags: list[str] = field(default_factory=list)
-    status: str | None = None
-    since: str | None = None  # ISO instant; memories by last_used/created, notes by file mtime
-    since_ns: int | None = None
-    # time bounds (ISO instant, and the same as file mtime for the person's notes):
-    # created in [created_from, created_to], last used at or after used_from
-    created_from: tuple[str, int] | None = None
-    created_to: tuple[str, int] | None = None
-    used_from: tuple[str, int] | None = None
-    exclude_superseded: bool = False
-
-    @property
-    def narrow(self) -> bool:
-        return bool(self.tags or self.status or self.since or self.created_from or self.created_to
-                    or self.used_from or self.exclude_superseded)
-
-    def sql(self, alias: str = "n") -> tuple[str, list]:
-        parts = [f"{alias}.kind IN ({','.join('?' * len(self.kinds))})"]
-        params: list = list(self.kinds)
-        for tag in self.tags:
-            parts.append(
-                f"{alias}.rowid IN (SELECT note FROM tags WHERE lower(tag) = ? OR lower(tag) LIKE ? ESCAPE '\\')"
-            )
-            escaped = tag.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-            params += [tag, escaped + "/%"]
-        if self.status:
-            parts.append(f"lower(coalesce({alias}.status, '')) = ?")
-            params.append(self.status)
-        if self.since:
-            parts.append(
-                f"(CASE WHEN {alias}.kind = 'note' THEN {alias}.mtime_ns >= ? "
-                f"ELSE coalesce({alias}.last_used, {alias}.created, '') >= ? END)"
-            )
-            params += [self.since_ns, self.since]
-        for bound, column, op in ((self.created_from, "created", ">="), (self.created_to, "created", "<="),
-                                  (self.used_from, "coalesce({a}.last_used, {a}.created)", ">=")):
-            if bound is not None:
-                col = column.format(a=alias) if "{a}" in column else f"{alias}.{column}"
-                parts.append(f"(CASE WHEN {alias}.kind = 'note' THEN {alias}.mtime_ns {op} ? "
-                             f"ELSE coalesce({col}, '') {op} ? AND {col} IS NOT NULL END)")
-                params += [bound[1], bound[0]]
-        if self.exclude_superseded:
-            from ..index.queries import SUPERSEDED_SQL
-
-            parts.append(f"{alias}.rowid NOT IN {SUPERSEDED_SQL}")
-        return " AND ".join(parts), params
 
 
 def _bound(when) -> tuple[str, int] | None:
@@ -184,81 +136,149 @@ def idf(n_docs: int, df: int) -> float:
     return math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
 
 
-def search(store, query: str, filters: Filters, limit: int = CANDIDATES) -> list[FtsHit]:
-    """Matches for the query's words, best first (BM25), each with its coverage."""
-    terms = content_words(query)
-    expr = match_expression(terms)
-    if expr is None:
+
+@dataclass
+class Term:
+    """One thing the query looks for: a word (word index); in the trigram table, a trigram of
+    a run of CJK/Thai/Indic characters, a run or a stretch of runs as a phrase, or a run too
+    short for a trigram."""
+    text: str
+    index: str  # "word" | "gram" | "phrase" | "short"
+    share: float = 1.0  # a run's trigrams share part of the run's weight
+
+
+def plan(query: str) -> list[Term]:
+    """The query's terms. A run of n characters weighs about n/2 words (a Chinese or Japanese
+    word is mostly two characters): half on its trigrams (found wherever they are), half on
+    the run as written. Runs separated only by spaces (Korean, Thai phrases) are also looked
+    for as one phrase, so a copied sentence finds its note before notes that merely share
+    its words."""
+    terms = [Term(w, "word") for w in content_words(query) if not trigram.needs(w)]
+    grams: list[Term] = []
+    for run in trigram.runs(query)[:MAX_TERMS]:
+        weight = max(1.0, len(run) / 2)
+        if len(run) < 3:
+            terms.append(Term(run, "short", weight))
+            continue
+        terms.append(Term(run, "phrase", weight / 2))
+        run_grams = trigram.grams(run)
+        grams += [Term(g, "gram", weight / 2 / len(run_grams)) for g in run_grams]
+    for span in trigram.spans(query)[:MAX_TERMS]:
+        terms.append(Term(span, "phrase", sum(max(1.0, len(r) / 2) for r in span.split(" ")) / 2))
+    if len(grams) > trigram.MAX_GRAMS:  # a long sentence: an even sample of its trigrams
+        step = len(grams) / trigram.MAX_GRAMS
+        grams = [grams[int(i * step)] for i in range(trigram.MAX_GRAMS)]
+    return terms + grams
+
+
+def search(store: Any, query: str, filters: Filters, limit: int = CANDIDATES) -> list[FtsHit]:
+    """Matches for the query's terms, best first, each with its coverage. Words are looked up
+    in the word index; runs of CJK, Thai or Indic characters in the trigram index."""
+    terms = plan(query)
+    if not terms:
         return []
+    limit = int(limit)
     where, params = filters.sql("n")
-    bm25 = f"bm25(fts, {', '.join(map(str, WEIGHTS))})"
+    words_ = [t.text for t in terms if t.index == "word"]
+    grams = [t.text for t in terms if t.index == "gram"]
     with store.reading() as db:
-        rows = None
-        if not filters.narrow:
-            # the common case: rank without a join (faster), then drop the kinds out of scope
-            ranked = db.execute(
-                f"SELECT rowid, {bm25} AS rank FROM fts WHERE fts MATCH ? ORDER BY rank LIMIT ?", (expr, int(limit) * 2)
-            ).fetchall()
-            marks = ",".join("?" * len(ranked))
-            kinds = dict(db.execute(f"SELECT rowid, kind FROM notes WHERE rowid IN ({marks})", tuple(r[0] for r in ranked)))
-            rows = [r for r in ranked if kinds.get(r[0]) in filters.kinds][: int(limit)]
-            if len(rows) < int(limit) and len(ranked) == int(limit) * 2:
-                rows = None  # too many out of scope: ask with the filter
-        if rows is None:
-            rows = db.execute(
-                f"SELECT fts.rowid, {bm25} AS rank "
-                f"FROM fts JOIN notes n ON n.rowid = fts.rowid WHERE fts MATCH ? AND {where} "
-                f"ORDER BY rank LIMIT ?",
-                (expr, *params, int(limit)),
-            ).fetchall()
-        if not rows:
+        sides: list[list[tuple[int, float]]] = []  # (rowid, rank: lower is better) per lookup
+        if words_:
+            sides.append(fulltext.ranked(db, match_expression(words_) or "", WEIGHTS, filters, limit))
+        if grams:
+            sides.append(trigram.ranked(db, grams, where, params, limit))
+        for t in terms:
+            if t.index == "short":
+                sides.append(trigram.containing(db, t.text, where, params, limit))
+        strength: dict[int, float] = {}
+        if len(sides) == 1:
+            strength = {rid: -rank for rid, rank in sides[0]}  # one list: its own order and scale
+        else:
+            for side in sides:  # each list on 0..1 of its best: BM25 scales differ between the indexes
+                best = max((-rank for _, rank in side), default=0.0)
+                for rid, rank in side:
+                    strength[rid] = strength.get(rid, 0.0) + (-rank / best if best > 0 else 1.0)
+        if not strength:
             return []
-        n_docs = db.execute("SELECT count(*) FROM notes").fetchone()[0] or 1
-        rowids = [r[0] for r in rows]
-        marks = ",".join("?" * len(rowids))
-        present: dict[int, float] = {r: 0.0 for r in rowids}
+        rowids = list(strength)
+        n_docs = fulltext.note_count(db) or 1
+        present = dict.fromkeys(rowids, 0.0)
         total = 0.0
-        for term in terms:
-            df = db.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (quote(term),)).fetchone()[0]
-            weight = idf(n_docs, df)
+        for t in terms:
+            if t.index == "word":
+                df = fulltext.doc_frequency(db, quote(t.text))
+                found = fulltext.having(db, quote(t.text), rowids, df <= SCAN_PER_CANDIDATE * len(rowids)) if df else []
+            else:
+                df = trigram.doc_frequency(db, t.text)
+                found = trigram.having(db, t.text, rowids) if df else []
+            weight = idf(n_docs, df) * t.share
             total += weight
-            if df:
-                # `rowid IN (...)` makes FTS5 seek once per candidate (~15-40 us each); `+rowid`
-                # keeps the list from FTS5, so it walks the word's match list (~50 ns an entry)
-                # and SQLite filters: cheaper unless the word is in most notes of a big vault
-                test = "+rowid" if df <= SCAN_PER_CANDIDATE * len(rowids) else "rowid"
-                for (rid,) in db.execute(
-                    f"SELECT rowid FROM fts WHERE fts MATCH ? AND {test} IN ({marks})", (quote(term), *rowids)
-                ):
-                    present[rid] += weight
+            for rid in found:
+                present[rid] += weight
     total = total or 1.0
-    return [FtsHit(r[0], -float(r[1]), min(1.0, present[r[0]] / total)) for r in rows]
+    hits = [FtsHit(rid, s, min(1.0, present[rid] / total)) for rid, s in strength.items()]
+    if grams or len(sides) > 1:  # runs of CJK/Thai text: coverage (the phrases) decides first
+        best = max(h.bm25 for h in hits) or 1.0
+        hits.sort(key=lambda h: (-(h.coverage ** 2) * (0.6 + 0.4 * h.bm25 / best), h.rowid))
+    return hits[:limit]
 
 
-def snippets(store, query: str, rowids: list[int]) -> dict[int, str]:
+def snippets(store: Any, query: str, rowids: list[int]) -> dict[int, str]:
     """A short excerpt per note with the query's words marked (**word**); the body's start when
     nothing matched (a semantic-only hit)."""
     if not rowids:
         return {}
     out: dict[int, str] = {}
-    expr = match_expression(content_words(query))
-    marks = ",".join("?" * len(rowids))
+    runs = trigram.runs(query)
+    expr = match_expression([w for w in content_words(query) if not trigram.needs(w)])
     with store.reading() as db:
-        if expr:
-            for rid, snip in db.execute(
-                f"SELECT rowid, snippet(fts, 1, ?, ?, '…', {SNIPPET_TOKENS}) FROM fts "
-                f"WHERE fts MATCH ? AND rowid IN ({marks})",
-                (MARK[0], MARK[1], expr, *rowids),
-            ):
+        if runs:  # the excerpt from the note's whole body (the trigram table holds only its CJK/Thai stretches)
+            for rid, body in fulltext.bodies(db, list(trigram.texts(db, rowids))).items():
+                snip = marked_excerpt(body, runs)
+                if snip:
+                    out[rid] = snip
+        rest = [r for r in rowids if r not in out]
+        if expr and rest:
+            for rid, snip in fulltext.snippets(db, expr, rest, MARK, SNIPPET_TOKENS).items():
                 if snip and MARK[0] in snip:
                     out[rid] = " ".join(snip.split())
         rest = [r for r in rowids if r not in out]
         if rest:
-            for rid, body in db.execute(
-                f"SELECT rowid, body FROM fts WHERE rowid IN ({','.join('?' * len(rest))})", tuple(rest)
-            ):
-                out[rid] = lead(body or "")
+            for rid, body in fulltext.bodies(db, rest).items():
+                out[rid] = lead(body)
     return out
+
+
+SNIPPET_CHARS = 80  # an excerpt around runs of CJK/Thai/Indic text (these scripts are dense)
+
+
+def marked_excerpt(body: str, runs: list[str], width: int = SNIPPET_CHARS) -> str:
+    """The stretch of `body` (about `width` characters) holding most of the runs' trigrams (or
+    the short runs themselves), each matching stretch between MARK; '' when none is there."""
+    text = " ".join(body.split())
+    marked = [False] * len(text)
+    for run in runs:
+        for piece in (trigram.grams(run) if len(run) >= 3 else [run]):
+            at = text.find(piece)
+            while at >= 0:
+                for i in range(at, at + len(piece)):
+                    marked[i] = True
+                at = text.find(piece, at + 1)
+    starts = [i for i, m in enumerate(marked) if m and (i == 0 or not marked[i - 1])]
+    if not starts:
+        return ""
+    # the window starting a little before the span start that has the most marked characters in it
+    best = max(starts, key=lambda s: (sum(marked[s:s + width]), -s))
+    lo = max(0, best - width // 8)
+    hi = min(len(text), lo + width)
+    parts, i = [], lo
+    while i < hi:
+        j = i
+        while j < hi and marked[j] == marked[i]:
+            j += 1
+        parts.append(MARK[0] + text[i:j] + MARK[1] if marked[i] else text[i:j])
+        i = j
+    return ("…" if lo > 0 else "") + "".join(parts) + ("…" if hi < len(text) else "")
 
 
 def lead(body: str, chars: int = 160) -> str:
