@@ -252,12 +252,12 @@ class MemoryService:
             return save_many(self, items, conversation)
 
     def save_said(self, text: str, tags: list[str] | None = None, title: str | None = None, strength: float = 1.0,
-                  conversation: str | None = None, said_at=None) -> dict:
+                  conversation: str | None = None, said_at=None, supersedes: list[str] | None = None) -> dict:
         """save() with optional conversation id and said_at time (frontmatter keys)."""
         from .ops.save_batch import save_said
 
         with self.writes.operation():
-            return save_said(self, text, tags, title, strength, conversation, said_at)
+            return save_said(self, text, tags, title, strength, conversation, said_at, supersedes)
 
     def create_memory(self, text: str, tags: list[str] | None = None, title: str | None = None, strength: float = 1.0,
                       use_count: int = 1, created=None, last_used=None, extra: dict | None = None) -> dict:
