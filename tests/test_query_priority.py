@@ -111,3 +111,17 @@ def test_a_waiting_query_blocks_new_background_turns():
         t.join(10)
     assert order == ["first", "query", "second"]
     assert turns.most_overtaken == 0
+
+
+def test_background_slices_keep_each_text_with_its_vector():
+    """The backfill's slices are sorted by length for speed; the vectors come back in order."""
+    import numpy as np
+
+    shared = shared_embedder()
+    embedder = Embedder(shared.name)
+    embedder._model = shared._model
+    texts = [("word " * (3 + (i * 7) % 40)) + f"fact number {i}" for i in range(3 * BACKGROUND_SLICE + 3)]
+    together = embedder.encode(texts)
+    sliced = embedder.encode(texts, background=True)
+    assert embedder.turns.background_turns == 4
+    assert np.allclose(together, sliced, atol=1e-4)

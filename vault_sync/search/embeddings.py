@@ -161,9 +161,12 @@ class Embedder:
             return np.zeros((0, _dimension(model)), dtype=np.float32)
         texts = list(texts)
         step = BACKGROUND_SLICE if background else len(texts)
+        # slices of similar length pad little: sorted here, put back in order at the end (the
+        # model sorts within one call; across small slices it cannot)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i])) if background else list(range(len(texts)))
         parts = []
         for start in range(0, len(texts), step):
-            chunk = texts[start:start + step]
+            chunk = [texts[i] for i in order[start:start + step]]
             with self.turns.hold(urgent=not background):
                 if self.torch_threads:
                     import torch
@@ -177,6 +180,8 @@ class Embedder:
                     convert_to_numpy=True, show_progress_bar=False,
                 ))
         vectors = parts[0] if len(parts) == 1 else np.concatenate(parts)
+        if background:
+            vectors = vectors[np.argsort(np.asarray(order))]
         return np.ascontiguousarray(vectors, dtype=np.float32)
 
     def encode_one(self, text: str) -> np.ndarray:
