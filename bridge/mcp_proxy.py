@@ -10,6 +10,10 @@ is POSTed to /mcp with the bearer token and the Mcp-Session-Id; a request is ans
 one JSON body or an SSE stream (which may carry the server's own requests and notices
 before the answer); notifications and responses get 202.
 
+What the daemon sends on its own, outside any call (e.g. `notifications/resources/updated`
+when the review queue changes), arrives on the session's GET stream: a listener thread
+keeps one open for the current session and writes every message from it to stdout.
+
 If the daemon goes away: a request that was never sent (connection refused, or an unknown
 session after a restart) is sent again once the relay has reconnected, restarting the
 daemon if needed; a request in flight gets a JSON-RPC error answer at once."""
@@ -64,6 +68,9 @@ class Relay:
         self.generation = 0
         self.replays = 0
         self.workers: set[threading.Thread] = set()
+        self.closed = threading.Event()
+        self.session_changed = threading.Event()  # the listener reopens its stream on the new session
+        self.listener: threading.Thread | None = None
 
     # --- stdout -------------------------------------------------------------------------
     def emit(self, message: Any) -> None:
@@ -168,6 +175,7 @@ class Relay:
             raise Lost(f"the daemon refused a new session: {answer}")
         self.session = resp.getheader("Mcp-Session-Id")
         self._exchange(info, self.session, {"jsonrpc": "2.0", "method": "notifications/initialized"}, 30.0, lambda m: None)
+        self.session_changed.set()
 
     def _current(self) -> tuple[dict, str | None, int]:
         with self.state_lock:
@@ -211,6 +219,8 @@ class Relay:
                     self.session = resp.getheader("Mcp-Session-Id")
                     self.protocol = answer["result"].get("protocolVersion") or self.protocol
                     self.init_params = message.get("params") or {}  # replayed on reconnect
+            elif message.get("method") == "notifications/initialized":
+                self.session_changed.set()  # the server may speak on its own from now on
             return
         if is_request:
             self.emit_error(req_id, "could not reach the mnemovault daemon after reconnecting")
@@ -221,8 +231,58 @@ class Relay:
         finally:
             self.workers.discard(threading.current_thread())
 
+    # --- what the daemon sends outside calls --------------------------------------------
+    def listen(self) -> None:
+        """Keep the current session's GET stream open and relay what comes on it."""
+        while not self.closed.is_set():
+            self.session_changed.wait()
+            self.session_changed.clear()
+            with self.state_lock:
+                info, session = self.info, self.session
+            while info and session and not self.closed.is_set():
+                if not self._stream(info, session):
+                    break  # the session is gone or has no stream: wait for the next one
+                with self.state_lock:  # the stream ended: reopen it unless the session changed
+                    if (self.info, self.session) != (info, session):
+                        break
+                self.closed.wait(0.5)
+
+    def _stream(self, info: dict, session: str) -> bool:
+        """Relay one GET stream until it ends; False when the daemon will not give one."""
+        conn = http.client.HTTPConnection("127.0.0.1", info["port"], timeout=None)  # a stream waits as long as it must
+        headers = self._headers(info, session)
+        headers["Accept"] = "text/event-stream"
+        headers.pop("Content-Type", None)
+        try:
+            conn.request("GET", "/mcp", headers=headers)
+            resp = conn.getresponse()
+            if resp.status != 200 or "text/event-stream" not in (resp.getheader("Content-Type") or "").lower():
+                resp.read()
+                return resp.status == 409  # 409: another stream for this session still closing
+            data: list[str] = []
+            while not self.closed.is_set():
+                raw = resp.readline()
+                if not raw:
+                    return True
+                line = raw.decode("utf-8").rstrip("\r\n")
+                if line.startswith("data:"):
+                    data.append(line[5:].removeprefix(" "))
+                elif not line and data:
+                    try:
+                        self.emit(json.loads("\n".join(data)))
+                    except ValueError:
+                        pass  # not JSON-RPC: nothing a client could use
+                    data = []
+            return True
+        except (OSError, http.client.HTTPException):
+            return True  # the daemon went away; try again while this is still the session
+        finally:
+            conn.close()
+
     def close(self) -> None:
         """End the daemon-side session (best effort, quickly)."""
+        self.closed.set()
+        self.session_changed.set()
         info, session = self.info, self.session
         if not info or not session:
             return
@@ -237,6 +297,8 @@ class Relay:
 
     # --- stdin side ---------------------------------------------------------------------
     def serve(self, stdin: BinaryIO) -> None:
+        self.listener = threading.Thread(target=self.listen, name="mnemovault-mcp-listen", daemon=True)
+        self.listener.start()
         try:  # open the session's daemon (or start it) while the client is still starting
             self._current()
         except (DaemonUnavailable, NotSent, Lost) as exc:

@@ -99,23 +99,21 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
     ) -> R.Saved:
         """Save a new short-term memory: writes one new note in STM/ (an exact duplicate instead reinforces the existing
         note's use count). Secrets are refused. With `supersedes`, the old memories get `superseded_by` and `status: superseded`."""
-        if supersedes is not None:
-            if conversation is not None or said_at is not None:
-                raise ToolError("invalid: supersedes cannot be combined with conversation or said_at")
-            return await call(lambda s: s.save(text, tags, title, strength, supersedes))
         if conversation is None and said_at is None:
-            return await call(lambda s: s.save(text, tags, title, strength))
-        return await call(lambda s: s.save_said(text, tags, title, strength, conversation, said_at))
+            return await call(lambda s: s.save(text, tags, title, strength, supersedes))
+        return await call(lambda s: s.save_said(text, tags, title, strength, conversation, said_at, supersedes))
 
     @mcp.tool(annotations=hints())
     async def save_memories(
         items: Annotated[list[dict], Field(min_length=1, max_length=2000, description=(
-            "The memories, in order: each {text, tags?, title?, strength?, conversation?, said_at?}; "
-            "said_at is an ISO time, conversation any id (the note gets both as frontmatter keys)."))],
+            "The memories, in order: each {text, tags?, title?, strength?, conversation?, said_at?, supersedes?}; "
+            "said_at is an ISO time, conversation any id (the note gets both as frontmatter keys); "
+            "supersedes lists ids or paths of existing memories the item replaces, as in save_memory."))],
         conversation: Annotated[str | None, Field(description="The conversation every item belongs to, unless an item names its own.")] = None,
     ) -> R.SavedBatch:
         """Save many memories in one call (e.g. a whole conversation's turns): writes one note in STM/ per item. Each item gets its own result;
-        a refused item (too short, a secret) does not stop the others."""
+        a refused item (too short, a secret, a supersedes ref that does not resolve) does not stop the others.
+        An item with `supersedes` marks the old memories `superseded_by` it and `status: superseded`."""
         return await call(lambda s: s.save_many(items, conversation))
 
     @mcp.tool(annotations=READ)

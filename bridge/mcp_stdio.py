@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from .context import open_service
+from .mcp_notify import notify_review_changes
 from .mcp_server import build_mcp
 
 
@@ -15,6 +16,8 @@ def run_stdio(vault: Path | None) -> None:
             print(f"mnemovault: journal: {line}", file=sys.stderr)
         svc.start_watcher()
         try:
-            build_mcp(lambda: svc).run(transport="stdio", show_banner=False)
+            mcp = build_mcp(lambda: svc)
+            notify_review_changes(mcp, svc)
+            mcp.run(transport="stdio", show_banner=False)
         finally:
             svc.runtime.stop_watcher()

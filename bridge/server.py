@@ -154,6 +154,7 @@ def _serve(svc, port: int | None, log_path: Path) -> None:
     import uvicorn
 
     from .http_app import build_app
+    from .mcp_notify import notify_review_changes
     from .mcp_server import build_mcp
 
     for line in svc.recover():
@@ -184,7 +185,9 @@ def _serve(svc, port: int | None, log_path: Path) -> None:
     token = device_token()
     started = format_datetime(utc_now())
     state = {"pid": os.getpid(), "started": started}
-    mcp_app = build_mcp(lambda: svc).http_app(path="/mcp")
+    mcp = build_mcp(lambda: svc)
+    notify_review_changes(mcp, svc)  # sessions hear of review queue changes outside calls
+    mcp_app = mcp.http_app(path="/mcp")
     app = build_app(svc, token, lambda: bound, mcp_app=mcp_app, state=state)
     info = {"port": bound, "token": token, "pid": os.getpid(), "vault": str(svc.layout.root), "version": 1,
             "started": started, "log": str(log_path)}

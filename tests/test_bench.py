@@ -22,6 +22,7 @@ def test_bench_quick_on_200_notes(tmp_path):
     assert r["restart_s"] < r["cold_index_s"]
     assert r["edit_to_searchable_ms"]["n"] == 50 and r["edit_to_searchable_ms"]["p95"] < 5000
     assert r["fulltext"]["recall_at_5"] >= 0.9
+    assert r["brief"]["p50_ms"] > 0 and r["brief"]["topic_p50_ms"] > 0 and r["brief"]["topic"]
     assert r["sweep"]["written"] > 0 and r["sweep"]["second_written"] == 0
     s = r["stm_sweep"]
     assert s["notes"] == 200 and s["written"] > 100 and s["second_written"] == 0  # a day later most scores moved

@@ -20,7 +20,7 @@ from fastmcp.client.transports import StdioTransport
 from bridge.mcp_server import build_mcp
 
 from conftest import ROOT
-from daemon_util import Daemon, child_env, wait_for
+from daemon_util import QUIET_LIFECYCLE, Daemon, child_env, wait_for
 
 pytestmark = pytest.mark.slow
 HEAVY = ("vault_sync", "numpy", "torch", "sentence_transformers", "fastmcp", "mcp", "typer")
@@ -278,3 +278,62 @@ def test_a_daemon_that_stops_answering_times_out_the_call(daemon, vault, tmp_pat
     assert waited < 10
     assert after["counts"]["stm"] == 31
     assert bridge_pid(daemon) == daemon.proc.pid, "a slow daemon is not replaced"
+
+
+def _fading_note(vault: Path, name: str) -> None:
+    """A memory whose live score is in the review zone right now (the daemon's real clock)."""
+    from datetime import timedelta
+
+    from vault_sync.dates import format_datetime, utc_now
+    from vault_sync.scoring import ScoringParams, in_danger_zone, score
+    from vault_sync.settings import load_settings
+
+    params = ScoringParams.from_settings(load_settings(vault=vault))
+    target = (params.danger_zone_min + params.danger_zone_max) / 2
+    lo, hi = 0.0, 400 * 86400.0  # seconds since last use: the score falls as this grows
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if score(params, 1, mid, 1.0) > target else (lo, mid)
+    assert in_danger_zone(params, score(params, 1, lo, 1.0))
+    when = format_datetime(utc_now() - timedelta(seconds=lo))
+    (vault / "STM" / f"{name}.md").write_text(
+        f"---\nid: {uuid.uuid4()}\ncreated: {when}\nlast_used: {when}\nuse_count: 1\nstrength: 1.0\n"
+        f"status: active\n---\nThe {name} fact is fading and should be reviewed soon.\n", encoding="utf-8")
+
+
+def test_a_notification_outside_any_call_reaches_the_stdio_client(vault, tmp_path):
+    """The daemon tells its sessions when the review queue changes (resources/updated for
+    mnemovault://review) on its own; the relay passes it on from the session's GET stream
+    while no call is in flight."""
+    from mcp import types as mt
+
+    d = Daemon(vault, tmp_path / "home", MNEMOVAULT_QUIET_SECONDS="0", **QUIET_LIFECYCLE).start()
+    seen: list[str] = []
+
+    async def go():
+        arrived = asyncio.Event()
+
+        async def handler(message):
+            note = getattr(message, "root", message)
+            if isinstance(note, mt.ResourceUpdatedNotification):
+                seen.append(str(note.params.uri))
+                arrived.set()
+
+        # the handshake era (initialize, a session, its GET stream): what assistants speak today; at
+        # 2026-07-28 change notifications travel only on a subscriptions/listen stream instead
+        async with Client(proxy(d.env, vault, log=tmp_path / "proxy.err"), mode="legacy", message_handler=handler,
+                          timeout=60) as c:
+            assert c.initialize_result is not None
+            before = [r["path"] for r in json.loads((await c.read_resource("mnemovault://review"))[0].text)]
+            await asyncio.sleep(1.0)  # the relay's stream is open; from here no call is made
+            _fading_note(vault, "Parking permit renewal")  # written by hand, as in Obsidian
+            await asyncio.wait_for(arrived.wait(), 30)
+            after = [r["path"] for r in json.loads((await c.read_resource("mnemovault://review"))[0].text)]
+        return before, after
+
+    try:
+        before, after = asyncio.run(asyncio.wait_for(go(), 90))
+    finally:
+        d.close()
+    assert seen and set(seen) == {"mnemovault://review"}
+    assert "STM/Parking permit renewal.md" in after and "STM/Parking permit renewal.md" not in before

@@ -134,3 +134,67 @@ def test_mcp_save_memory_with_conversation(empty_vault):
     assert twin.structured_content["reinforced"] and twin.structured_content["duplicate_of"] == path
     assert len(list((empty_vault / "STM").glob("*.md"))) == 1
     svc.close()
+
+
+def test_save_memories_and_save_said_take_supersedes(empty_vault):
+    """Issue 17: an item's `supersedes` marks the old memories as save_memory's does; a bad
+    ref refuses that item alone (nothing written for it); chains resolve to the newest."""
+    (empty_vault / "Projects").mkdir()
+    (empty_vault / "Projects" / "Plan.md").write_text("The person's own plan.\n", encoding="utf-8")
+    svc = make_service(empty_vault)
+
+    async def go():
+        async with Client(build_mcp(lambda: svc)) as c:
+            async def save(args):
+                return (await c.call_tool("save_memory", args)).structured_content
+
+            office_a = await save({"text": "The office is in Lisbon near the river", "title": "Office Lisbon"})
+            editor = await save({"text": "Marta edits with Vim every day", "title": "Editor Vim"})
+            before = sorted(p.relative_to(empty_vault).as_posix() for p in empty_vault.rglob("*.md"))
+            batch = (await c.call_tool("save_memories", {"items": [
+                {"text": "The office moved to Porto near the station", "title": "Office Porto",
+                 "supersedes": [office_a["note"]["id"]]},
+                {"text": "Marta switched to Helix for editing", "supersedes": ["no such memory"]},
+                {"text": "Marta edits with Vim every day", "supersedes": [editor["note"]["path"]]},  # its own text
+                {"text": "The plan changed to ship in May", "supersedes": ["Projects/Plan.md"]},  # not a memory
+                {"text": "Marta moved her desk to the window", "supersedes": "STM/Editor Vim.md"},  # not a list
+                {"text": "Lunch is at noon on Fridays"},
+            ]})).structured_content
+            r = batch["results"]
+            assert (batch["saved"], batch["refused"]) == (2, 4)
+            assert r[0]["saved"] and r[0]["superseded"] == [office_a["note"]["path"]]
+            assert "not_found" in r[1]["error"] or "no memory" in r[1]["error"].lower()
+            assert "already saved" in r[2]["error"] and "supersede with that note" in r[2]["error"]
+            assert "only memories can be superseded" in r[3]["error"]
+            assert "list" in r[4]["error"]
+            assert r[5]["saved"] and "superseded" not in r[5]
+            after = sorted(p.relative_to(empty_vault).as_posix() for p in empty_vault.rglob("*.md"))
+            assert set(after) - set(before) == {r[0]["note"]["path"], r[5]["note"]["path"]}  # nothing for refused items
+            old_fm, old_body = frontmatter(empty_vault / office_a["note"]["path"])
+            assert old_fm["status"] == "superseded" and old_fm["superseded_by"] == "[[Office Porto]]"
+            assert "Lisbon near the river" in old_body
+            new_fm, _ = frontmatter(empty_vault / r[0]["note"]["path"])
+            assert new_fm["supersedes"] == ["[[Office Lisbon]]"]
+            assert frontmatter(empty_vault / editor["note"]["path"])[0]["status"] == "active"  # untouched
+
+            # save_memory with a conversation and supersedes (save_said): allowed and marked; the chain resolves
+            said = await save({"text": "The office moved again, to Braga", "title": "Office Braga",
+                               "conversation": "chat-9", "said_at": "2026-11-01T10:00:00Z",
+                               "supersedes": [r[0]["note"]["id"]]})
+            assert said["saved"] and said["superseded"] == [r[0]["note"]["path"]]
+            fm, _ = frontmatter(empty_vault / said["note"]["path"])
+            assert fm["conversation"] == "chat-9" and fm["supersedes"] == ["[[Office Porto]]"]
+            found = (await c.call_tool("search_memory", {"query": "office"})).structured_content
+            assert [h["path"] for h in found["results"]] == [said["note"]["path"]]
+            every = (await c.call_tool("search_memory", {"query": "office", "include_superseded": True})).structured_content
+            assert {h["path"]: h.get("superseded_by") for h in every["results"]} == {
+                said["note"]["path"]: None, r[0]["note"]["path"]: said["note"]["path"],
+                office_a["note"]["path"]: said["note"]["path"]}  # the newest, not the next
+            bad = await c.call_tool("save_memory", {"text": "The office is now remote-first", "conversation": "chat-9",
+                                                    "supersedes": ["no such memory"]}, raise_on_error=False)
+            assert bad.is_error and not (empty_vault / "STM" / "The office is now remote-first.md").exists()
+
+    try:
+        asyncio.run(go())
+    finally:
+        svc.close()

@@ -304,12 +304,12 @@ class MemoryService:
             return save_many(self, items, conversation)
 
     def save_said(self, text: str, tags: list[str] | None = None, title: str | None = None, strength: float = 1.0,
-                  conversation: str | None = None, said_at: Any = None) -> dict[str, Any]:
+                  conversation: str | None = None, said_at: Any = None, supersedes: list[str] | None = None) -> dict[str, Any]:
         """save() with optional conversation id and said_at time (frontmatter keys)."""
         from .ops.save_batch import save_said
 
         with self.writes.operation():
-            return save_said(self, text, tags, title, strength, conversation, said_at)
+            return save_said(self, text, tags, title, strength, conversation, said_at, supersedes)
 
     def create_memory(self, text: str, tags: list[str] | None = None, title: str | None = None, strength: float = 1.0,
                       use_count: int = 1, created: Any = None, last_used: Any = None, extra: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -161,8 +161,8 @@ class QueryVectors:
     def load(self):
         return self.inner.load()
 
-    def encode(self, texts: list[str]):
-        return self.inner.encode(texts)
+    def encode(self, texts: list[str], background: bool = False):
+        return self.inner.encode(texts, background=background)
 
     def encode_one(self, text: str):
         vec = self.known.get(text)

@@ -166,6 +166,8 @@ def run_bench(notes: int | None, vault_dir: Path | None, quick: bool, progress: 
         r5, mrr, fts_lat = recall(svc, queries)
         result["fulltext"] = {"p50_ms": pct(fts_lat, 0.5) * 1000, "p95_ms": pct(fts_lat, 0.95) * 1000,
                               "recall_at_5": r5, "mrr": mrr, "queries": len(queries)}
+        progress("brief (model off)")
+        result["brief"] = brief_timing(svc, queries[0][0] if queries else "project")
         progress("sweep")
         clock.at = now  # the same instant for both sweeps: an unchanged vault must get 0 writes
         t = time.perf_counter()
@@ -207,6 +209,15 @@ def run_bench(notes: int | None, vault_dir: Path | None, quick: bool, progress: 
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return result
+
+
+def brief_timing(svc, topic: str, runs: int = 9) -> dict:
+    """`brief` with and without a topic, 800 tokens, on the bench vault with the model off (issue 17)."""
+    svc.brief(None, 800)  # the per-index score inputs are built once per index change
+    plain = timed(lambda: svc.brief(None, 800), runs)
+    svc.brief(topic, 800)
+    with_topic = timed(lambda: svc.brief(topic, 800), runs)
+    return {"p50_ms": pct(plain, 0.5) * 1000, "topic_p50_ms": pct(with_topic, 0.5) * 1000, "topic": topic}
 
 
 MAX_MOVES = 300  # throughput is measured on a sample: a 100k vault has thousands of candidates

@@ -29,6 +29,8 @@ def rows(r: dict) -> list[tuple[str, str, str]]:
         ("edit-to-searchable p50 / p95 (ms)", f"{_f(r['edit_to_searchable_ms']['p50'], '{:.1f}')} / {_f(r['edit_to_searchable_ms']['p95'], '{:.1f}')}", "p95 < 150 ms"),
         ("full-text search p50 / p95 (ms)", f"{_f(r['fulltext']['p50_ms'], '{:.2f}')} / {_f(r['fulltext']['p95_ms'], '{:.2f}')}", "p50 < 5 ms"),
         ("full-text recall@5 / MRR", f"{_f(r['fulltext']['recall_at_5'], '{:.2f}')} / {_f(r['fulltext']['mrr'], '{:.2f}')}", ""),
+        ("brief 800 tokens, model off: p50 no topic / topic (ms)",
+         f"{_f(r.get('brief', {}).get('p50_ms'), '{:.1f}')} / {_f(r.get('brief', {}).get('topic_p50_ms'), '{:.1f}')}", "< 50 ms at 10k"),
         ("sweep (s) / written", f"{_f(r['sweep']['seconds'])} / {r['sweep']['written']}", ""),
         ("second sweep (s) / written", f"{_f(r['sweep']['second_seconds'])} / {r['sweep']['second_written']}", "0 written"),
         ("sweep an hour later (s) / written", f"{_f(r['sweep']['hour_later_seconds'])} / {r['sweep']['hour_later_written']}", ""),

@@ -294,11 +294,6 @@ def supersession_links(store: "IndexStore") -> Rows:
         "WHERE l.kind IN (?, ?) ORDER BY n.path", (SUPERSEDED_BY, SUPERSEDES))
 
 
-def superseded_kinds(store: "IndexStore") -> dict[str, str]:
-    """Superseded notes: path -> kind."""
-    return {r[0]: r[1] for r in store.query(f"SELECT path, kind FROM notes WHERE rowid IN {SUPERSEDED_SQL}")}
-
-
 def superseded_paths(store: "IndexStore") -> set[str]:
     """Notes marked superseded in their own frontmatter (`superseded_by` or `status: superseded`)."""
     return {r[0] for r in store.query(f"SELECT path FROM notes WHERE rowid IN {SUPERSEDED_SQL}")}
@@ -311,9 +306,24 @@ def any_superseded(store: "IndexStore") -> bool:
     return row is not None and row[0] == 1
 
 
-def strongest_memories(store: "IndexStore", limit: int) -> Rows:
-    """Memories by their written score, LTM first, strongest first (index notes_kind_score);
-    the caller drops superseded ones."""
-    return (store.query("SELECT rowid, * FROM notes WHERE kind = 'ltm' ORDER BY decay_score DESC LIMIT ?", (limit,))
-            + store.query("SELECT rowid, * FROM notes WHERE kind = 'stm' ORDER BY decay_score DESC LIMIT ?", (limit,)))
+def current_memory_scores(store: "IndexStore") -> list[tuple[Any, ...]]:
+    """(rowid, path, id, title, kind, use_count, strength, last_used, created) of every STM and
+    LTM memory that is not superseded: what a live score is computed from."""
+    return [tuple(r) for r in store.query(
+        "SELECT rowid, path, id, title, kind, use_count, strength, last_used, created FROM notes "
+        f"WHERE kind IN ('stm', 'ltm') AND rowid NOT IN {SUPERSEDED_SQL}")]
 
+
+def rowids_of(store: "IndexStore", paths: list[str]) -> dict[str, int]:
+    """path -> rowid for the indexed ones among `paths`."""
+    if not paths:
+        return {}
+    return {r[0]: r[1] for r in store.query(f"SELECT path, rowid FROM notes WHERE path IN ({marks(len(paths))})", tuple(paths))}
+
+
+def bodies_of(store: "IndexStore", rowids: list[int]) -> dict[int, str]:
+    """rowid -> body as indexed for full-text search, in one query."""
+    if not rowids:
+        return {}
+    return {r[0]: r[1] or "" for r in store.query(
+        f"SELECT rowid, body FROM fts WHERE rowid IN ({marks(len(rowids))})", tuple(rowids))}

@@ -4,15 +4,28 @@ Tokens are counted as 4 characters each (a documented approximation; no tokenize
 Items go in greedily, in this order: memories relevant to the topic, relevant memories due
 for review, then the strongest current memories; superseded memories never appear. The text
 ends with how many were left out and how to search for them; it never exceeds the budget.
+
+"Strongest" is the live score (use count, last use and strength under the configured decay
+model, at the service's clock), as promotion and review use: the `decay_score` written in a
+note lags behind its uses under the quiet write-back policy. The parts of the score that do
+not change with time are cached per index state, so a briefing at 10,000 notes computes
+only the decay per memory (~5 ms) and reads bodies in one query.
 """
 
 from __future__ import annotations
 
+import heapq
+import math
+import weakref
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from ..dates import parse_datetime
 from ..errors import InvalidInput
 from ..index import queries
 from ..limits import check_query
+from ..scoring import ScoringParams, decay_factor
 
 if TYPE_CHECKING:
     from ..service import MemoryService
@@ -45,6 +58,79 @@ def _footer(left: int, topic: str | None) -> str:
             "or narrow by time with since/until.\n") if left else "\nNothing left out.\n"
 
 
+@dataclass
+class _Group:
+    """One kind's memories, with two orders for the threshold scan below."""
+    items: list[tuple[Any, ...]] = field(default_factory=list)  # (uses ** beta, strength, last use epoch | None, rowid, path, id, title)
+    by_base: list[int] = field(default_factory=list)  # by uses ** beta * strength, highest first
+    by_last: list[int] = field(default_factory=list)  # by last use, latest first (unknown counts as now)
+
+
+# per index: (index state, beta) -> {"ltm": _Group, "stm": _Group}; rebuilt when the index changes
+_INPUTS: "weakref.WeakKeyDictionary[Any, tuple[Any, dict[str, _Group]]]" = weakref.WeakKeyDictionary()
+
+
+def _groups(svc: "MemoryService") -> dict[str, _Group]:
+    key = (svc.store.change_signature(), svc.params.beta)
+    hit = _INPUTS.get(svc.store)
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    beta = svc.params.beta
+    groups = {"ltm": _Group(), "stm": _Group()}
+    for rowid, path, ident, title, kind, uses, strength, last_used, created in queries.current_memory_scores(svc.store):
+        last = parse_datetime(last_used) or parse_datetime(created)
+        groups[kind].items.append((max(uses or 0, 0) ** beta, strength if strength is not None else 1.0,
+                                   last.timestamp() if last is not None else None, rowid, path, ident, title))
+    for g in groups.values():
+        order = range(len(g.items))
+        g.by_base = sorted(order, key=lambda i: -(g.items[i][0] * g.items[i][1]))
+        g.by_last = sorted(order, key=lambda i: -(g.items[i][2] if g.items[i][2] is not None else math.inf))
+    _INPUTS[svc.store] = (key, groups)
+    return groups
+
+
+def _top(group: _Group, p: ScoringParams, t: float, k: int) -> list[tuple[float, tuple[Any, ...]]]:
+    """The k highest live scores of a group, without scoring every memory: a score grows with
+    uses ** beta * strength and with the last use, so walking both orders at once, no memory
+    not yet seen can beat base(i-th by base) * decay(i-th by last use); stop once the k-th
+    best reaches that (threshold algorithm, Fagin et al.)."""
+    items = group.items
+    heap: list[tuple[float, int, int]] = []  # (score, -rowid, index): the weakest on top
+    seen: set[int] = set()
+
+    def decay(last: float | None) -> float:
+        return decay_factor(p, t - last if last is not None else 0.0)
+
+    for a, b in zip(group.by_base, group.by_last):
+        for i in (a, b):
+            if i in seen:
+                continue
+            seen.add(i)
+            uses_b, strength, last, rowid = items[i][:4]
+            entry = (uses_b * decay(last) * strength, -rowid, i)
+            if len(heap) < k:
+                heapq.heappush(heap, entry)
+            elif entry > heap[0]:
+                heapq.heapreplace(heap, entry)
+        if len(heap) >= k:
+            bound = items[a][0] * items[a][1] * decay(items[b][2])
+            if heap[0][0] >= bound:
+                break
+    return [(score, items[i]) for score, _, i in sorted(heap, reverse=True)]
+
+
+def strongest(svc: "MemoryService", now: datetime, limit: int) -> tuple[list[dict[str, Any]], int]:
+    """(the `limit` strongest current memories by live score, LTM before STM; how many
+    current memories there are). The score is views.row_score's formula at `now`."""
+    groups = _groups(svc)
+    t = now.timestamp()
+    best = _top(groups["ltm"], svc.params, t, limit)
+    if len(best) < limit:
+        best += _top(groups["stm"], svc.params, t, limit - len(best))
+    out = [{"path": item[4], "id": item[5], "title": item[6], "rowid": item[3], "score": score} for score, item in best]
+    return out, sum(len(g.items) for g in groups.values())
+
+
 def brief(svc: "MemoryService", topic: str | None = None, max_tokens: int = 800) -> dict[str, Any]:
     budget = check_budget(max_tokens) * CHARS_PER_TOKEN
     if topic is not None:
@@ -57,23 +143,24 @@ def brief(svc: "MemoryService", topic: str | None = None, max_tokens: int = 800)
             if hit["path"] not in seen:
                 seen.add(hit["path"])
                 picks.append(("review" if hit["review"] else "topic", hit, "(fading) " if hit["review"] else ""))
-    superseded = queries.superseded_kinds(svc.store)
-    for row in queries.strongest_memories(svc.store, max(STRONGEST, budget // 80) + len(superseded)):
-        if row["path"] not in seen and row["path"] not in superseded:
-            seen.add(row["path"])
-            picks.append(("strongest", {"path": row["path"], "id": row["id"], "title": row["title"], "rowid": row["rowid"]}, ""))
-    current = queries.memory_count(svc.store) - sum(1 for k in superseded.values() if k in ("stm", "ltm"))
+    top, current = strongest(svc, svc.now(), max(STRONGEST, budget // 80))
+    for item in top:
+        if item["path"] not in seen:
+            seen.add(item["path"])
+            picks.append(("strongest", item, ""))
     total = max(current, len(picks))
     header = f"# What you know{f' about {topic[:80]}' if topic else ''} (mnemovault)\n"
     text = header if len(header) <= budget else ""
     reserve = len(_footer(total, topic))  # the longest footer this briefing can need
     included: list[dict[str, Any]] = []
+    rowids = {item["path"]: item.get("rowid") for _, item, _ in picks}
+    missing = [p for p, r in rowids.items() if r is None]
+    if missing:  # search hits: their rowids, in one query
+        rowids.update(queries.rowids_of(svc.store, missing))
+    bodies = queries.bodies_of(svc.store, [r for r in rowids.values() if r is not None])
     for section, item, mark in picks:
-        rowid = item.get("rowid")
-        if rowid is None:
-            hit_row = svc.store.note(item["path"])
-            rowid = hit_row["rowid"] if hit_row is not None else None
-        body = queries.body_of(svc.store, rowid) if rowid is not None else item.get("snippet", "")
+        rowid = rowids.get(item["path"])
+        body = bodies.get(rowid, "") if rowid is not None else item.get("snippet", "")
         line = _line(item["title"], body, item["id"], mark)
         if len(text) + len(line) + reserve > budget:
             continue  # a shorter one further down may still fit

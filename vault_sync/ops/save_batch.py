@@ -7,8 +7,11 @@ content hash, so search has nothing left to embed), and the index is synced once
 
 An item may name a `conversation` (any id) and `said_at` (an ISO time): the note gets those
 frontmatter keys, so the memories of one conversation can be found together (and seen as a
-thread in Obsidian). Items are independent: a refused one (too short, a secret) gets an
-error in its result and the others are still saved.
+thread in Obsidian). Items are independent: a refused one (too short, a secret, a
+`supersedes` ref that does not resolve) gets an error in its result and the others are still
+saved. An item's `supersedes` works as in save(): the refs resolve before anything is
+written, and the old notes are marked once the new one is indexed (refs name notes that
+exist before the call, not other items of it).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from ..faults import writing
 from ..writer import create_exclusive
 from .names import clean_tags, create_under_free_name, slug_from
 from .save import check_intake, render_note, taken_names
+from .supersede import mark, supersede_refs
 
 if TYPE_CHECKING:
     from ..service import MemoryService
@@ -56,12 +60,15 @@ def conversation_fields(conversation: Any = None, said_at: Any = None) -> dict[s
     return out
 
 
-def _item(raw: Any, default_conversation: str | None) -> tuple[str, list[str], str | None, float, dict]:
+Item = tuple[int, str, list[str], str | None, float, dict, list[Any]]
+
+
+def _item(svc: "MemoryService", raw: Any, default_conversation: str | None) -> tuple[str, list[str], str | None, float, dict, list[Any]]:
     if isinstance(raw, str):
         raw = {"text": raw}
     if not isinstance(raw, dict):
         raise InvalidInput("each item must be a text or an object with a 'text'")
-    unknown = set(raw) - {"text", "tags", "title", "strength", "conversation", "said_at"}
+    unknown = set(raw) - {"text", "tags", "title", "strength", "conversation", "said_at", "supersedes"}
     if unknown:
         raise InvalidInput(f"unknown item field(s): {', '.join(sorted(unknown))}")
     body = check_intake(raw.get("text"))
@@ -75,7 +82,8 @@ def _item(raw: Any, default_conversation: str | None) -> tuple[str, list[str], s
     strength = check_strength(raw.get("strength", 1.0))
     tags = check_tags(raw.get("tags"))
     extra = conversation_fields(raw.get("conversation", default_conversation), raw.get("said_at"))
-    return body, clean_tags(tags), title, float(strength), extra
+    old_rows = supersede_refs(svc, raw.get("supersedes"))  # each resolves, or the item is refused
+    return body, clean_tags(tags), title, float(strength), extra, old_rows
 
 
 def save_many(svc: "MemoryService", items: list, conversation: str | None = None) -> dict:
@@ -85,27 +93,34 @@ def save_many(svc: "MemoryService", items: list, conversation: str | None = None
     if len(items) > MAX_ITEMS:
         raise InvalidInput(f"too many items in one call ({len(items)}, limit {MAX_ITEMS}); split the list")
     results: list[dict | None] = [None] * len(items)
-    todo: list[tuple[int, str, list[str], str | None, float, dict]] = []
+    todo: list[Item] = []
     seen: dict[str, int] = {}  # body hash -> index of the first item with that text in this call
     for i, raw in enumerate(items):
         try:
-            body, tags, title, strength, extra = _item(raw, conversation)
+            body, tags, title, strength, extra, old_rows = _item(svc, raw, conversation)
         except MnemovaultError as exc:
             results[i] = {"saved": False, "error": f"{exc.code}: {exc}"}
             continue
         h = normalized_hash(body)
         if h in seen:
+            if old_rows:
+                results[i] = {"saved": False, "error": f"invalid: this text is item {seen[h]}'s too; "
+                                                       "give supersedes on that item"}
+                continue
             results[i] = {"saved": False, "duplicate_of_item": seen[h], "reinforced": False}
             continue
         seen[h] = i
-        todo.append((i, body, tags, title, strength, extra))
+        todo.append((i, body, tags, title, strength, extra, old_rows))
 
     fresh = []
     from .save import find_twin
 
     for entry in todo:
         twin = find_twin(svc, entry[1])
-        if twin is not None:
+        if twin is not None and entry[6]:  # as save(): supersede with the note that holds the text
+            results[entry[0]] = {"saved": False, "error": f"invalid: this exact text is already saved in "
+                                                          f"{twin['path']}; supersede with that note instead"}
+        elif twin is not None:
             note = svc.touch(twin["path"])["note"]
             results[entry[0]] = {"saved": False, "duplicate_of": twin["path"], "reinforced": True, "note": note}
         else:
@@ -119,10 +134,14 @@ def save_many(svc: "MemoryService", items: list, conversation: str | None = None
     svc.writes.synced(paths)  # one index sync for the whole batch
     if vectors is not None:
         _store_vectors(svc, paths, vectors, texts)
-    for (i, *_), rel, dups in zip(fresh, paths, near):
+    for entry, rel, dups in zip(fresh, paths, near):
         row = svc.store.note(rel)
-        results[i] = {"saved": True, "note": svc.view(row) if row is not None else {"path": rel},
-                      "near_duplicates": dups, "reinforced": False}
+        result: dict[str, Any] = {"saved": True, "note": svc.view(row) if row is not None else {"path": rel},
+                                  "near_duplicates": dups, "reinforced": False}
+        if entry[6] and row is not None:
+            result.update(_mark_all(svc, entry[6], row))
+            result["note"] = svc.note(rel)
+        results[entry[0]] = result
     # a repeat inside the call reinforces the memory its first copy became
     for r in results:
         if r is not None and "duplicate_of_item" in r:
@@ -138,6 +157,21 @@ def save_many(svc: "MemoryService", items: list, conversation: str | None = None
     }
 
 
+def _mark_all(svc: "MemoryService", old_rows: list[Any], new_row: Any) -> dict[str, Any]:
+    """Mark each old note superseded by the new one. The new note is saved already, so a
+    note that cannot be marked (its frontmatter broken meanwhile) is reported, not raised."""
+    done, failed = [], []
+    for old in old_rows:
+        try:
+            done.append(mark(svc, old, new_row)["old"])
+        except MnemovaultError as exc:
+            failed.append(f"{old['path']}: {exc.code}: {exc}")
+    out: dict[str, Any] = {"superseded": done}
+    if failed:
+        out["supersede_errors"] = failed
+    return out
+
+
 def _write(svc: "MemoryService", fresh: list) -> list[str]:
     now = svc.now()
     folder = svc.layout.abs(svc.layout.stm)
@@ -146,7 +180,7 @@ def _write(svc: "MemoryService", fresh: list) -> list[str]:
     taken = taken_names(svc)
     prec = svc.settings.score_precision
     paths = []
-    for _, body, tags, title, strength, extra in fresh:
+    for _, body, tags, title, strength, extra, _old in fresh:
         value = score_at(svc.params, 1, now, strength, now)
         fields: dict[str, Any] = {
             "id": str(uuid.uuid4()), "tags": tags, "created": now, "last_used": now, "use_count": 1,
@@ -224,15 +258,18 @@ def _store_vectors(svc: "MemoryService", paths: list[str], vectors, texts: list[
 
 
 def save_said(svc: "MemoryService", text: str, tags: list[str] | None = None, title: str | None = None,
-              strength: float = 1.0, conversation: str | None = None, said_at: Any = None) -> dict:
+              strength: float = 1.0, conversation: str | None = None, said_at: Any = None,
+              supersedes: list[str] | None = None) -> dict:
     """save() for a memory said in a conversation: the same intake, twin and near-duplicate
-    handling, and the note carries `conversation` / `said_at` keys."""
+    handling, `supersedes` as in save(), and the note carries `conversation` / `said_at` keys."""
     from .save import save
 
     extra = conversation_fields(conversation, said_at)
     if not extra:
-        return save(svc, text, tags, title, strength)
-    item = {"text": text, "tags": tags, "title": title, "strength": strength, "conversation": conversation, "said_at": said_at}
+        return save(svc, text, tags, title, strength, supersedes)
+    supersede_refs(svc, supersedes)  # a bad ref raises its own error (NotFound / InvalidInput), as save() does
+    item = {"text": text, "tags": tags, "title": title, "strength": strength, "conversation": conversation,
+            "said_at": said_at, "supersedes": supersedes}
     answer = save_many(svc, [{k: v for k, v in item.items() if v is not None}])
     result = answer["results"][0]
     if "error" in result:

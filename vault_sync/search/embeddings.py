@@ -16,10 +16,14 @@ import numpy as np
 
 from ..note import embed_text
 from ..settings import DEFAULT_MODEL
+from .turns import Turns
 
 DIM = 384
 PACKAGE_MODELS = {DEFAULT_MODEL, "all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
 INLINE_BACKFILL_MAX = 64  # search embeds this many missing notes itself; more is `embed`'s job
+# texts per background model call: a query waits at most for one of these (~0.1 s of one
+# torch thread on short notes); smaller batches cost the backfill little on MiniLM
+BACKGROUND_SLICE = 8
 
 Progress = Callable[[int, int], None]
 KIND_CODE = {"stm": 0, "ltm": 1, "archive": 2, "note": 3}
@@ -63,7 +67,8 @@ def _one_blas_thread() -> None:
 
 
 class Embedder:
-    """One sentence-transformers model, loaded on first use; encode() is thread-safe."""
+    """One sentence-transformers model, loaded on first use; encode() is thread-safe, and a
+    query's encode() goes before background batches (see turns.py)."""
 
     def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = 32, device: str = "cpu"):
         self.name = model or DEFAULT_MODEL
@@ -73,7 +78,8 @@ class Embedder:
         self.calls = 0  # encode() calls that reached the model
         self.encoded = 0  # texts encoded
         self._model = None
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # loading
+        self.turns = Turns()  # encoding
         self._loader: threading.Thread | None = None
         self.torch_threads: int | None = None  # cap on torch's intra-op threads while encoding
 
@@ -147,23 +153,35 @@ class Embedder:
             self._model = model
             return model
 
-    def encode(self, texts: list[str]) -> np.ndarray:
-        """(n, dim) float32 rows of unit length."""
+    def encode(self, texts: list[str], background: bool = False) -> np.ndarray:
+        """(n, dim) float32 rows of unit length. `background` (the backfill) encodes in slices
+        of BACKGROUND_SLICE texts and lets any waiting query have the model between them."""
         model = self.load()
         if not texts:
             return np.zeros((0, _dimension(model)), dtype=np.float32)
-        with self._lock:
-            if self.torch_threads:
-                import torch
+        texts = list(texts)
+        step = BACKGROUND_SLICE if background else len(texts)
+        # slices of similar length pad little: sorted here, put back in order at the end (the
+        # model sorts within one call; across small slices it cannot)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i])) if background else list(range(len(texts)))
+        parts = []
+        for start in range(0, len(texts), step):
+            chunk = [texts[i] for i in order[start:start + step]]
+            with self.turns.hold(urgent=not background):
+                if self.torch_threads:
+                    import torch
 
-                if torch.get_num_threads() != self.torch_threads:
-                    torch.set_num_threads(self.torch_threads)
-            self.calls += 1
-            self.encoded += len(texts)
-            vectors = model.encode(
-                list(texts), batch_size=self.batch_size, normalize_embeddings=True,
-                convert_to_numpy=True, show_progress_bar=False,
-            )
+                    if torch.get_num_threads() != self.torch_threads:
+                        torch.set_num_threads(self.torch_threads)
+                self.calls += 1
+                self.encoded += len(chunk)
+                parts.append(model.encode(
+                    chunk, batch_size=self.batch_size, normalize_embeddings=True,
+                    convert_to_numpy=True, show_progress_bar=False,
+                ))
+        vectors = parts[0] if len(parts) == 1 else np.concatenate(parts)
+        if background:
+            vectors = vectors[np.argsort(np.asarray(order))]
         return np.ascontiguousarray(vectors, dtype=np.float32)
 
     def encode_one(self, text: str) -> np.ndarray:
@@ -375,7 +393,7 @@ def backfill(svc, progress: Progress | None = None, limit: int | None = None) ->
         text_by_rowid = texts_for(svc, [rowid for _, rowid in chunk])
         pairs = [(h, text_by_rowid[rowid]) for h, rowid in chunk if rowid in text_by_rowid]
         if pairs:
-            vectors = embedder.encode([t for _, t in pairs])
+            vectors = embedder.encode([t for _, t in pairs], background=True)
             with svc.store.transaction() as db:
                 db.executemany(
                     "INSERT OR REPLACE INTO embeddings (content_hash, model, vector) VALUES (?, ?, ?)",

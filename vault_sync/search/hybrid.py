@@ -96,8 +96,8 @@ def _semantic(svc, query: str, filters: ftsmod.Filters, extra: set[int] | None =
     if not inline_backfill(svc, embedder):
         total = svc.store.one("SELECT count(DISTINCT content_hash) FROM notes")[0]
         left = len(missing_hashes(svc, embedder.name))
-        notice = (f"semantic index covers {total - left} of {total} notes; "
-                  "run `mnemovault embed` (or let the daemon finish) for full semantic search")
+        notice = (f"semantic index covers {total - left} of {total} notes, so these results are partly "
+                  "from full text only; run `mnemovault embed` (or let the daemon finish) for full semantic search")
     qvec = embedder.encode_one(query)
     rowids, sims = vector_cache(svc, embedder).similarities(qvec, filters.kinds)
     if filters.narrow and len(rowids):
