@@ -36,8 +36,9 @@ def test_query_goes_before_the_backfill(tmp_path):
     _vault(vault)
     svc = make_service(vault, embeddings=True)
     try:
-        svc.embedder = Embedder(shared.name)
-        svc.embedder._model = shared._model  # the loaded weights; fresh counters and turns
+        own = Embedder(shared.name)
+        own._model = shared._model  # the loaded weights; fresh counters and turns
+        svc.use_embedder(own)
         total = len(missing_hashes(svc, shared.name))
         assert total == NOTES + 1
         started = threading.Event()
