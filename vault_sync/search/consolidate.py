@@ -18,6 +18,7 @@ from ..index import queries
 from ..limits import cap_strength, check_refs
 from ..note import stem_of
 from ..ops.lifecycle import archive_one
+from ..ops.supersede import link_name
 from ..secret_gate import check_fields
 from .cluster import cluster
 
@@ -50,6 +51,12 @@ def _members(svc: "MemoryService", ids: list[str] | str) -> list[Any]:
     return rows
 
 
+def _link(svc: "MemoryService", path: str, folder: str) -> str:
+    """A wikilink, written in a note of `folder`, that reaches `path`: the bare name, or the
+    path where another note shares the name (moves then keep it pointing there)."""
+    return f"[[{link_name(svc, path, f'{folder}/{stem_of(path)}.md')}]]"
+
+
 def plan(svc: "MemoryService", rows: list[Any], title: str | None = None) -> dict[str, Any]:
     """What consolidating these memories would write."""
     far = "9999-12-31T23:59:59Z"
@@ -61,7 +68,10 @@ def plan(svc: "MemoryService", rows: list[Any], title: str | None = None) -> dic
             if tag not in tags:
                 tags.append(tag)
         text = queries.body_of(svc.store, row["rowid"]).strip()
-        parts.append(f"{text}\n(from [[{stem_of(row['path'])}]])" if text else f"(from [[{stem_of(row['path'])}]])")
+        # the bare name where it reaches this note from STM/, else its path: a shared name
+        # must not send the provenance link elsewhere (the archive move rewrites it after)
+        source = f"(from {_link(svc, row['path'], svc.layout.stm)})"
+        parts.append(f"{text}\n{source}" if text else source)
     created = [d for d in (parse_datetime(r["created"]) for r in rows) if d is not None]
     used = [d for d in (parse_datetime(r["last_used"]) or parse_datetime(r["created"]) for r in rows) if d is not None]
     strengths = [r["strength"] if r["strength"] is not None else 1.0 for r in rows]
@@ -99,9 +109,9 @@ def consolidate(svc: "MemoryService", ids: list[str], apply: bool = False, title
     check_fields({"consolidated text": p["text"], "consolidated title": p["title"], "consolidated tags": p["tags"]})
     note = svc.create_memory(
         p["text"], p["tags"], p["title"], p["strength"], p["use_count"], p["created"], p["last_used"],
-        {"merged_from": [f"[[{stem_of(s['path'])}]]" for s in p["sources"]]},
+        {"merged_from": [_link(svc, s["path"], svc.layout.stm) for s in p["sources"]]},
     )
-    link = f"[[{stem_of(note['path'])}]]"
+    link = _link(svc, note["path"], svc.layout.archive)
     archived, errors = [], []
     for source in p["sources"]:
         try:
