@@ -282,3 +282,23 @@ def strongest_memories(store: "IndexStore", limit: int) -> Rows:
     return (store.query("SELECT rowid, * FROM notes WHERE kind = 'ltm' ORDER BY decay_score DESC LIMIT ?", (limit,))
             + store.query("SELECT rowid, * FROM notes WHERE kind = 'stm' ORDER BY decay_score DESC LIMIT ?", (limit,)))
 
+
+
+# -- conversations --
+def conversation_neighbours(store: "IndexStore", rowids: list[int], window_s: float) -> dict[int, list[tuple[int, float]]]:
+    """For each of these notes said in a conversation: the other notes of that conversation
+    said within `window_s` seconds of it, as (rowid, seconds apart). Notes without a
+    conversation or a said_at time have no entry."""
+    out: dict[int, list[tuple[int, float]]] = {}
+    shift = f"{float(window_s):.0f} seconds"
+    for chunk in in_chunks(rowids):
+        for a, b, apart in store.query(
+            "SELECT n.rowid, m.rowid, CAST(strftime('%s', n.said_at) AS INTEGER) - CAST(strftime('%s', m.said_at) AS INTEGER) "
+            "FROM notes n JOIN notes m ON m.conversation = n.conversation "
+            "AND m.said_at BETWEEN strftime('%Y-%m-%dT%H:%M:%SZ', n.said_at, '-' || ?) "
+            "AND strftime('%Y-%m-%dT%H:%M:%SZ', n.said_at, '+' || ?) AND m.rowid != n.rowid "
+            f"WHERE n.rowid IN ({marks(len(chunk))}) AND n.conversation IS NOT NULL AND n.said_at IS NOT NULL",
+            (shift, shift, *chunk),
+        ):
+            out.setdefault(int(a), []).append((int(b), float(apart)))
+    return out
