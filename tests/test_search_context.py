@@ -90,3 +90,24 @@ def test_the_index_keeps_conversation_and_said_at_in_utc(empty_vault):
     again = svc.store.note(answer["results"][0]["note"]["path"])
     assert (again["conversation"], again["said_at"]) == ("c1", "2023-05-08T13:56:00Z")
     svc.close()
+
+
+def test_a_memory_that_opens_with_the_name_asked_about_ranks_first(empty_vault, monkeypatch):
+    from vault_sync.search import hybrid
+
+    svc = make_service(empty_vault)
+    saved = svc.save_many(["Melanie painted a lake sunrise last summer.",
+                           "Caroline and Melanie painted a sunrise; Melanie painted the lake."])["results"]
+    mel, both = (r["note"]["path"] for r in saved)
+
+    def top(query):
+        return [r["path"] for r in svc.search(query, blend_review=False)["results"]]
+
+    # full text alone prefers the note that says "Melanie" and "painted" twice; the question
+    # is about what Melanie did, which the first note opens with
+    assert top("What did Melanie paint?") == [mel, both]
+    assert top("What did Caroline paint?") == [both, mel]
+    assert hybrid.query_names("When did Melanie and I visit Paris?") == {"melanie", "paris"}
+    monkeypatch.setattr(hybrid, "SUBJECT_BONUS", 0.0)
+    assert top("What did Melanie paint?") == [both, mel]
+    svc.close()

@@ -10,6 +10,11 @@ contributes an absolute strength instead:
 - relevance ``rel = 0.5 * sem + 0.5 * fts`` (``fts`` alone without embeddings), plus a small
   bonus when both lists agree.
 
+Conversation context (context.py): memories said in a conversation (`conversation`,
+`said_at`) are rescored with their neighbours, and a neighbour of a strong candidate becomes
+a candidate. Names: a memory that opens with a name the query asks about ("What did Melanie
+paint?" and "Melanie ...") gets ``rel * (1 + SUBJECT_BONUS)``.
+
 The result score is ``rel * weight``: STM memories weigh ``0.7 + 0.3 * sqrt(min(1, decay))``
 (gentle: a faded memory that matches well is still found), LTM notes 1.0, the person's notes
 0.9, archived memories 0.8.
@@ -27,6 +32,7 @@ appear.
 from __future__ import annotations
 
 import math
+import re
 from typing import Callable
 
 from ..limits import MAX_SEARCH_LIMIT
@@ -45,6 +51,7 @@ KIND_WEIGHT = {"ltm": 1.0, "note": 0.9, "archive": 0.8}
 STM_FLOOR = 0.7
 MAX_LIMIT = MAX_SEARCH_LIMIT
 POOL_MIN = 20
+SUBJECT_BONUS = 0.25  # a memory that opens with a name the question asks about
 
 
 def sem_strength(cosine: float | None) -> float:
@@ -66,6 +73,18 @@ def relevance(sem: float, fts: float, both: bool = True) -> float:
     (0.676 vs 0.659) and the known-item MRR of the semantic tests (0.846 vs 0.833); a turn that
     holds the question's words should not lose to one that is merely about the same topic."""
     return SEM_WEIGHT * sem + FTS_WEIGHT * fts + (AGREE_BONUS * min(sem, fts) if both else 0.0)
+
+
+def query_names(query: str) -> set[str]:
+    """The names in a question, lower-cased: its capitalised words that are not stopwords
+    ("What did Melanie paint?" -> {"melanie"})."""
+    return {w.lower() for w in re.findall(r"[^\W\d_]+", query) if w[0].isupper() and w.lower() not in ftsmod.STOPWORDS}
+
+
+def subject(title: str) -> str | None:
+    """A memory's first word, lower-cased: usually whom it is about or who said it."""
+    first = ftsmod.words(title[:64])[:1]
+    return first[0] if first else None
 
 
 def kind_weight(kind: str, decay: float | None) -> float:
@@ -192,13 +211,14 @@ def search(
             f"SELECT n.rowid, n.* FROM notes n WHERE n.rowid IN ({','.join('?' * len(fresh))}) AND {where}",
             (*fresh, *params_))})
 
+    names = query_names(query)
     now = svc.now()
     params = svc.params
     scored = []
     for rowid, row in rows.items():
         hit, cos = hits.get(rowid), cosines.get(rowid)
         f = fts_strength(hit, best_bm25)
-        rel = rels[rowid]
+        rel = rels[rowid] * (1.0 + SUBJECT_BONUS * (subject(row["title"]) in names))
         decay = row_score(params, row, now)
         final = rel * kind_weight(row["kind"], decay)
         due = (
