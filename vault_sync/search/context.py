@@ -24,7 +24,7 @@ from ..index import queries
 if TYPE_CHECKING:
     from ..index.store import IndexStore
 
-CONTEXT_TOP = 30  # rescore the best this many and their neighbours (20, 50 and 100 ranked alike)
+CONTEXT_TOP = 20  # rescore the best this many and their neighbours (20, 50 and 100 ranked alike)
 WINDOW_S = 300.0  # a neighbour was said within this many seconds (180 s was worse, 600 s level)
 CONTEXT_WEIGHT = 0.7
 
@@ -50,19 +50,24 @@ def rescore(
     window_s = WINDOW_S if window_s is None else window_s
     if weight <= 0 or not rels:
         return dict(rels)
+    added: set[int] = set()
     best = sorted(rels, key=lambda r: -rels[r])[:top]
     near_of = queries.conversation_neighbours(store, best, window_s)
     if not near_of:
         return dict(rels)  # none of them was said in a conversation
-    added = sorted({n for near in near_of.values() for n, _ in near} - set(near_of))
-    if added:
-        near_of.update(queries.conversation_neighbours(store, added, window_s))
+    # a neighbour added here is scored from the strong candidates next to it (one query, not
+    # a second round for its own neighbours: those are weaker, and it halved search time)
+    for rowid, near in list(near_of.items()):
+        for n, apart in near:
+            if n not in near_of or n in added:
+                added.add(n)
+                near_of.setdefault(n, []).append((rowid, -apart))
     own = dict(rels)
-    missing = [r for r in {n for near in near_of.values() for n, _ in near} | set(near_of) if r not in own]
+    missing = [r for r in near_of if r not in own]
     if missing:
         own.update(relevance_of(missing))
     out = dict(rels)
     for rowid, near in near_of.items():
-        ctx = max((own.get(n, 0.0) * closeness(apart, window_s) for n, apart in near), default=0.0)
+        ctx = max(own.get(n, 0.0) * closeness(apart, window_s) for n, apart in near)
         out[rowid] = own.get(rowid, 0.0) + weight * ctx
     return out

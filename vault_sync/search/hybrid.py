@@ -81,10 +81,13 @@ def query_names(query: str) -> set[str]:
     return {w.lower() for w in re.findall(r"[^\W\d_]+", query) if w[0].isupper() and w.lower() not in ftsmod.STOPWORDS}
 
 
+_FIRST_WORD = re.compile(r"[^\W_]+")
+
+
 def subject(title: str) -> str | None:
     """A memory's first word, lower-cased: usually whom it is about or who said it."""
-    first = ftsmod.words(title[:64])[:1]
-    return first[0] if first else None
+    first = _FIRST_WORD.search(title)
+    return first.group(0).lower() if first else None
 
 
 def kind_weight(kind: str, decay: float | None) -> float:
@@ -218,7 +221,9 @@ def search(
     for rowid, row in rows.items():
         hit, cos = hits.get(rowid), cosines.get(rowid)
         f = fts_strength(hit, best_bm25)
-        rel = rels[rowid] * (1.0 + SUBJECT_BONUS * (subject(row["title"]) in names))
+        rel = rels[rowid]
+        if names and subject(row["title"]) in names:
+            rel *= 1.0 + SUBJECT_BONUS
         decay = row_score(params, row, now)
         final = rel * kind_weight(row["kind"], decay)
         due = (
