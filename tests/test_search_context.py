@@ -97,7 +97,8 @@ def test_a_memory_that_opens_with_the_name_asked_about_ranks_first(empty_vault, 
 
     svc = make_service(empty_vault)
     saved = svc.save_many(["Melanie painted a lake sunrise last summer.",
-                           "Caroline and Melanie painted a sunrise; Melanie painted the lake."])["results"]
+                           "Caroline and Melanie painted a sunrise; Melanie painted the lake."],
+                          conversation="art club")["results"]
     mel, both = (r["note"]["path"] for r in saved)
 
     def top(query):
@@ -110,4 +111,9 @@ def test_a_memory_that_opens_with_the_name_asked_about_ranks_first(empty_vault, 
     assert hybrid.query_names("When did Melanie and I visit Paris?") == {"melanie", "paris"}
     monkeypatch.setattr(hybrid, "SUBJECT_BONUS", 0.0)
     assert top("What did Melanie paint?") == [both, mel]
+    monkeypatch.undo()
+    # outside a conversation a first word is not a speaker: notes rank on their words alone
+    plain = svc.save_many(["Priya moved the billing service to Postgres.",
+                           "Billing moved to Postgres, Priya said; Priya checked billing."])["results"]
+    assert top("Where did Priya move billing?")[:2] == [plain[1]["note"]["path"], plain[0]["note"]["path"]]
     svc.close()

@@ -12,8 +12,8 @@ contributes an absolute strength instead:
 
 Conversation context (context.py): memories said in a conversation (`conversation`,
 `said_at`) are rescored with their neighbours, and a neighbour of a strong candidate becomes
-a candidate. Names: a memory that opens with a name the query asks about ("What did Melanie
-paint?" and "Melanie ...") gets ``rel * (1 + SUBJECT_BONUS)``.
+a candidate. Names: a memory said in a conversation that opens with a name the query asks about ("What
+did Melanie paint?" and "Melanie on ...": who said it) gets ``rel * (1 + SUBJECT_BONUS)``.
 
 The result score is ``rel * weight``: STM memories weigh ``0.7 + 0.3 * sqrt(min(1, decay))``
 (gentle: a faded memory that matches well is still found), LTM notes 1.0, the person's notes
@@ -85,7 +85,7 @@ _FIRST_WORD = re.compile(r"[^\W_]+")
 
 
 def subject(title: str) -> str | None:
-    """A memory's first word, lower-cased: usually whom it is about or who said it."""
+    """A memory's first word, lower-cased: in a conversation, usually who said it."""
     first = _FIRST_WORD.search(title)
     return first.group(0).lower() if first else None
 
@@ -222,7 +222,7 @@ def search(
         hit, cos = hits.get(rowid), cosines.get(rowid)
         f = fts_strength(hit, best_bm25)
         rel = rels[rowid]
-        if names and subject(row["title"]) in names:
+        if names and row["conversation"] is not None and subject(row["title"]) in names:
             rel *= 1.0 + SUBJECT_BONUS
         decay = row_score(params, row, now)
         final = rel * kind_weight(row["kind"], decay)
