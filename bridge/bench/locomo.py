@@ -21,7 +21,7 @@ import statistics
 import tempfile
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Callable
 
@@ -97,13 +97,33 @@ def load_conversation(path: Path) -> Conversation:
 
 # -- saving ------------------------------------------------------------------------------
 
-def save_turns(svc, conv: Conversation) -> dict[str, str]:
-    """Save every turn through the engine; returns note path -> dia_id."""
-    by_path: dict[str, str] = {}
+TURN_GAP = timedelta(minutes=1)  # LoCoMo stamps sessions, not turns: each turn a minute after the last
+
+
+def turn_times(conv: Conversation) -> list[datetime | None]:
+    """When each turn was said: its session's stamp plus a minute per earlier turn of the session."""
+    out: list[datetime | None] = []
+    position: dict[int, int] = {}
     for turn in conv.turns:
-        answer = svc.save(turn.memory_text())
-        path = answer["note"]["path"] if answer.get("saved") else answer["duplicate_of"]
-        by_path.setdefault(path, turn.dia_id)
+        i = position[turn.session] = position.get(turn.session, -1) + 1
+        out.append(turn.said_at + i * TURN_GAP if turn.said_at else None)
+    return out
+
+
+def save_turns(svc, conv: Conversation) -> dict[str, str]:
+    """Save every turn through the engine in one batch, as said in conversation `conv.name` at
+    its time; returns note path -> dia_id."""
+    items = []
+    for turn, when in zip(conv.turns, turn_times(conv)):
+        item = {"text": turn.memory_text(), "conversation": conv.name}
+        if when is not None:
+            item["said_at"] = when.isoformat()
+        items.append(item)
+    by_path: dict[str, str] = {}
+    for turn, answer in zip(conv.turns, svc.save_many(items)["results"]):
+        path = answer["note"]["path"] if answer.get("saved") else answer.get("duplicate_of")
+        if path:
+            by_path.setdefault(path, turn.dia_id)
     return by_path
 
 

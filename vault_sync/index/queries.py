@@ -327,3 +327,23 @@ def bodies_of(store: "IndexStore", rowids: list[int]) -> dict[int, str]:
         return {}
     return {r[0]: r[1] or "" for r in store.query(
         f"SELECT rowid, body FROM fts WHERE rowid IN ({marks(len(rowids))})", tuple(rowids))}
+
+
+# -- conversations --
+def conversation_neighbours(store: "IndexStore", rowids: list[int], window_s: float) -> dict[int, list[tuple[int, float]]]:
+    """For each of these notes said in a conversation: the other notes of that conversation
+    said within `window_s` seconds of it, as (rowid, seconds apart). Notes without a
+    conversation or a said_at time have no entry."""
+    out: dict[int, list[tuple[int, float]]] = {}
+    shift = f"{float(window_s):.0f} seconds"
+    for chunk in in_chunks(rowids):
+        for a, b, apart in store.query(
+            "SELECT n.rowid, m.rowid, CAST(strftime('%s', n.said_at) AS INTEGER) - CAST(strftime('%s', m.said_at) AS INTEGER) "
+            "FROM notes n JOIN notes m ON m.conversation = n.conversation "
+            "AND m.said_at BETWEEN strftime('%Y-%m-%dT%H:%M:%SZ', n.said_at, '-' || ?) "
+            "AND strftime('%Y-%m-%dT%H:%M:%SZ', n.said_at, '+' || ?) AND m.rowid != n.rowid "
+            f"WHERE n.rowid IN ({marks(len(chunk))}) AND n.conversation IS NOT NULL AND n.said_at IS NOT NULL",
+            (shift, shift, *chunk),
+        ):
+            out.setdefault(int(a), []).append((int(b), float(apart)))
+    return out

@@ -1,7 +1,8 @@
 """The shadow index's tables. Derived data: a version change means rebuild."""
 
-SCHEMA_VERSION = 7  # 5: source / source_id of imported memories; 6: attachments (non-Markdown files links can point at);
+SCHEMA_VERSION = 8  # 5: source / source_id of imported memories; 6: attachments (non-Markdown files links can point at);
 # 7: the trigram index (CJK, Thai, Indic scripts: index/trigram.py)
+# 8: conversation / said_at of memories said in a conversation (search reads a turn's neighbours)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
@@ -30,6 +31,8 @@ CREATE TABLE IF NOT EXISTS notes (
     body_hash TEXT NOT NULL,        -- of the body, whitespace- and case-folded: exact duplicates at save
     source TEXT,                   -- an imported memory's origin (frontmatter `source`)
     source_id TEXT,                -- and its id there (`source_id`): imports are idempotent by the pair
+    conversation TEXT,             -- frontmatter `conversation`: the id of the conversation it was said in
+    said_at TEXT,                  -- and `said_at` (ISO, UTC): search scores a turn with its neighbours
     mtime_ns INTEGER NOT NULL,
     size INTEGER NOT NULL
 );
@@ -40,6 +43,7 @@ CREATE INDEX IF NOT EXISTS notes_body ON notes(body_hash);
 CREATE INDEX IF NOT EXISTS notes_source ON notes(source, source_id);
 CREATE INDEX IF NOT EXISTS notes_kind_score ON notes(kind, decay_score);
 CREATE INDEX IF NOT EXISTS notes_status ON notes(status);
+CREATE INDEX IF NOT EXISTS notes_conversation ON notes(conversation, said_at) WHERE conversation IS NOT NULL;
 CREATE TABLE IF NOT EXISTS tags (note INTEGER NOT NULL, tag TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS tags_note ON tags(note);
 CREATE INDEX IF NOT EXISTS tags_tag_note ON tags(tag, note);

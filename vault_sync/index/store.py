@@ -12,7 +12,7 @@ from pathlib import Path
 from datetime import datetime
 from typing import Any, Callable, Iterator
 
-from ..dates import format_datetime, utc_now
+from ..dates import format_datetime, parse_datetime, utc_now
 from ..note import Note, content_hash, normalized_hash, related_links, stem_of
 from . import trigram
 from .schema import SCHEMA, SCHEMA_VERSION, UPGRADES
@@ -28,6 +28,7 @@ NOTE_COLUMNS = (
     "path", "name", "id", "kind", "title", "status", "use_count", "strength", "created", "last_used",
     "decay_score", "review_priority", "review_count", "cross_domain_count", "promoted_at", "archived_at",
     "pinned", "writable", "checksum", "content_hash", "body_hash", "mtime_ns", "size", "source", "source_id",
+    "conversation", "said_at",
 )
 
 
@@ -50,6 +51,7 @@ def note_row(note: Note, kind: str, stat: Stat) -> tuple[Any, ...]:
         f.review_count, f.cross_domain_count, _iso(f.promoted_at), _iso(f.archived_at), int(f.pinned),
         int(note.writable), note.checksum, content_hash(note), normalized_hash(note.body), stat.mtime_ns, stat.size,
         _text_key(note.frontmatter.get("source")), _text_key(note.frontmatter.get("source_id")),
+        _text_key(note.frontmatter.get("conversation")), _said_at(note.frontmatter.get("said_at")),
     )
 
 
@@ -59,6 +61,14 @@ def _text_key(value: object) -> str | None:
         return None
     text = str(value).strip()
     return text or None
+
+
+def _said_at(value: object) -> str | None:
+    """`said_at` as an ISO instant in UTC (sortable as text); None when it is not a date."""
+    if value is None or isinstance(value, bool):
+        return None
+    when = parse_datetime(value)
+    return format_datetime(when) if when is not None else None
 
 
 CORRUPT_CODES = {sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT}

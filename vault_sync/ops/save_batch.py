@@ -28,7 +28,7 @@ from ..quiet import due_fields
 from ..secret_gate import check_fields
 from ..scoring import review_priority, score_at
 from ..faults import writing
-from ..writer import create_exclusive
+from ..writer import create_exclusive, flush_batch
 from .names import clean_tags, create_under_free_name, slug_from
 from .save import check_intake, render_note, taken_names
 from .supersede import mark, supersede_refs
@@ -190,8 +190,12 @@ def _write(svc: "MemoryService", fresh: list) -> list[str]:
         }
         data = render_note(fields, body).encode("utf-8")
         stem = slug_from(title or body)
-        paths.append(create_under_free_name(lambda r, d=data: create_exclusive(svc.layout.abs(r), d),
+        # not synced one by one (two fsyncs a note: 10 of the 14 s of 600 saves on a busy
+        # disk); the whole batch is flushed once below, before anything reports it saved
+        paths.append(create_under_free_name(lambda r, d=data: create_exclusive(svc.layout.abs(r), d, durable=False),
                                             svc.layout.stm, stem, taken))
+    if paths:
+        flush_batch([folder])
     return paths
 
 

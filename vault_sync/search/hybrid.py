@@ -10,6 +10,11 @@ contributes an absolute strength instead:
 - relevance ``rel = 0.5 * sem + 0.5 * fts`` (``fts`` alone without embeddings), plus a small
   bonus when both lists agree.
 
+Conversation context (context.py): memories said in a conversation (`conversation`,
+`said_at`) are rescored with their neighbours, and a neighbour of a strong candidate becomes
+a candidate. Names: a memory said in a conversation that opens with a name the query asks about ("What
+did Melanie paint?" and "Melanie on ...": who said it) gets ``rel * (1 + SUBJECT_BONUS)``.
+
 The result score is ``rel * weight``: STM memories weigh ``0.7 + 0.3 * sqrt(min(1, decay))``
 (gentle: a faded memory that matches well is still found), LTM notes 1.0, the person's notes
 0.9, archived memories 0.8.
@@ -27,9 +32,12 @@ appear.
 from __future__ import annotations
 
 import math
+import re
+from typing import Callable
 
 from ..limits import MAX_SEARCH_LIMIT
 from ..views import row_score
+from . import context
 from . import fts as ftsmod
 
 SEM_FLOOR, SEM_FULL = 0.15, 0.75
@@ -42,6 +50,8 @@ REVIEW_SEM, REVIEW_COVERAGE = 0.35, 0.5
 KIND_WEIGHT = {"ltm": 1.0, "note": 0.9, "archive": 0.8}
 STM_FLOOR = 0.7
 MAX_LIMIT = MAX_SEARCH_LIMIT
+POOL_MIN = 20
+SUBJECT_BONUS = 0.25  # a memory that opens with a name the question asks about
 
 
 def sem_strength(cosine: float | None) -> float:
@@ -65,6 +75,21 @@ def relevance(sem: float, fts: float, both: bool = True) -> float:
     return SEM_WEIGHT * sem + FTS_WEIGHT * fts + (AGREE_BONUS * min(sem, fts) if both else 0.0)
 
 
+def query_names(query: str) -> set[str]:
+    """The names in a question, lower-cased: its capitalised words that are not stopwords
+    ("What did Melanie paint?" -> {"melanie"})."""
+    return {w.lower() for w in re.findall(r"[^\W\d_]+", query) if w[0].isupper() and w.lower() not in ftsmod.STOPWORDS}
+
+
+_FIRST_WORD = re.compile(r"[^\W_]+")
+
+
+def subject(title: str) -> str | None:
+    """A memory's first word, lower-cased: in a conversation, usually who said it."""
+    first = _FIRST_WORD.search(title)
+    return first.group(0).lower() if first else None
+
+
 def kind_weight(kind: str, decay: float | None) -> float:
     if kind == "stm":
         value = 0.0 if decay is None or not math.isfinite(decay) else max(0.0, min(1.0, decay))
@@ -72,26 +97,35 @@ def kind_weight(kind: str, decay: float | None) -> float:
     return KIND_WEIGHT.get(kind, 0.9)
 
 
-def _semantic(svc, query: str, filters: ftsmod.Filters, extra: set[int] | None = None) -> tuple[dict[int, float] | None, str | None]:
-    """(rowid -> cosine for the best candidates, notice). None when semantic search is off."""
+Lookup = Callable[[list[int]], dict[int, float]]
+
+
+def _no_cosines(rowids: list[int]) -> dict[int, float]:
+    return {}
+
+
+def _semantic(svc, query: str, filters: ftsmod.Filters,
+              extra: set[int] | None = None) -> tuple[dict[int, float] | None, str | None, Lookup]:
+    """(rowid -> cosine for the best candidates, notice, cosine of any other notes). None when
+    semantic search is off."""
     if getattr(svc, "embedder", None) is None and not svc.settings.embeddings:
-        return None, None  # full text only: numpy and the model are not even imported
+        return None, None, _no_cosines  # full text only: numpy and the model are not even imported
     import numpy as np
 
     from .embeddings import EmbeddingUnavailable, get_embedder, inline_backfill, missing_hashes, vector_cache
 
     embedder = get_embedder(svc)
     if embedder is None:
-        return None, None
+        return None, None, _no_cosines
     if embedder.loading:  # the daemon is warming the model: answer now, from full text
-        return None, MODEL_LOADING
+        return None, MODEL_LOADING, _no_cosines
     try:
         embedder.load()
     except EmbeddingUnavailable as exc:
         if getattr(embedder, "notice_given", False):
-            return None, None
+            return None, None, _no_cosines
         embedder.notice_given = True
-        return None, f"semantic search is unavailable ({exc}); showing full-text results only"
+        return None, f"semantic search is unavailable ({exc}); showing full-text results only", _no_cosines
     notice = None
     if not inline_backfill(svc, embedder):
         total = svc.store.one("SELECT count(DISTINCT content_hash) FROM notes")[0]
@@ -105,17 +139,24 @@ def _semantic(svc, query: str, filters: ftsmod.Filters, extra: set[int] | None =
         allowed = {r[0] for r in svc.store.query(f"SELECT n.rowid FROM notes n WHERE {where}", tuple(params))}
         keep = np.fromiter((r in allowed for r in rowids.tolist()), dtype=bool, count=len(rowids))
         rowids, sims = rowids[keep], sims[keep]
+    all_rowids, all_sims = rowids, sims
+
+    def lookup(wanted: list[int]) -> dict[int, float]:
+        if not wanted or not len(all_rowids):
+            return {}
+        mask = np.isin(all_rowids, np.fromiter(wanted, dtype=all_rowids.dtype, count=len(wanted)))
+        return {int(r): float(s) for r, s in zip(all_rowids[mask], all_sims[mask])}
+
     out: dict[int, float] = {}
-    if extra and len(rowids):
+    if extra:
         # every full-text hit gets its own cosine, even outside the semantic top list: an exact
         # match on a rare word must not count as "no meaning in common"
-        mask = np.isin(rowids, np.fromiter(extra, dtype=rowids.dtype, count=len(extra)))
-        out.update({int(r): float(s) for r, s in zip(rowids[mask], sims[mask])})
+        out.update(lookup(list(extra)))
     if len(sims) > SEM_CANDIDATES:
         top = np.argpartition(-sims, SEM_CANDIDATES)[:SEM_CANDIDATES]
         rowids, sims = rowids[top], sims[top]
     out.update({int(r): float(s) for r, s in zip(rowids, sims)})
-    return out, notice
+    return out, notice, lookup
 
 
 def search(
@@ -143,30 +184,46 @@ def search(
         return {"results": [], "semantic": False, "notice": None}
 
     # enough full-text candidates for the page asked for; coverage costs a seek per candidate and word
-    pool = min(ftsmod.CANDIDATES, max(20, 3 * limit))
+    pool = min(ftsmod.CANDIDATES, max(POOL_MIN, 3 * limit))
     hits = {h.rowid: h for h in ftsmod.search(svc.store, query, filters, limit=pool)}
     best_bm25 = max((h.bm25 for h in hits.values()), default=0.0)
-    cosines, notice = _semantic(svc, query, filters, set(hits))
+    cosines, notice, lookup = _semantic(svc, query, filters, set(hits))
     semantic = cosines is not None
     cosines = cosines or {}
+
+    def own(rowid: int) -> float:
+        f = fts_strength(hits.get(rowid), best_bm25)
+        return relevance(sem_strength(cosines.get(rowid)), f, rowid in hits) if semantic else f
 
     candidates = set(hits) | {r for r, c in cosines.items() if c >= SEM_MIN or r in hits}
     if not candidates:
         return {"results": [], "semantic": semantic, "notice": notice}
+    rels = {r: own(r) for r in candidates}
+
+    def relevance_of(rowids: list[int]) -> dict[int, float]:
+        cosines.update({r: c for r, c in lookup(rowids).items() if r not in cosines})
+        return {r: own(r) for r in rowids}
+
+    rels = context.rescore(svc.store, rels, relevance_of)
+    fresh = [r for r in rels if r not in candidates]  # neighbours of strong candidates
     rows = {r["rowid"]: r for r in svc.store.query(
         f"SELECT rowid, * FROM notes WHERE rowid IN ({','.join('?' * len(candidates))})", tuple(candidates))}
+    if fresh:
+        where, params_ = filters.sql("n")
+        rows.update({r["rowid"]: r for r in svc.store.query(
+            f"SELECT n.rowid, n.* FROM notes n WHERE n.rowid IN ({','.join('?' * len(fresh))}) AND {where}",
+            (*fresh, *params_))})
 
+    names = query_names(query)
     now = svc.now()
     params = svc.params
     scored = []
     for rowid, row in rows.items():
         hit, cos = hits.get(rowid), cosines.get(rowid)
         f = fts_strength(hit, best_bm25)
-        if semantic:
-            s = sem_strength(cos)
-            rel = relevance(s, f, hit is not None)
-        else:
-            rel = f
+        rel = rels[rowid]
+        if names and row["conversation"] is not None and subject(row["title"]) in names:
+            rel *= 1.0 + SUBJECT_BONUS
         decay = row_score(params, row, now)
         final = rel * kind_weight(row["kind"], decay)
         due = (
