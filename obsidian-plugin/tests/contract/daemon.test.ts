@@ -6,27 +6,21 @@
  * Without one the suite fails (it is never skipped). It runs with `npm run test:contract`
  * (vitest.contract.config.ts), which `make test-plugin` calls after building the venv.
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { appendFile, mkdtemp, readdir, readFile, realpath, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
-import { fileURLToPath } from "node:url";
+import { appendFile, readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BRIDGE_API, BridgeApiError, BridgeClient, BridgeOfflineError, type Reachability } from "../../src/core/bridge-client";
-import { locateBridge, type BridgeOverride } from "../../src/core/bridge-locator";
+import { BRIDGE_API, BridgeApiError, BridgeOfflineError, type BridgeClient, type Reachability } from "../../src/core/bridge-client";
 import { offlineMessage } from "../../src/core/connection";
 import { savedMessage } from "../../src/core/capture";
 import { errorMessage, jobDoneMessage } from "../../src/core/messages";
 import { EventStream, type StreamStatus } from "../../src/core/event-stream";
 import type { BridgeEvent, Candidate, Note, PromoteResponse, Scoring } from "../../src/core/types";
-import { nodeLocatorEnv, nodeTimers } from "../../src/platform/node-env";
-import { nodeHttpRequester, nodeSseTransport } from "../../src/platform/node-http";
+import { nodeTimers } from "../../src/platform/node-env";
+import { nodeSseTransport } from "../../src/platform/node-http";
 import { waitFor } from "../helpers/wait";
+import { sampleVault, startRealDaemon, type RealDaemon } from "./real-daemon";
 
-const REPO = resolve(fileURLToPath(new URL("../../..", import.meta.url)));
-const SAMPLE = join(REPO, "sample-vault");
 const LONG = 60_000;
 
 const SCORING_KEYS: (keyof Scoring)[] = [
@@ -44,32 +38,6 @@ const SCORING_KEYS: (keyof Scoring)[] = [
 	"danger_zone_max",
 ];
 
-function findPython(): string {
-	const given = process.env.MNEMOVAULT_PYTHON;
-	if (given) {
-		if (!existsSync(given)) throw new Error(`MNEMOVAULT_PYTHON=${given} does not exist`);
-		return given;
-	}
-	const candidates = [join(REPO, ".venv", "bin", "python"), join(REPO, ".venv", "Scripts", "python.exe")];
-	const found = candidates.find((p) => existsSync(p));
-	if (!found) {
-		throw new Error(
-			`no Python for the daemon: set MNEMOVAULT_PYTHON or create ${candidates[0]} ` +
-				"(`make test` builds the venv first); this contract test is never skipped",
-		);
-	}
-	return found;
-}
-
-/** The dates in the sample vault are relative to a reference day: shift them to today. */
-function copySampleVault(python: string, target: string): void {
-	const script =
-		"import sys; from pathlib import Path; from vault_sync.sample import shifted_copy; " +
-		"from vault_sync.dates import utc_now; shifted_copy(Path(sys.argv[1]), Path(sys.argv[2]), utc_now())";
-	const run = spawnSync(python, ["-c", script, SAMPLE, target], { cwd: REPO, encoding: "utf8" });
-	if (run.status !== 0) throw new Error(`could not copy the sample vault: ${run.stderr || String(run.error)}`);
-}
-
 function frontmatterInt(text: string, key: string): number {
 	const match = new RegExp(`^${key}:\\s*(\\d+)\\s*$`, "m").exec(text);
 	if (!match) throw new Error(`no ${key} in the note's frontmatter`);
@@ -80,101 +48,23 @@ async function listMd(dir: string): Promise<string[]> {
 	return (await readdir(dir)).filter((n) => n.endsWith(".md")).sort();
 }
 
-let root = "";
+let d: RealDaemon;
 let vault = "";
 let configDir = "";
-let daemon: ChildProcess | null = null;
-let daemonLog = "";
-let exited: Promise<void> = Promise.resolve();
 let client: BridgeClient;
-let stream: EventStream | null = null;
-const events: BridgeEvent[] = [];
-const reachability: Reachability[] = [];
-const streamStatus: StreamStatus[] = [];
-
-function running(): boolean {
-	return daemon !== null && daemon.exitCode === null && daemon.signalCode === null;
-}
-
-async function stopDaemon(): Promise<void> {
-	if (!daemon || !running()) return;
-	daemon.kill("SIGTERM");
-	const done = await Promise.race([exited.then(() => true), sleep(5000).then(() => false)]);
-	if (!done && running()) {
-		daemon.kill("SIGKILL");
-		await exited;
-	}
-}
-
-function makeClient(override: BridgeOverride | null = null, seen: Reachability[] = reachability): BridgeClient {
-	const env = nodeLocatorEnv({ env: { MNEMOVAULT_CONFIG_DIR: configDir } });
-	return new BridgeClient({
-		http: nodeHttpRequester(),
-		timers: nodeTimers(),
-		timeoutMs: 15_000,
-		locate: () => locateBridge(vault, env, override),
-		onReachability: (r) => seen.push(r),
-	});
-}
 
 function eventsOf<T extends BridgeEvent["type"]>(type: T): Extract<BridgeEvent, { type: T }>[] {
-	return events.filter((e): e is Extract<BridgeEvent, { type: T }> => e.type === type);
+	return d.events.filter((e): e is Extract<BridgeEvent, { type: T }> => e.type === type);
 }
 
 beforeAll(async () => {
-	const python = findPython();
-	root = await realpath(await mkdtemp(join(tmpdir(), "mnemovault-contract-")));
-	vault = join(root, "vault");
-	configDir = join(root, "config");
-	copySampleVault(python, vault);
-	const child = spawn(python, ["-m", "bridge.cli", "daemon", "--vault", vault], {
-		cwd: REPO,
-		stdio: ["ignore", "ignore", "pipe"],
-		env: {
-			...process.env,
-			MNEMOVAULT_CONFIG_DIR: configDir,
-			MNEMOVAULT_DATA_DIR: join(root, "data"),
-			MNEMOVAULT_LOG_DIR: join(root, "log"),
-			MNEMOVAULT_EMBEDDINGS: "false",
-			MNEMOVAULT_QUIET_SECONDS: "0",
-			MNEMOVAULT_LIFECYCLE_INTERVAL_SECONDS: "3600",
-			// The first lifecycle run comes 10 s after start: keep it from moving notes under the test.
-			MNEMOVAULT_AUTO_PROMOTE: "false",
-			MNEMOVAULT_AUTO_GC: "false",
-		},
-	});
-	daemon = child;
-	exited = new Promise((done) => child.once("exit", () => done()));
-	child.stderr?.setEncoding("utf8");
-	child.stderr?.on("data", (chunk: string) => (daemonLog += chunk));
-
-	const bridges = join(configDir, "bridges");
-	const start = Date.now();
-	for (;;) {
-		if (!running()) throw new Error(`the daemon exited early (code ${String(child.exitCode)}):\n${daemonLog}`);
-		const files = await readdir(bridges).catch(() => [] as string[]);
-		if (files.some((n) => n.endsWith(".json"))) break;
-		if (Date.now() - start > 30_000) throw new Error(`no bridge file after 30 s; daemon output:\n${daemonLog}`);
-		await sleep(100);
-	}
-
-	client = makeClient();
-	stream = new EventStream({
-		transport: nodeSseTransport,
-		target: () => client.streamTarget(),
-		timers: nodeTimers(),
-		onEvent: (event) => events.push(event),
-		onStatus: (status) => streamStatus.push(status),
-		initialDelayMs: 200,
-	});
-	stream.start();
-	await waitFor(() => events.some((e) => e.type === "hello"), 15_000, "the event stream's hello");
+	// The dates in the sample vault are relative to a reference day: sampleVault shifts them to today.
+	d = await startRealDaemon({ prepare: sampleVault });
+	({ vault, configDir, client } = d);
 }, LONG);
 
 afterAll(async () => {
-	stream?.stop();
-	await stopDaemon();
-	if (root) await rm(root, { recursive: true, force: true });
+	await d?.stop();
 }, LONG);
 
 describe("the real daemon through the plugin's client", { timeout: LONG }, () => {
@@ -192,12 +82,12 @@ describe("the real daemon through the plugin's client", { timeout: LONG }, () =>
 		expect(status.counts.note).toBeGreaterThan(0);
 		for (const key of SCORING_KEYS) expect(status.scoring[key], key).toBeDefined();
 		expect(["power_law", "exponential", "two_component"]).toContain(status.scoring.decay_model);
-		expect(status.daemon.pid).toBe(daemon?.pid);
+		expect(status.daemon.pid).toBe(d.pid);
 		expect(status.daemon.api).toBe(BRIDGE_API);
 		expect(status.daemon.version).toMatch(/^\d+\.\d+|^unknown$/);
 		expect(status.embeddings.enabled).toBe(false);
 		expect(Array.isArray(status.problems)).toBe(true);
-		expect(reachability.at(-1)).toEqual({ online: true });
+		expect(d.reachability.at(-1)).toEqual({ online: true });
 	});
 
 	it("review queue: danger-zone STM memories, highest priority first", async () => {
@@ -387,12 +277,12 @@ describe("the real daemon through the plugin's client", { timeout: LONG }, () =>
 		const before = count();
 		await appendFile(join(vault, path), "\nUpgrade to 17 is planned for Q1.\n", "utf8");
 		await waitFor(() => count() > before, 20_000, `indexed event for ${path}`);
-		expect(streamStatus).toContain("open");
+		expect(d.streamStatus).toContain("open");
 	});
 
 	it("a wrong token: the client reports unauthorized, the stream gets a 401", async () => {
 		const seen: Reachability[] = [];
-		const wrong = makeClient({ host: "127.0.0.1", port: 0, token: "not-the-token" }, seen);
+		const wrong = d.makeClient({ host: "127.0.0.1", port: 0, token: "not-the-token" }, (r) => seen.push(r));
 		const failure = await wrong.status().catch((e: unknown) => e);
 		expect(failure).toBeInstanceOf(BridgeOfflineError);
 		expect((failure as BridgeOfflineError).reason).toBe("unauthorized");
@@ -422,11 +312,10 @@ describe("the real daemon through the plugin's client", { timeout: LONG }, () =>
 	});
 
 	it("stops on SIGTERM, removes its bridge file, and the client goes offline", async () => {
-		stream?.stop();
-		await stopDaemon();
-		expect(daemon?.signalCode === "SIGKILL").toBe(false);
+		const signal = await d.halt();
+		expect(signal === "SIGKILL").toBe(false);
 		expect((await readdir(join(configDir, "bridges"))).filter((n) => n.endsWith(".json"))).toEqual([]);
 		await expect(client.status()).rejects.toMatchObject({ reason: "no_daemon" });
-		expect(reachability.at(-1)).toMatchObject({ online: false, reason: "no_daemon" });
+		expect(d.reachability.at(-1)).toMatchObject({ online: false, reason: "no_daemon" });
 	});
 });

@@ -10,9 +10,9 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { BridgeClient } from "../../src/core/bridge-client";
-import { locateBridge } from "../../src/core/bridge-locator";
-import { EventStream } from "../../src/core/event-stream";
+import { BridgeClient, type Reachability } from "../../src/core/bridge-client";
+import { locateBridge, type BridgeOverride } from "../../src/core/bridge-locator";
+import { EventStream, type StreamStatus } from "../../src/core/event-stream";
 import type { BridgeEvent } from "../../src/core/types";
 import { nodeLocatorEnv, nodeTimers } from "../../src/platform/node-env";
 import { nodeHttpRequester, nodeSseTransport } from "../../src/platform/node-http";
@@ -29,7 +29,12 @@ export function findPython(): string {
 	}
 	const candidates = [join(REPO, ".venv", "bin", "python"), join(REPO, ".venv", "Scripts", "python.exe")];
 	const found = candidates.find((p) => existsSync(p));
-	if (!found) throw new Error(`no Python for the daemon: set MNEMOVAULT_PYTHON or create ${candidates[0]}`);
+	if (!found) {
+		throw new Error(
+			`no Python for the daemon: set MNEMOVAULT_PYTHON or create ${candidates[0]} ` +
+				"(`make test` builds the venv first); this contract test is never skipped",
+		);
+	}
 	return found;
 }
 
@@ -44,9 +49,23 @@ export interface RealDaemon {
 	vault: string;
 	/** The daemon's config folder (its bridge file): a plugin's locator env points here. */
 	configDir: string;
+	/** The daemon process's pid. */
+	pid: number | undefined;
 	client: BridgeClient;
+	/** What `client` reported about reaching the daemon, in order. */
+	reachability: Reachability[];
 	events: BridgeEvent[];
+	/** The event stream's statuses, in order. */
+	streamStatus: StreamStatus[];
+	/** Another client on the same locator env, with an optional override (a wrong token...). */
+	makeClient: (override?: BridgeOverride | null, onReachability?: (r: Reachability) => void) => BridgeClient;
 	log: () => string;
+	/**
+	 * Stops the event stream and the daemon (SIGTERM, SIGKILL after 5 s) but keeps the temp
+	 * folder; returns the signal that ended the process (null when it exited by itself).
+	 */
+	halt: () => Promise<NodeJS.Signals | null>;
+	/** halt, then delete the temp folder. */
 	stop: () => Promise<void>;
 }
 
@@ -75,6 +94,7 @@ export async function startRealDaemon(opts: {
 			MNEMOVAULT_EMBEDDINGS: "false",
 			MNEMOVAULT_QUIET_SECONDS: "0",
 			MNEMOVAULT_LIFECYCLE_INTERVAL_SECONDS: "3600",
+			// The first lifecycle run comes 10 s after start: keep it from moving notes under the test.
 			MNEMOVAULT_AUTO_PROMOTE: "false",
 			MNEMOVAULT_AUTO_GC: "false",
 			...opts.env,
@@ -94,39 +114,53 @@ export async function startRealDaemon(opts: {
 		await sleep(100);
 	}
 	const env = nodeLocatorEnv({ env: { MNEMOVAULT_CONFIG_DIR: configDir } });
-	const client = new BridgeClient({
-		http: nodeHttpRequester(),
-		timers: nodeTimers(),
-		timeoutMs: opts.timeoutMs ?? 15_000,
-		locate: () => locateBridge(vault, env),
-	});
+	const makeClient = (override: BridgeOverride | null = null, onReachability?: (r: Reachability) => void) =>
+		new BridgeClient({
+			http: nodeHttpRequester(),
+			timers: nodeTimers(),
+			timeoutMs: opts.timeoutMs ?? 15_000,
+			locate: () => locateBridge(vault, env, override),
+			onReachability,
+		});
+	const reachability: Reachability[] = [];
+	const client = makeClient(null, (r) => reachability.push(r));
 	const events: BridgeEvent[] = [];
+	const streamStatus: StreamStatus[] = [];
 	const stream = new EventStream({
 		transport: nodeSseTransport,
 		target: () => client.streamTarget(),
 		timers: nodeTimers(),
 		onEvent: (event) => events.push(event),
-		onStatus: () => undefined,
+		onStatus: (status) => streamStatus.push(status),
 		initialDelayMs: 200,
 	});
 	stream.start();
 	await waitFor(() => events.some((e) => e.type === "hello"), 15_000, "the event stream's hello");
+	const halt = async () => {
+		stream.stop();
+		if (running()) {
+			child.kill("SIGTERM");
+			const done = await Promise.race([exited.then(() => true), sleep(5000).then(() => false)]);
+			if (!done && running()) {
+				child.kill("SIGKILL");
+				await exited;
+			}
+		}
+		return child.signalCode;
+	};
 	return {
 		vault,
 		configDir,
+		pid: child.pid,
 		client,
+		reachability,
 		events,
+		streamStatus,
+		makeClient,
 		log: () => log,
+		halt,
 		stop: async () => {
-			stream.stop();
-			if (running()) {
-				child.kill("SIGTERM");
-				const done = await Promise.race([exited.then(() => true), sleep(5000).then(() => false)]);
-				if (!done && running()) {
-					child.kill("SIGKILL");
-					await exited;
-				}
-			}
+			await halt();
 			await rm(root, { recursive: true, force: true });
 		},
 	};
