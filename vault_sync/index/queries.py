@@ -10,6 +10,7 @@ import sqlite3
 from typing import TYPE_CHECKING, Any, Iterator
 
 if TYPE_CHECKING:
+    from .fulltext import Filters
     from .store import IndexStore
 
 Rows = list[sqlite3.Row]
@@ -227,6 +228,27 @@ def tag_neighbours(store: "IndexStore", idf: dict[str, float], seeds: list[str],
 
 def note_by_rowid(store: "IndexStore", rowid: int) -> sqlite3.Row | None:
     return store.one("SELECT rowid, * FROM notes WHERE rowid = ?", (rowid,))
+
+
+def notes_by_rowid(store: "IndexStore", rowids: list[int], filters: "Filters | None" = None) -> dict[int, sqlite3.Row]:
+    """rowid -> row of these notes; with `filters`, only those the filters let through."""
+    where, params = filters.sql("n") if filters is not None else ("1", [])
+    out: dict[int, sqlite3.Row] = {}
+    for chunk in in_chunks(rowids):
+        out.update({r["rowid"]: r for r in store.query(
+            f"SELECT n.rowid, n.* FROM notes n WHERE n.rowid IN ({marks(len(chunk))}) AND {where}", (*chunk, *params))})
+    return out
+
+
+def rowids_passing(store: "IndexStore", filters: "Filters") -> set[int]:
+    """Every note the filters let through (search narrows its vector candidates with it)."""
+    where, params = filters.sql("n")
+    return {r[0] for r in store.query(f"SELECT n.rowid FROM notes n WHERE {where}", tuple(params))}
+
+
+def distinct_contents(store: "IndexStore") -> int:
+    """How many different note contents are indexed (vectors are kept per content)."""
+    return _count(store, "SELECT count(DISTINCT content_hash) FROM notes")
 
 
 def memories_sharing_tags(store: "IndexStore", tags: list[str], rowid: int, limit: int) -> Rows:

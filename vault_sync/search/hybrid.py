@@ -35,6 +35,7 @@ import math
 import re
 from typing import Callable
 
+from ..index import queries
 from ..limits import MAX_SEARCH_LIMIT
 from ..views import row_score
 from . import context
@@ -128,15 +129,14 @@ def _semantic(svc, query: str, filters: ftsmod.Filters,
         return None, f"semantic search is unavailable ({exc}); showing full-text results only", _no_cosines
     notice = None
     if not inline_backfill(svc, embedder):
-        total = svc.store.one("SELECT count(DISTINCT content_hash) FROM notes")[0]
+        total = queries.distinct_contents(svc.store)
         left = len(missing_hashes(svc, embedder.name))
         notice = (f"semantic index covers {total - left} of {total} notes, so these results are partly "
                   "from full text only; run `mnemovault embed` (or let the daemon finish) for full semantic search")
     qvec = embedder.encode_one(query)
     rowids, sims = vector_cache(svc, embedder).similarities(qvec, filters.kinds)
     if filters.narrow and len(rowids):
-        where, params = filters.sql("n")
-        allowed = {r[0] for r in svc.store.query(f"SELECT n.rowid FROM notes n WHERE {where}", tuple(params))}
+        allowed = queries.rowids_passing(svc.store, filters)
         keep = np.fromiter((r in allowed for r in rowids.tolist()), dtype=bool, count=len(rowids))
         rowids, sims = rowids[keep], sims[keep]
     all_rowids, all_sims = rowids, sims
@@ -206,13 +206,9 @@ def search(
 
     rels = context.rescore(svc.store, rels, relevance_of)
     fresh = [r for r in rels if r not in candidates]  # neighbours of strong candidates
-    rows = {r["rowid"]: r for r in svc.store.query(
-        f"SELECT rowid, * FROM notes WHERE rowid IN ({','.join('?' * len(candidates))})", tuple(candidates))}
+    rows = queries.notes_by_rowid(svc.store, list(candidates))
     if fresh:
-        where, params_ = filters.sql("n")
-        rows.update({r["rowid"]: r for r in svc.store.query(
-            f"SELECT n.rowid, n.* FROM notes n WHERE n.rowid IN ({','.join('?' * len(fresh))}) AND {where}",
-            (*fresh, *params_))})
+        rows.update(queries.notes_by_rowid(svc.store, fresh, filters))
 
     names = query_names(query)
     now = svc.now()
