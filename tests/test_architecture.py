@@ -199,10 +199,6 @@ DIRECT_WRITES_ALLOWED = {
     "vault_sync/vault.py": "writes the new vault's settings file at init",
     "vault_sync/index/store.py": "sets a broken index file aside (outside the vault)",
     "vault_sync/sample.py": "builds the demo vault's copy before any service runs on it",
-    # not yet: files other helpers edit this round; they create new notes with
-    # create_exclusive and index them through writes.synced
-    "vault_sync/ops/save_batch.py": "not yet (many new notes, one sync)",
-    "vault_sync/transfer/write.py": "not yet (imports: many new notes, one sync)",
     "bridge/paths.py": "the front ends' config and token files",
     "bridge/cli_transfer.py": "the export's output file",
     "bridge/login_service.py": "the login service unit files",
