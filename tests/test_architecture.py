@@ -98,11 +98,6 @@ def test_engine_imports_have_no_cycle():
 import re  # noqa: E402
 
 SQL = re.compile(r"\b(SELECT\b.*\bFROM|INSERT\s+(OR\s+\w+\s+)?INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM)\b", re.S)
-# SQL not yet moved behind vault_sync/index/ (search ranks with its own statements):
-# listed, so nothing new lands outside the index
-SQL_NOT_YET_MOVED = {
-    "vault_sync/search/embeddings.py",
-}
 # SQL that is not the index's by design: the bench's floor is a bare FTS5 table in its own
 # database, the cost any indexer pays, measured beside the engine's
 SQL_NOT_THE_INDEX = {"bridge/bench/floor.py"}
@@ -131,7 +126,7 @@ def test_the_sql_pattern_sees_statements():
 def test_no_sql_outside_the_index():
     found = []
     for rel, path in _source_files():
-        if rel.startswith("vault_sync/index/") or rel in SQL_NOT_YET_MOVED | SQL_NOT_THE_INDEX:
+        if rel.startswith("vault_sync/index/") or rel in SQL_NOT_THE_INDEX:
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
         found += [f"{rel}: {s[:60]!r}" for s in _strings(tree) if SQL.search(s)]
@@ -153,11 +148,10 @@ def test_front_ends_set_no_attribute_on_the_service():
     assert assign.search("    svc.watcher = watcher") and not assign.search("    x = svc.watcher")
 
 
-# the embedding model and its vector cache belong to the runtime: created there or by the
-# search module that loads the model on first use (through the service's properties), and
-# switched by callers only through `use_embedder`
+# the embedding model and its vector cache belong to the runtime: set only through its
+# `use_embedder` / `keep_vectors` (search/embeddings.py creates them on first use that way)
 RUNTIME_STATE = re.compile(r"\.(embedder|vectors)\s*=[^=]")
-RUNTIME_STATE_OWNERS = {"vault_sync/runtime.py", "vault_sync/search/embeddings.py"}
+RUNTIME_STATE_OWNERS = {"vault_sync/runtime.py"}
 
 
 def test_nothing_outside_sets_the_runtime_state():
@@ -200,10 +194,6 @@ DIRECT_WRITES_ALLOWED = {
     "vault_sync/vault.py": "writes the new vault's settings file at init",
     "vault_sync/index/store.py": "sets a broken index file aside (outside the vault)",
     "vault_sync/sample.py": "builds the demo vault's copy before any service runs on it",
-    # not yet: files other helpers edit this round; they create new notes with
-    # create_exclusive and index them through writes.synced
-    "vault_sync/ops/save_batch.py": "not yet (many new notes, one sync)",
-    "vault_sync/transfer/write.py": "not yet (imports: many new notes, one sync)",
     "bridge/paths.py": "the front ends' config and token files",
     "bridge/cli_transfer.py": "the export's output file",
     "bridge/login_service.py": "the login service unit files",

@@ -65,23 +65,15 @@ class MemoryService:
     def lease(self) -> Lease | None:
         return self.runtime.lease
 
-    # the model and its vector cache live in the runtime; search/embeddings.py creates them
-    # on first use through these (tests/test_architecture.py: nobody else assigns them)
+    # the model and its vector cache live in the runtime (read-only here); search/embeddings.py
+    # creates them on first use through runtime.use_embedder / keep_vectors
     @property
     def embedder(self) -> Any:
         return self.runtime.embedder
 
-    @embedder.setter
-    def embedder(self, embedder: Any) -> None:
-        self.runtime.use_embedder(embedder)
-
     @property
     def vectors(self) -> Any:
         return self.runtime.vectors
-
-    @vectors.setter
-    def vectors(self, cache: Any) -> None:
-        self.runtime.keep_vectors(cache)
 
     def start_watcher(self, **options: Any) -> VaultWatcher:
         """Keep the index current from file events (see Runtime.start_watcher)."""

@@ -15,7 +15,8 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from .rename import rename_noreplace
-from .writer import WriteResult, create_exclusive, update_file
+from .faults import writing
+from .writer import NewFiles, WriteResult, create_exclusive, flush_batch, update_file
 
 if TYPE_CHECKING:
     from .index.sync import Indexer, ScoreWrite, SyncReport
@@ -23,6 +24,33 @@ if TYPE_CHECKING:
 
 Emit = Callable[[str, dict[str, Any]], None]
 EmitScores = Callable[..., None]
+
+
+class NewNotes:
+    """The new notes of one batch (WritePath.creating): each created whole, never over an
+    existing file (FileExistsError), without a per-note fsync; `paths` in creation order."""
+
+    def __init__(self, layout: "Layout"):
+        self.layout = layout
+        self.paths: list[str] = []
+        self._files = NewFiles()
+        self._folders: set[str] = set()
+
+    def create(self, rel: str, data: bytes) -> None:
+        folder = rel.rsplit("/", 1)[0] if "/" in rel else ""
+        if folder not in self._folders:
+            with writing(f"{folder}/"):
+                self.layout.abs(folder).mkdir(parents=True, exist_ok=True)
+            self._folders.add(folder)
+        with writing(rel):
+            self._files.create(self.layout.abs(rel), data)
+        self.paths.append(rel)
+
+    def flush(self) -> None:
+        """One flush to disk for the whole batch (an fsync per note made 10,000 notes take 100 s)."""
+        self._files.close()
+        if self.paths:
+            flush_batch({self.layout.abs(p).parent for p in self.paths})
 
 
 class WritePath:
@@ -83,6 +111,23 @@ class WritePath:
         with self.lock:
             create_exclusive(self.layout.abs(rel), data)
             self._touched([rel])
+
+    @contextmanager
+    def creating(self) -> Iterator[NewNotes]:
+        """Many new notes at once (a batch save, an import): `batch.create(rel, data)` inside
+        the block; at its end, after a failure too, one flush to disk and ONE index sync of
+        every note created (what reached the disk is indexed). Work that must see the index
+        without the new notes (a near-duplicate check) goes inside the block."""
+        with self.lock:
+            batch = NewNotes(self.layout)
+            try:
+                yield batch
+            finally:
+                try:
+                    batch.flush()
+                finally:
+                    if batch.paths:
+                        self._touched(batch.paths)
 
     def rename(self, src_rel: str, dst_rel: str) -> None:
         """A plain rename inside the vault (the destination's folder made), both paths re-indexed."""

@@ -3,7 +3,8 @@
 One save at a time costs a model call for its near-duplicate check, then another for its
 vector when search backfills it. Here every item's text is encoded in ONE model call; the
 vectors serve both the near-duplicate check and the index (stored under each new note's
-content hash, so search has nothing left to embed), and the index is synced once.
+content hash, so search has nothing left to embed). The notes are created as one batch of
+the write path (svc.writes.creating): no per-note fsync, one flush, one index sync.
 
 An item may name a `conversation` (any id) and `said_at` (an ISO time): the note gets those
 frontmatter keys, so the memories of one conversation can be found together (and seen as a
@@ -19,6 +20,9 @@ from __future__ import annotations
 import uuid
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+from numpy.typing import NDArray
+
 from ..dates import parse_datetime
 from ..errors import InvalidInput, MnemovaultError
 from ..index import queries
@@ -27,14 +31,16 @@ from ..note import embed_text, normalized_hash
 from ..quiet import due_fields
 from ..secret_gate import check_fields
 from ..scoring import review_priority, score_at
-from ..faults import writing
-from ..writer import create_exclusive, flush_batch
 from .names import clean_tags, create_under_free_name, slug_from
 from .save import check_intake, render_note, taken_names
 from .supersede import mark, supersede_refs
 
 if TYPE_CHECKING:
+    from ..search.embeddings import Embedder
     from ..service import MemoryService
+    from ..write_path import NewNotes
+
+Vectors = NDArray[np.float32]
 
 MAX_ITEMS = 2000
 MAX_CONVERSATION_ID = 200
@@ -60,10 +66,11 @@ def conversation_fields(conversation: Any = None, said_at: Any = None) -> dict[s
     return out
 
 
-Item = tuple[int, str, list[str], str | None, float, dict, list[Any]]
+Item = tuple[int, str, list[str], str | None, float, dict[str, Any], list[Any]]
 
 
-def _item(svc: "MemoryService", raw: Any, default_conversation: str | None) -> tuple[str, list[str], str | None, float, dict, list[Any]]:
+def _item(svc: "MemoryService", raw: Any, default_conversation: str | None
+          ) -> tuple[str, list[str], str | None, float, dict[str, Any], list[Any]]:
     if isinstance(raw, str):
         raw = {"text": raw}
     if not isinstance(raw, dict):
@@ -71,7 +78,8 @@ def _item(svc: "MemoryService", raw: Any, default_conversation: str | None) -> t
     unknown = set(raw) - {"text", "tags", "title", "strength", "conversation", "said_at", "supersedes"}
     if unknown:
         raise InvalidInput(f"unknown item field(s): {', '.join(sorted(unknown))}")
-    body = check_intake(raw.get("text"))
+    text: Any = raw.get("text")  # check_intake refuses what is not a text
+    body = check_intake(text)
     # the same gate and bounds as a single save, before anything echoes or stores them
     check_fields({"title": raw.get("title"), "tags": raw.get("tags")})
     title = check_title(raw.get("title"))
@@ -86,13 +94,13 @@ def _item(svc: "MemoryService", raw: Any, default_conversation: str | None) -> t
     return body, clean_tags(tags), title, float(strength), extra, old_rows
 
 
-def save_many(svc: "MemoryService", items: list, conversation: str | None = None) -> dict:
+def save_many(svc: "MemoryService", items: list[Any], conversation: str | None = None) -> dict[str, Any]:
     """Save each item; returns {"saved", "reinforced", "refused", "results": [one per item, in order]}."""
     if not isinstance(items, list) or not items:
         raise InvalidInput("no memories given: pass a list of items")
     if len(items) > MAX_ITEMS:
         raise InvalidInput(f"too many items in one call ({len(items)}, limit {MAX_ITEMS}); split the list")
-    results: list[dict | None] = [None] * len(items)
+    results: list[dict[str, Any] | None] = [None] * len(items)
     todo: list[Item] = []
     seen: dict[str, int] = {}  # body hash -> index of the first item with that text in this call
     for i, raw in enumerate(items):
@@ -112,7 +120,7 @@ def save_many(svc: "MemoryService", items: list, conversation: str | None = None
         seen[h] = i
         todo.append((i, body, tags, title, strength, extra, old_rows))
 
-    fresh = []
+    fresh: list[Item] = []
     from .save import find_twin
 
     for entry in todo:
@@ -126,12 +134,12 @@ def save_many(svc: "MemoryService", items: list, conversation: str | None = None
         else:
             fresh.append(entry)
 
-    paths = _write(svc, fresh)
-    # the text the index will embed: the title is the file's name (unless the body has a heading)
-    texts = [embed_text(rel.rsplit("/", 1)[-1][:-3], e[2], e[1]) for rel, e in zip(paths, fresh)]
-    vectors = _encode(svc, texts)
-    near = _near(svc, vectors) if vectors is not None else [[] for _ in fresh]  # before the new notes are indexed
-    svc.writes.synced(paths)  # one index sync for the whole batch
+    with svc.writes.creating() as batch:  # indexed as one batch when the block ends
+        paths = _write(svc, batch, fresh)
+        # the text the index will embed: the title is the file's name (unless the body has a heading)
+        texts = [embed_text(rel.rsplit("/", 1)[-1][:-3], e[2], e[1]) for rel, e in zip(paths, fresh)]
+        vectors = _encode(svc, texts)
+        near = _near(svc, vectors) if vectors is not None else [[] for _ in fresh]  # before the new notes are indexed
     if vectors is not None:
         _store_vectors(svc, paths, vectors, texts)
     for entry, rel, dups in zip(fresh, paths, near):
@@ -145,7 +153,7 @@ def save_many(svc: "MemoryService", items: list, conversation: str | None = None
     # a repeat inside the call reinforces the memory its first copy became
     for r in results:
         if r is not None and "duplicate_of_item" in r:
-            first = results[r["duplicate_of_item"]]
+            first = results[r["duplicate_of_item"]] or {}
             path = (first.get("note") or {}).get("path") or first.get("duplicate_of")
             if path:
                 r.update(svc.touch(path) | {"saved": False, "duplicate_of": path, "reinforced": True})
@@ -172,14 +180,11 @@ def _mark_all(svc: "MemoryService", old_rows: list[Any], new_row: Any) -> dict[s
     return out
 
 
-def _write(svc: "MemoryService", fresh: list) -> list[str]:
+def _write(svc: "MemoryService", batch: "NewNotes", fresh: list[Item]) -> list[str]:
     now = svc.now()
-    folder = svc.layout.abs(svc.layout.stm)
-    with writing(f"{svc.layout.stm}/"):
-        folder.mkdir(parents=True, exist_ok=True)
     taken = taken_names(svc)
     prec = svc.settings.score_precision
-    paths = []
+    paths: list[str] = []
     for _, body, tags, title, strength, extra, _old in fresh:
         value = score_at(svc.params, 1, now, strength, now)
         fields: dict[str, Any] = {
@@ -190,48 +195,51 @@ def _write(svc: "MemoryService", fresh: list) -> list[str]:
         }
         data = render_note(fields, body).encode("utf-8")
         stem = slug_from(title or body)
-        # not synced one by one (two fsyncs a note: 10 of the 14 s of 600 saves on a busy
-        # disk); the whole batch is flushed once below, before anything reports it saved
-        paths.append(create_under_free_name(lambda r, d=data: create_exclusive(svc.layout.abs(r), d, durable=False),
-                                            svc.layout.stm, stem, taken))
-    if paths:
-        flush_batch([folder])
+
+        def create(rel: str, data: bytes = data) -> None:
+            batch.create(rel, data)
+
+        paths.append(create_under_free_name(create, svc.layout.stm, stem, taken))
     return paths
 
 
-def _encode(svc: "MemoryService", texts: list[str]):
+def _encode(svc: "MemoryService", texts: list[str]) -> Vectors | None:
     """One model call for every new item; None when embeddings are off or unavailable."""
     if not texts or not svc.settings.embeddings:
         return None
     from ..search.embeddings import EmbeddingUnavailable
 
-    embedder = svc.get_embedder()
+    embedder: Embedder | None = svc.get_embedder()
     try:
         return embedder.encode(texts) if embedder is not None else None
     except EmbeddingUnavailable:
         return None  # advisory: saving never depends on the model
 
 
-def _near(svc: "MemoryService", vectors) -> list[list[dict]]:
+def _near(svc: "MemoryService", vectors: Vectors) -> list[list[dict[str, Any]]]:
     """Near-duplicates among the memories already stored (the save-time check, batched)."""
     from ..search.embeddings import inline_backfill, vector_cache
 
-    embedder = svc.get_embedder()
+    embedder: Embedder | None = svc.get_embedder()
+    if embedder is None:  # vectors came from it: turned off meanwhile
+        return [[] for _ in range(len(vectors))]
     try:
         inline_backfill(svc, embedder)
     except Exception:  # advisory
         pass
     cache = vector_cache(svc, embedder)
     cache.refresh()
-    rowids, _ = cache.similarities(vectors[0], ("stm", "ltm")) if len(vectors) else ([], None)
+    if not len(vectors):
+        return []
+    rowids, _ = cache.similarities(vectors[0], ("stm", "ltm"))
     if not len(rowids):
         return [[] for _ in range(len(vectors))]
     _, rows = cache._selection(("stm", "ltm"))
     sims = vectors @ cache.matrix[rows].T  # (items, stored memories)
-    out = []
+    out: list[list[dict[str, Any]]] = []
     for line in sims:
         hits = sorted(((float(s), int(r)) for r, s in zip(rowids, line) if s >= NEAR_DUPLICATE), reverse=True)[:10]
-        found = []
+        found: list[dict[str, Any]] = []
         for sim, rowid in hits:
             row = queries.note_by_rowid(svc.store, rowid)
             if row is not None:
@@ -241,16 +249,18 @@ def _near(svc: "MemoryService", vectors) -> list[list[dict]]:
     return out
 
 
-def _store_vectors(svc: "MemoryService", paths: list[str], vectors, texts: list[str]) -> None:
+def _store_vectors(svc: "MemoryService", paths: list[str], vectors: Vectors, texts: list[str]) -> None:
     """Keep each new note's vector under its content hash when the indexed text is the text
     that was encoded (it is unless the body starts with its own heading); the rest is left to
     the usual backfill."""
     from ..search.embeddings import get_embedder, texts_for, to_blob, vector_cache
 
     embedder = get_embedder(svc)
+    if embedder is None:
+        return
     rows = {rel: svc.store.note(rel) for rel in paths}
     by_rowid = texts_for(svc, [r["rowid"] for r in rows.values() if r is not None])
-    keep = []
+    keep: list[tuple[str, Vectors]] = []
     for rel, vec, expected in zip(paths, vectors, texts):
         row = rows.get(rel)
         if row is not None and by_rowid.get(row["rowid"]) == expected:
@@ -258,12 +268,12 @@ def _store_vectors(svc: "MemoryService", paths: list[str], vectors, texts: list[
     if not keep:
         return
     queries.add_embeddings(svc.store, embedder.name, [(h, to_blob(v)) for h, v in keep])
-    vector_cache(svc, embedder).add([h for h, _ in keep], [v for _, v in keep])
+    vector_cache(svc, embedder).add([h for h, _ in keep], np.stack([v for _, v in keep]))
 
 
 def save_said(svc: "MemoryService", text: str, tags: list[str] | None = None, title: str | None = None,
               strength: float = 1.0, conversation: str | None = None, said_at: Any = None,
-              supersedes: list[str] | None = None) -> dict:
+              supersedes: list[str] | None = None) -> dict[str, Any]:
     """save() for a memory said in a conversation: the same intake, twin and near-duplicate
     handling, `supersedes` as in save(), and the note carries `conversation` / `said_at` keys."""
     from .save import save
@@ -275,7 +285,7 @@ def save_said(svc: "MemoryService", text: str, tags: list[str] | None = None, ti
     item = {"text": text, "tags": tags, "title": title, "strength": strength, "conversation": conversation,
             "said_at": said_at, "supersedes": supersedes}
     answer = save_many(svc, [{k: v for k, v in item.items() if v is not None}])
-    result = answer["results"][0]
+    result: dict[str, Any] = answer["results"][0]
     if "error" in result:
         check_intake(text)  # raises the same error a plain save would (Refused / InvalidInput)
         raise InvalidInput(result["error"])

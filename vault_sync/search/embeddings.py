@@ -10,13 +10,24 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import numpy as np
+from numpy.typing import NDArray
 
+from ..index import vectors as vq
 from ..note import embed_text
 from ..settings import DEFAULT_MODEL
 from .turns import Turns
+
+if TYPE_CHECKING:
+    import sqlite3
+
+    from ..index.store import IndexStore
+    from ..service import MemoryService
+    from ..settings import Settings
+
+Vectors = NDArray[np.float32]
 
 DIM = 384
 PACKAGE_MODELS = {DEFAULT_MODEL, "all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
@@ -77,14 +88,14 @@ class Embedder:
         self.error: str | None = None
         self.calls = 0  # encode() calls that reached the model
         self.encoded = 0  # texts encoded
-        self._model = None
+        self._model: Any = None
         self._lock = threading.Lock()  # loading
         self.turns = Turns()  # encoding
         self._loader: threading.Thread | None = None
         self.torch_threads: int | None = None  # cap on torch's intra-op threads while encoding
 
     @classmethod
-    def from_settings(cls, settings) -> "Embedder":
+    def from_settings(cls, settings: "Settings") -> "Embedder":
         return cls(settings.embedding_model, settings.embedding_batch_size)
 
     @property
@@ -120,7 +131,7 @@ class Embedder:
             self._loader.start()
         return self._loader
 
-    def load(self):
+    def load(self) -> Any:
         """The model, loading it once; raises EmbeddingUnavailable (and remembers why)."""
         if self._model is not None:
             return self._model
@@ -153,18 +164,18 @@ class Embedder:
             self._model = model
             return model
 
-    def encode(self, texts: list[str], background: bool = False) -> np.ndarray:
+    def encode(self, texts: list[str], background: bool = False) -> Vectors:
         """(n, dim) float32 rows of unit length. `background` (the backfill) encodes in slices
         of BACKGROUND_SLICE texts and lets any waiting query have the model between them."""
         model = self.load()
         if not texts:
-            return np.zeros((0, _dimension(model)), dtype=np.float32)
+            return np.zeros((0, _dimension(model) or DIM), dtype=np.float32)
         texts = list(texts)
         step = BACKGROUND_SLICE if background else len(texts)
         # slices of similar length pad little: sorted here, put back in order at the end (the
         # model sorts within one call; across small slices it cannot)
         order = sorted(range(len(texts)), key=lambda i: len(texts[i])) if background else list(range(len(texts)))
-        parts = []
+        parts: list[Vectors] = []
         for start in range(0, len(texts), step):
             chunk = [texts[i] for i in order[start:start + step]]
             with self.turns.hold(urgent=not background):
@@ -184,36 +195,40 @@ class Embedder:
             vectors = vectors[np.argsort(np.asarray(order))]
         return np.ascontiguousarray(vectors, dtype=np.float32)
 
-    def encode_one(self, text: str) -> np.ndarray:
-        return self.encode([text])[0]
+    def encode_one(self, text: str) -> Vectors:
+        row: Vectors = self.encode([text])[0]
+        return row
 
 
-def _dimension(model) -> int | None:
+def _dimension(model: Any) -> int | None:
     getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
-    return getter()
+    dim = getter()
+    return int(dim) if dim is not None else None
 
 
-def get_embedder(svc) -> Embedder | None:
-    """svc.embedder, created when embeddings are enabled; None when they are off."""
-    if getattr(svc, "embedder", None) is not None:
-        return svc.embedder
+def get_embedder(svc: "MemoryService") -> Embedder | None:
+    """The runtime's model, created when embeddings are enabled; None when they are off."""
+    current: Embedder | None = svc.runtime.embedder
+    if current is not None:
+        return current
     if not svc.settings.embeddings:
         return None
-    svc.embedder = Embedder.from_settings(svc.settings)
-    return svc.embedder
+    embedder = Embedder.from_settings(svc.settings)
+    svc.runtime.use_embedder(embedder)
+    return embedder
 
 
-def warm_model(svc, torch_threads: int | None = None) -> threading.Thread | None:
+def warm_model(svc: "MemoryService", torch_threads: int | None = None) -> threading.Thread | None:
     """Start loading the embedding model in the background (None when embeddings are off)."""
     embedder = get_embedder(svc)
     return embedder.start_loading(torch_threads) if embedder is not None else None
 
 
-def to_blob(vector: np.ndarray) -> bytes:
+def to_blob(vector: Vectors) -> bytes:
     return np.asarray(vector, dtype="<f4").tobytes()
 
 
-def from_blob(blob: bytes) -> np.ndarray:
+def from_blob(blob: bytes) -> Vectors:
     return np.frombuffer(blob, dtype="<f4")
 
 
@@ -226,24 +241,24 @@ class VectorCache:
     when the index changed (the connection's change counter or another connection's write).
     """
 
-    def __init__(self, store, model: str):
+    def __init__(self, store: "IndexStore", model: str):
         self.store = store
         self.model = model
         self.hashes: list[str] = []
         self.position: dict[str, int] = {}
-        self.matrix = np.zeros((0, DIM), dtype=np.float32)
-        self._signature = None
-        self.note_rowids = np.zeros(0, dtype=np.int64)
-        self.note_kinds = np.zeros(0, dtype=np.int8)  # index into KINDS
-        self.note_vec = np.zeros(0, dtype=np.int64)  # row in matrix, -1 when not embedded
-        self._masks: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+        self.matrix: Vectors = np.zeros((0, DIM), dtype=np.float32)
+        self._signature: tuple[int, int] | None = None
+        self.note_rowids: NDArray[np.int64] = np.zeros(0, dtype=np.int64)
+        self.note_kinds: NDArray[np.int8] = np.zeros(0, dtype=np.int8)  # index into KINDS
+        self.note_vec: NDArray[np.int64] = np.zeros(0, dtype=np.int64)  # row in matrix, -1 when not embedded
+        self._masks: dict[tuple[str, ...] | None, tuple[NDArray[np.int64], NDArray[np.int64]]] = {}
         self._lock = threading.Lock()
-        self.complete_at = None  # the signature at which no note lacked a vector
+        self.complete_at: tuple[int, int] | None = None  # the signature at which no note lacked a vector
 
-    def signature(self):
+    def signature(self) -> tuple[int, int]:
         return self.store.change_signature()
 
-    def add(self, hashes: list[str], vectors: np.ndarray) -> None:
+    def add(self, hashes: list[str], vectors: Vectors) -> None:
         with self._lock:
             fresh = [(h, v) for h, v in zip(hashes, vectors) if h not in self.position]
             if not fresh:
@@ -263,24 +278,18 @@ class VectorCache:
         signature = self.signature()
         if signature == self._signature:
             return
-        count = self.store.one("SELECT count(*) FROM embeddings WHERE model=?", (self.model,))[0]
-        if count != len(self.hashes):
-            stored = self.store.query("SELECT content_hash FROM embeddings WHERE model=?", (self.model,))
-            missing = [r[0] for r in stored if r[0] not in self.position]
+        if vq.vector_count(self.store, self.model) != len(self.hashes):
+            stored = vq.vector_hashes(self.store, self.model)
+            missing = [h for h in stored if h not in self.position]
             if len(stored) < len(self.hashes):  # vectors were pruned: start over
                 with self._lock:
                     self.hashes, self.position = [], {}
                     self.matrix = np.zeros((0, DIM), dtype=np.float32)
-                missing = [r[0] for r in stored]
-            for i in range(0, len(missing), 500):
-                chunk = missing[i:i + 500]
-                rows = self.store.query(
-                    f"SELECT content_hash, vector FROM embeddings WHERE model=? AND content_hash IN ({','.join('?' * len(chunk))})",
-                    (self.model, *chunk),
-                )
-                if rows:
-                    self.add([r[0] for r in rows], np.stack([from_blob(r[1]) for r in rows]))
-        rows = self.store.query("SELECT rowid, kind, content_hash FROM notes")
+                missing = stored
+            found = vq.vectors_of(self.store, self.model, missing)
+            if found:
+                self.add([h for h, _ in found], np.stack([from_blob(blob) for _, blob in found]))
+        rows = vq.note_contents(self.store)
         with self._lock:
             self.note_rowids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
             self.note_kinds = np.fromiter((KIND_CODE.get(r[1], -1) for r in rows), dtype=np.int8, count=len(rows))
@@ -288,8 +297,9 @@ class VectorCache:
             self._masks = {}
             self._signature = self.signature()
 
-    def _selection(self, kinds) -> tuple[np.ndarray, np.ndarray]:
+    def _selection(self, kinds: Iterable[str] | None) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """(rowids, matrix rows) of the embedded notes of these kinds; cached until the next refresh."""
+        kinds = list(kinds) if kinds is not None else None
         key = tuple(sorted(kinds)) if kinds is not None else None
         hit = self._masks.get(key)
         if hit is None:
@@ -300,7 +310,7 @@ class VectorCache:
             self._masks[key] = hit
         return hit
 
-    def similarities(self, query: np.ndarray, kinds: Iterable[str] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def similarities(self, query: Vectors, kinds: Iterable[str] | None = None) -> tuple[NDArray[np.int64], Vectors]:
         """(rowids, cosine) for every embedded note of the given kinds."""
         self.refresh()
         with self._lock:
@@ -310,7 +320,7 @@ class VectorCache:
             sims = self.matrix @ np.asarray(query, dtype=np.float32)
             return rowids, sims[rows]
 
-    def vectors_for(self, content_hashes: list[str]) -> np.ndarray | None:
+    def vectors_for(self, content_hashes: list[str]) -> Vectors | None:
         self.refresh()
         with self._lock:
             idx = [self.position.get(h, -1) for h in content_hashes]
@@ -319,30 +329,23 @@ class VectorCache:
             return self.matrix[idx]
 
 
-def vector_cache(svc, embedder: Embedder) -> VectorCache:
-    """The service's cache for this embedder's model (kept on the service object)."""
-    cache = getattr(svc, "vectors", None)
+def vector_cache(svc: "MemoryService", embedder: Embedder) -> VectorCache:
+    """The runtime's cache for this embedder's model (a new one when the model or store changed)."""
+    cache: VectorCache | None = svc.runtime.vectors
     if cache is None or cache.model != embedder.name or cache.store is not svc.store:
         cache = VectorCache(svc.store, embedder.name)
-        svc.vectors = cache
+        svc.runtime.keep_vectors(cache)
     return cache
 
 
 # -- backfill ----------------------------------------------------------------------------
 
-def missing_hashes(svc, model: str, limit: int | None = None) -> list[tuple[str, int]]:
+def missing_hashes(svc: "MemoryService", model: str, limit: int | None = None) -> list[tuple[str, int]]:
     """(content_hash, one rowid holding it) for every note content without a vector."""
-    sql = (
-        "SELECT n.content_hash, min(n.rowid) FROM notes n WHERE NOT EXISTS "
-        "(SELECT 1 FROM embeddings e WHERE e.content_hash = n.content_hash AND e.model = ?) "
-        "GROUP BY n.content_hash ORDER BY min(n.rowid)"
-    )
-    if limit is not None:
-        sql += f" LIMIT {int(limit)}"
-    return [(r[0], r[1]) for r in svc.store.query(sql, (model,))]
+    return vq.missing_vectors(svc.store, model, limit)
 
 
-def inline_backfill(svc, embedder: Embedder) -> bool:
+def inline_backfill(svc: "MemoryService", embedder: Embedder) -> bool:
     """Embed the few notes without a vector now (a search must find a note saved a moment
     ago). False when too many lack one for that: the daemon's backfill is at work. The scan
     (~10 ms at 10k notes) is skipped while the index is as it was when nothing was missing."""
@@ -360,14 +363,11 @@ def inline_backfill(svc, embedder: Embedder) -> bool:
     return True
 
 
-def texts_for(svc, rowids: list[int]) -> dict[int, str]:
-    rows = svc.store.query(
-        f"SELECT rowid, title, body, tags FROM fts WHERE rowid IN ({','.join('?' * len(rowids))})", tuple(rowids)
-    )
-    return {r[0]: embed_text(r[1] or "", (r[3] or "").split(), r[2] or "") for r in rows}
+def texts_for(svc: "MemoryService", rowids: list[int]) -> dict[int, str]:
+    return {rowid: embed_text(title, tags.split(), body) for rowid, title, body, tags in vq.embed_texts(svc.store, rowids)}
 
 
-def backfill(svc, progress: Progress | None = None, limit: int | None = None) -> dict:
+def backfill(svc: "MemoryService", progress: Progress | None = None, limit: int | None = None) -> dict[str, Any]:
     """Embed every note content missing from the `embeddings` table, in batches.
 
     Returns {"embedded", "total", "model", "error"}; a model that cannot load is reported in
@@ -394,11 +394,7 @@ def backfill(svc, progress: Progress | None = None, limit: int | None = None) ->
         pairs = [(h, text_by_rowid[rowid]) for h, rowid in chunk if rowid in text_by_rowid]
         if pairs:
             vectors = embedder.encode([t for _, t in pairs], background=True)
-            with svc.store.transaction() as db:
-                db.executemany(
-                    "INSERT OR REPLACE INTO embeddings (content_hash, model, vector) VALUES (?, ?, ?)",
-                    [(h, embedder.name, to_blob(v)) for (h, _), v in zip(pairs, vectors)],
-                )
+            vq.store_vectors(svc.store, embedder.name, [(h, to_blob(v)) for (h, _), v in zip(pairs, vectors)])
             cache.add([h for h, _ in pairs], vectors)
         done += len(chunk)
         if progress:
@@ -406,15 +402,15 @@ def backfill(svc, progress: Progress | None = None, limit: int | None = None) ->
     return {"embedded": done, "total": len(todo), "model": embedder.name, "error": None}
 
 
-def prune(svc) -> int:
+def prune(svc: "MemoryService") -> int:
     """Delete vectors no note uses any more (edited or deleted notes). Returns how many."""
     return svc.store.prune_embeddings()
 
 
 def near_duplicates(
-    svc, text: str, threshold: float = 0.95, title: str | None = None, tags: list[str] | None = None,
+    svc: "MemoryService", text: str, threshold: float = 0.95, title: str | None = None, tags: list[str] | None = None,
     kinds: tuple[str, ...] = ("stm", "ltm"),
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """Memories whose content is at least `threshold` cosine-similar to `text` (save-time check).
 
     Stored vectors embed title, tags and body; pass the new note's title and tags to compare
@@ -438,9 +434,9 @@ def near_duplicates(
     rowids, sims = vector_cache(svc, embedder).similarities(query, kinds)
     hits = [(int(r), float(s)) for r, s in zip(rowids, sims) if s >= threshold]
     hits.sort(key=lambda x: -x[1])
-    out = []
+    out: list[dict[str, Any]] = []
     for rowid, sim in hits[:10]:
-        row = svc.store.one("SELECT path, id, title, kind FROM notes WHERE rowid=?", (rowid,))
+        row = vq.hit_row(svc.store, rowid)
         if row is not None:
             out.append({"path": row["path"], "id": row["id"], "title": row["title"], "kind": row["kind"],
                         "similarity": round(sim, 4)})
@@ -450,7 +446,7 @@ def near_duplicates(
 NEIGHBOUR_MIN = 0.5
 
 
-def neighbours(svc, row, limit: int = 3, kinds: tuple[str, ...] = ("stm", "ltm")) -> list[str]:
+def neighbours(svc: "MemoryService", row: "sqlite3.Row", limit: int = 3, kinds: tuple[str, ...] = ("stm", "ltm")) -> list[str]:
     """Vault paths (without .md) of the memories closest in meaning to an indexed note.
 
     Used for a promoted note's Related section; empty when embeddings are off or unavailable.
@@ -474,7 +470,8 @@ def neighbours(svc, row, limit: int = 3, kinds: tuple[str, ...] = ("stm", "ltm")
             break
         if int(rowids[i]) == row["rowid"]:
             continue
-        hit = svc.store.one("SELECT path, content_hash FROM notes WHERE rowid=?", (int(rowids[i]),))
+        hit = vq.hit_row(svc.store, int(rowids[i]))
         if hit is not None and hit["content_hash"] != row["content_hash"]:
-            out.append(hit["path"][:-3] if hit["path"].lower().endswith(".md") else hit["path"])
+            path: str = hit["path"]
+            out.append(path[:-3] if path.lower().endswith(".md") else path)
     return out

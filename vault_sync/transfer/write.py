@@ -1,6 +1,6 @@
 """Writing an import's new notes: folder and file name of each decided first (so a relation
-can link to the note its target becomes), then every note created without a per-note fsync,
-one flush to disk and ONE index sync for the batch (svc.writes.synced).
+can link to the note its target becomes), then every note created through the write path's
+batch (svc.writes.creating: no per-note fsync, one flush to disk, ONE index sync).
 
 Relations between imported memories become wikilinks in frontmatter, the way `relate`
 writes them: `related: ["[[Other memory]]"]`, or a list named by the relation's type
@@ -10,17 +10,13 @@ writes them: `related: ["[[Other memory]]"]`, or a list named by the relation's 
 
 from __future__ import annotations
 
-import errno
-import os
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..edit import patch_bytes
 from ..errors import InvalidInput, NoteProblem
-from ..faults import writing
 from ..note import parse_note, stem_of
 from ..ops.ltm_index import add_many_to_index_note, wikilink_safe
 from ..limits import bad_char
@@ -29,11 +25,11 @@ from ..ops.relate import relation_key
 from ..ops.save import render_note, taken_names
 from ..ops.touch import touch
 from ..scoring import review_priority, score_at
-from ..writer import create_exclusive, flush_batch
 from .core import IMPORTED_IDS, Item, Plan, Progress, pair
 
 if TYPE_CHECKING:
     from ..service import MemoryService
+    from ..write_path import NewNotes
 
 ARCHIVE_REASON = "archived in the source before the import"
 
@@ -145,26 +141,18 @@ def write_batch(svc: "MemoryService", source: str, items: list[Item], links: Lin
         taken.add(name.lower())
         places.append((item, folder, name))
     name_of = {item.source_id: name for item, _, name in places}
-    for folder in {f for _, f, _ in places}:
-        with writing(f"{folder}/"):
-            svc.layout.abs(folder).mkdir(parents=True, exist_ok=True)
     paths: list[str] = []
     renamed: dict[str, str] = {}  # planned name -> the name used (it appeared on disk meanwhile)
-    files = NewFiles()
-    try:
+    # one flush and one index sync for the whole import, also of what a fault left
+    with svc.writes.creating() as batch:
         for n, (item, folder, name) in enumerate(places, 1):
             data = item.raw if item.raw is not None else _render(svc, source, item, now, links, name_of)
-            rel = _create(svc, folder, name, data, taken, files)
+            rel = _create(batch, folder, name, data, taken)
             if stem_of(rel) != name:
                 renamed[name] = stem_of(rel)
             paths.append(rel)
             if progress is not None and (n % 200 == 0 or n == len(places)):
                 progress(n, len(places))
-    finally:
-        files.close()
-        # one flush to disk for the batch (an fsync per note made 10,000 notes take 100 s)
-        flush_batch({svc.layout.abs(p).parent for p in paths})
-        svc.writes.synced(paths)  # one index sync for the whole import (also what a fault left)
     if renamed:
         _relink(svc, [rel for (item, _, _), rel in zip(places, paths) if item.source_id in links.to_items], renamed)
     # long-term memories are listed in the LTM index note, as a promotion lists them
@@ -187,55 +175,9 @@ def _render(svc: "MemoryService", source: str, item: Item, now: datetime, links:
     return render_note(fields, item.text).encode("utf-8")
 
 
-class NewFiles:
-    """Creates new notes for a batch, each appearing whole or not at all and never over an
-    existing file. On Linux an unnamed file (O_TMPFILE) is written and then given its name
-    (linkat, which fails if the name exists): one file created instead of a named temp file
-    created, linked and unlinked, about half the time per note. Elsewhere, or on a
-    filesystem without it, writer.create_exclusive does the same with a named temp file.
-    Not durable: the caller flushes the batch (writer.flush_batch)."""
-
-    _UNSUPPORTED = {errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL, errno.EXDEV, errno.ENOENT, errno.EPERM, errno.ENOSYS}
-
-    def __init__(self) -> None:
-        self.unnamed = hasattr(os, "O_TMPFILE") and os.path.isdir("/proc/self/fd")
-        self.dirs: dict[str, int] = {}
-
-    def create(self, target: Path, data: bytes) -> None:
-        if self.unnamed:
-            try:
-                self._unnamed(target, data)
-                return
-            except OSError as exc:
-                if exc.errno not in self._UNSUPPORTED:
-                    raise  # FileExistsError, a full disk...: the caller's to handle
-                self.unnamed = False
-        create_exclusive(target, data, durable=False)
-
-    def _unnamed(self, target: Path, data: bytes) -> None:
-        folder = os.fspath(target.parent)
-        dfd = self.dirs.get(folder)
-        if dfd is None:
-            dfd = self.dirs[folder] = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-        fd = os.open(folder, os.O_TMPFILE | os.O_WRONLY, 0o666)  # the umask applies, as to open()
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            os.link(f"/proc/self/fd/{fd}", target.name, dst_dir_fd=dfd, follow_symlinks=True)
-        finally:
-            os.close(fd)
-
-    def close(self) -> None:
-        for dfd in self.dirs.values():
-            os.close(dfd)
-        self.dirs.clear()
-
-
-def _create(svc: "MemoryService", folder: str, name: str, data: bytes, taken: set[str], files: NewFiles) -> str:
+def _create(batch: "NewNotes", folder: str, name: str, data: bytes, taken: set[str]) -> str:
     def create(rel: str) -> None:
-        with writing(rel):
-            files.create(svc.layout.abs(rel), data)
+        batch.create(rel, data)
 
     try:
         create(f"{folder}/{name}.md")
