@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 from urllib.parse import quote
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from conftest import make_service
@@ -70,6 +70,11 @@ vaults = st.tuples(
 
 @settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
 @given(vaults)
+# every kind of move at least once whatever the random draw: shared names across folders,
+# two STM memories to consolidate, then a promote, an archive and a restore
+@example(([("STM", "Home"), ("STM", "Plan"), ("LTM", "Home"), ("it", "Plan"), ("STM", "Idea one")],
+          [(0, 2, 0), (1, 0, 1), (2, 1, 0), (3, 4, 2), (4, 0, 3), (0, 7, 6)],
+          [("consolidate", 0), ("promote", 0), ("archive", 0), ("restore", 0)]))
 def test_no_link_changes_target_through_moves(spec):
     notes, links, moves = spec
     if not any(f == "STM" for f, _ in notes):
