@@ -93,6 +93,7 @@ class Embedder:
         self.turns = Turns()  # encoding
         self._loader: threading.Thread | None = None
         self.torch_threads: int | None = None  # cap on torch's intra-op threads while encoding
+        self.notice_given = False  # search said once that the model is unavailable
 
     @classmethod
     def from_settings(cls, settings: "Settings") -> "Embedder":

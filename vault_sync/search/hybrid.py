@@ -33,13 +33,18 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Callable
+import sqlite3
+from typing import TYPE_CHECKING, Any, Callable, NotRequired, TypedDict
 
 from ..index import queries
+from ..index.fulltext import Filters
 from ..limits import MAX_SEARCH_LIMIT
 from ..views import row_score
 from . import context
 from . import fts as ftsmod
+
+if TYPE_CHECKING:
+    from ..service import MemoryService
 
 SEM_FLOOR, SEM_FULL = 0.15, 0.75
 SEM_WEIGHT, FTS_WEIGHT, AGREE_BONUS = 0.5, 0.5, 0.05
@@ -64,7 +69,7 @@ def sem_strength(cosine: float | None) -> float:
 def fts_strength(hit: ftsmod.FtsHit | None, best_bm25: float) -> float:
     if hit is None or best_bm25 <= 0:
         return 0.0
-    return hit.coverage ** COVERAGE_POWER * (0.6 + 0.4 * min(1.0, hit.bm25 / best_bm25))
+    return float(hit.coverage ** COVERAGE_POWER * (0.6 + 0.4 * min(1.0, hit.bm25 / best_bm25)))
 
 
 def relevance(sem: float, fts: float, both: bool = True) -> float:
@@ -101,11 +106,22 @@ def kind_weight(kind: str, decay: float | None) -> float:
 Lookup = Callable[[list[int]], dict[int, float]]
 
 
+class Scored(TypedDict):
+    """One ranked candidate, before it becomes a result."""
+    rowid: int
+    row: sqlite3.Row
+    score: float
+    rel: float
+    due: bool
+    parts: dict[str, float | None]
+    review: NotRequired[bool]
+
+
 def _no_cosines(rowids: list[int]) -> dict[int, float]:
     return {}
 
 
-def _semantic(svc, query: str, filters: ftsmod.Filters,
+def _semantic(svc: "MemoryService", query: str, filters: Filters,
               extra: set[int] | None = None) -> tuple[dict[int, float] | None, str | None, Lookup]:
     """(rowid -> cosine for the best candidates, notice, cosine of any other notes). None when
     semantic search is off."""
@@ -123,7 +139,7 @@ def _semantic(svc, query: str, filters: ftsmod.Filters,
     try:
         embedder.load()
     except EmbeddingUnavailable as exc:
-        if getattr(embedder, "notice_given", False):
+        if embedder.notice_given:
             return None, None, _no_cosines
         embedder.notice_given = True
         return None, f"semantic search is unavailable ({exc}); showing full-text results only", _no_cosines
@@ -160,7 +176,7 @@ def _semantic(svc, query: str, filters: ftsmod.Filters,
 
 
 def search(
-    svc,
+    svc: "MemoryService",
     query: str,
     limit: int = 10,
     scope: str = "all",
@@ -172,7 +188,7 @@ def search(
     until: str | None = None,
     used_since: str | None = None,
     include_superseded: bool = False,
-) -> dict:
+) -> dict[str, Any]:
     """{"results": [Result], "semantic": bool, "notice": str | None} (docs/bridge-api.md).
 
     Superseded memories are left out unless `include_superseded` (then each names its
@@ -213,7 +229,7 @@ def search(
     names = query_names(query)
     now = svc.now()
     params = svc.params
-    scored = []
+    scored: list[Scored] = []
     for rowid, row in rows.items():
         hit, cos = hits.get(rowid), cosines.get(rowid)
         f = fts_strength(hit, best_bm25)
@@ -237,7 +253,7 @@ def search(
     chosen = _blend(scored, limit, svc.settings.review_blend_ratio if blend_review else 0.0)
 
     snips = ftsmod.snippets(svc.store, query, [c["rowid"] for c in chosen])
-    results = []
+    results: list[dict[str, Any]] = []
     for c in chosen:
         row = c["row"]
         results.append({
@@ -260,7 +276,7 @@ def search(
     return {"results": results, "semantic": semantic, "notice": notice}
 
 
-def _blend(scored: list[dict], limit: int, ratio: float) -> list[dict]:
+def _blend(scored: list[Scored], limit: int, ratio: float) -> list[Scored]:
     """The top `limit`, with relevant due-for-review memories making up `ratio` of them."""
     natural = scored[:limit]
     if ratio <= 0:
