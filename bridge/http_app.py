@@ -12,7 +12,7 @@ from anyio import to_thread
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Mount, Route
+from starlette.routing import BaseRoute, Mount, Route
 
 from vault_sync.errors import InvalidInput, MnemovaultError
 from vault_sync.limits import MAX_BODY_BYTES, quote
@@ -167,7 +167,7 @@ def build_app(svc, token: str, port_ref: Callable[[], int], mcp_app=None, state:
         # would never await the coroutine it returns
         return await events(svc, request)
 
-    routes = [
+    routes: list[BaseRoute] = [
         Route("/api/status", endpoint(status_fn, S.NoArgs, "GET"), methods=["GET"]),
         Route("/api/note", endpoint(lambda a: (lambda: svc.note(a.path)), S.NoteQuery, "GET"), methods=["GET"]),
         Route("/api/touch", endpoint(lambda a: (lambda: svc.touch(a.ref, a.boost)), S.TouchBody), methods=["POST"]),

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import sys
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 class _LazyConsole:
     """rich is imported on first use: JSON output and daemon calls never pay for it."""
 
-    _real = None
+    _real: Console | None = None
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         if _LazyConsole._real is None:
             from rich.console import Console
 

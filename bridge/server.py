@@ -15,6 +15,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO, Callable
 
 from vault_sync import background
 from vault_sync.dates import format_datetime, utc_now
@@ -54,13 +55,13 @@ class VaultLock:
 
     def __init__(self, vault: Path):
         self.path = lock_file(vault)
-        self.fh = None
+        self.fh: IO[str] | None = None
 
     def acquire(self) -> None:
         private_dir(self.path.parent)  # the first thing a daemon creates in the config folder
         fh = open(self.path, "a+", encoding="utf-8")
         try:
-            if os.name == "nt":  # pragma: no cover - Windows
+            if sys.platform == "win32":  # pragma: no cover - Windows
                 import msvcrt
 
                 msvcrt.locking(fh.fileno(), msvcrt.LK_NBLCK, 1)
@@ -91,8 +92,8 @@ class Worker:
 
     name: str
     interval: float
-    job: object
-    on_error: object = None  # called with the exception of a failed run
+    job: Callable[[], object]
+    on_error: Callable[[Exception], object] | None = None  # called with the exception of a failed run
 
     def __post_init__(self):
         self.stop_event = threading.Event()

@@ -41,3 +41,16 @@ def test_bench_quick_on_200_notes(tmp_path):
     assert m["proxy_search_p50_ms"] > 0
     assert m["daemon_search_p50_ms"] > 0
     assert m["first_after_daemon_start_search_ms"] > 0
+
+
+def test_bench_semantic_figures(tmp_path):
+    # the model part of `bench` (left out by --quick above): backfill rate and hybrid recall
+    from vault_sync.dates import utc_now
+
+    from bridge.bench.generate import generate
+    from bridge.bench.measure import _semantic
+
+    gen = generate(tmp_path / "vault", 40, utc_now())
+    out = _semantic(tmp_path / "vault", tmp_path, gen.queries[:5], lambda _msg: None)
+    assert out["embedding"]["embedded"] == 40 and out["embedding"]["raw_per_s"] > 0
+    assert out["hybrid"]["recall_at_5"] > 0 and out["hybrid"]["p50_ms"] > 0

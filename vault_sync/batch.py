@@ -32,11 +32,15 @@ from .writer import fsync_dir, restore_late_edit, take_old_copy, temp_name, upda
 
 try:
     import fcntl
+    _HAS_FCNTL = True
 except ImportError:  # Windows: no leases, and no exchange to leave old copies anyway
-    fcntl = None
+    _HAS_FCNTL = False
 
 FSYNC_THREADS = 16
 SYNCFS_FROM = 64  # below this many files, per-file fsyncs cost less than flushing the file system
+
+# (target as staged, bytes on disk now) -> the bytes to write instead (None: leave it)
+Rewrite = Callable[[Path | str, bytes], bytes | None]
 
 
 @dataclass
@@ -54,7 +58,7 @@ class Staged:
 _SYNCFS = linux_call("syncfs")
 
 
-def syncfs(folder: Path) -> bool:
+def syncfs(folder: Path | str) -> bool:
     """Flush the file system holding `folder` (waits for the data); False when we could not."""
     if _SYNCFS is None:
         return False
@@ -63,7 +67,8 @@ def syncfs(folder: Path) -> bool:
     except OSError:
         return False
     try:
-        return _SYNCFS(fd) == 0
+        status: int = _SYNCFS(fd)  # a ctypes call: untyped
+        return status == 0
     finally:
         os.close(fd)
 
@@ -71,7 +76,7 @@ def syncfs(folder: Path) -> bool:
 def _stage(item: Staged, fsync: bool = True, fd: int | None = None) -> Staged:
     """Write the item's new bytes to a temp file: `fd`, an old copy opened for it, or a new file."""
     reused = fd is not None
-    if not reused:
+    if fd is None:
         item.tmp = temp_name(item.target)
         fd = os.open(item.tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, (0o644 if item.mode is None else item.mode) & 0o7777)
     try:
@@ -98,7 +103,7 @@ def _owner(item: Staged) -> tuple[int, int]:
 def sole_holder(fd: int) -> bool:
     """True when no other open file (in any process) refers to this one's inode: the kernel
     grants a write lease only then. Released at once; we only want the answer."""
-    if fcntl is None or not hasattr(fcntl, "F_SETLEASE"):
+    if not _HAS_FCNTL or not hasattr(fcntl, "F_SETLEASE"):
         return False
     try:
         fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_WRLCK)
@@ -123,7 +128,8 @@ class OldCopies:
     """
 
     def __init__(self) -> None:
-        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        # (old copy, the item whose swap left it or None) to delete; None stops the thread
+        self._queue: queue.SimpleQueue[tuple[Path | str, Staged | None] | None] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._spares: dict[str, list[tuple[str, Staged]]] = {}
         self.late: list[tuple[Staged, bytes]] = []
@@ -141,7 +147,7 @@ class OldCopies:
         while (job := self._queue.get()) is not None:
             path, item = job
             late = take_old_copy(path, item.expected if item is not None else None)
-            if late is not None:
+            if late is not None and item is not None:  # no item, no expected bytes: never late
                 self.late.append((item, late))
 
     def reuse(self, item: Staged) -> int | None:
@@ -182,12 +188,12 @@ class OldCopies:
         self.put(path, None if compared else old)  # not reused: deleted (compared there if not here)
         return None
 
-    def restore(self, transform: Callable[[Path, bytes], bytes | None]) -> list[Staged]:
+    def restore(self, transform: Rewrite) -> list[Staged]:
         """Put back the late edits (call after the block): their bytes with our change applied."""
         restored = []
         for item, late in self.late:
             try:
-                restore_late_edit(Path(item.target), item.new, late, lambda b, t=item.target: transform(t, b))
+                restore_late_edit(Path(item.target), item.new, late, _bound(transform, item.target))
             except (WriteConflict, OSError, ValueError):
                 pass  # the note moved on again: what is on disk now is theirs
             item.stat = None  # the index must read it again
@@ -198,7 +204,7 @@ class OldCopies:
     def __enter__(self) -> "OldCopies":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         for spares in self._spares.values():
             for path, item in spares:
                 self.put(path, item)
@@ -209,7 +215,7 @@ class OldCopies:
             self._thread = None
 
 
-def write_many(items: list[Staged], transform: Callable[[Path, bytes], bytes | None],
+def write_many(items: list[Staged], transform: Rewrite,
                old_copies: OldCopies | None = None) -> tuple[list[Staged], list[tuple[Staged, str]]]:
     """Write each item's `new` bytes where the file still holds `expected`.
 
@@ -227,7 +233,7 @@ def write_many(items: list[Staged], transform: Callable[[Path, bytes], bytes | N
     return _write_many(items, transform, old_copies)
 
 
-def _write_many(items: list[Staged], transform, old_copies: OldCopies) -> tuple[list[Staged], list[tuple[Staged, str]]]:
+def _write_many(items: list[Staged], transform: Rewrite, old_copies: OldCopies) -> tuple[list[Staged], list[tuple[Staged, str]]]:
     written: list[Staged] = []
     errors: list[tuple[Staged, str]] = []
     for item in items:
@@ -237,7 +243,7 @@ def _write_many(items: list[Staged], transform, old_copies: OldCopies) -> tuple[
                 item.mode, item.owner = st.st_mode, (st.st_uid, st.st_gid)
             except OSError:
                 pass
-    staged = None
+    staged: list[tuple[Staged, str | None]] | None = None
     if len(items) >= SYNCFS_FROM and _SYNCFS is not None:
         staged = [_stage_safe(item, False, old_copies.reuse(item)) for item in items]
         if not _synced_devices(items):
@@ -262,11 +268,13 @@ def _write_many(items: list[Staged], transform, old_copies: OldCopies) -> tuple[
             errors.append((item, f"vanished before it could be written ({exc.strerror or exc})"))
             continue
         if current == item.expected:
+            tmp = item.tmp
+            assert tmp is not None  # a staged item without an error has its temp file
             try:
-                if exchange(item.tmp, item.target):
-                    old_copies.put(item.tmp, item, spare=True)
+                if exchange(tmp, item.target):
+                    old_copies.put(tmp, item, spare=True)
                 else:
-                    os.replace(item.tmp, item.target)
+                    os.replace(tmp, item.target)
             except OSError as exc:
                 _drop(item)
                 errors.append((item, _cause(exc)))
@@ -276,7 +284,7 @@ def _write_many(items: list[Staged], transform, old_copies: OldCopies) -> tuple[
             continue
         _drop(item)  # the person edited it meanwhile: re-apply to their newer text
         try:
-            if update_file(Path(item.target), current, lambda b, t=item.target: transform(t, b)).written:
+            if update_file(Path(item.target), current, _bound(transform, item.target)).written:
                 written.append(item)
         except (WriteConflict, OSError, ValueError) as exc:
             errors.append((item, str(exc)))
@@ -285,9 +293,14 @@ def _write_many(items: list[Staged], transform, old_copies: OldCopies) -> tuple[
     return written, errors
 
 
+def _bound(transform: Rewrite, target: Path | str) -> Callable[[bytes], bytes | None]:
+    """The transform for one note, as the one-by-one writer calls it."""
+    return lambda current: transform(target, current)
+
+
 def _synced_devices(items: list[Staged]) -> bool:
     """syncfs once per file system the items live on; False if any could not be flushed."""
-    by_device: dict[int, Path] = {}
+    by_device: dict[int, str] = {}
     for folder in {os.path.dirname(item.target) for item in items}:
         try:
             by_device.setdefault(os.stat(folder).st_dev, folder)

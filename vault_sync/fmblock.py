@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
-from yaml.nodes import MappingNode, ScalarNode, SequenceNode
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-try:
+if TYPE_CHECKING:  # both loaders share the Resolver/SafeConstructor interface used here
     _Base = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - LibYAML missing
-    _Base = yaml.SafeLoader
+else:
+    try:
+        _Base = yaml.CSafeLoader
+    except AttributeError:  # pragma: no cover - LibYAML missing
+        _Base = yaml.SafeLoader
 
 BOM = "\ufeff"
 _CLOSE = re.compile(r"^---[ \t]*\r?$", re.M)  # Obsidian closes properties with '---' only, never '...'
@@ -76,19 +79,26 @@ class _Loader(_Base):
 
     _memo: dict[str, str] = {}
 
-    def resolve(self, kind, value, implicit):
+    def resolve(self, kind: type[Node], value: Any, implicit: Any) -> str:
+        # value: the scalar's text (None for collections); implicit: (plain, quoted) for
+        # scalars, a single bool for collections
         if kind is ScalarNode and implicit[0]:
             tag = self._memo.get(value)
             if tag is None:
-                tag = super().resolve(kind, value, implicit)
+                tag = self._resolve(kind, value, implicit)
                 if len(value) < 64:
                     if len(self._memo) > 20000:
                         self._memo.clear()
                     self._memo[value] = tag
             return tag
-        return super().resolve(kind, value, implicit)
+        return self._resolve(kind, value, implicit)
 
-    def construct_object(self, node, deep=False):
+    def _resolve(self, kind: type[Node], value: Any, implicit: Any) -> str:
+        # types-PyYAML leaves Resolver.resolve unannotated; it returns the tag string
+        tag: str = super().resolve(kind, value, implicit)  # type: ignore[no-untyped-call]
+        return tag
+
+    def construct_object(self, node: Node, deep: bool = False) -> Any:
         # the common scalars without PyYAML's generic machinery; same results (tested
         # against plain CSafeLoader), anything unusual goes the standard way
         if node.__class__ is ScalarNode:
@@ -105,12 +115,12 @@ class _Loader(_Base):
         return super().construct_object(node, deep)
 
 
-def _check_graph(root) -> None:
+def _check_graph(root: Node) -> None:
     """Refuse YAML bombs (aliases expanding exponentially), cycles and deep nesting."""
     sizes: dict[int, int] = {}
     depths: dict[int, int] = {}
     on_path: set[int] = set()
-    stack: list[tuple[Any, bool]] = [(root, False)]
+    stack: list[tuple[Node, bool]] = [(root, False)]
     while stack:
         node, done = stack.pop()
         key = id(node)
@@ -137,9 +147,10 @@ def _check_graph(root) -> None:
                 stack.append((child, False))
 
 
-def _children(node) -> list:
+def _children(node: Node) -> list[Node]:
     if isinstance(node, SequenceNode):
-        return node.value
+        items: list[Node] = node.value
+        return items
     if isinstance(node, MappingNode):
         return [n for pair in node.value for n in pair]
     return []

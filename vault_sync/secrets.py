@@ -13,7 +13,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Callable, Iterable, Iterator, Optional
 
 
 @dataclass(frozen=True)
@@ -90,10 +90,10 @@ def _plausible_value(v: str, quoted: bool) -> bool:
 
 # --- rules -----------------------------------------------------------------
 
-Check = Optional[Callable[[re.Match], bool]]
+Check = Optional[Callable[[re.Match[str]], bool]]
 
 
-def _jwt_header_ok(m: re.Match) -> bool:
+def _jwt_header_ok(m: re.Match[str]) -> bool:
     head = m.group(0).split(".", 1)[0]
     try:
         obj = json.loads(base64.urlsafe_b64decode(head + "=" * (-len(head) % 4)))
@@ -102,29 +102,30 @@ def _jwt_header_ok(m: re.Match) -> bool:
     return isinstance(obj, dict) and "alg" in obj
 
 
-def _body_random(group: int = 1, min_len: int = 16) -> Callable[[re.Match], bool]:
+def _body_random(group: int = 1, min_len: int = 16) -> Callable[[re.Match[str]], bool]:
     return lambda m: _looks_random(m.group(group), min_len)
 
 
-def _random_letters(m: re.Match) -> bool:
+def _random_letters(m: re.Match[str]) -> bool:
     # Random letters are ~half upper case; CamelCase identifiers are far less.
     s = m.group(1)
     return 0.25 <= sum(c.isupper() for c in s) / len(s) <= 0.75 and _entropy(s) > 3.5
 
 
-def _slack_token(m: re.Match) -> bool:
-    return sum(c.isdigit() for c in m.group(1)) >= 4
+def _slack_token(m: re.Match[str]) -> bool:
+    body: str = m.group(1)
+    return sum(c.isdigit() for c in body) >= 4
 
 
-def _slack_hook(m: re.Match) -> bool:
+def _slack_hook(m: re.Match[str]) -> bool:
     return len(set(m.group(0).rsplit("/", 1)[-1])) > 4  # not T000/B000/XXXXXXXX
 
 
-def _aws_secret(m: re.Match) -> bool:
+def _aws_secret(m: re.Match[str]) -> bool:
     return "EXAMPLE" not in m.group(1) and _entropy(m.group(1)) > 3.5
 
 
-def _aws_key_id(m: re.Match) -> bool:
+def _aws_key_id(m: re.Match[str]) -> bool:
     return "EXAMPLE" not in m.group(0)  # AWS's own documented example keys
 
 
@@ -186,7 +187,7 @@ _ASSIGN_I = re.compile(_ASSIGN_SRC, re.IGNORECASE)
 _ASSIGN_ROOTS = ("pass", "pwd", "secret", "token", "api", "access", "private")
 
 
-def _find_all(haystack: str, needles: tuple[str, ...]):
+def _find_all(haystack: str, needles: tuple[str, ...]) -> Iterator[int]:
     for needle in needles:
         i = haystack.find(needle)
         while i >= 0:
@@ -241,17 +242,20 @@ def find_secrets(text: str) -> list[SecretFinding]:
             add(scheme.start(), m.end(), _SCHEME_KINDS.get(base, "URL with embedded credentials"))
 
     # lower() keeps offsets unless a char expands (e.g. "İ"); then use re.I.
+    matches: Iterable[Optional[re.Match[str]]]
     if len(low) == len(text):
         # str.find per keyword root is far faster than scanning with an alternation.
         matches = (_ASSIGN.match(low, i) for i in _find_all(low, _ASSIGN_ROOTS))
     else:
         matches = _ASSIGN_I.finditer(text)
-    for m in matches:
-        if m is None:
+    for am in matches:
+        if am is None:
             continue
-        g = m.lastindex  # the value group that matched (2-4 quoted, 5 bare)
-        if _plausible_value(text[m.start(g):m.end(g)], quoted=g != 5):
-            add(m.start(), m.end(), _assign_kind(m.group(1)))
+        g = am.lastindex  # the value group that matched (2-4 quoted, 5 bare)
+        if g is None:
+            continue  # never: a match always sets group 1 (the key)
+        if _plausible_value(text[am.start(g):am.end(g)], quoted=g != 5):
+            add(am.start(), am.end(), _assign_kind(am.group(1)))
 
     if not hits:
         return []

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Callable
 
 from vault_sync.dates import MovableClock, utc_now
-from vault_sync.index import queries
+from vault_sync.index import queries as index_queries  # `queries` names the (query, path) pairs here
 
 from .floor import floor_index
 from .generate import generate
@@ -57,7 +57,7 @@ def edit_latency(svc, vault: Path, edits: int, rng: random.Random) -> list[float
             with open(path, "a", encoding="utf-8") as fh:
                 fh.write(f"\n{token}\n")
             started = time.perf_counter()
-            while not queries.fts_matches(svc.store, token):
+            while not index_queries.fts_matches(svc.store, token):
                 if time.perf_counter() - started > 5:
                     break
                 time.sleep(0.0005)
@@ -127,6 +127,8 @@ def run_bench(notes: int | None, vault_dir: Path | None, quick: bool, progress: 
             queries = _queries_from(vault, rng)
             result["vault"] = {"source": str(vault_dir)}
         else:
+            if notes is None:
+                raise ValueError("bench needs a note count to generate a vault, or a vault to copy")
             progress(f"generating {notes} notes")
             gen = generate(vault, notes, now)
             queries = gen.queries
@@ -137,7 +139,8 @@ def run_bench(notes: int | None, vault_dir: Path | None, quick: bool, progress: 
         floor = statistics.median(floor_index(vault, work / f"floor{i}.sqlite3") for i in range(3))
         result["floor_s"] = floor
         progress("cold index")
-        colds, plains = [], []
+        colds: list[float] = []
+        plains: list[float] = []
         for i in range(2):  # alternated with the same index without its trigram table: that table's cost
             for trigrams, times in ((True, colds), (False, plains)):
                 svc = _service(vault, work / f"{'cold' if trigrams else 'plain'}{i}.sqlite3", embeddings=False, trigrams=trigrams)
@@ -239,7 +242,9 @@ def _semantic(vault: Path, work: Path, queries, progress) -> dict:
     svc = _service(vault, work / "emb.sqlite3", embeddings=True)
     svc.sync()
     emb = get_embedder(svc)
-    rows = queries.indexed_texts(svc.store, 256)
+    if emb is None:
+        raise RuntimeError("embeddings are off: the semantic figures need the model")
+    rows = index_queries.indexed_texts(svc.store, 256)
     texts = [f"{r[0]}\n{r[1]}" for r in rows]
     progress("raw model rate")
     emb.encode(texts[:16])
@@ -250,7 +255,7 @@ def _semantic(vault: Path, work: Path, queries, progress) -> dict:
     t = time.perf_counter()
     report = svc.embed()
     took = time.perf_counter() - t
-    done = report.get("embedded", report.get("done", 0)) if isinstance(report, dict) else 0
+    done: int = report.get("embedded", 0)
     out["embedding"] = {"raw_per_s": raw, "backfill_per_s": done / took if took else None, "embedded": done,
                         "ratio_to_raw": (done / took) / raw if took and raw else None}
     progress("hybrid search")

@@ -8,10 +8,11 @@ matched by memory id, else by checksum.
 from __future__ import annotations
 
 import os
+import sqlite3
 import threading
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from ..note import OWNED_KEYS, Note, parse_note, unreadable_note
 from ..vault import Layout, conflict_original, walk
@@ -21,6 +22,8 @@ from .store import IndexStore, Stat
 TEMP_MAX_AGE_S = 60.0
 PERSONAL_OK = tuple(f"{key}:" for key in OWNED_KEYS) + ("empty note",)
 MEMORY_KINDS = ("stm", "ltm", "archive")
+
+Progress = Callable[[int, int], None]  # (notes read, notes to read)
 
 
 @dataclass
@@ -61,7 +64,7 @@ class SyncReport:
     seconds: float = 0.0
     changes: list[Change] = field(default_factory=list)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d.pop("changes")
         d.pop("new_ids")
@@ -120,7 +123,7 @@ class Indexer:
                 self.on_changes(done)
             return report
 
-    def _reconcile(self, rebuild: bool, progress) -> SyncReport:
+    def _reconcile(self, rebuild: bool, progress: Progress | None) -> SyncReport:
         started = time.perf_counter()
         walked = walk(self.layout)
         report = SyncReport(skipped=dict(walked.skipped))
@@ -166,9 +169,10 @@ class Indexer:
                     files_gone.append(rel)
                 continue
             name = rel.rsplit("/", 1)[-1]
-            if conflict_original(name) is not None:
+            original = conflict_original(name)
+            if original is not None:
                 if path.is_file():
-                    conflicts[rel] = rel[: len(rel) - len(name)] + conflict_original(name)
+                    conflicts[rel] = rel[: len(rel) - len(name)] + original
                 continue
             try:
                 if path.is_symlink():
@@ -205,7 +209,9 @@ class Indexer:
             note.problems = [p for p in note.problems if not p.cause.startswith(PERSONAL_OK)]
         return note
 
-    def _apply(self, on_disk, indexed, report, progress, rebuild=False, conflicts=None, all_conflicts=False, drop_conflicts=()):
+    def _apply(self, on_disk: dict[str, os.stat_result], indexed: dict[str, tuple[int, int]], report: SyncReport,
+               progress: Progress | None, rebuild: bool = False, conflicts: dict[str, str] | None = None,
+               all_conflicts: bool = False, drop_conflicts: Iterable[str] = ()) -> None:
         to_read = [rel for rel, st in on_disk.items() if indexed.get(rel) != (st.st_mtime_ns, st.st_size)]
         report.unchanged += len(on_disk) - len(to_read)
         gone = [p for p in indexed if p not in on_disk]
@@ -231,7 +237,7 @@ class Indexer:
                 r = db.execute("SELECT rowid, id, checksum FROM notes WHERE path=?", (p,)).fetchone()
                 if r:
                     gone_rows[p] = r
-            fresh: list = []  # new paths, inserted in bulk after the loop
+            fresh: list[tuple[Note, str, Stat]] = []  # new paths, inserted in bulk after the loop
             by_id = {r["id"]: p for p, r in gone_rows.items() if r["id"]}
             by_sum = {r["checksum"]: p for p, r in gone_rows.items() if r["checksum"]}
             for note, stat in parsed:
@@ -276,8 +282,8 @@ class Indexer:
             for c, original in (conflicts or {}).items():
                 db.execute("INSERT OR REPLACE INTO conflicts VALUES (?, ?)", (c, original))
         self.store.maybe_optimize_fts()
-        report.problems = self.store.one("SELECT count(DISTINCT path) FROM problems")[0]
-        report.conflicts = self.store.one("SELECT count(*) FROM conflicts")[0]
+        report.problems = self._count("SELECT count(DISTINCT path) FROM problems")
+        report.conflicts = self._count("SELECT count(*) FROM conflicts")
         # ids read in this run: ops.ids.fix_duplicate_ids checks them after the sync (the
         # indexer only reads the vault)
         report.new_ids.update(n.fields.id for n, _ in parsed if n.fields.id)
@@ -285,11 +291,16 @@ class Indexer:
         if changes and self.on_changes:
             self.on_changes(changes)
 
-    def _moved_elsewhere(self, db, note_id: str, new_path: str) -> str | None:
+    def _count(self, sql: str) -> int:
+        row = self.store.one(sql)
+        return int(row[0]) if row is not None else 0  # a count query always has its row
+
+    def _moved_elsewhere(self, db: sqlite3.Connection, note_id: str, new_path: str) -> str | None:
         """A row with this id whose file is gone: the note moved and we missed the delete."""
         for r in db.execute("SELECT path FROM notes WHERE id=? AND path != ?", (note_id, new_path)).fetchall():
-            if not self.layout.abs(r[0]).exists():
-                return r[0]
+            path: str = r[0]
+            if not self.layout.abs(path).exists():
+                return path
         return None
 
     def _clean_temp(self, temp_files: list[str]) -> int:

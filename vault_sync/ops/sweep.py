@@ -3,26 +3,30 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 import time
 import uuid
 from dataclasses import asdict, dataclass, field, replace
 from datetime import date, datetime
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..dates import parse_datetime
 from ..edit import patch_bytes, swap_bytes
 from ..editor_hold import held_matcher
 from ..index import queries
 from ..index.sync import ScoreWrite
-from ..note import checksum_of, parse_note
+from ..note import Fields, checksum_of, parse_note
 from ..patch import REMOVE, PatchError
-from ..scoring import review_priority, score_at
-from ..batch import OldCopies, Staged, write_many
+from ..scoring import ScoringParams, review_priority, score_at
+from ..batch import OldCopies, Rewrite, Staged, write_many
 from . import sweep_memo
 from ..quiet import due_fields, written_is_current
 
 if TYPE_CHECKING:
     from ..service import MemoryService
+
+Due = tuple[sqlite3.Row, float | None, float | None]  # (row, decay_score, review_priority) to write
 
 
 @dataclass
@@ -33,16 +37,16 @@ class SweepReport:
     quiet: int = 0  # modified within quiet_seconds: left for the next sweep
     held: int = 0  # open in the editor (editor_hold.py): left for the first sweep after
     remembered: bool = False  # answered from the last quiet pass, no row read (sweep_memo.py)
-    invalid: list[dict] = field(default_factory=list)  # notes with problems: never written
+    invalid: list[dict[str, Any]] = field(default_factory=list)  # notes with problems: never written
     ids_assigned: int = 0
-    errors: list[dict] = field(default_factory=list)
+    errors: list[dict[str, Any]] = field(default_factory=list)
     seconds: float = 0.0
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
-def memory_defaults(now) -> dict:
+def memory_defaults(now: datetime) -> dict[str, Any]:
     """The owned keys a note in STM gets when it has none (it becomes a memory)."""
     return {"id": str(uuid.uuid4()), "created": now, "last_used": now, "use_count": 1, "strength": 1.0, "status": "active"}
 
@@ -80,8 +84,8 @@ def sweep(svc: "MemoryService", paths: list[str] | None = None, full: bool = Fal
     if paths is not None:
         wanted = set(paths)
         rows = [r for r in rows if r["path"] in wanted]
-    due: list[tuple] = []  # (row, value, prio) of notes whose file must change
-    alone: list[tuple] = []  # (row, last) of notes left alone, for the memory of a quiet pass
+    due: list[Due] = []  # (row, value, prio) of notes whose file must change
+    alone: list[tuple[sqlite3.Row, datetime]] = []  # (row, last) of notes left alone, for the memory of a quiet pass
     for row in rows:
         report.scanned += 1
         if not row["writable"]:
@@ -90,7 +94,7 @@ def sweep(svc: "MemoryService", paths: list[str] | None = None, full: bool = Fal
         last = parse_datetime(row["last_used"] or row["created"])
         exact = score_at(params, row["use_count"], last, row["strength"], now) if last else None
         value = prio = None
-        if exact is not None:
+        if exact is not None and last is not None:  # exact is None exactly when last is
             value, prio = round(exact, prec), round(review_priority(params, exact), prec)
             # the rule of quiet.left_alone, with the score computed once
             same = row["decay_score"] is not None and round(row["decay_score"], prec) == value and row["review_priority"] is not None and round(row["review_priority"], prec) == prio
@@ -120,7 +124,7 @@ def sweep(svc: "MemoryService", paths: list[str] | None = None, full: bool = Fal
     return report
 
 
-def _write_chunk(svc: "MemoryService", due: list[tuple], now, prec: int, report: SweepReport, old_copies: OldCopies) -> None:
+def _write_chunk(svc: "MemoryService", due: list[Due], now: datetime, prec: int, report: SweepReport, old_copies: OldCopies) -> None:
     staged: list[Staged] = []
     id_less: set[str] = set()
     root = str(svc.layout.root) + os.sep
@@ -131,7 +135,7 @@ def _write_chunk(svc: "MemoryService", due: list[tuple], now, prec: int, report:
             with open(target, "rb") as fh:
                 data = fh.read()
                 st = os.fstat(fh.fileno())
-            known = None if needs_id or value is None else _swap(svc.params, target, row, data, value, prio, prec)
+            known = None if needs_id or value is None or prio is None else _swap(svc.params, target, row, data, value, prio, prec)
             new = known.new if known else score_transform(svc, row["path"], now)(data)
         except (PatchError, OSError, UnicodeDecodeError) as exc:
             report.errors.append({"path": row["path"], "cause": str(exc)})
@@ -165,22 +169,31 @@ def _write_chunk(svc: "MemoryService", due: list[tuple], now, prec: int, report:
         svc.writes.emit_scores(touched, rows=rows)
 
 
-def _rescore(svc: "MemoryService", now):
+def _rescore(svc: "MemoryService", now: datetime) -> Rewrite:
     """(target, bytes on disk now) -> rescored bytes: for a note that changed under us."""
-    return lambda target, current: score_transform(svc, svc.layout.rel(target), now)(current)
+
+    def rescore(target: Path | str, current: bytes) -> bytes | None:
+        rel = svc.layout.rel(target)
+        if rel is None:
+            return None  # not in the vault: never the case for the notes sweep stages
+        return score_transform(svc, rel, now)(current)
+
+    return rescore
 
 
 def _rel(item: Staged) -> str:
-    return item.meta.path if isinstance(item.meta, ScoreWrite) else item.meta
+    """The note's vault path: Staged.meta is a ScoreWrite (fast path) or the path itself."""
+    meta = item.meta
+    return meta.path if isinstance(meta, ScoreWrite) else str(meta)
 
 
-def _swap(params, target: str, row, data: bytes, value: float, prio: float, prec: int) -> Staged | None:
+def _swap(params: ScoringParams, target: str, row: sqlite3.Row, data: bytes, value: float, prio: float, prec: int) -> Staged | None:
     """The fast path: these are the bytes the index read (same checksum), so its reading of
     them stands in for a YAML parse, and the scores are swapped in place. None: full path."""
     old_score, old_prio = row["decay_score"], row["review_priority"]
     if old_score is None or old_prio is None or row["has_problems"] or checksum_of(data) != row["checksum"]:
         return None
-    updates = {}
+    updates: dict[str, float] = {}
     if round(old_score, prec) != value:
         updates["decay_score"] = old_score = value
     if round(old_prio, prec) != prio:
@@ -192,7 +205,7 @@ def _swap(params, target: str, row, data: bytes, value: float, prio: float, prec
     return Staged(target, data, new, meta=meta)
 
 
-def _dates_current(params, data: bytes, row) -> bool:
+def _dates_current(params: ScoringParams, data: bytes, row: sqlite3.Row) -> bool:
     """Whether the frontmatter already carries the review_on/archive_on these inputs give
     (the number swap cannot write them; a False sends the note down the full patch path)."""
     last = parse_datetime(row["last_used"] or row["created"])
@@ -213,32 +226,32 @@ def _dates_current(params, data: bytes, row) -> bool:
     return True
 
 
-def score_updates(svc: "MemoryService", fields, now) -> dict:
+def score_updates(svc: "MemoryService", fields: Fields, now: datetime) -> dict[str, Any]:
     """decay_score and review_priority for these fields, at the stored precision, and the
     due dates they imply (a date that never comes is removed)."""
     prec = svc.settings.score_precision
     last = fields.last_used or fields.created or now
     exact = score_at(svc.params, fields.use_count, last, fields.strength, now)
-    out: dict = {"decay_score": round(exact, prec), "review_priority": round(review_priority(svc.params, exact), prec)}
+    out: dict[str, Any] = {"decay_score": round(exact, prec), "review_priority": round(review_priority(svc.params, exact), prec)}
     for key, when in due_fields(svc.params, fields.use_count, fields.strength, last).items():
         out[key] = REMOVE if when is None else when
     return out
 
 
-def _same_date(key: str, old, value, frontmatter: dict) -> bool:
+def _same_date(key: str, old: Any, value: Any, frontmatter: dict[str, Any]) -> bool:
     if value is REMOVE:
         return key not in frontmatter
     return isinstance(old, (date, str)) and not isinstance(old, datetime) and str(old) == value.isoformat()
 
 
-def score_transform(svc: "MemoryService", rel: str, now):
+def score_transform(svc: "MemoryService", rel: str, now: datetime) -> Callable[[bytes], bytes | None]:
     """bytes -> patched bytes (None: nothing to change), computed from what is on disk now."""
 
     def transform(current: bytes) -> bytes | None:
         note = parse_note(rel, current)
         if not note.writable:
             return None  # the person broke it meanwhile: leave it alone
-        updates: dict = {}
+        updates: dict[str, Any] = {}
         if note.fields.id is None:
             updates.update({k: v for k, v in memory_defaults(now).items() if k not in {key.lower() for key in note.frontmatter}})
             if "id" not in updates:

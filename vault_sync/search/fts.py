@@ -13,12 +13,15 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Any
-from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+from datetime import datetime, timedelta
 
 from ..dates import format_datetime
 from ..index import fulltext, trigram
 from ..index.fulltext import Filters
+
+if TYPE_CHECKING:
+    from ..service import MemoryService
 
 WEIGHTS = (4.0, 1.0, 2.0)  # bm25 column weights: title, body, tags
 MAX_TERMS = 24
@@ -76,14 +79,14 @@ def match_expression(terms: list[str]) -> str | None:
     return " OR ".join(quote(t) for t in terms) if terms else None
 
 
-def _bound(when) -> tuple[str, int] | None:
+def _bound(when: datetime | None) -> tuple[str, int] | None:
     if when is None:
         return None
     ns = max(-(2**63) + 1, min(2**63 - 1, int(when.timestamp() * 1e9)))  # SQLite integers are 64-bit
     return format_datetime(when), ns
 
 
-def make_filters(svc, scope: str = "all", tags: list[str] | None = None, status: str | None = None,
+def make_filters(svc: MemoryService, scope: str = "all", tags: list[str] | None = None, status: str | None = None,
                  since_days: float | None = None, since: str | None = None, until: str | None = None,
                  used_since: str | None = None, include_superseded: bool = True) -> Filters:
     from ..errors import InvalidInput
