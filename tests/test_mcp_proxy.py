@@ -42,8 +42,8 @@ def data(result):
     return json.loads(result.content[0].text)
 
 
-def proxy_pids(vault: Path) -> list[int]:
-    """Our `bridge.cli mcp` child processes for this vault."""
+def cli_pids(vault: Path, command: bytes) -> list[int]:
+    """Live `bridge.cli <command>` processes (mcp, daemon) for this vault."""
     pids = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -52,7 +52,7 @@ def proxy_pids(vault: Path) -> list[int]:
             cmd = (entry / "cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
-        if b"bridge.cli" in cmd and b"mcp" in cmd and str(vault).encode() in cmd:
+        if b"bridge.cli" in cmd and command in cmd and str(vault).encode() in cmd and alive(int(entry.name)):
             pids.append(int(entry.name))
     return pids
 
@@ -75,21 +75,6 @@ def holders(path: Path) -> set[int]:
         except OSError:
             continue
     return found
-
-
-def daemon_pids(vault: Path) -> list[int]:
-    """Live `bridge.cli daemon` processes for this vault."""
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmd = (entry / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if b"bridge.cli" in cmd and b"daemon" in cmd and str(vault).encode() in cmd and alive(int(entry.name)):
-            pids.append(int(entry.name))
-    return pids
 
 
 def fd_kinds(pid: int) -> list[str]:
@@ -160,7 +145,7 @@ def test_three_sessions_relay_to_one_daemon(daemon, vault, tmp_path):
             status = data(await sessions[2].call_tool("status", {}))
             bad = await sessions[1].call_tool("read_note", {"path": "../x.md"}, raise_on_error=False)
             resources = await sessions[2].list_resource_templates() + await sessions[2].list_resources()
-            pids = proxy_pids(vault)
+            pids = cli_pids(vault, b"mcp")
             maps = {pid: Path(f"/proc/{pid}/maps").read_text() for pid in pids}
             fds = {pid: fd_kinds(pid) for pid in pids}
             peak_kb = {pid: int(next(line.split()[1] for line in Path(f"/proc/{pid}/status").read_text().splitlines()
@@ -243,7 +228,7 @@ def test_no_daemon_starts_one_detached(vault, tmp_path):
         for names, status in answers:
             assert "search_memory" in names and status["counts"]["stm"] == 31
         assert pid is not None and alive(pid), "the daemon outlives the session"
-        assert wait_for(lambda: daemon_pids(vault) == [pid], timeout=20), daemon_pids(vault)
+        assert wait_for(lambda: cli_pids(vault, b"daemon") == [pid], timeout=20), cli_pids(vault, b"daemon")
         assert os.getsid(pid) == pid, "the daemon runs in its own session, detached"
         assert holders(watcher.index_path) == {pid}
         assert (home / "logs" / "mnemovault.log").exists() and list((home / "logs").glob("daemon-*.out"))
