@@ -57,6 +57,8 @@ KIND_WEIGHT = {"ltm": 1.0, "note": 0.9, "archive": 0.8}
 STM_FLOOR = 0.7
 MAX_LIMIT = MAX_SEARCH_LIMIT
 POOL_MIN = 20
+WINDOW_WEIGHT = 0.3  # a turn's conversation window matching the query (index/windows.py)
+WINDOW_CANDIDATES = 100
 SUBJECT_BONUS = 0.25  # a memory that opens with a name the question asks about
 
 
@@ -203,15 +205,17 @@ def search(
     pool = min(ftsmod.CANDIDATES, max(POOL_MIN, 3 * limit))
     hits = {h.rowid: h for h in ftsmod.search(svc.store, query, filters, limit=pool)}
     best_bm25 = max((h.bm25 for h in hits.values()), default=0.0)
-    cosines, notice, lookup = _semantic(svc, query, filters, set(hits))
+    windows = ftsmod.window_strengths(svc.store, query, filters, limit=WINDOW_CANDIDATES) if WINDOW_WEIGHT > 0 else {}
+    cosines, notice, lookup = _semantic(svc, query, filters, set(hits) | set(windows))
     semantic = cosines is not None
     cosines = cosines or {}
 
     def own(rowid: int) -> float:
         f = fts_strength(hits.get(rowid), best_bm25)
-        return relevance(sem_strength(cosines.get(rowid)), f, rowid in hits) if semantic else f
+        rel = relevance(sem_strength(cosines.get(rowid)), f, rowid in hits) if semantic else f
+        return rel + WINDOW_WEIGHT * windows.get(rowid, 0.0)
 
-    candidates = set(hits) | {r for r, c in cosines.items() if c >= SEM_MIN or r in hits}
+    candidates = set(hits) | set(windows) | {r for r, c in cosines.items() if c >= SEM_MIN or r in hits}
     if not candidates:
         return {"results": [], "semantic": semantic, "notice": notice}
     rels = {r: own(r) for r in candidates}
