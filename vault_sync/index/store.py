@@ -245,8 +245,10 @@ class IndexStore:
             # the FTS row holds exactly what content_hash covers: rewriting it costs a tokenizer pass
             keep_fts = old is not None and old[0] == row[_CONTENT_HASH]
             before = (old[1], old[2]) if old is not None else None
-            if before is not None and before[0] is not None and (not keep_fts or before != turn):
-                windows.drop(db, rowid)  # rewritten at commit if it is still a turn
+            if before is not None and before[0] is not None and before != turn:
+                # it left its place in a conversation: the windows there close up, and its own
+                # row goes (rewritten at commit if it is still a turn somewhere)
+                windows.drop(db, rowid)
                 self._turn_changed(*before)
             db.execute(f"UPDATE notes SET {placeholders} WHERE rowid=?", (*row, rowid))
             self._clear_children(db, rowid, old_path=None, keep_fts=keep_fts)
@@ -260,7 +262,7 @@ class IndexStore:
         db.execute("DELETE FROM problems WHERE path=?", (note.path,))
         self._insert_children(db, rowid, note, fts=not keep_fts)
         self.fts_writes += not keep_fts
-        if not keep_fts or before != turn:
+        if not keep_fts or before != turn:  # its text or its place changed: the windows holding it
             self._turn_changed(*turn)
         return rowid
 
