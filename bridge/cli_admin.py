@@ -132,7 +132,8 @@ def bench(notes: int = typer.Option(10000, "--notes", help="Generate a vault of 
         from .bench.locomo import DEFAULT_CACHE, render as render_locomo, run_locomo
 
         def go_locomo():
-            result = run_locomo(locomo, embeddings=not quick, cache_dir=cache or DEFAULT_CACHE, progress=progress)
+            result = run_locomo(locomo, embeddings=not quick, cache_dir=cache or DEFAULT_CACHE, progress=progress,
+                                batch_turns=600)
             typer.echo(_json.dumps(result, indent=2, default=str)) if as_json else render_locomo(result, typer.echo)
 
         return run(go_locomo)

@@ -102,3 +102,18 @@ def test_with_the_model_vectors_come_from_the_cache_on_a_rerun(folder, tmp_path)
     # meaning without a shared word: the pet question finds the greyhound turn
     assert second["rankers"]["MiniLM"]["open-domain"]["hit@5"] == 1.0
     assert set(second["rankers"]) == {"hybrid (engine)", "full text (engine)", "BM25", "MiniLM"}
+
+
+def test_the_batch_save_is_timed_with_every_turn_encoded(folder, tmp_path):
+    from retrieval_set import shared_embedder
+
+    embedder = shared_embedder()
+    result = run_locomo(folder, cache_dir=tmp_path / "cache", embedder=embedder, batch_turns=4)
+    batch = result["batch_save"]
+    # the first four turns, all saved and all given a vector by the save itself (none cached)
+    assert batch["turns"] == batch["saved"] == batch["vectors"] == 4
+    assert batch["save_s"] > 0 and batch["encode_s"] > 0
+    lines: list[str] = []
+    render(result, lines.append)
+    assert any(line.startswith("batch save (save_many") and "4 turns" in line for line in lines)
+    assert run_locomo(folder, embeddings=False, cache_dir=None, batch_turns=4)["batch_save"] is None

@@ -6,7 +6,7 @@ from __future__ import annotations
 from conftest import assert_index_matches_rebuild, make_service
 
 from vault_sync.index import queries
-from vault_sync.search import context
+from vault_sync.search import context, hybrid
 
 QUESTION = "Did you finally get to the glassblowing museum on Murano?"
 REPLY = "Yes, I went there yesterday and came home with a blue vase."
@@ -53,10 +53,11 @@ def test_without_a_conversation_the_reply_is_not_found(tmp_path):
     svc.close()
 
 
-def test_context_weight_zero_is_the_plain_ranking(empty_vault, monkeypatch):
+def test_context_weights_zero_is_the_plain_ranking(empty_vault, monkeypatch):
     svc = make_service(empty_vault)
     paths = _save_trip(svc)
     monkeypatch.setattr(context, "CONTEXT_WEIGHT", 0.0)
+    monkeypatch.setattr(hybrid, "WINDOW_WEIGHT", 0.0)
     assert [r["path"] for r in svc.search("glassblowing museum Murano")["results"]] == [paths[QUESTION]]
     svc.close()
 
@@ -65,6 +66,7 @@ def test_a_vault_without_conversations_ranks_exactly_as_before(service, monkeypa
     queries_ = ["postgres staging", "espresso", "project deadline", "meeting notes review"]
     with_context = [service.search(q, blend_review=False)["results"] for q in queries_]
     monkeypatch.setattr(context, "CONTEXT_WEIGHT", 0.0)
+    monkeypatch.setattr(hybrid, "WINDOW_WEIGHT", 0.0)
     without = [service.search(q, blend_review=False)["results"] for q in queries_]
     assert with_context == without
     assert any(with_context)  # the queries do find something in the sample vault

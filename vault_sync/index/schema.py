@@ -75,6 +75,8 @@ CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
 );
 -- beside the word index, for notes holding scripts it cannot cut into words (index/trigram.py)
 CREATE VIRTUAL TABLE IF NOT EXISTS trigram USING fts5(title, body, tokenize = 'trigram');
+-- a memory said in a conversation, with the turns around it (index/windows.py)
+CREATE VIRTUAL TABLE IF NOT EXISTS windows USING fts5(body, tokenize = 'porter unicode61 remove_diacritics 2');
 """
 
 # run on every open of a current-version index: additions that need no rebuild (a rebuild
@@ -85,6 +87,7 @@ DROP INDEX IF EXISTS tags_tag;
 CREATE INDEX IF NOT EXISTS notes_kind_score ON notes(kind, decay_score);
 CREATE INDEX IF NOT EXISTS notes_status ON notes(status);
 CREATE INDEX IF NOT EXISTS links_kind ON links(kind);
+CREATE VIRTUAL TABLE IF NOT EXISTS windows USING fts5(body, tokenize = 'porter unicode61 remove_diacritics 2');
 """
 
-DERIVED_TABLES = ("notes", "tags", "aliases", "links", "problems", "conflicts", "fts", "trigram", "attachments")
+DERIVED_TABLES = ("notes", "tags", "aliases", "links", "problems", "conflicts", "fts", "trigram", "windows", "attachments")

@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterator
 
 from ..dates import format_datetime, parse_datetime, utc_now
 from ..note import Note, content_hash, normalized_hash, related_links, stem_of
-from . import trigram
+from . import trigram, windows
 from .schema import SCHEMA, SCHEMA_VERSION, UPGRADES
 
 # Each single-note FTS write adds a small segment; FTS5 merges them only now and then, and
@@ -30,6 +30,7 @@ NOTE_COLUMNS = (
     "pinned", "writable", "checksum", "content_hash", "body_hash", "mtime_ns", "size", "source", "source_id",
     "conversation", "said_at",
 )
+_CONTENT_HASH, _CONVERSATION, _SAID_AT = (NOTE_COLUMNS.index(c) for c in ("content_hash", "conversation", "said_at"))
 
 
 def _iso(value: datetime | None) -> str | None:
@@ -105,6 +106,9 @@ class IndexStore:
         self.resolver_cache: tuple[int, Any] | None = None
         self.trigrams = trigrams
         self.set_aside: Path | None = None  # where a corrupt index file was moved, if it was
+        # conversation -> times of turns added, changed or removed in the open transaction:
+        # their windows (index/windows.py) are rewritten before it commits
+        self._windows_dirty: dict[str, set[str]] = {}
         try:
             self._open()
         except sqlite3.DatabaseError as exc:
@@ -146,16 +150,33 @@ class IndexStore:
                 version = row[0] if row else None
             if version == str(SCHEMA_VERSION):
                 self.db.executescript(UPGRADES)
+                self._fill_windows()
                 return False
             # FTS5's shadow tables (fts_data, trigram_idx, ...) go with their virtual table
             names = [r[0] for r in self.db.execute(
                 "SELECT name FROM sqlite_master WHERE type IN ('table','view') AND name NOT LIKE 'sqlite_%' "
-                "AND name NOT LIKE 'fts_%' AND name NOT LIKE 'trigram_%'")]
+                "AND name NOT LIKE 'fts_%' AND name NOT LIKE 'trigram_%' AND name NOT LIKE 'windows_%'")]
             for name in names:
                 self.db.execute(f'DROP TABLE IF EXISTS "{name}"')
             self.db.executescript(SCHEMA)
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('windows_version', ?)", (windows.WINDOWS_VERSION,))
             return bool(has_meta)
+
+    def _fill_windows(self) -> None:
+        """An index made before the conversation windows existed gets them once, without the
+        rebuild a schema change means (which would drop the embedding cache too)."""
+        row = self.db.execute("SELECT value FROM meta WHERE key='windows_version'").fetchone()
+        if row and row[0] == windows.WINDOWS_VERSION:
+            return
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            windows.fill(self.db)
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('windows_version', ?)", (windows.WINDOWS_VERSION,))
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -163,12 +184,20 @@ class IndexStore:
             self.db.execute("BEGIN IMMEDIATE")
             try:
                 yield self.db
+                if self._windows_dirty:
+                    windows.refresh(self.db, self._windows_dirty)
             except BaseException:
+                self._windows_dirty = {}
                 self.db.execute("ROLLBACK")
                 self.names_version += 1  # the cached resolver may describe rows rolled back
                 self.notes_version += 1
                 raise
+            self._windows_dirty = {}
             self.db.execute("COMMIT")
+
+    def _turn_changed(self, conversation: object, said_at: object) -> None:
+        if conversation is not None and said_at is not None:
+            self._windows_dirty.setdefault(str(conversation), set()).add(str(said_at))
 
     def _paths_changed(self, added: str | None = None, removed: str | None = None) -> None:
         """Derive the next cached resolver from a current one (cheap); otherwise invalidate it."""
@@ -209,10 +238,18 @@ class IndexStore:
         rowid: int | None = int(existing[0]) if existing else reuse_rowid
         placeholders = ", ".join(f"{c}=?" for c in NOTE_COLUMNS)
         keep_fts = False
+        turn = (row[_CONVERSATION], row[_SAID_AT])
+        before = None
         if rowid is not None:
-            old = db.execute("SELECT content_hash FROM notes WHERE rowid=?", (rowid,)).fetchone()
+            old = db.execute("SELECT content_hash, conversation, said_at FROM notes WHERE rowid=?", (rowid,)).fetchone()
             # the FTS row holds exactly what content_hash covers: rewriting it costs a tokenizer pass
-            keep_fts = old is not None and old[0] == row[NOTE_COLUMNS.index("content_hash")]
+            keep_fts = old is not None and old[0] == row[_CONTENT_HASH]
+            before = (old[1], old[2]) if old is not None else None
+            if before is not None and before[0] is not None and before != turn:
+                # it left its place in a conversation: the windows there close up, and its own
+                # row goes (rewritten at commit if it is still a turn somewhere)
+                windows.drop(db, rowid)
+                self._turn_changed(*before)
             db.execute(f"UPDATE notes SET {placeholders} WHERE rowid=?", (*row, rowid))
             self._clear_children(db, rowid, old_path=None, keep_fts=keep_fts)
         else:
@@ -225,6 +262,8 @@ class IndexStore:
         db.execute("DELETE FROM problems WHERE path=?", (note.path,))
         self._insert_children(db, rowid, note, fts=not keep_fts)
         self.fts_writes += not keep_fts
+        if not keep_fts or before != turn:  # its text or its place changed: the windows holding it
+            self._turn_changed(*turn)
         return rowid
 
     def _insert_children(self, db: sqlite3.Connection, rowid: int, note: Note, fts: bool = True) -> None:
@@ -264,8 +303,10 @@ class IndexStore:
         rowids = list(range(start, start + len(notes)))
         db.executemany(
             f"INSERT INTO notes (rowid, {', '.join(NOTE_COLUMNS)}) VALUES (?, {', '.join('?' * len(NOTE_COLUMNS))})",
-            [(rowid, *note_row(note, kind, stat)) for rowid, (note, kind, stat) in zip(rowids, notes)],
+            rows := [(rowid, *note_row(note, kind, stat)) for rowid, (note, kind, stat) in zip(rowids, notes)],
         )
+        for r in rows:
+            self._turn_changed(r[1 + _CONVERSATION], r[1 + _SAID_AT])
         self._write_children(db, [(rowid, note) for rowid, (note, _, _) in zip(rowids, notes)])
         self.names_version += 1
         self.resolver_cache = None
@@ -285,10 +326,13 @@ class IndexStore:
 
     def delete_path(self, db: sqlite3.Connection, path: str) -> int | None:
         self.notes_version += 1
-        row = db.execute("SELECT rowid FROM notes WHERE path=?", (path,)).fetchone()
+        row = db.execute("SELECT rowid, conversation, said_at FROM notes WHERE path=?", (path,)).fetchone()
         db.execute("DELETE FROM problems WHERE path=?", (path,))
         if not row:
             return None
+        if row[1] is not None:
+            windows.drop(db, row[0])
+            self._turn_changed(row[1], row[2])
         self._clear_children(db, row[0], old_path=path)
         self.fts_writes += 1
         db.execute("DELETE FROM notes WHERE rowid=?", (row[0],))
@@ -405,6 +449,7 @@ class IndexStore:
                 fts = self.db.execute("SELECT title, body, tags FROM fts WHERE rowid=?", (rowid,)).fetchone()
                 d["fts"] = tuple(fts) if fts else None
                 d["trigram"] = trigram.row_of(self.db, rowid)
+                d["window"] = windows.row_of(self.db, rowid)
                 notes[d["path"]] = d
             problems = sorted(tuple(r) for r in self.db.execute("SELECT path, cause, blocking FROM problems"))
             conflicts = sorted(tuple(r) for r in self.db.execute("SELECT path, original FROM conflicts"))
@@ -413,7 +458,7 @@ class IndexStore:
                 "SELECT (SELECT count(*) FROM tags WHERE note NOT IN (SELECT rowid FROM notes))"
                 " + (SELECT count(*) FROM links WHERE source NOT IN (SELECT rowid FROM notes))"
                 " + (SELECT count(*) FROM fts WHERE rowid NOT IN (SELECT rowid FROM notes))"
-            ).fetchone()[0] + trigram.orphans(self.db)
+            ).fetchone()[0] + trigram.orphans(self.db) + windows.orphans(self.db)
         return {"notes": notes, "problems": problems, "conflicts": conflicts, "attachments": attachments, "orphans": orphans}
 
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from datetime import datetime, timedelta
 
 from ..dates import format_datetime
-from ..index import fulltext, trigram
+from ..index import fulltext, trigram, windows
 from ..index.fulltext import Filters
 
 if TYPE_CHECKING:
@@ -28,6 +28,7 @@ MAX_TERMS = 24
 CANDIDATES = 60  # coverage is computed for these
 SCAN_PER_CANDIDATE = 500  # walk a word's whole match list below this many matches per candidate, else seek
 SNIPPET_TOKENS = 16
+WALK_PER_WINDOW = 30  # a conversation window's word: read its whole match list below this many matches per window
 MARK = ("**", "**")
 
 SCOPES = {
@@ -224,6 +225,36 @@ def search(store: Any, query: str, filters: Filters, limit: int = CANDIDATES) ->
         best = max(h.bm25 for h in hits) or 1.0
         hits.sort(key=lambda h: (-(h.coverage ** 2) * (0.6 + 0.4 * h.bm25 / best), h.rowid))
     return hits[:limit]
+
+
+def window_strengths(store: Any, query: str, filters: Filters, limit: int = CANDIDATES) -> dict[int, float]:
+    """Memories said in a conversation whose window (the turn and its neighbours,
+    index/windows.py) matches the query's words: rowid -> strength 0..1, the window's coverage
+    (the IDF-weighted share of the query's words it holds) x (0.6 + 0.4 x its BM25 on 0..1
+    of the best window's), as a note's own full-text strength is made."""
+    terms = [w for w in content_words(query) if not trigram.needs(w)]
+    expr = match_expression(terms)
+    if not expr:
+        return {}
+    where, params = filters.sql("n")
+    with store.reading() as db:
+        rows = windows.ranked(db, expr, where, params, limit)
+        best = max((-rank for _, rank in rows), default=0.0)
+        if best <= 0:
+            return {}
+        rowids = [r for r, _ in rows]
+        n_docs = windows.count(db) or 1
+        present = dict.fromkeys(rowids, 0.0)
+        total = 0.0
+        for t in terms:
+            df = windows.doc_frequency(db, quote(t))
+            weight = idf(n_docs, df)
+            total += weight
+            for rid in (windows.having(db, quote(t), rowids, df <= WALK_PER_WINDOW * len(rowids)) if df else []):
+                present[rid] += weight
+    total = total or 1.0
+    # coverage as it is, not squared as a note's own: squared 0.789 LoCoMo hit@5, as it is 0.801
+    return {rid: present[rid] / total * (0.6 + 0.4 * -rank / best) for rid, rank in rows}
 
 
 def snippets(store: Any, query: str, rowids: list[int]) -> dict[int, str]:
