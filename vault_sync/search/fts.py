@@ -242,8 +242,12 @@ def window_strengths(store: Any, query: str, filters: Filters, limit: int = CAND
         if not n_docs:
             return {}
         dfs = {t: windows.doc_frequency(db, quote(t)) for t in terms}
-        rare = [t for t in terms if dfs[t] <= WINDOW_COMMON * n_docs] or terms
-        rows = windows.ranked(db, match_expression(rare) or "", where, params, limit)
+        found = [t for t in terms if dfs[t]]
+        if not found:
+            return {}
+        common = max(WINDOW_COMMON * n_docs, 100)  # a small vault has no speed to gain
+        lookup = [t for t in found if dfs[t] <= common] or found
+        rows = windows.ranked(db, match_expression(lookup) or "", where, params, limit)
         best = max((-rank for _, rank in rows), default=0.0)
         if best <= 0:
             return {}
