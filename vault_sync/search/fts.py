@@ -28,6 +28,7 @@ MAX_TERMS = 24
 CANDIDATES = 60  # coverage is computed for these
 SCAN_PER_CANDIDATE = 500  # walk a word's whole match list below this many matches per candidate, else seek
 SNIPPET_TOKENS = 16
+WINDOW_COMMON = 0.1  # words in more than this share of the windows (a speaker's name) count for coverage, not for finding
 WALK_PER_WINDOW = 30  # a conversation window's word: read its whole match list below this many matches per window
 MARK = ("**", "**")
 
@@ -233,21 +234,28 @@ def window_strengths(store: Any, query: str, filters: Filters, limit: int = CAND
     (the IDF-weighted share of the query's words it holds) x (0.6 + 0.4 x its BM25 on 0..1
     of the best window's), as a note's own full-text strength is made."""
     terms = [w for w in content_words(query) if not trigram.needs(w)]
-    expr = match_expression(terms)
-    if not expr:
+    if not terms:
         return {}
     where, params = filters.sql("n")
     with store.reading() as db:
-        rows = windows.ranked(db, expr, where, params, limit)
+        n_docs = windows.count(db)
+        if not n_docs:
+            return {}
+        dfs = {t: windows.doc_frequency(db, quote(t)) for t in terms}
+        found = [t for t in terms if dfs[t]]
+        if not found:
+            return {}
+        common = max(WINDOW_COMMON * n_docs, 100)  # a small vault has no speed to gain
+        lookup = [t for t in found if dfs[t] <= common] or found
+        rows = windows.ranked(db, match_expression(lookup) or "", where, params, limit)
         best = max((-rank for _, rank in rows), default=0.0)
         if best <= 0:
             return {}
         rowids = [r for r, _ in rows]
-        n_docs = windows.count(db) or 1
         present = dict.fromkeys(rowids, 0.0)
         total = 0.0
         for t in terms:
-            df = windows.doc_frequency(db, quote(t))
+            df = dfs[t]
             weight = idf(n_docs, df)
             total += weight
             for rid in (windows.having(db, quote(t), rowids, df <= WALK_PER_WINDOW * len(rowids)) if df else []):
