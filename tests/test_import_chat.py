@@ -275,3 +275,33 @@ def test_an_imported_reply_is_found_through_the_turn_before_it(empty_vault, tmp_
     assert found[:2] == [got["trip:1"][2], got["trip:2"][2]]
     assert got["work:1"][2] not in found
     svc.close()
+
+
+def test_the_readme_example_imports_as_documented(empty_vault, tmp_path):
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("- `chat` — a chat history"):]
+    block = section[section.index("```\n") + 4:section.index("\n  ```", section.index("```\n"))]
+    src = tmp_path / "readme.jsonl"
+    src.write_text("\n".join(line.strip() for line in block.splitlines()) + "\n", encoding="utf-8")
+    svc = make_service(empty_vault)
+    assert svc.import_memories("chat", src)["created"] == 2
+    got = memories(empty_vault)
+    assert got["trip:m2"][1] == "Assistant: Yes, and I bought a vase."
+    assert [svc.store.note(got[k][2])["said_at"] for k in ("trip:1", "trip:m2")] == ["2026-05-08T10:00:00Z",
+                                                                                      "2026-05-08T10:01:00Z"]
+    svc.close()
+
+
+def test_a_conversation_id_that_is_no_plain_line_refuses_the_source(empty_vault, tmp_path):
+    secret_id = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG"
+    src = write_lines(tmp_path / "chat.jsonl", [
+        {"conversation": "a\u202eb", "speaker": "Ann", "text": "A message in a conversation with a bidi id."},
+        {"conversation": secret_id, "speaker": "Ann", "text": "A message in a conversation named by a key."},
+        {"conversation": "x" * 201, "speaker": "Ann", "text": "A message in a conversation with a long id."},
+    ])
+    svc = make_service(empty_vault)
+    with pytest.raises(BadSource) as err:
+        svc.import_memories("chat", src)
+    assert [p.split(":")[0] for p in err.value.problems] == [f"chat.jsonl line {n}" for n in (1, 2, 3)]
+    assert "sk-ant" not in str(err.value) and files(empty_vault) == {}
+    svc.close()
