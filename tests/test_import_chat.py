@@ -305,3 +305,23 @@ def test_a_conversation_id_that_is_no_plain_line_refuses_the_source(empty_vault,
     assert [p.split(":")[0] for p in err.value.problems] == [f"chat.jsonl line {n}" for n in (1, 2, 3)]
     assert "sk-ant" not in str(err.value) and files(empty_vault) == {}
     svc.close()
+
+
+def test_a_chatgpt_tree_that_cannot_be_followed_is_named(empty_vault, tmp_path):
+    loop = chatgpt_conversation() | {"id": "loop"}
+    loop["mapping"]["root"]["parent"] = "a3"  # the root's parent is the last answer: a loop
+    orphan = chatgpt_conversation() | {"id": None, "conversation_id": "orphan"}  # the id under its other name
+    orphan["mapping"]["u2"]["parent"] = "lost"
+    ok = chatgpt_conversation() | {"id": "ok"}
+    del ok["mapping"]["a3"]["message"]["create_time"]  # no time of its own: the conversation's
+    src = tmp_path / "conversations.json"
+    src.write_text(json.dumps([loop, orphan]), encoding="utf-8")
+    svc = make_service(empty_vault)
+    with pytest.raises(BadSource) as err:
+        svc.import_memories("chat", src)
+    assert err.value.problems == ["conversations.json conversation 1: its nodes form a loop at 'a3'",
+                                  "conversations.json conversation 2: a node's parent 'lost' is not in `mapping`"]
+    src.write_text(json.dumps([ok]), encoding="utf-8")
+    assert svc.import_memories("chat", src)["created"] == 4
+    assert memories(empty_vault)["ok:a3"][0]["said_at"] == datetime.fromtimestamp(T - 5, timezone.utc)
+    svc.close()

@@ -36,8 +36,8 @@ SHAPES = ("expected JSON lines of messages, a conversation object with `messages
 
 
 def _one(obj: dict[str, Any], *keys: str) -> Any:
-    """The first of `keys` the object has (a field may go by two names)."""
-    return next((obj[k] for k in keys if k in obj), None)
+    """The first of `keys` the object has a value for (a field may go by two names)."""
+    return next((obj[k] for k in keys if obj.get(k) is not None), None)
 
 
 def _id(value: Any, what: str) -> str:
@@ -110,7 +110,7 @@ class Chats:
 
     def _message(self, where: str, cid: str, obj: dict[str, Any]) -> None:
         self.add(where, cid, _one(obj, "speaker", "role"), _one(obj, "text", "content"),
-                 _one(obj, "said_at", "timestamp"), obj.get("id"), role="speaker" not in obj)
+                 _one(obj, "said_at", "timestamp"), obj.get("id"), role=obj.get("speaker") is None)
 
     def conversation_object(self, where: str, conv: dict[str, Any]) -> None:
         messages = conv.get("messages")

@@ -31,7 +31,7 @@ def is_chatgpt(obj: Any) -> bool:
 
 
 def conversation_id(conv: dict[str, Any]) -> Any:
-    return conv.get("id", conv.get("conversation_id"))
+    return conv.get("id") if conv.get("id") is not None else conv.get("conversation_id")
 
 
 def kept_branch(conv: dict[str, Any]) -> list[dict[str, Any]]:
