@@ -174,13 +174,16 @@ def test_a_bad_line_refuses_the_whole_file_naming_each(empty_vault, tmp_path):
         "{not json",
         {"speaker": "Ann", "text": "A message that belongs to no conversation at all."},
         {"conversation": "a", "speaker": "Ann", "text": "A message said at no real time at all.", "said_at": "soon"},
+        {"conversation": "a", "speaker": "Ann", "text": "A message said at the calendar's edge.",
+         "said_at": "0001-01-01T00:00:00+05:00"},
     ])
     svc = make_service(empty_vault)
     before = files(empty_vault)
     with pytest.raises(BadSource) as err:
         svc.import_memories("chat", src)
-    assert [p.split(":")[0] for p in err.value.problems] == [f"chat.jsonl line {n}" for n in (2, 3, 4, 5)]
+    assert [p.split(":")[0] for p in err.value.problems] == [f"chat.jsonl line {n}" for n in (2, 3, 4, 5, 6)]
     assert "no `text`" in err.value.problems[0] and "not a date" in err.value.problems[3]
+    assert "out of range" in err.value.problems[4]
     assert files(empty_vault) == before and queries.all_paths(svc.store) == []
     svc.close()
 

@@ -83,7 +83,10 @@ class Chats:
         if not isinstance(text, str):
             raise ValueError("no `text` (or `content`) text")
         said = when(said_at, "said_at")
-        said = said.astimezone(timezone.utc) if said is not None else None
+        try:
+            said = said.astimezone(timezone.utc) if said is not None else None
+        except (OverflowError, ValueError):  # at the calendar's edge (year 1 with an offset)
+            raise ValueError(f"said_at {quote(said_at)} is out of range") from None
         source_id = f"{cid}:{_id(mid, 'message id') if mid is not None else position}"
         if not text.strip():
             return  # an empty message (an attachment alone): nothing said to remember
