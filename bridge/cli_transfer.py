@@ -12,7 +12,7 @@ import typer
 from . import output
 from .cli import JsonOpt, VaultOpt, app, emit, run
 
-FORMATS = "jsonl, cortexgraph, mem0, basic-memory, markdown"
+FORMATS = "jsonl, cortexgraph, mem0, basic-memory, markdown, chat"
 
 
 def render_import(r: dict) -> None:

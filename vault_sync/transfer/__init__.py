@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import InvalidInput
 from ..limits import quote
-from . import basic_memory, cortexgraph, jsonl, markdown, mem0
+from . import basic_memory, chat, cortexgraph, jsonl, markdown, mem0
 from .core import BadSource, Item, Progress
 from .importer import run
 
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 PARSERS: dict[str, Callable[[Path], list[Item]]] = {
     "jsonl": jsonl.parse, "cortexgraph": cortexgraph.parse, "mem0": mem0.parse,
-    "basic-memory": basic_memory.parse, "markdown": markdown.parse,
+    "basic-memory": basic_memory.parse, "markdown": markdown.parse, "chat": chat.parse,
 }
 __all__ = ["BadSource", "PARSERS", "import_path"]
 
