@@ -148,9 +148,10 @@ def test_front_ends_set_no_attribute_on_the_service():
     assert assign.search("    svc.watcher = watcher") and not assign.search("    x = svc.watcher")
 
 
-# the embedding model and its vector cache belong to the runtime: set only through its
-# `use_embedder` / `keep_vectors` (search/embeddings.py creates them on first use that way)
-RUNTIME_STATE = re.compile(r"\.(embedder|vectors)\s*=[^=]")
+# the embedding model, its vector cache and the sweep's and brief's memos belong to the
+# runtime: set only through its `use_embedder` / `keep_vectors` / `keep_quiet_sweep` /
+# `keep_brief_inputs` (search/embeddings.py, ops/sweep_memo.py, ops/brief.py)
+RUNTIME_STATE = re.compile(r"\.(embedder|vectors|quiet_sweep|brief_inputs)\s*=[^=]")
 RUNTIME_STATE_OWNERS = {"vault_sync/runtime.py"}
 
 

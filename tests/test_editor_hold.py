@@ -121,6 +121,23 @@ def test_only_vault_relative_markdown_paths_are_held(bad):
     assert hold.held() == "STM/kept.md"
 
 
+@pytest.mark.parametrize("bad, kind", [("/abs/x.md", "absolute"), ("C:/x.md", "absolute"), ("../x.md", "parent"),
+                                       ("STM/../x.md", "parent")])
+def test_editor_hold_and_safe_rel_refuse_the_same_outside_paths_each_in_its_own_words(tmp_path, bad, kind):
+    from vault_sync.editor_hold import check_path
+    from vault_sync.errors import PathOutsideVault
+    from vault_sync.vault import Layout, outside_reason
+
+    assert outside_reason(bad) == kind and outside_reason("STM/x.md") is None
+    with pytest.raises(InvalidInput) as held:
+        check_path(bad)
+    with pytest.raises(PathOutsideVault) as tool:
+        Layout(tmp_path).safe_rel(bad)
+    assert bad not in str(held.value) and repr(bad) in str(tool.value)  # only the tool's error quotes
+    assert ("relative to the vault" if kind == "absolute" else "'..'") in str(held.value)
+    assert ("absolute paths" if kind == "absolute" else "'..' is not allowed") in str(tool.value)
+
+
 # -- the API and the writes it holds back --
 
 def test_report_answers_the_held_path_and_status_shows_it(setup):

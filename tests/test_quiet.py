@@ -256,3 +256,25 @@ def test_the_memory_of_a_quiet_pass_survives_a_reconcile_that_found_nothing_and_
     assert (report["remembered"], report["written"]) == (False, 1)
     assert _fm(note)["decay_score"] > 1.0
     svc.close()
+
+
+def test_the_memory_of_a_quiet_pass_belongs_to_its_service_and_a_reopened_one_starts_empty(empty_vault):
+    for i in range(20):
+        last = FIXED_NOW - timedelta(hours=2)
+        (empty_vault / "STM" / f"m{i:02d}.md").write_text(_note(last).replace("000000000001", f"{i:012d}"), encoding="utf-8")
+    clock = Clock(FIXED_NOW)
+    svc = _service(empty_vault, clock)
+    svc.sweep()
+    clock.now += timedelta(minutes=5)
+    svc.sweep()
+    clock.now += timedelta(minutes=5)
+    assert svc.sweep()["remembered"] is True
+    assert svc.runtime.quiet_sweep is not None  # held by this service's runtime
+    svc.close()
+    again = _service(empty_vault, clock)  # the same vault and index, a new service
+    assert again.runtime.quiet_sweep is None
+    clock.now += timedelta(minutes=5)
+    assert again.sweep()["remembered"] is False  # it reads every row once, then remembers
+    clock.now += timedelta(minutes=5)
+    assert again.sweep()["remembered"] is True
+    again.close()

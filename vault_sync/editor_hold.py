@@ -21,6 +21,7 @@ from typing import Any, Callable
 
 from .errors import InvalidInput
 from .limits import MAX_REF_CHARS, bad_char
+from .vault import outside_reason
 
 HOLD_SECONDS = 60.0  # the plugin's heartbeat is at most every 20 s: three missed beats end a hold
 
@@ -35,9 +36,12 @@ def check_path(value: Any) -> str:
     why = bad_char(value)
     if why:
         raise InvalidInput(f"`path` contains {why}")
-    if "\\" in value or value.startswith("/") or (value[0].isalpha() and value[1:2] == ":"):
+    # stricter than Layout.safe_rel, which tidies a tool's path: this one is compared as given
+    # with the index's paths, so a backslash, an empty or a '.' part is refused, not repaired
+    why = outside_reason(value)
+    if "\\" in value or why == "absolute":
         raise InvalidInput("`path` must be relative to the vault, with / between folders (e.g. STM/x.md)")
-    if any(part in ("", ".", "..") for part in value.split("/")):
+    if why == "parent" or any(part in ("", ".") for part in value.split("/")):
         raise InvalidInput("`path` must not contain empty, '.' or '..' parts")
     if not value.lower().endswith(".md") or value.rsplit("/", 1)[-1].lower() == ".md":
         raise InvalidInput("`path` must name a Markdown note (ending in .md)")

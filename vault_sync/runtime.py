@@ -1,6 +1,7 @@
 """The long-running parts around one MemoryService, created and owned here: the watcher
 that keeps the index current, the lease that says which device runs background writes,
-and the embedding model with its in-memory vector cache.
+the embedding model with its in-memory vector cache, and the memos the sweep and the brief
+keep between calls.
 
 Front ends (daemon, MCP over stdio, `mnemovault watch`) call these instead of wiring the
 parts themselves; the service reads their state for `status` through this object.
@@ -16,6 +17,8 @@ from .lease import Lease
 from .watcher import VaultWatcher
 
 if TYPE_CHECKING:
+    from .ops.brief import BriefInputs
+    from .ops.sweep_memo import Quiet
     from .service import MemoryService
 
 
@@ -28,6 +31,10 @@ class Runtime:
         # created on first use by vault_sync.search.embeddings (get_embedder, vector_cache)
         self.embedder: Any = None
         self.vectors: Any = None
+        # memos derived from this service's index, each checked against the index's signature
+        # on use (ops/sweep_memo.py, ops/brief.py): a new service starts without them
+        self.quiet_sweep: Quiet | None = None
+        self.brief_inputs: BriefInputs | None = None
 
     def use_embedder(self, embedder: Any) -> None:
         """Share a model already loaded elsewhere (a bench running many vaults in one
@@ -37,6 +44,14 @@ class Runtime:
     def keep_vectors(self, cache: Any) -> None:
         """The vector cache of the current model (built by vault_sync.search.embeddings)."""
         self.vectors = cache
+
+    def keep_quiet_sweep(self, memo: Quiet | None) -> None:
+        """What the last sweep that changed nothing found (None: forget it)."""
+        self.quiet_sweep = memo
+
+    def keep_brief_inputs(self, inputs: BriefInputs) -> None:
+        """The brief's memories sorted two ways, for the index state they were read at."""
+        self.brief_inputs = inputs
 
     def start_watcher(self, **options: Any) -> VaultWatcher:
         """Watch the vault: each batch of changes is synced, then `after_sync` (duplicate ids).

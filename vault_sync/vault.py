@@ -38,6 +38,17 @@ def conflict_original(name: str) -> str | None:
     return None
 
 
+def outside_reason(path: str) -> str | None:
+    """Why a path with / between folders cannot name a place inside the vault: "absolute" (a
+    leading / or a drive letter) or "parent" (a '..' part); None for neither. The one test
+    behind Layout.safe_rel and editor_hold.check_path; each words its own error."""
+    if path.startswith("/") or re.match(r"[A-Za-z]:", path):
+        return "absolute"
+    if ".." in path.split("/"):
+        return "parent"
+    return None
+
+
 @dataclass(frozen=True)
 class Layout:
     root: Path
@@ -83,11 +94,12 @@ class Layout:
         if "\x00" in user_path:
             raise PathOutsideVault("path contains a NUL byte")
         p = user_path.replace("\\", "/").strip()
-        if p.startswith("/") or re.match(r"^[A-Za-z]:", p):
+        why = outside_reason(p)
+        if why == "absolute":
             raise PathOutsideVault(f"{user_path!r}: absolute paths are not accepted; give a path inside the vault")
-        parts = [x for x in p.split("/") if x not in ("", ".")]
-        if any(x == ".." for x in parts):
+        if why == "parent":
             raise PathOutsideVault(f"{user_path!r}: '..' is not allowed; give a path inside the vault")
+        parts = [x for x in p.split("/") if x not in ("", ".")]
         if not parts:
             raise PathOutsideVault(f"{user_path!r} is not a note path")
         if any(len(x.encode("utf-8", "surrogateescape")) > 255 for x in parts) or len(p) > 4000:

@@ -23,15 +23,56 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable, NotRequired, TypeAlias, TypedDict
 
 from vault_sync.index import queries
+
+if TYPE_CHECKING:
+    from vault_sync.search.embeddings import Embedder, Vectors
+    from vault_sync.service import MemoryService
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 K = 5
 MRR_DEPTH = 10
 NOW = datetime(2026, 11, 20, 12, 0, 0, tzinfo=timezone.utc)  # the bench's fixed clock
 DEFAULT_CACHE = Path.home() / ".cache" / "mnemovault" / "locomo"
+
+# -- the shapes of the result (the JSON of `bench --locomo --json`) ------------------------
+
+# the figures of one category: "hit@5" is no identifier, hence the functional form
+Figures = TypedDict("Figures", {"n": int, "hit@5": float | None, "recall@5": float | None, "mrr": float | None})
+
+
+class VectorReport(TypedDict):
+    from_cache: int
+    encoded: int
+    encode_s: float
+    error: str | None
+
+
+class ConversationInfo(TypedDict):
+    turns: int
+    questions: int
+    save_s: float
+    vectors: NotRequired[VectorReport]  # with the model only
+
+
+class BatchSave(TypedDict):
+    turns: int
+    saved: int
+    vectors: int
+    save_s: float
+    encode_s: float
+
+
+class LocomoResult(TypedDict):
+    folder: str
+    conversations: dict[str, ConversationInfo]
+    rankers: dict[str, dict[str, Figures]]  # ranker -> category (and "overall") -> figures
+    hybrid_p50_ms: float | None
+    query_vectors_cached: bool
+    batch_save: BatchSave | None
+    seconds: float
 
 
 @dataclass
@@ -110,10 +151,10 @@ def turn_times(conv: Conversation) -> list[datetime | None]:
     return out
 
 
-def save_turns(svc, conv: Conversation) -> dict[str, str]:
+def save_turns(svc: MemoryService, conv: Conversation) -> dict[str, str]:
     """Save every turn through the engine in one batch, as said in conversation `conv.name` at
     its time; returns note path -> dia_id."""
-    items = []
+    items: list[Any] = []
     for turn, when in zip(conv.turns, turn_times(conv)):
         item = {"text": turn.memory_text(), "conversation": conv.name}
         if when is not None:
@@ -132,7 +173,7 @@ def _cache_file(cache_dir: Path, conv: Conversation, model: str) -> Path:
     return cache_dir / f"{conv.name}.{slug}.npz"
 
 
-def embed_with_cache(svc, embedder, cache_file: Path | None) -> dict:
+def embed_with_cache(svc: MemoryService, embedder: Model, cache_file: Path | None) -> VectorReport:
     """Fill the index's vectors: cached ones first, the model for the rest; update the cache."""
     import numpy as np
 
@@ -162,12 +203,12 @@ class QueryVectors:
     """The embedder, with query vectors kept across runs (a file in the cache folder): a
     ranking experiment then re-encodes nothing. Search latency is measured without it."""
 
-    def __init__(self, embedder, cache_file: Path | None):
+    def __init__(self, embedder: Embedder, cache_file: Path | None):
         self.inner = embedder
         self.name = embedder.name
         self.batch_size = embedder.batch_size
         self.file = cache_file
-        self.known: dict[str, object] = {}
+        self.known: dict[str, Vectors] = {}
         self.dirty = False
         if cache_file is not None and cache_file.is_file():
             import numpy as np
@@ -175,16 +216,16 @@ class QueryVectors:
             with np.load(cache_file, allow_pickle=False) as data:
                 self.known = dict(zip(data["texts"].tolist(), data["vectors"]))
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
 
-    def load(self):
+    def load(self) -> Any:
         return self.inner.load()
 
-    def encode(self, texts: list[str], background: bool = False):
+    def encode(self, texts: list[str], background: bool = False) -> Vectors:
         return self.inner.encode(texts, background=background)
 
-    def encode_one(self, text: str):
+    def encode_one(self, text: str) -> Vectors:
         vec = self.known.get(text)
         if vec is None:
             vec = self.known[text] = self.inner.encode_one(text)
@@ -202,13 +243,20 @@ class QueryVectors:
         tmp.replace(self.file)
 
 
+Model: TypeAlias = "Embedder | QueryVectors"  # what the bench encodes with: the model, or it with a query cache
+
+
+def _model_of(embedder: Model) -> Embedder:
+    return embedder.inner if isinstance(embedder, QueryVectors) else embedder
+
+
 # -- rankers: query -> note paths, best first ---------------------------------------------
 
-def engine_ranker(svc) -> Callable[[str], list[str]]:
+def engine_ranker(svc: MemoryService) -> Callable[[str], list[str]]:
     return lambda q: [r["path"] for r in svc.search(q, limit=MRR_DEPTH, blend_review=False)["results"]]
 
 
-def bm25_ranker(svc) -> Callable[[str], list[str]]:
+def bm25_ranker(svc: MemoryService) -> Callable[[str], list[str]]:
     from vault_sync.search import fts
 
     filters = fts.make_filters(svc, "memories")
@@ -220,20 +268,20 @@ def bm25_ranker(svc) -> Callable[[str], list[str]]:
     return rank
 
 
-def minilm_ranker(svc, embedder) -> Callable[[str], list[str]]:
+def minilm_ranker(svc: MemoryService, embedder: Model) -> Callable[[str], list[str]]:
     import numpy as np
 
     from vault_sync.search.embeddings import vector_cache
 
     def rank(q: str) -> list[str]:
-        rowids, sims = vector_cache(svc, embedder).similarities(embedder.encode_one(q), ("stm", "ltm"))
+        rowids, sims = vector_cache(svc, _model_of(embedder)).similarities(embedder.encode_one(q), ("stm", "ltm"))
         order = np.argsort(-sims, kind="stable")[:MRR_DEPTH]
         return _paths(svc, [int(rowids[i]) for i in order])
 
     return rank
 
 
-def _paths(svc, rowids: list[int]) -> list[str]:
+def _paths(svc: MemoryService, rowids: list[int]) -> list[str]:
     if not rowids:
         return []
     got = queries.paths_by_rowid(svc.store, rowids)
@@ -252,39 +300,52 @@ def score_question(found: list[str], evidence: list[str]) -> tuple[float, float,
     return hit, recall, rr
 
 
+@dataclass
+class Sums:
+    """Sums of hit, recall and reciprocal rank over n questions."""
+
+    hit: float = 0.0
+    recall: float = 0.0
+    rr: float = 0.0
+    n: int = 0
+
+    def add(self, figures: tuple[float, float, float]) -> None:
+        self.hit += figures[0]
+        self.recall += figures[1]
+        self.rr += figures[2]
+        self.n += 1
+
+    def figures(self) -> Figures:
+        if not self.n:
+            return {"n": 0, "hit@5": None, "recall@5": None, "mrr": None}
+        return {"n": self.n, "hit@5": self.hit / self.n, "recall@5": self.recall / self.n, "mrr": self.rr / self.n}
+
+
 class Tally:
     """Sums of hit, recall and reciprocal rank per category."""
 
-    def __init__(self):
-        self.sums: dict[int, list[float]] = {c: [0.0, 0.0, 0.0, 0] for c in CATEGORIES}
+    def __init__(self) -> None:
+        self.sums: dict[int, Sums] = {c: Sums() for c in CATEGORIES}
 
     def add(self, category: int, figures: tuple[float, float, float]) -> None:
-        s = self.sums[category]
-        for i, v in enumerate(figures):
-            s[i] += v
-        s[3] += 1
+        self.sums[category].add(figures)
 
-    def table(self) -> dict:
-        out: dict[str, dict] = {}
-        total = [0.0, 0.0, 0.0, 0]
+    def table(self) -> dict[str, Figures]:
+        out: dict[str, Figures] = {}
+        total = Sums()
         for c, s in self.sums.items():
-            out[CATEGORIES[c]] = _figures(s)
-            for i in range(4):
-                total[i] += s[i]
-        out["overall"] = _figures(total)
+            out[CATEGORIES[c]] = s.figures()
+            total.hit += s.hit
+            total.recall += s.recall
+            total.rr += s.rr
+            total.n += s.n
+        out["overall"] = total.figures()
         return out
-
-
-def _figures(s) -> dict:
-    n = s[3]
-    if not n:
-        return {"n": 0, "hit@5": None, "recall@5": None, "mrr": None}
-    return {"n": n, "hit@5": s[0] / n, "recall@5": s[1] / n, "mrr": s[2] / n}
 
 
 # -- the run -----------------------------------------------------------------------------
 
-def _service(vault: Path, index: Path, embeddings: bool):
+def _service(vault: Path, index: Path, embeddings: bool) -> MemoryService:
     from vault_sync.service import MemoryService
     from vault_sync.settings import load_settings
 
@@ -292,8 +353,8 @@ def _service(vault: Path, index: Path, embeddings: bool):
     return MemoryService(settings, clock=lambda: NOW)
 
 
-def run_conversation(conv: Conversation, work: Path, embedder, cache_dir: Path | None, tallies: dict[str, Tally],
-                     latencies: list[float]) -> dict:
+def run_conversation(conv: Conversation, work: Path, embedder: Model | None, cache_dir: Path | None,
+                     tallies: dict[str, Tally], latencies: list[float]) -> ConversationInfo:
     vault, index = work / conv.name / "vault", work / conv.name / "index.sqlite3"
     (vault / "STM").mkdir(parents=True)
     saver = _service(vault, index, embeddings=False)
@@ -301,7 +362,7 @@ def run_conversation(conv: Conversation, work: Path, embedder, cache_dir: Path |
     dia_of = save_turns(saver, conv)
     save_s = time.perf_counter() - t
     saver.close()
-    info = {"turns": len(conv.turns), "questions": len(conv.questions), "save_s": save_s}
+    info: ConversationInfo = {"turns": len(conv.turns), "questions": len(conv.questions), "save_s": save_s}
     rankers: dict[str, Callable[[str], list[str]]] = {}
     text_svc = _service(vault, index, embeddings=False)
     rankers["full text (engine)"] = engine_ranker(text_svc)
@@ -331,7 +392,7 @@ def run_conversation(conv: Conversation, work: Path, embedder, cache_dir: Path |
     return info
 
 
-def time_batch_save(conv: Conversation, embedder, work: Path, turns: int) -> dict:
+def time_batch_save(conv: Conversation, embedder: Embedder, work: Path, turns: int) -> BatchSave:
     """`save_many` of a conversation's first `turns` turns into a fresh vault with the model
     on (every turn encoded, none from a cache), against the model encoding the same texts
     alone in the same run: issue 20 asks < 8 s for 600."""
@@ -352,7 +413,8 @@ def time_batch_save(conv: Conversation, embedder, work: Path, turns: int) -> dic
 
 
 def run_locomo(folder: Path, embeddings: bool = True, cache_dir: Path | None = DEFAULT_CACHE,
-               progress: Callable[[str], None] = lambda _m: None, embedder=None, batch_turns: int = 0) -> dict:
+               progress: Callable[[str], None] = lambda _m: None, embedder: Embedder | None = None,
+               batch_turns: int = 0) -> LocomoResult:
     """The figures of every conversation in `folder`; with the model and `batch_turns`, also
     the time of one batch save of that many turns (time_batch_save)."""
     files = sorted(Path(folder).glob("*.json"))
@@ -365,42 +427,42 @@ def run_locomo(folder: Path, embeddings: bool = True, cache_dir: Path | None = D
         embedder.load()
     if not embeddings:
         embedder = None
-    raw_embedder = embedder
+    model: Model | None = embedder
     if embedder is not None and cache_dir is not None:
         slug = re.sub(r"[^A-Za-z0-9]+", "-", embedder.name).strip("-").lower()
-        embedder = QueryVectors(embedder, cache_dir / f"queries.{slug}.npz")
+        model = QueryVectors(embedder, cache_dir / f"queries.{slug}.npz")
     tallies: dict[str, Tally] = {}
     latencies: list[float] = []
-    per_conv = {}
+    per_conv: dict[str, ConversationInfo] = {}
     work = Path(tempfile.mkdtemp(prefix="mnemovault-locomo-"))
     started = time.perf_counter()
     try:
         for path in files:
             conv = load_conversation(path)
             progress(f"{conv.name}: {len(conv.turns)} turns, {len(conv.questions)} questions")
-            per_conv[conv.name] = run_conversation(conv, work, embedder, cache_dir, tallies, latencies)
-        batch = None
-        if raw_embedder is not None and batch_turns > 0:
+            per_conv[conv.name] = run_conversation(conv, work, model, cache_dir, tallies, latencies)
+        batch: BatchSave | None = None
+        if embedder is not None and batch_turns > 0:
             longest = max((load_conversation(p) for p in files), key=lambda c: len(c.turns))
             progress(f"batch save: {min(batch_turns, len(longest.turns))} turns of {longest.name} with the model")
-            batch = time_batch_save(longest, raw_embedder, work, batch_turns)
+            batch = time_batch_save(longest, embedder, work, batch_turns)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-        if isinstance(embedder, QueryVectors):
-            embedder.save()
+        if isinstance(model, QueryVectors):
+            model.save()
     return {
         "folder": str(folder),
         "conversations": per_conv,
         "rankers": {name: t.table() for name, t in tallies.items()},
         # with query vectors from the cache this is the ranking's own time, without encoding
         "hybrid_p50_ms": statistics.median(latencies) * 1000 if latencies else None,
-        "query_vectors_cached": isinstance(embedder, QueryVectors),
+        "query_vectors_cached": isinstance(model, QueryVectors),
         "batch_save": batch,
         "seconds": time.perf_counter() - started,
     }
 
 
-def render(result: dict, echo: Callable[[str], None] = print) -> None:
+def render(result: LocomoResult, echo: Callable[[str], None] = print) -> None:
     convs = result["conversations"]
     echo(f"LoCoMo retrieval, {len(convs)} conversations from {result['folder']}: "
          f"{sum(c['turns'] for c in convs.values())} turns, {sum(c['questions'] for c in convs.values())} questions "
@@ -422,6 +484,6 @@ def render(result: dict, echo: Callable[[str], None] = print) -> None:
         echo(f"batch save (save_many, the model on, nothing cached): {batch['turns']} turns in {batch['save_s']:.1f} s, "
              f"{batch['vectors']} vectors stored; the model alone encoding the same turns: {batch['encode_s']:.1f} s")
     for name, c in convs.items():
-        v = c.get("vectors") or {}
-        echo(f"{name}: saved {c['turns']} turns in {c['save_s']:.1f} s; vectors {v.get('from_cache', 0)} cached, "
-             f"{v.get('encoded', 0)} encoded")
+        v = c.get("vectors")
+        cached, encoded = (v["from_cache"], v["encoded"]) if v else (0, 0)
+        echo(f"{name}: saved {c['turns']} turns in {c['save_s']:.1f} s; vectors {cached} cached, {encoded} encoded")

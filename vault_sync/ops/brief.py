@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import heapq
 import math
-import weakref
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -66,13 +65,14 @@ class _Group:
     by_last: list[int] = field(default_factory=list)  # by last use, latest first (unknown counts as now)
 
 
-# per index: (index state, beta) -> {"ltm": _Group, "stm": _Group}; rebuilt when the index changes
-_INPUTS: "weakref.WeakKeyDictionary[Any, tuple[Any, dict[str, _Group]]]" = weakref.WeakKeyDictionary()
+# ((index state, beta), {"ltm": _Group, "stm": _Group}): kept by the service's runtime
+# (runtime.brief_inputs), rebuilt when the index changes
+BriefInputs = tuple[tuple[Any, ...], dict[str, _Group]]
 
 
 def _groups(svc: "MemoryService") -> dict[str, _Group]:
     key = (svc.store.change_signature(), svc.params.beta)
-    hit = _INPUTS.get(svc.store)
+    hit = svc.runtime.brief_inputs
     if hit is not None and hit[0] == key:
         return hit[1]
     beta = svc.params.beta
@@ -85,7 +85,7 @@ def _groups(svc: "MemoryService") -> dict[str, _Group]:
         order = range(len(g.items))
         g.by_base = sorted(order, key=lambda i: -(g.items[i][0] * g.items[i][1]))
         g.by_last = sorted(order, key=lambda i: -(g.items[i][2] if g.items[i][2] is not None else math.inf))
-    _INPUTS[svc.store] = (key, groups)
+    svc.runtime.keep_brief_inputs((key, groups))
     return groups
 
 

@@ -12,12 +12,12 @@ is true up to some instant and false after).
 The next pass is then answered from this memory without a query, as long as the index saw
 no transaction since (store.write_signature: ours or another process's), the settings and
 the editor hold are the same, and the clock is between the pass and the horizon. Anything
-else, and the sweep looks at every row again.
+else, and the sweep looks at every row again. The memory is held by the service's runtime
+(runtime.quiet_sweep): one per service, gone with it.
 """
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Any
 from ..quiet import left_alone
 
 if TYPE_CHECKING:
-    from ..index.store import IndexStore
     from ..service import MemoryService
 
 HORIZONS = (timedelta(hours=6), timedelta(hours=1), timedelta(minutes=15))
@@ -43,9 +42,6 @@ class Quiet:
     invalid: list[dict[str, Any]] = field(default_factory=list)
 
 
-_MEMO: "weakref.WeakKeyDictionary[IndexStore, Quiet]" = weakref.WeakKeyDictionary()
-
-
 def key_of(svc: "MemoryService", refresh_s: float, held: str | None) -> tuple[Any, ...]:
     s = svc.settings
     return (svc.params, s.score_precision, refresh_s, s.quiet_seconds, held)
@@ -53,7 +49,7 @@ def key_of(svc: "MemoryService", refresh_s: float, held: str | None) -> tuple[An
 
 def recall(svc: "MemoryService", key: tuple[Any, ...], now: datetime) -> Quiet | None:
     """The memory of the last quiet pass, if it still answers for `now`."""
-    memo = _MEMO.get(svc.store)
+    memo = svc.runtime.quiet_sweep
     if memo is None or memo.key != key or not memo.since <= now < memo.until:
         return None
     if svc.store.write_signature() != memo.signature:
@@ -62,7 +58,7 @@ def recall(svc: "MemoryService", key: tuple[Any, ...], now: datetime) -> Quiet |
 
 
 def forget(svc: "MemoryService") -> None:
-    _MEMO.pop(svc.store, None)
+    svc.runtime.keep_quiet_sweep(None)
 
 
 def remember(svc: "MemoryService", key: tuple[Any, ...], signature: tuple[int, int], now: datetime,
@@ -81,4 +77,4 @@ def remember(svc: "MemoryService", key: tuple[Any, ...], signature: tuple[int, i
     if until is None:
         forget(svc)
         return
-    _MEMO[svc.store] = Quiet(signature, key, now, until, scanned, len(alone), held, invalid)
+    svc.runtime.keep_quiet_sweep(Quiet(signature, key, now, until, scanned, len(alone), held, invalid))
