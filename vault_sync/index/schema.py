@@ -4,6 +4,10 @@ SCHEMA_VERSION = 8  # 5: source / source_id of imported memories; 6: attachments
 # 7: the trigram index (CJK, Thai, Indic scripts: index/trigram.py)
 # 8: conversation / said_at of memories said in a conversation (search reads a turn's neighbours)
 
+# a memory said in a conversation, with the turns around it (index/windows.py); also made
+# by UPGRADES, for an index from before it
+WINDOWS_TABLE = "CREATE VIRTUAL TABLE IF NOT EXISTS windows USING fts5(body, tokenize = 'porter unicode61 remove_diacritics 2');"
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS notes (
@@ -75,9 +79,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
 );
 -- beside the word index, for notes holding scripts it cannot cut into words (index/trigram.py)
 CREATE VIRTUAL TABLE IF NOT EXISTS trigram USING fts5(title, body, tokenize = 'trigram');
--- a memory said in a conversation, with the turns around it (index/windows.py)
-CREATE VIRTUAL TABLE IF NOT EXISTS windows USING fts5(body, tokenize = 'porter unicode61 remove_diacritics 2');
-"""
+""" + WINDOWS_TABLE
 
 # run on every open of a current-version index: additions that need no rebuild (a rebuild
 # would also drop the embedding cache, hours of model time on a large vault)
@@ -87,7 +89,6 @@ DROP INDEX IF EXISTS tags_tag;
 CREATE INDEX IF NOT EXISTS notes_kind_score ON notes(kind, decay_score);
 CREATE INDEX IF NOT EXISTS notes_status ON notes(status);
 CREATE INDEX IF NOT EXISTS links_kind ON links(kind);
-CREATE VIRTUAL TABLE IF NOT EXISTS windows USING fts5(body, tokenize = 'porter unicode61 remove_diacritics 2');
-"""
+""" + WINDOWS_TABLE
 
 DERIVED_TABLES = ("notes", "tags", "aliases", "links", "problems", "conflicts", "fts", "trigram", "windows", "attachments")

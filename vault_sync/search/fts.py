@@ -142,6 +142,17 @@ def idf(n_docs: int, df: int) -> float:
 
 
 
+def coverage(rowids: list[int], matches: list[tuple[float, list[int]]]) -> dict[int, float]:
+    """Each note's share (0..1) of the query's weight: `matches` holds, per query term, its
+    weight (IDF) and the notes among `rowids` holding it."""
+    present = dict.fromkeys(rowids, 0.0)
+    for weight, found in matches:
+        for rid in found:
+            present[rid] += weight
+    total = sum(weight for weight, _ in matches) or 1.0
+    return {rid: min(1.0, p / total) for rid, p in present.items()}
+
+
 @dataclass
 class Term:
     """One thing the query looks for: a word (word index); in the trigram table, a trigram of
@@ -207,21 +218,18 @@ def search(store: Any, query: str, filters: Filters, limit: int = CANDIDATES) ->
             return []
         rowids = list(strength)
         n_docs = fulltext.note_count(db) or 1
-        present = dict.fromkeys(rowids, 0.0)
-        total = 0.0
-        for t in terms:
+
+        def matches(t: Term) -> tuple[float, list[int]]:
             if t.index == "word":
                 df = fulltext.doc_frequency(db, quote(t.text))
                 found = fulltext.having(db, quote(t.text), rowids, df <= SCAN_PER_CANDIDATE * len(rowids)) if df else []
             else:
                 df = trigram.doc_frequency(db, t.text)
                 found = trigram.having(db, t.text, rowids) if df else []
-            weight = idf(n_docs, df) * t.share
-            total += weight
-            for rid in found:
-                present[rid] += weight
-    total = total or 1.0
-    hits = [FtsHit(rid, s, min(1.0, present[rid] / total)) for rid, s in strength.items()]
+            return idf(n_docs, df) * t.share, found
+
+        share = coverage(rowids, [matches(t) for t in terms])
+    hits = [FtsHit(rid, s, share[rid]) for rid, s in strength.items()]
     if grams or len(sides) > 1:  # runs of CJK/Thai text: coverage (the phrases) decides first
         best = max(h.bm25 for h in hits) or 1.0
         hits.sort(key=lambda h: (-(h.coverage ** 2) * (0.6 + 0.4 * h.bm25 / best), h.rowid))
@@ -252,17 +260,11 @@ def window_strengths(store: Any, query: str, filters: Filters, limit: int = CAND
         if best <= 0:
             return {}
         rowids = [r for r, _ in rows]
-        present = dict.fromkeys(rowids, 0.0)
-        total = 0.0
-        for t in terms:
-            df = dfs[t]
-            weight = idf(n_docs, df)
-            total += weight
-            for rid in (windows.having(db, quote(t), rowids, df <= WALK_PER_WINDOW * len(rowids)) if df else []):
-                present[rid] += weight
-    total = total or 1.0
+        share = coverage(rowids, [
+            (idf(n_docs, dfs[t]), windows.having(db, quote(t), rowids, dfs[t] <= WALK_PER_WINDOW * len(rowids)) if dfs[t] else [])
+            for t in terms])
     # coverage as it is, not squared as a note's own: squared 0.789 LoCoMo hit@5, as it is 0.801
-    return {rid: present[rid] / total * (0.6 + 0.4 * -rank / best) for rid, rank in rows}
+    return {rid: share[rid] * (0.6 + 0.4 * -rank / best) for rid, rank in rows}
 
 
 def snippets(store: Any, query: str, rowids: list[int]) -> dict[int, str]:
