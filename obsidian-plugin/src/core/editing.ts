@@ -2,6 +2,7 @@
  * Tells the daemon which note is open in the editor (issue 16: background writes to it
  * wait until it has been closed or idle for a minute). Sent when the open note changes,
  * again while the person types in it at most once per heartbeat, and null on close.
+ * Calls are sent one after another, so the daemon sees them in the order they happened.
  * Failures are silent: the daemon may be offline or older, and editing goes on.
  */
 import type { Timers } from "./timers";
@@ -13,6 +14,8 @@ export class EditingReporter {
 	/** The path last sent (undefined: nothing sent yet). */
 	private sent: string | null | undefined = undefined;
 	private sentAt = -Infinity;
+	/** Calls go one at a time, in order: two in flight could reach the daemon swapped. */
+	private queue: Promise<unknown> = Promise.resolve();
 
 	constructor(
 		private readonly send: (path: string | null) => Promise<unknown>,
@@ -45,6 +48,6 @@ export class EditingReporter {
 	private post(path: string | null): void {
 		this.sent = path;
 		this.sentAt = this.timers.now();
-		this.send(path).catch(() => undefined);
+		this.queue = this.queue.then(() => this.send(path)).catch(() => undefined);
 	}
 }

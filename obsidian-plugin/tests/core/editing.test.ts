@@ -68,6 +68,28 @@ describe("EditingReporter against the fake daemon", () => {
 		expect(sent()).toEqual(["STM/a.md", "STM/a.md", "STM/a.md", "STM/b.md", null]);
 	});
 
+	it("one call at a time, in order, even when an earlier one is slow or fails", async () => {
+		const started: (string | null)[] = [];
+		const finish: (() => void)[] = [];
+		const send = (path: string | null) =>
+			new Promise<void>((resolve, reject) => {
+				started.push(path);
+				finish.push(path === "STM/a.md" ? () => reject(new Error("offline")) : resolve);
+			});
+		const reporter = new EditingReporter(send, { now: () => 0 });
+		reporter.opened("STM/a.md");
+		reporter.opened("Projects/plan.md");
+		reporter.opened(null);
+		await sleep(10);
+		expect(started).toEqual(["STM/a.md"]); // the others wait for the first answer
+		finish[0](); // the first fails: the next still goes
+		await waitFor(() => started.length === 2, 1000, "second call");
+		expect(started).toEqual(["STM/a.md", "Projects/plan.md"]);
+		finish[1]();
+		await waitFor(() => started.length === 3, 1000, "third call");
+		expect(started).toEqual(["STM/a.md", "Projects/plan.md", null]);
+	});
+
 	it("failures are silent: an older daemon (404) or none at all", async () => {
 		const { reporter, daemon, advance } = await setup();
 		daemon.routes.set("POST /api/editing", () => error(404, "not_found", "no route"));
