@@ -198,3 +198,48 @@ def test_save_memories_and_save_said_take_supersedes(empty_vault):
         asyncio.run(go())
     finally:
         svc.close()
+
+
+def test_title_repeating_the_first_words_is_embedded_once(empty_vault):
+    """A saved memory's file name is its first words: the vector encodes the body alone, on
+    the batch path and on the backfill path alike; a title of its own is still encoded."""
+    import numpy as np
+    from retrieval_set import shared_embedder
+
+    from vault_sync.note import embed_text, title_repeats_body
+    from vault_sync.search.embeddings import backfill, from_blob
+
+    assert title_repeats_body("Caroline on 8 May 2023 I went to", "Caroline on 8 May 2023: I went to a group")
+    assert not title_repeats_body("Plan", "# Plan\n\nShip it")  # a heading is a title a person chose
+    assert not title_repeats_body("Support groups", "Caroline on 8 May 2023: I went to a group")
+    assert not title_repeats_body("Caroline on 8 Ma", "Caroline on 8 May 2023: I went")  # whole words only
+    assert title_repeats_body("Melanie painted a sunrise 2", "Melanie painted a sunrise again")  # a name taken twice
+    assert embed_text("Plan", ["work"], "# Plan\n\nShip it") == "Plan\nwork\n# Plan\n\nShip it"
+    assert embed_text("Ship it", ["work"], "Ship it today") == "work\nShip it today"
+
+    svc = make_service(empty_vault, embeddings=True)
+    embedder = shared_embedder()
+    svc.use_embedder(embedder)
+    said = "Caroline on 8 May 2023: I went to a support group yesterday and it was powerful"
+    svc.save_many([said, {"text": "Melanie signed up for a pottery class", "title": "Hobbies"}])
+    (empty_vault / "STM" / "written by hand.md").write_text("Written by hand about the lake sunrise painting\n",
+                                                           encoding="utf-8")
+    svc.sync()
+    backfill(svc)
+
+    def stored(prefix):
+        row = svc.store.one("SELECT content_hash FROM notes WHERE path LIKE ?", (prefix + "%",))
+        blob = svc.store.one("SELECT vector FROM embeddings WHERE content_hash = ?", (row[0],))[0]
+        return from_blob(blob)
+
+    def cos(a, b):
+        return float(np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+    body_only, titled = embedder.encode([said, f"Caroline on 8 May 2023 I went to a\n\n{said}"])
+    assert cos(stored("STM/Caroline on 8 May 2023"), body_only) > 0.9999
+    assert cos(stored("STM/Caroline on 8 May 2023"), titled) < 0.999
+    own_title = embedder.encode_one("Hobbies\n\nMelanie signed up for a pottery class")
+    assert cos(stored("STM/Hobbies"), own_title) > 0.9999
+    by_hand = embedder.encode_one("Written by hand about the lake sunrise painting")
+    assert cos(stored("STM/written by hand"), by_hand) > 0.9999
+    svc.close()

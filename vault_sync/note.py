@@ -300,8 +300,30 @@ def normalized_hash(text: str) -> str:
     return hashlib.blake2b(norm.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
+_WORD = re.compile(r"\w+")
+EMBED_TEXT_FORM = 2  # bumped when embed_text changes what it encodes (caches of vectors keyed by note content)
+
+
 def embed_text(title: str, tags: list[str], body: str) -> str:
+    """What a note's vector encodes. A title that is only the body's first words (the file
+    name a saved memory gets) is left out: said twice it would weigh the opening twice and
+    cost the model ~1.3x the tokens of a short memory. A title repeated by a heading stays:
+    a person chose it, and known-item search ranks better with it."""
+    if title and title_repeats_body(title, body):
+        title = ""
     return f"{title}\n{' '.join(tags)}\n{body}".strip()
+
+
+def title_repeats_body(title: str, body: str) -> bool:
+    """True when the body's opening words are the title's words (case and punctuation aside),
+    also with the " 2" a name taken twice gets (ops.names.unique_stem); never for a heading."""
+    words = _WORD.findall(title.casefold())
+    if not words or body.lstrip().startswith("#"):
+        return False
+    start = _WORD.findall(body[: 4 * len(title) + 200].casefold())
+    if start[: len(words)] == words:
+        return True
+    return len(words) > 1 and words[-1].isdigit() and start[: len(words) - 1] == words[:-1]
 
 
 def related_links(note: Note) -> list[linkmod.Link]:

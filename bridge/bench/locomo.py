@@ -169,8 +169,12 @@ def save_turns(svc: MemoryService, conv: Conversation) -> dict[str, str]:
 
 
 def _cache_file(cache_dir: Path, conv: Conversation, model: str) -> Path:
+    """The turn vectors of one conversation: keyed by note content, so the file name carries
+    the form of the text they encode (note.EMBED_TEXT_FORM)."""
+    from vault_sync.note import EMBED_TEXT_FORM
+
     slug = re.sub(r"[^A-Za-z0-9]+", "-", model).strip("-").lower()
-    return cache_dir / f"{conv.name}.{slug}.npz"
+    return cache_dir / f"{conv.name}.{slug}.t{EMBED_TEXT_FORM}.npz"
 
 
 def embed_with_cache(svc: MemoryService, embedder: Model, cache_file: Path | None) -> VectorReport:
