@@ -54,3 +54,25 @@ def test_bench_semantic_figures(tmp_path):
     out = _semantic(tmp_path / "vault", tmp_path, gen.queries[:5], lambda _msg: None)
     assert out["embedding"]["embedded"] == 40 and out["embedding"]["raw_per_s"] > 0
     assert out["hybrid"]["recall_at_5"] > 0 and out["hybrid"]["p50_ms"] > 0
+
+
+def test_known_item_recall_refuses_a_moved_target(tmp_path):
+    # promote and gc move notes: measuring afterwards against the old paths gave hybrid 0.885
+    # for a search that finds every one (the bench now measures the model part before them)
+    import pytest
+    from conftest import make_service
+
+    from bridge.bench.generate import generate
+    from bridge.bench.measure import recall
+    from vault_sync.dates import utc_now
+
+    gen = generate(tmp_path / "vault", 40, utc_now())
+    svc = make_service(tmp_path / "vault")
+    hits, _mrr, _lat = recall(svc, gen.queries[:5])
+    assert hits >= 0.8
+    moved = next(p for _q, p in gen.queries)
+    (tmp_path / "vault" / moved).rename(tmp_path / "vault" / "moved away.md")
+    svc.sync()
+    with pytest.raises(RuntimeError, match="known-item targets are not in the index"):
+        recall(svc, gen.queries)
+    svc.close()
