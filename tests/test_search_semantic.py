@@ -222,3 +222,39 @@ def test_search_scans_for_missing_vectors_only_after_the_index_changed(svc, vaul
     other.close()
     res = search(svc, "where do the big wading birds breed")
     assert scans and res["results"][0]["path"] == "STM/Heron fact.md"
+
+
+def test_query_vector_is_encoded_while_full_text_runs(svc, embedder, monkeypatch):
+    """The query's encoding runs in a worker thread at the same time as full-text search,
+    and the answer is the one a search encoding it first gives."""
+    import threading
+
+    from vault_sync.search import hybrid
+
+    query = "which database release is pre-prod on"
+    serial = search(svc, query)
+    full_text_started = threading.Event()
+    seen: dict[str, object] = {}
+    real_encode, real_fts = embedder.encode_one, hybrid.ftsmod.search
+
+    def encode_one(text):
+        # finishes only once full text has started: a search that encodes first would wait 5 s
+        seen["overlapped"] = full_text_started.wait(5)
+        seen["encode thread"] = threading.current_thread().name
+        return real_encode(text)
+
+    def fts_search(*args, **kwargs):
+        full_text_started.set()
+        seen["full text thread"] = threading.current_thread().name
+        return real_fts(*args, **kwargs)
+
+    monkeypatch.setattr(embedder, "encode_one", encode_one)
+    monkeypatch.setattr(hybrid.ftsmod, "search", fts_search)
+    overlapped = search(svc, query)
+    assert seen["overlapped"] is True
+    assert seen["encode thread"] != seen["full text thread"]
+    assert [(r["path"], r["score"]) for r in overlapped["results"]] == [(r["path"], r["score"]) for r in serial["results"]]
+
+    # the model not loaded yet: nothing is started, _semantic decides as before
+    monkeypatch.setattr(type(embedder), "loaded", property(lambda self: False))
+    assert hybrid.start_query_vector(svc, query) is None

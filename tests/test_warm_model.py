@@ -34,8 +34,19 @@ def test_search_during_model_load_is_full_text_then_semantic(vault):
         loader.join(120)
         assert svc.embedder.loaded and not svc.embedder.loading
         torch.set_num_threads(2)
-        late = search(svc, "which Postgres version does staging run", limit=5)
-        assert torch.get_num_threads() == 1  # capped in the encoding thread (the busy-machine latency fix)
+        model = svc.embedder._model
+        real_encode, during = model.encode, []
+
+        def encode(*args, **kwargs):  # torch's thread count while the query is encoded, in that thread
+            during.append(torch.get_num_threads())
+            return real_encode(*args, **kwargs)
+
+        model.encode = encode
+        try:
+            late = search(svc, "which Postgres version does staging run", limit=5)
+        finally:
+            del model.encode
+        assert during == [1]  # capped in the encoding thread (the busy-machine latency fix)
         assert late["semantic"] is True and late["notice"] is None
         assert isinstance(late["results"][0]["parts"]["semantic"], float)
         assert warm_model(svc) is None  # loaded: nothing more to start

@@ -37,6 +37,8 @@ from __future__ import annotations
 import math
 import re
 import sqlite3
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Callable, NotRequired, TypedDict
 
 from ..index import queries
@@ -126,10 +128,38 @@ def _no_cosines(rowids: list[int]) -> dict[int, float]:
     return {}
 
 
+_encoder: ThreadPoolExecutor | None = None
+_encoder_lock = threading.Lock()
+
+
+def start_query_vector(svc: "MemoryService", query: str) -> "Future[Any] | None":
+    """The query's vector, encoded in a worker thread while full text and the windows are
+    searched (the model and SQLite both let go of the GIL: on two cores the ~12 ms encode
+    overlaps the rest). None unless the model is loaded and ready: _semantic then decides."""
+    global _encoder
+    if getattr(svc, "embedder", None) is None and not svc.settings.embeddings:
+        return None
+    from .embeddings import get_embedder
+
+    embedder = get_embedder(svc)
+    if embedder is None or not _loaded(embedder):
+        return None
+    with _encoder_lock:
+        if _encoder is None:
+            _encoder = ThreadPoolExecutor(max_workers=2, thread_name_prefix="mnemovault-query")
+    return _encoder.submit(embedder.encode_one, query)
+
+
+def _loaded(embedder: Any) -> bool:
+    inner = getattr(embedder, "inner", embedder)  # the bench's query cache wraps the model
+    return bool(getattr(inner, "loaded", False))
+
+
 def _semantic(svc: "MemoryService", query: str, filters: Filters,
-              extra: set[int] | None = None) -> tuple[dict[int, float] | None, str | None, Lookup]:
+              extra: set[int] | None = None,
+              pending: "Future[Any] | None" = None) -> tuple[dict[int, float] | None, str | None, Lookup]:
     """(rowid -> cosine for the best candidates, notice, cosine of any other notes). None when
-    semantic search is off."""
+    semantic search is off. `pending`: the query's vector, already on its way."""
     if getattr(svc, "embedder", None) is None and not svc.settings.embeddings:
         return None, None, _no_cosines  # full text only: numpy and the model are not even imported
     import numpy as np
@@ -154,7 +184,7 @@ def _semantic(svc: "MemoryService", query: str, filters: Filters,
         left = len(missing_hashes(svc, embedder.name))
         notice = (f"semantic index covers {total - left} of {total} notes, so these results are partly "
                   "from full text only; run `mnemovault embed` (or let the daemon finish) for full semantic search")
-    qvec = embedder.encode_one(query)
+    qvec = pending.result() if pending is not None else embedder.encode_one(query)
     rowids, sims = vector_cache(svc, embedder).similarities(qvec, filters.kinds)
     if filters.narrow and len(rowids):
         allowed = queries.rowids_passing(svc.store, filters)
@@ -204,12 +234,13 @@ def search(
     if not ftsmod.words(query):
         return {"results": [], "semantic": False, "notice": None}
 
+    pending = start_query_vector(svc, query)
     # enough full-text candidates for the page asked for; coverage costs a seek per candidate and word
     pool = min(ftsmod.CANDIDATES, max(POOL_MIN, 3 * limit))
     hits = {h.rowid: h for h in ftsmod.search(svc.store, query, filters, limit=pool)}
     best_bm25 = max((h.bm25 for h in hits.values()), default=0.0)
     windows = ftsmod.window_strengths(svc.store, query, filters, limit=WINDOW_CANDIDATES) if WINDOW_WEIGHT > 0 else {}
-    cosines, notice, lookup = _semantic(svc, query, filters, set(hits) | set(windows))
+    cosines, notice, lookup = _semantic(svc, query, filters, set(hits) | set(windows), pending)
     semantic = cosines is not None
     cosines = cosines or {}
 
