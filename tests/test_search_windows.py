@@ -151,3 +151,51 @@ def test_a_window_match_keeps_to_the_search_scope(empty_vault):
     assert all(r["kind"] == "note" for r in svc.search(QUERY, scope="notes")["results"])
     assert answer not in [r["path"] for r in svc.search(QUERY, scope="notes")["results"]]
     svc.close()
+
+
+def test_window_word_lookups_are_kept_for_one_index_version(empty_vault, monkeypatch):
+    """Searches keep what they read of the windows (how many hold a word, and which) until
+    the index changes, here or in another process; the scores are those of a fresh read."""
+    from vault_sync.search import fts
+
+    svc = make_service(empty_vault)
+    paths = _save(svc)
+    filters = fts.make_filters(svc, "all")
+    queries = ["glassblowing vase train", "cello lessons sister Tuesday", "Murano museum morning vase"]
+    fresh = {}
+    for q in queries:
+        svc.store.window_lookups = windows.Lookups()
+        fresh[q] = fts.window_strengths(svc.store, q, filters)
+    for q in queries:  # one kept set of lookups: the same scores
+        assert fts.window_strengths(svc.store, q, filters) == fresh[q]
+    dfs, sets = svc.store.window_lookups.at(svc.store.write_signature())
+    assert dfs["glassblowing"] == 3 and len(sets["glassblowing"]) == 3  # the windows of turns 0, 1, 2
+
+    def no_read(*_args):
+        raise AssertionError("read again at the same index version")
+
+    monkeypatch.setattr(windows, "doc_frequency", no_read)
+    monkeypatch.setattr(windows, "holding", no_read)
+    assert fts.window_strengths(svc.store, queries[0], filters) == fresh[queries[0]]
+    monkeypatch.undo()
+
+    def kept_and_fresh(q):
+        kept = fts.window_strengths(svc.store, q, filters)
+        keep, svc.store.window_lookups = svc.store.window_lookups, windows.Lookups()
+        try:
+            return kept, fts.window_strengths(svc.store, q, filters)
+        finally:
+            svc.store.window_lookups = keep
+
+    # a new turn here: the next search reads again, so the known words count it too
+    later = _save(svc, ["Back at the glassblowing furnace with a kiln"], chat="studio")[0]
+    kept, fresh_now = kept_and_fresh("glassblowing vase train")
+    assert kept == fresh_now and svc.store.note(later)["rowid"] in kept
+    # a turn saved by another process on the same index file: the same
+    other = make_service(empty_vault, sync=False)
+    elsewhere = _save(other, ["The kiln at the glassblowing studio cracked"], chat="studio2")[0]
+    other.close()
+    kept, fresh_now = kept_and_fresh("glassblowing vase train")
+    assert kept == fresh_now and svc.store.note(elsewhere)["rowid"] in kept
+    assert svc.store.note(paths[0])["rowid"] in kept
+    svc.close()

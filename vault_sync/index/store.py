@@ -109,6 +109,7 @@ class IndexStore:
         # conversation -> times of turns added, changed or removed in the open transaction:
         # their windows (index/windows.py) are rewritten before it commits
         self._windows_dirty: dict[str, set[str]] = {}
+        self.window_lookups = windows.Lookups()  # search's word lookups, per write_signature
         try:
             self._open()
         except sqlite3.DatabaseError as exc:

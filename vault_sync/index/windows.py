@@ -77,18 +77,41 @@ def ranked(db: sqlite3.Connection, expr: str, where: str, params: list[object], 
         f"WHERE windows MATCH ? AND {where} ORDER BY rank LIMIT ?", (expr, *params, int(limit)))]
 
 
-def having(db: sqlite3.Connection, expr: str, rowids: list[int], walk: bool) -> list[int]:
-    """Which of `rowids` have a window matching `expr`. `walk`: read the term's whole match
-    list (~0.3 us an entry here) instead of seeking once per window (~10 us each: 1 ms a word
-    for 100 windows)."""
-    if walk:
-        wanted = set(rowids)
-        return [int(r[0]) for r in db.execute("SELECT rowid FROM windows WHERE windows MATCH ?", (expr,)) if r[0] in wanted]
+def having(db: sqlite3.Connection, expr: str, rowids: list[int]) -> list[int]:
+    """Which of `rowids` have a window matching `expr`, a seek per window (~10 us each): for a
+    word in most windows, where reading its match list (holding) costs more."""
     out: list[int] = []
     for chunk in in_chunks(rowids):
         out += [int(r[0]) for r in db.execute(
             f"SELECT rowid FROM windows WHERE windows MATCH ? AND rowid IN ({marks(len(chunk))})", (expr, *chunk))]
     return out
+
+
+def holding(db: sqlite3.Connection, expr: str) -> frozenset[int]:
+    """Every window matching `expr`: the term's whole match list (~0.3 us an entry)."""
+    return frozenset(int(r[0]) for r in db.execute("SELECT rowid FROM windows WHERE windows MATCH ?", (expr,)))
+
+
+class Lookups:
+    """What searches learned of the windows at one version of the index (IndexStore.
+    write_signature), kept for the next search: per word, how many windows hold it and,
+    once read, which. Questions about one conversation repeat its names, and reading a
+    common word's match list was most of a search's window scoring. A new version starts
+    afresh; a search keeps the pair it began with, so nothing it learns lands in a newer one."""
+
+    MAX_WORDS = 4096  # then start afresh: a bound on memory, not a cache policy
+
+    def __init__(self) -> None:
+        self._version: object = None
+        self._known: tuple[dict[str, int], dict[str, frozenset[int]]] = ({}, {})
+
+    def at(self, version: object) -> tuple[dict[str, int], dict[str, frozenset[int]]]:
+        """(word -> windows holding it, word -> those windows) for this version."""
+        known = self._known
+        if version != self._version or len(known[0]) > self.MAX_WORDS:
+            known = ({}, {})
+            self._version, self._known = version, known
+        return known
 
 
 def doc_frequency(db: sqlite3.Connection, expr: str) -> int:
