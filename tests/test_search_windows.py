@@ -168,8 +168,9 @@ def test_window_word_lookups_are_kept_for_one_index_version(empty_vault, monkeyp
         fresh[q] = fts.window_strengths(svc.store, q, filters)
     for q in queries:  # one kept set of lookups: the same scores
         assert fts.window_strengths(svc.store, q, filters) == fresh[q]
-    dfs, sets = svc.store.window_lookups.at(svc.store.write_signature())
-    assert dfs["glassblowing"] == 3 and len(sets["glassblowing"]) == 3  # the windows of turns 0, 1, 2
+    known = svc.store.window_lookups.at(svc.store.write_signature())
+    assert known.dfs["glassblowing"] == 3 and len(known.sets["glassblowing"]) == 3  # the windows of turns 0, 1, 2
+    assert known.entries == sum(len(rows) for rows in known.sets.values())
 
     def no_read(*_args):
         raise AssertionError("read again at the same index version")
@@ -177,6 +178,11 @@ def test_window_word_lookups_are_kept_for_one_index_version(empty_vault, monkeyp
     monkeypatch.setattr(windows, "doc_frequency", no_read)
     monkeypatch.setattr(windows, "holding", no_read)
     assert fts.window_strengths(svc.store, queries[0], filters) == fresh[queries[0]]
+    monkeypatch.undo()
+
+    # past its bound on memory it starts afresh, even at the same version
+    monkeypatch.setattr(windows.Lookups, "MAX_ENTRIES", known.entries - 1)
+    assert svc.store.window_lookups.at(svc.store.write_signature()) is not known
     monkeypatch.undo()
 
     def kept_and_fresh(q):

@@ -92,24 +92,38 @@ def holding(db: sqlite3.Connection, expr: str) -> frozenset[int]:
     return frozenset(int(r[0]) for r in db.execute("SELECT rowid FROM windows WHERE windows MATCH ?", (expr,)))
 
 
+class Known:
+    """What is known of the windows' words at one index version."""
+
+    def __init__(self) -> None:
+        self.dfs: dict[str, int] = {}  # word -> windows holding it ("": all windows)
+        self.sets: dict[str, frozenset[int]] = {}  # word -> those windows, once read
+        self.entries = 0  # rowids held in `sets`
+
+    def keep(self, word: str, rows: frozenset[int]) -> frozenset[int]:
+        self.sets[word] = rows
+        self.entries += len(rows)
+        return rows
+
+
 class Lookups:
     """What searches learned of the windows at one version of the index (IndexStore.
     write_signature), kept for the next search: per word, how many windows hold it and,
     once read, which. Questions about one conversation repeat its names, and reading a
     common word's match list was most of a search's window scoring. A new version starts
-    afresh; a search keeps the pair it began with, so nothing it learns lands in a newer one."""
+    afresh; a search keeps the Known it began with, so nothing it learns lands in a newer one."""
 
-    MAX_WORDS = 4096  # then start afresh: a bound on memory, not a cache policy
+    MAX_WORDS = 4096  # past either bound, start afresh: a cap on memory (~10 MB), not a policy
+    MAX_ENTRIES = 200_000
 
     def __init__(self) -> None:
         self._version: object = None
-        self._known: tuple[dict[str, int], dict[str, frozenset[int]]] = ({}, {})
+        self._known = Known()
 
-    def at(self, version: object) -> tuple[dict[str, int], dict[str, frozenset[int]]]:
-        """(word -> windows holding it, word -> those windows) for this version."""
+    def at(self, version: object) -> Known:
         known = self._known
-        if version != self._version or len(known[0]) > self.MAX_WORDS:
-            known = ({}, {})
+        if version != self._version or len(known.dfs) > self.MAX_WORDS or known.entries > self.MAX_ENTRIES:
+            known = Known()
             self._version, self._known = version, known
         return known
 

@@ -245,17 +245,15 @@ def window_strengths(store: Any, query: str, filters: Filters, limit: int = CAND
     if not terms:
         return {}
     where, params = filters.sql("n")
-    known_dfs, known_sets = store.window_lookups.at(store.write_signature())  # taken first: conservative
+    known = store.window_lookups.at(store.write_signature())  # the version taken first: conservative
     with store.reading() as db:
-        if "" not in known_dfs:
-            known_dfs[""] = windows.count(db)
-        n_docs = known_dfs[""]
+        for t in ("", *terms):
+            if t not in known.dfs:
+                known.dfs[t] = windows.doc_frequency(db, quote(t)) if t else windows.count(db)
+        n_docs = known.dfs[""]
         if not n_docs:
             return {}
-        for t in terms:
-            if t not in known_dfs:
-                known_dfs[t] = windows.doc_frequency(db, quote(t))
-        dfs = {t: known_dfs[t] for t in terms}
+        dfs = {t: known.dfs[t] for t in terms}
         found = [t for t in terms if dfs[t]]
         if not found:
             return {}
@@ -270,10 +268,11 @@ def window_strengths(store: Any, query: str, filters: Filters, limit: int = CAND
         def holding(t: str) -> list[int]:
             if not dfs[t]:
                 return []
-            if t not in known_sets and dfs[t] <= WALK_PER_WINDOW * len(rowids):
-                known_sets[t] = windows.holding(db, quote(t))  # read once, kept for this index version
-            if t in known_sets:
-                return [r for r in rowids if r in known_sets[t]]
+            rows = known.sets.get(t)
+            if rows is None and dfs[t] <= WALK_PER_WINDOW * len(rowids):
+                rows = known.keep(t, windows.holding(db, quote(t)))  # read once for this index version
+            if rows is not None:
+                return [r for r in rowids if r in rows]
             return windows.having(db, quote(t), rowids)  # in most windows: a seek per candidate
 
         share = coverage(rowids, [(idf(n_docs, dfs[t]), holding(t)) for t in terms])
