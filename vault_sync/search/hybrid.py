@@ -147,7 +147,10 @@ def start_query_vector(svc: "MemoryService", query: str) -> "Future[Any] | None"
     with _encoder_lock:
         if _encoder is None:
             _encoder = ThreadPoolExecutor(max_workers=2, thread_name_prefix="mnemovault-query")
-    return _encoder.submit(embedder.encode_one, query)
+    try:
+        return _encoder.submit(embedder.encode_one, query)
+    except RuntimeError:  # the interpreter is shutting down: encode in this thread
+        return None
 
 
 def _loaded(embedder: Any) -> bool:
