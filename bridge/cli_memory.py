@@ -116,6 +116,25 @@ def observe(refs: List[str] = typer.Argument(..., help="Memory ids or paths used
 
 
 @app.command()
+def thread(ref: str = typer.Argument(..., help="A memory said in a conversation: id or path."),
+           before: int = typer.Option(5, "--before", "-b", help="Turns said before it (0-50)."),
+           after: int = typer.Option(5, "--after", "-a", help="Turns said after it (0-50)."),
+           vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
+    """The memories said around one memory in its conversation, in the order they were said."""
+
+    def render(r: dict) -> None:
+        output.console.print(f"conversation {r['conversation']}" + (f" ({r['earlier']} earlier)" if r["earlier"] else ""),
+                             markup=False)
+        for t in r["turns"]:
+            mark = ">" if t["this"] else " "
+            output.console.print(f"{mark} {t['said_at'] or '-'}  {t['text']}  [{t['path']}]", markup=False)
+        if r["later"]:
+            output.console.print(f"({r['later']} later)", markup=False)
+
+    run(lambda: emit(call(vault, "thread", ref=ref, before=before, after=after), as_json, render))
+
+
+@app.command()
 def review(limit: int = typer.Option(20, "--limit", "-n"), vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
     """Memories in the danger zone, highest review priority first."""
     run(lambda: emit(call(vault, "review", limit=limit), as_json, lambda items: output.table(

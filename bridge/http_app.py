@@ -170,6 +170,8 @@ def build_app(svc, token: str, port_ref: Callable[[], int], mcp_app=None, state:
     routes: list[BaseRoute] = [
         Route("/api/status", endpoint(status_fn, S.NoArgs, "GET"), methods=["GET"]),
         Route("/api/note", endpoint(lambda a: (lambda: svc.note(a.path)), S.NoteQuery, "GET"), methods=["GET"]),
+        Route("/api/thread", endpoint(lambda a: (lambda: svc.thread(a.ref, a.before, a.after)), S.ThreadArgs, "GET"),
+              methods=["GET"]),
         Route("/api/touch", endpoint(lambda a: (lambda: svc.touch(a.ref, a.boost)), S.TouchBody), methods=["POST"]),
         Route("/api/promote", endpoint(promote_fn, S.PromoteBody), methods=["POST"]),
         Route("/api/archive", endpoint(lambda a: (lambda: {"archived": [svc.archive(a.ref)]}), S.RefArgs), methods=["POST"]),

@@ -209,6 +209,28 @@ class NoteText(TypedDict):
 
 
 @OPEN
+class Turn(TypedDict):
+    """One memory of a conversation, in the order they were said."""
+    path: str
+    id: str | None
+    title: str
+    kind: str
+    status: str | None
+    said_at: str | None
+    text: str
+    this: bool
+
+
+@OPEN
+class Thread(TypedDict):
+    conversation: str
+    path: str
+    turns: list[Turn]
+    earlier: int
+    later: int
+
+
+@OPEN
 class Status(TypedDict):
     vault: str
     index: str

@@ -182,6 +182,16 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
         return await call(lambda s: s.observe(refs, context_tags))
 
     @mcp.tool(annotations=READ)
+    async def read_thread(
+        ref: Annotated[Ref, Field(description="A memory said in a conversation: its id or path (e.g. a search hit).")],
+        before: Annotated[int, Strict(), Field(ge=0, le=50, description="Turns said before it to include.")] = 5,
+        after: Annotated[int, Strict(), Field(ge=0, le=50, description="Turns said after it to include.")] = 5,
+    ) -> R.Thread:
+        """The memories said around one memory in its conversation, in the order they were said, the memory itself marked
+        `this`: read the exchange a short search hit ("Yes, I went there yesterday!") belongs to. Changes nothing."""
+        return await call(lambda s: s.thread(ref, before, after))
+
+    @mcp.tool(annotations=READ)
     async def review_queue(limit: Annotated[int, Strict(), Field(ge=1, le=200, description="Most memories to list.")] = 20) -> list[R.Note]:
         """Memories about to be forgotten, most urgent first: mention them if relevant so they stay alive. Changes nothing."""
         return await call(lambda s: s.review(limit))

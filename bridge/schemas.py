@@ -171,13 +171,19 @@ class PathArgs(Args):
     path: Ref
 
 
+class ThreadArgs(Args):
+    ref: Ref
+    before: Annotated[int, Strict(), Field(ge=0, le=50)] = 5
+    after: Annotated[int, Strict(), Field(ge=0, le=50)] = 5
+
+
 RPC_ARGS: dict[str, type[Args]] = {
     "save": SaveArgs, "touch": TouchArgs, "observe": ObserveArgs, "review": ReviewArgs, "promote": PromoteArgs, "promote_all": PromoteAllArgs,
     "gc": GcArgs, "archive": RefArgs, "restore": RefArgs, "relate": RelateArgs, "graph": GraphArgs,
     "search": SearchArgs, "cluster": ClusterArgs, "consolidate": ConsolidateArgs, "status": NoArgs,
     "sweep": SweepArgs, "note": RefArgs, "get_memory": RefsArgs, "read_note": PathArgs, "conflicts": NoArgs,
     "resolve_conflict": PathArgs, "supersede": SupersedeArgs, "brief": BriefArgs, "editing": EditingArgs,
-    "dangling": DanglingArgs,
+    "dangling": DanglingArgs, "thread": ThreadArgs,
 }
 
 

@@ -23,6 +23,7 @@ ISSUE_TOOLS = {
     "save_memory", "search_memory", "get_memory", "touch_memory", "observe_memory_usage", "review_queue",
     "promote_memory", "gc", "restore_memory", "create_relation", "read_graph", "cluster_memories",
     "consolidate_memories", "read_note", "status", "sync", "save_memories", "archive_memory", "supersede_memory", "recall_context",
+    "read_thread",
 }
 STAGING = "STM/Staging runs Postgres 16.md"
 REINDEX = "STM/Atlas search reindex takes 40 minutes.md"

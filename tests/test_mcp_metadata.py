@@ -15,7 +15,7 @@ from bridge.mcp_server import build_mcp
 from conftest import make_service
 
 STAGING = "STM/Staging runs Postgres 16.md"
-READ_ONLY = {"search_memory", "get_memory", "review_queue", "status", "read_graph", "read_note", "cluster_memories", "recall_context"}
+READ_ONLY = {"read_thread", "search_memory", "get_memory", "review_queue", "status", "read_graph", "read_note", "cluster_memories", "recall_context"}
 DESTRUCTIVE = {"gc", "consolidate_memories", "archive_memory"}
 
 

@@ -195,6 +195,12 @@ class MemoryService:
         problems = queries.problem_causes(self.store, row["path"])
         return note_view(self.params, row, self.store.tags_of(row["rowid"]), problems, self.now())
 
+    def thread(self, ref: str, before: int = 5, after: int = 5) -> dict[str, Any]:
+        """The turns said around a memory in its conversation (ops/thread.py)."""
+        from .ops.thread import thread
+
+        return thread(self, ref, before, after)
+
     def note(self, ref: str) -> dict[str, Any]:
         """The note's view, with `superseded_by`: the newest note of its chain that holds now
         (None when nothing supersedes it, or a cycle stops the walk)."""

@@ -369,3 +369,11 @@ def conversation_neighbours(store: "IndexStore", rowids: list[int], window_s: fl
         ):
             out.setdefault(int(a), []).append((int(b), float(apart)))
     return out
+
+
+def conversation_turns(store: "IndexStore", conversation: str) -> list[sqlite3.Row]:
+    """Every note of a conversation in the order it was said (said_at; then path, for turns
+    without a time): rowid, path, id, title, kind, status, said_at."""
+    return store.query(
+        "SELECT rowid, path, id, title, kind, status, said_at FROM notes WHERE conversation = ? "
+        "ORDER BY said_at IS NULL, said_at, path", (conversation,))
