@@ -21,6 +21,7 @@ import type {
 	SearchScope,
 	StatusResponse,
 	SyncResponse,
+	ThreadResponse,
 	TouchResponse,
 } from "./types";
 
@@ -336,6 +337,14 @@ export class BridgeClient {
 
 	related(path: string, limit = 10): Promise<RelatedResponse> {
 		return this.request("GET", `/api/related?path=${encodeURIComponent(path)}&limit=${limit}`);
+	}
+
+	/**
+	 * The memories said around `path` in its conversation, in order (`before`/`after` 0-50).
+	 * A note said in no conversation: BridgeApiError 409 `wrong_state`.
+	 */
+	thread(path: string, before = 5, after = 5): Promise<ThreadResponse> {
+		return this.request("GET", `/api/thread?ref=${encodeURIComponent(path)}&before=${before}&after=${after}`);
 	}
 
 	sync(): Promise<SyncResponse> {

@@ -187,6 +187,31 @@ export interface RelatedResponse {
 	notice: string | null;
 }
 
+/** One memory said in a conversation (GET /api/thread). */
+export interface ThreadTurn {
+	path: string;
+	id: string | null;
+	title: string;
+	kind: NoteKind;
+	status: string | null;
+	/** ISO time it was said; null in a conversation without times. */
+	said_at: string | null;
+	/** The note's text without frontmatter: plain text, never rendered as Markdown. */
+	text: string;
+	/** The memory the thread was asked for. */
+	this: boolean;
+}
+
+export interface ThreadResponse {
+	conversation: string;
+	path: string;
+	/** In the order they were said. */
+	turns: ThreadTurn[];
+	/** Turns of the conversation left out before / after the ones listed. */
+	earlier: number;
+	later: number;
+}
+
 export interface SyncResponse {
 	added: number;
 	updated: number;

@@ -19,6 +19,8 @@ export interface CommandActions {
 	openReview(): Promise<void>;
 	reviewFlow(): void;
 	openRelated(): Promise<void>;
+	/** The memories said around this note in its conversation (a modal). */
+	showThread(path: string): Promise<void>;
 	/** Save the editor's selection (or the note's first paragraph) as a memory. */
 	capture(selection: string, noteText: string): void;
 	openSearch(): void;
@@ -76,6 +78,17 @@ export function registerCommands(plugin: Plugin, actions: CommandActions): void 
 	plugin.addCommand({ id: "review-memories", name: "Review memories", callback: () => actions.reviewFlow() });
 	plugin.addCommand({ id: "open-review-queue", name: "Open review queue", callback: () => void actions.openReview() });
 	plugin.addCommand({ id: "open-related", name: "Open related memories", callback: () => void actions.openRelated() });
+	plugin.addCommand({
+		id: "show-thread",
+		name: "Show conversation thread",
+		// any Markdown note: whether it was said in a conversation only the daemon knows
+		checkCallback: (checking) => {
+			const path = actions.activePath();
+			if (!path) return false;
+			if (!checking) void actions.showThread(path);
+			return true;
+		},
+	});
 	plugin.addCommand({ id: "search-memories", name: "Search memories", callback: () => actions.openSearch() });
 	jobCommand(plugin, actions, "sync-now", "Sync now", "sync", () => actions.sync());
 }

@@ -27,6 +27,7 @@ import { ReviewFlowModal, type NoteText } from "./review-modal";
 import { REVIEW_VIEW_TYPE, ReviewView } from "./review-view";
 import { MemorySearchModal } from "./search-modal";
 import { TagsModal } from "./tags-modal";
+import { showThread } from "./thread-modal";
 
 export interface ControllerDeps {
 	plugin: Plugin;
@@ -199,6 +200,7 @@ export class MnemovaultController {
 			openReview: () => this.openReview(),
 			reviewFlow: () => this.reviewFlow(),
 			openRelated: () => this.openSide(RELATED_VIEW_TYPE),
+			showThread: (p) => this.showThread(p),
 			capture: (selection, noteText) => this.capture(selection, noteText),
 			openSearch: () => this.openSearch(),
 			sync: () => this.sync(),
@@ -406,6 +408,11 @@ export class MnemovaultController {
 			offlineText: () => this.monitor.message(),
 			open: (path) => this.openPath(path),
 		}).open();
+	}
+
+	/** The conversation thread modal; failures are told like any note action's. */
+	showThread(path: string): Promise<void> {
+		return this.actions.act(() => showThread(this.app, this.client, path, (p) => this.openPath(p)));
 	}
 
 	openPath(path: string): void {

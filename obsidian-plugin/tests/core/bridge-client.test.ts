@@ -97,6 +97,41 @@ describe("BridgeClient against a real HTTP server", () => {
 		expect(seen).toEqual([{ online: true }]);
 	});
 
+	it("asks for a thread by ref with before/after, and maps a note said in no conversation to wrong_state", async () => {
+		const { client, daemon, seen } = await setup();
+		const turn = (path: string, text: string, self = false) => ({
+			path, id: null, title: text, kind: "stm", status: "active", said_at: "2023-05-08T13:56:00+00:00", text, this: self,
+		});
+		daemon.routes.set("GET /api/thread", (r) =>
+			r.query.get("ref") === "STM/none.md"
+				? error(409, "wrong_state", "STM/none.md was not said in a conversation (it has no `conversation` key)")
+				: {
+						body: {
+							conversation: "c-1",
+							path: r.query.get("ref"),
+							turns: [turn("STM/a.md", "hi"), turn(r.query.get("ref")!, "there", true)],
+							earlier: Number(r.query.get("before")),
+							later: Number(r.query.get("after")),
+						},
+					},
+		);
+		const thread = await client.thread("STM/a b&c.md", 3, 7);
+		const asked = daemon.requests.at(-1)!;
+		expect([asked.method, asked.path, [...asked.query.entries()]]).toEqual([
+			"GET",
+			"/api/thread",
+			[["ref", "STM/a b&c.md"], ["before", "3"], ["after", "7"]],
+		]);
+		expect(thread).toMatchObject({ conversation: "c-1", path: "STM/a b&c.md", earlier: 3, later: 7 });
+		expect(thread.turns.map((t) => [t.path, t.this])).toEqual([["STM/a.md", false], ["STM/a b&c.md", true]]);
+		await client.thread("STM/x.md");
+		expect([daemon.requests.at(-1)!.query.get("before"), daemon.requests.at(-1)!.query.get("after")]).toEqual(["5", "5"]);
+		const failure = await client.thread("STM/none.md").catch((e: unknown) => e);
+		expect(failure).toBeInstanceOf(BridgeApiError);
+		expect(failure).toMatchObject({ status: 409, code: "wrong_state" });
+		expect(seen.every((r) => r.online)).toBe(true);
+	});
+
 	it("is offline with no_daemon when there is no bridge file", async () => {
 		const root = await tempDir();
 		const env = nodeLocatorEnv({ env: { MNEMOVAULT_CONFIG_DIR: join(root, "nothing") } });

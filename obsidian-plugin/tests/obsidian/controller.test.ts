@@ -42,6 +42,7 @@ describe("MnemovaultController with a real HTTP daemon", () => {
 				"run-gc",
 				"save-selection",
 				"search-memories",
+				"show-thread",
 				"sync-now",
 			].sort(),
 		);
