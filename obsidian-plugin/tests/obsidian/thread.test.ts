@@ -103,8 +103,8 @@ describe("Show conversation thread", () => {
 		expect(modal.isOpen).toBe(false);
 	});
 
-	it("says nothing was cut when the whole conversation fits", async () => {
-		const { controller, daemon, command } = await setup();
+	it("says nothing was cut when the whole conversation fits; Enter opens a turn", async () => {
+		const { controller, daemon, app, command } = await setup();
 		daemon.routes.set("GET /api/thread", (r) => ({ body: { ...threadOf(r.query.get("ref")!), earlier: 0, later: 0 } }));
 		controller.start();
 		const before = Modal.opened.length;
@@ -112,6 +112,14 @@ describe("Show conversation thread", () => {
 		await waitFor(() => Modal.opened.length > before && lastThreadModal() !== null, 3000, "thread modal");
 		expect(lastThreadModal()!.contentEl.querySelectorAll(".mnemovault-thread-cut")).toHaveLength(0);
 		expect(lastThreadModal()!.contentEl.querySelectorAll(".mnemovault-thread-turn")).toHaveLength(4);
+		// the keyboard reaches a turn too: Enter on a focused turn opens it
+		const first = lastThreadModal()!.contentEl.querySelector<HTMLElement>(".mnemovault-thread-turn")!;
+		expect(first.getAttribute("tabindex")).toBe("0");
+		first.dispatchEvent(new KeyboardEvent("keydown", { key: "x" }));
+		expect(app.workspace.opened).toEqual([]);
+		first.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" }));
+		expect(app.workspace.opened).toEqual(["STM/turn-1.md"]);
+		expect(lastThreadModal()!.isOpen).toBe(false);
 	});
 
 	it("a note said in no conversation gets a clear notice and no modal", async () => {
