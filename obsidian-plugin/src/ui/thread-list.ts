@@ -28,11 +28,6 @@ function turnFlag(turn: ThreadTurn): string {
 	return "";
 }
 
-export function renderThreadLoading(el: HTMLElement): void {
-	el.empty();
-	el.createDiv({ cls: "mnemovault-thread-status", text: "Reading the conversation…" });
-}
-
 export function renderThread(el: HTMLElement, thread: ThreadResponse, actions: ThreadActions): void {
 	el.empty();
 	el.addClass("mnemovault-thread");
