@@ -117,11 +117,11 @@ def check_strength(value: Any) -> float:
     return number
 
 
-def check_limit(value: Any, maximum: int = MAX_LIMIT, what: str = "limit") -> int:
+def check_limit(value: Any, maximum: int = MAX_LIMIT, what: str = "limit", minimum: int = 1) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidInput(f"{what} must be a whole number from 1 to {maximum}")
-    if not 1 <= value <= maximum:
-        raise InvalidInput(f"{what} must be a whole number from 1 to {maximum}; got {quote(value)}")
+        raise InvalidInput(f"{what} must be a whole number from {minimum} to {maximum}")
+    if not minimum <= value <= maximum:
+        raise InvalidInput(f"{what} must be a whole number from {minimum} to {maximum}; got {quote(value)}")
     return value
 
 

@@ -96,7 +96,8 @@ class Known:
     """What is known of the windows' words at one index version."""
 
     def __init__(self) -> None:
-        self.dfs: dict[str, int] = {}  # word -> windows holding it ("": all windows)
+        self.count: int | None = None  # windows in all
+        self.dfs: dict[str, int] = {}  # word -> windows holding it
         self.sets: dict[str, frozenset[int]] = {}  # word -> those windows, once read
         self.entries = 0  # rowids held in `sets`
 

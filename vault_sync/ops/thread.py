@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InvalidInput, WrongState
+from ..errors import WrongState
 from ..index import queries
+from ..limits import check_limit
 
 if TYPE_CHECKING:
     from ..service import MemoryService
@@ -18,17 +19,12 @@ if TYPE_CHECKING:
 MAX_AROUND = 50  # turns before or after in one call
 
 
-def _count(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_AROUND:
-        raise InvalidInput(f"{name} must be a whole number from 0 to {MAX_AROUND}")
-    return value
-
-
 def thread(svc: "MemoryService", ref: str, before: int = 5, after: int = 5) -> dict[str, Any]:
     """{"conversation", "path", "turns": [{path, id, title, kind, status, said_at, text,
     this}], "earlier", "later"}: up to `before` turns said before the memory and `after`
     after it; `earlier` / `later` count the turns of the conversation left out each side."""
-    before, after = _count(before, "before"), _count(after, "after")
+    before = check_limit(before, MAX_AROUND, "before", minimum=0)
+    after = check_limit(after, MAX_AROUND, "after", minimum=0)
     row = svc.resolve(ref)
     conversation = row["conversation"]
     if conversation is None:

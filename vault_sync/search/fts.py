@@ -247,12 +247,14 @@ def window_strengths(store: Any, query: str, filters: Filters, limit: int = CAND
     where, params = filters.sql("n")
     known = store.window_lookups.at(store.write_signature())  # the version taken first: conservative
     with store.reading() as db:
-        for t in ("", *terms):
-            if t not in known.dfs:
-                known.dfs[t] = windows.doc_frequency(db, quote(t)) if t else windows.count(db)
-        n_docs = known.dfs[""]
+        if known.count is None:
+            known.count = windows.count(db)
+        n_docs = known.count
         if not n_docs:
             return {}
+        for t in terms:
+            if t not in known.dfs:
+                known.dfs[t] = windows.doc_frequency(db, quote(t))
         dfs = {t: known.dfs[t] for t in terms}
         found = [t for t in terms if dfs[t]]
         if not found:
@@ -265,7 +267,7 @@ def window_strengths(store: Any, query: str, filters: Filters, limit: int = CAND
             return {}
         rowids = [r for r, _ in rows]
 
-        def holding(t: str) -> list[int]:
+        def windows_with(t: str) -> list[int]:
             if not dfs[t]:
                 return []
             rows = known.sets.get(t)
@@ -275,7 +277,7 @@ def window_strengths(store: Any, query: str, filters: Filters, limit: int = CAND
                 return [r for r in rowids if r in rows]
             return windows.having(db, quote(t), rowids)  # in most windows: a seek per candidate
 
-        share = coverage(rowids, [(idf(n_docs, dfs[t]), holding(t)) for t in terms])
+        share = coverage(rowids, [(idf(n_docs, dfs[t]), windows_with(t)) for t in terms])
     # coverage as it is, not squared as a note's own: squared 0.789 LoCoMo hit@5, as it is 0.801
     return {rid: share[rid] * (0.6 + 0.4 * -rank / best) for rid, rank in rows}
 

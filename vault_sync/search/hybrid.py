@@ -132,17 +132,21 @@ _encoder: ThreadPoolExecutor | None = None
 _encoder_lock = threading.Lock()
 
 
+def _semantic_off(svc: "MemoryService") -> bool:
+    return getattr(svc, "embedder", None) is None and not svc.settings.embeddings
+
+
 def start_query_vector(svc: "MemoryService", query: str) -> "Future[Any] | None":
     """The query's vector, encoded in a worker thread while full text and the windows are
     searched (the model and SQLite both let go of the GIL: on two cores the ~12 ms encode
-    overlaps the rest). None unless the model is loaded and ready: _semantic then decides."""
+    overlaps the rest). None unless the model is loaded: _semantic then decides."""
     global _encoder
-    if getattr(svc, "embedder", None) is None and not svc.settings.embeddings:
+    if _semantic_off(svc):
         return None
     from .embeddings import get_embedder
 
     embedder = get_embedder(svc)
-    if embedder is None or not _loaded(embedder):
+    if embedder is None or not embedder.loaded:
         return None
     with _encoder_lock:
         if _encoder is None:
@@ -153,17 +157,12 @@ def start_query_vector(svc: "MemoryService", query: str) -> "Future[Any] | None"
         return None
 
 
-def _loaded(embedder: Any) -> bool:
-    inner = getattr(embedder, "inner", embedder)  # the bench's query cache wraps the model
-    return bool(getattr(inner, "loaded", False))
-
-
 def _semantic(svc: "MemoryService", query: str, filters: Filters,
               extra: set[int] | None = None,
               pending: "Future[Any] | None" = None) -> tuple[dict[int, float] | None, str | None, Lookup]:
     """(rowid -> cosine for the best candidates, notice, cosine of any other notes). None when
     semantic search is off. `pending`: the query's vector, already on its way."""
-    if getattr(svc, "embedder", None) is None and not svc.settings.embeddings:
+    if _semantic_off(svc):
         return None, None, _no_cosines  # full text only: numpy and the model are not even imported
     import numpy as np
 
