@@ -262,15 +262,20 @@ class LifecycleMachine(RuleBasedStateMachine):
         refs = data.draw(st.lists(st.sampled_from(list(self.token)), min_size=1, max_size=3, unique=True))
         self.engine(self.svc.observe, refs, context_tags=["home"])
 
-    @rule(data=st.data())
-    def consolidate(self, data):
+    @rule(data=st.data(), replaced=st.booleans())
+    def consolidate(self, data, replaced):
+        """Two or three STM memories; with `replaced`, one of them a superseded one."""
         stm = self.rows(("stm",))
+        gone = self.superseded_ids()
         if not SUPERSESSION_FIXED:
-            stale = self.superseded_ids()
-            stm = [m for m in stm if m not in stale]
+            stm, replaced = [m for m in stm if m not in gone], False
+        old = [m for m in stm if m in gone] if replaced else []
         if len(stm) < 2:
             return
         members = data.draw(st.lists(st.sampled_from(stm), min_size=2, max_size=3, unique=True))
+        if old and not set(members) & set(old):
+            members[0] = data.draw(st.sampled_from(old))
+            members = list(dict.fromkeys(members))
         result = self.engine(self.svc.consolidate, members, apply=True)
         if result and result.get("note"):
             self.token[result["note"]["id"]] = None
