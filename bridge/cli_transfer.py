@@ -29,6 +29,15 @@ def render_import(r: dict) -> None:
         output.console.print(f"{r['links']} relation(s) {verb}written as links")
     for u in r.get("unlinked", []):
         output.console.print(f"  relation kept as text: {u['where']} {u['type']} -> {u['to']} ({u['cause']})")
+    if "log" in r:  # what the source's append-only log held, and what replaying it left
+        m, rel = r["log"]["memories"], r["log"]["relations"]
+        output.console.print(f"log: {m['records']} memory record(s) for {m['ids']} id(s), {m['tombstones']} "
+                             f"deletion(s) -> {m['kept']} memory(ies)")
+        output.console.print(f"log: {rel['records']} relation record(s), {rel['tombstones']} deletion(s) -> "
+                             f"{rel['kept']} relation(s), {rel['orphaned']} from a deleted memory")
+    for d in r.get("duplicate_permalinks", []):
+        output.console.print(f"  permalink {d['permalink']} is used by {', '.join(d['files'])}: "
+                             f"{d['files'][0]} keeps it, the others are imported under their path")
 
 
 @app.command("import")
