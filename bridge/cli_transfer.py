@@ -36,8 +36,8 @@ def render_import(r: dict) -> None:
         output.console.print(f"log: {rel['records']} relation record(s), {rel['tombstones']} deletion(s) -> "
                              f"{rel['kept']} relation(s), {rel['orphaned']} from a deleted memory")
     for d in r.get("duplicate_permalinks", []):
-        output.console.print(f"  permalink {d['permalink']} is used by {', '.join(d['files'])}: "
-                             f"{d['files'][0]} keeps it, the others are imported under their path")
+        kept = ", ".join(f"{f} as {i}" for f, i in zip(d["files"], d["ids"]))
+        output.console.print(f"  permalink {d['permalink']} is used by {len(d['files'])} files: imported {kept}")
 
 
 @app.command("import")

@@ -89,11 +89,12 @@ def over_bounds(item: Item) -> list[str]:
         problems.append(f"{len(item.relations):,} relations from one memory (limit {MAX_RELATIONS})")
     if not isinstance(item.use_count, int) or item.use_count > MAX_USE_COUNT:
         problems.append(f"use_count {quote(item.use_count)} is over the limit ({MAX_USE_COUNT:,})")
-    for key, value in item.extra.items():
+    # our own export's note is written as it was (its frontmatter bounded as a whole: jsonl.py)
+    for key, value in item.extra.items() if item.raw is None else ():
         most = MAX_METADATA_CHARS if key in METADATA_KEYS else MAX_FIELD_CHARS
         if _size(value) > most:
             problems.append(f"`{key}` is too large ({_size(value):,} characters, limit {most:,})")
-    if not problems:
+    if not problems and item.raw is None:
         # together: a relation kept as a link takes a note name, as text its type and target
         total = (sum(_size(v) for v in item.extra.values()) + len(item.title or "") + len(item.source_id)
                  + sum(len(t) for t in item.tags)

@@ -118,7 +118,7 @@ def bounded_name(value: Any, what: str, most: int) -> str:
 def bounded_json(value: Any, what: str, most: int = MAX_METADATA_CHARS) -> str:
     """A free-form value as one line of JSON, at most `most` characters (frontmatter stays readable)."""
     try:
-        text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+        text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)  # a YAML date: its ISO text
     except (TypeError, ValueError, RecursionError):
         raise ValueError(f"`{what}` cannot be kept as JSON") from None
     if len(text) > most:
