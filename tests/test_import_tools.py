@@ -153,3 +153,28 @@ def test_every_format_bounds_its_other_fields(empty_vault, tmp_path):
         for want in starts:
             assert any(p.startswith(want) for p in problems), (fmt, want, problems)
         assert notes(empty_vault) == {}
+
+
+# -- ChatGPT (a hand-written file in the real export's structure: fixtures/chatgpt/README.md) --
+def test_a_chatgpt_export_keeps_what_was_said_including_voice(empty_vault, tmp_path):
+    export = tmp_path / "export"
+    export.mkdir()
+    shutil.copyfile(FIXTURES / "chatgpt" / "conversations.json", export / "conversations.json")
+    for companion in ("user.json", "message_feedback.json", "shared_conversations.json"):
+        (export / companion).write_text("[]" if companion != "user.json" else '{"id": "user-1"}', encoding="utf-8")
+    svc = make_service(empty_vault)
+    r = svc.import_memories("chat", export)
+    got = {sid: body.strip() for sid, (fm, body) in by_source_id(empty_vault).items()}
+    sourdough, garden = "6a1f0c2e-0000-4000-8000-000000000001", "6a1f0c2e-0000-4000-8000-000000000002"
+    assert got == {
+        f"{sourdough}:m-u1": "User: Which sourdough starter ratio should I feed on weekdays?",
+        f"{sourdough}:m-a2": "Assistant: Feed it one part starter, five parts flour and water each.",
+        f"{sourdough}:m-u2": "User: Here is a photo of the jar after a night on the counter.",
+        f"{sourdough}:m-a3": "Assistant: That rise looks right; bake with it tomorrow morning.",
+        # a voice conversation: the words said, from the transcription parts
+        f"{garden}:v-u1": "User: When should I plant the tomato seedlings outside?",
+        f"{garden}:v-a1": "Assistant: After the last frost, once nights stay above ten degrees.",
+    }, got
+    assert r["created"] == 6 and r["refused"] == 0
+    before = notes(empty_vault)
+    assert svc.import_memories("chat", export)["created"] == 0 and notes(empty_vault) == before
