@@ -89,9 +89,8 @@ def _part_text(part: Any) -> str | None:
     images, audio and other pointers say nothing."""
     if isinstance(part, str):
         return part
-    if isinstance(part, dict) and part.get("content_type") == "audio_transcription" and isinstance(part.get("text"), str):
-        return part["text"]
-    return None
+    said = part.get("text") if isinstance(part, dict) and part.get("content_type") == "audio_transcription" else None
+    return said if isinstance(said, str) else None
 
 
 def turns(conv: dict[str, Any]) -> tuple[list[Turn], list[str]]:
