@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from datetime import datetime
 from pathlib import Path
@@ -178,3 +179,13 @@ def test_a_chatgpt_export_keeps_what_was_said_including_voice(empty_vault, tmp_p
     assert r["created"] == 6 and r["refused"] == 0
     before = notes(empty_vault)
     assert svc.import_memories("chat", export)["created"] == 0 and notes(empty_vault) == before
+
+
+def test_the_bounds_table_in_the_import_doc_is_the_codes():
+    from vault_sync import limits
+
+    doc = (Path(__file__).parent.parent / "docs" / "import.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| [^|]+ \| ([\d,]+) [^|]*\| `(MAX_\w+)` \|$", doc, re.M)
+    assert len(rows) == 7
+    for value, name in rows:
+        assert int(value.replace(",", "")) == getattr(limits, name), name
