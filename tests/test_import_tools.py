@@ -76,6 +76,18 @@ def test_two_files_with_one_permalink_are_both_kept_and_reported(empty_vault, tm
     assert "permalink fixture/people/ann-smith is used by 2 files" in " ".join(res.output.split())
 
 
+def test_other_frontmatter_keys_are_kept_as_json_dates_as_their_iso_text(empty_vault, tmp_path):
+    proj = tmp_path / "bm"
+    proj.mkdir()
+    (proj / "trip.md").write_text("---\ntitle: Trip\npermalink: trip\ndate: 2026-05-08\nstatus: planned\n---\n"
+                                  "- [plan] Visit the glass museum in Murano\n", encoding="utf-8")
+    svc = make_service(empty_vault)
+    assert svc.import_memories("basic-memory", proj)["created"] == 1
+    fm, _ = by_source_id(empty_vault)["trip"]
+    assert json.loads(fm["source_metadata"]) == {"date": "2026-05-08", "status": "planned"}
+    assert fm["status"] == "active"  # a source's `status` never becomes ours
+
+
 def test_an_unchanged_copy_reinforces_its_original(empty_vault, tmp_path):
     proj = tmp_path / "dup"
     shutil.copytree(BM / "duplicate", proj)
@@ -129,7 +141,7 @@ def test_every_format_bounds_its_other_fields(empty_vault, tmp_path):
     svc = make_service(empty_vault)
     cases = {
         "cortexgraph": (write_jsonl(tmp_path / "cg.jsonl", [
-            cg_memory(1), cg_memory(2, use_count=10**15),
+            cg_memory(1), cg_memory(2, use_count=10**400),
             {"id": "r", "from_memory_id": "mem-1", "to_memory_id": "mem-2", "relation_type": "t" * 41},
             {"id": "x" * 1025, "content": "An id longer than any ref"},
         ]), ["line 2: use_count", "line 3: `relation_type` is too long", "line 4: `id` is too long"]),

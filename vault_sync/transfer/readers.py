@@ -89,8 +89,8 @@ def when(value: Any, what: str) -> datetime | None:
 def whole(value: Any, what: str, default: int, most: int = MAX_USE_COUNT) -> int:
     if value is None:
         return default
-    if (isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)
-            or value != int(value) or value < 0):
+    if (isinstance(value, bool) or not isinstance(value, (int, float))
+            or (isinstance(value, float) and (not math.isfinite(value) or not value.is_integer())) or value < 0):
         raise ValueError(f"{what} {quote(value)} is not a whole number >= 0")
     if value > most:
         raise ValueError(f"{what} {quote(value)} is over the limit ({most:,})")
