@@ -13,15 +13,18 @@ index stays a function of the vault); a re-run reads the twin's list and skips t
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import InvalidInput, MnemovaultError
 from ..index import queries
-from ..limits import MAX_REF_CHARS, MAX_RELATION_CHARS, check_name, check_strength, check_tags, check_title, quote
+from ..limits import (MAX_FIELD_CHARS, MAX_IMPORTED_CHARS, MAX_METADATA_CHARS, MAX_REF_CHARS,
+                      MAX_RELATION_CHARS, MAX_RELATIONS, MAX_USE_COUNT, check_name, check_strength, check_tags,
+                      check_title, quote)
 from ..note import normalized_hash, parse_note
-from ..ops.names import clean_tags
+from ..ops.names import MAX_NAME_BYTES, clean_tags
 from ..ops.save import check_intake
 from ..secret_gate import check_fields
 
@@ -61,6 +64,44 @@ class Item:
     kind: str | None = None  # "stm" | "ltm" | "archive": where a raw note goes
     folder: str | None = None  # and its old folder, kept when it is inside that kind's folder
     name: str | None = None  # its preferred file stem
+
+
+@dataclass
+class Source:
+    """A parsed source: its items, and what its reader reports besides (added to the result)."""
+
+    items: list[Item]
+    report: dict[str, Any] = field(default_factory=dict)
+
+
+METADATA_KEYS = ("source_metadata",)  # the free-form ones: MAX_METADATA_CHARS, not MAX_FIELD_CHARS
+
+
+def _size(value: Any) -> int:
+    return len(value) if isinstance(value, str) else len(json.dumps(value, default=str, ensure_ascii=False))
+
+
+def over_bounds(item: Item) -> list[str]:
+    """What of an item is past the import bounds (limits.py), each problem naming its record and
+    field. Text, title, tags and ids are bounded by the gate (the item is refused, like a save)."""
+    problems = []
+    if len(item.relations) > MAX_RELATIONS:
+        problems.append(f"{len(item.relations):,} relations from one memory (limit {MAX_RELATIONS})")
+    if not isinstance(item.use_count, int) or item.use_count > MAX_USE_COUNT:
+        problems.append(f"use_count {quote(item.use_count)} is over the limit ({MAX_USE_COUNT:,})")
+    # our own export's note is written as it was (its frontmatter bounded as a whole: jsonl.py)
+    for key, value in item.extra.items() if item.raw is None else ():
+        most = MAX_METADATA_CHARS if key in METADATA_KEYS else MAX_FIELD_CHARS
+        if _size(value) > most:
+            problems.append(f"`{key}` is too large ({_size(value):,} characters, limit {most:,})")
+    if not problems and item.raw is None:
+        # together: a relation kept as a link takes a note name, as text its type and target
+        total = (sum(_size(v) for v in item.extra.values()) + len(item.title or "") + len(item.source_id)
+                 + sum(len(t) for t in item.tags)
+                 + sum(len(kind) + max(len(to), MAX_NAME_BYTES + 4) for kind, to in item.relations))
+        if total > MAX_IMPORTED_CHARS:
+            problems.append(f"its fields take {total:,} characters of frontmatter together (limit {MAX_IMPORTED_CHARS:,})")
+    return [f"{item.where}: {p}" for p in problems]
 
 
 @dataclass
