@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Callable, Literal, cast
+from typing import Annotated, Any, Callable, cast
 
 from anyio import to_thread
 from fastmcp import FastMCP
