@@ -125,7 +125,7 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
             "all: memories and the user's notes; stm: short-term memories; ltm: long-term; memories: both; "
             "notes: the user's own notes; archive: only archived (forgotten) memories."))] = "all",
         tags: Annotated[S.Tags | None, Field(description="Only results with all these tags.")] = None,
-        status: Annotated[S.Status | None, Field(description="Only memories with this status (active, promoted, archived, superseded); archived searches the archive.")] = None,
+        status: Annotated[S.Status | None, Field(description="Only memories with this status (active, promoted, archived); archived searches the archive.")] = None,
         since_days: Annotated[S.Days | None, Field(description="Only memories used within this many days.")] = None,
         blend_review: Annotated[S.Flag, Field(description="Mix in fading memories relevant to the query (marked review).")] = True,
         since: Annotated[S.When | None, Field(description="Only memories created at or after: ISO date or duration (7d).")] = None,

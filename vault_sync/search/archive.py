@@ -31,14 +31,10 @@ def hit_fields(row: sqlite3.Row, tags: list[str]) -> dict[str, Any]:
     return {"status": status, "created": row["created"], "last_used": row["last_used"], "tags": tags}
 
 
-def timed(filters: Filters) -> bool:
-    return any(b is not None for b in (filters.since, filters.created_from, filters.created_to, filters.used_from))
-
-
 def left_out(store: "IndexStore", query: str, filters: Filters) -> int | None:
     """How many archived memories match the query's words within the filters, when a search
     bounded in time left the archive out (None when it did not: nothing to report)."""
-    if "archive" in filters.kinds or not timed(filters):
+    if "archive" in filters.kinds or not filters.timed:
         return None
     return len(ftsmod.search(store, query, replace(filters, kinds=("archive",)), limit=COUNT_CAP))
 
@@ -48,4 +44,3 @@ def left_out_notice(count: int) -> str:
     noun = "memory matches" if count == 1 else "memories match"
     return (f"{many} archived {noun} too; search with include_archived (CLI --include-archived) or scope "
             "archive to see them, and restore_memory (CLI restore) by id to bring one back")
-

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 from datetime import datetime, timedelta
 
@@ -133,13 +133,12 @@ def make_filters(svc: MemoryService, scope: str = "all", tags: list[str] | None 
         cutoff = svc.now() - timedelta(days=days)
         since = format_datetime(cutoff)
         since_ns = int(cutoff.timestamp() * 1e9)
-    status = (status or "").strip().lower() or None
-    timed = since is not None or any(b is not None for b in bounds)
-    kinds = SCOPES[key]
-    if "archive" not in kinds and (include_archived or status == "archived" or (include_archived is None and timed)):
-        kinds = (*kinds, "archive")
-    return Filters(kinds, clean_tags, status, since, since_ns,
-                   *bounds, exclude_superseded=not include_superseded and queries.any_superseded(svc.store))
+    filters = Filters(SCOPES[key], clean_tags, (status or "").strip().lower() or None, since, since_ns,
+                      *bounds, exclude_superseded=not include_superseded and queries.any_superseded(svc.store))
+    if "archive" not in filters.kinds and (include_archived or filters.status == "archived"
+                                           or (include_archived is None and filters.timed)):
+        filters = replace(filters, kinds=(*filters.kinds, "archive"))
+    return filters
 
 
 @dataclass
