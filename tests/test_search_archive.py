@@ -86,7 +86,15 @@ def test_leaving_the_archive_out_of_a_time_bounded_search_says_how_many_match(sv
     assert "1 archived memory" in out["notice"] and "include_archived" in out["notice"]
     out = svc.search("something else entirely", until="2025-02-01", include_archived=False)
     assert out["archived_matches"] == 0 and not out["notice"]
-    assert "archived_matches" not in svc.search(QUERY, include_archived=False)  # no time bound: nothing to say
+
+
+def test_a_search_that_finds_nothing_current_says_how_many_archived_memories_match(svc):
+    svc.gc(dry_run=False)
+    out = svc.search(QUERY)
+    assert out["results"] == [] and out["archived_matches"] == 1 and "scope archive" in out["notice"]
+    svc.save("Lisbon trip budget notes for the next visit are in the travel folder")
+    out = svc.search(QUERY)  # a current answer: no count, no notice
+    assert out["results"] and "archived_matches" not in out and not out["notice"]
 
 
 def test_archived_hits_rank_below_current_memories_of_the_same_relevance(empty_vault):

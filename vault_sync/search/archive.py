@@ -1,5 +1,5 @@
 """The archive in search: what every hit says about itself, and the notice of a time-bounded
-search that was asked to leave the archive out.
+search that left the archive out and was bounded in time or found nothing.
 
 Archived memories are kept, never deleted; a search reaches them with scope `archive`, with
 `include_archived`, with `status: archived`, and by default when it is bounded in time
@@ -31,10 +31,11 @@ def hit_fields(row: sqlite3.Row, tags: list[str]) -> dict[str, Any]:
     return {"status": status, "created": row["created"], "last_used": row["last_used"], "tags": tags}
 
 
-def left_out(store: "IndexStore", query: str, filters: Filters) -> int | None:
-    """How many archived memories match the query's words within the filters, when a search
-    bounded in time left the archive out (None when it did not: nothing to report)."""
-    if "archive" in filters.kinds or not filters.timed:
+def left_out(store: "IndexStore", query: str, filters: Filters, found: int) -> int | None:
+    """How many archived memories match the query's words within the filters, when the search
+    left the archive out and was bounded in time or found nothing (`found`: its hits); None
+    otherwise (nothing to report)."""
+    if "archive" in filters.kinds or not (filters.timed or found == 0):
         return None
     return len(ftsmod.search(store, query, replace(filters, kinds=("archive",)), limit=COUNT_CAP))
 

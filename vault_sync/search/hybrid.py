@@ -234,7 +234,8 @@ def search(
     Superseded memories are left out unless `include_superseded` (then each names its
     successor); the time bounds filter the candidates before anything is ranked. Archived
     memories: see archive.py (`include_archived` None: only when the search is bounded in
-    time; false then adds `archived_matches`, their count, and says so in the notice)."""
+    time; when they are left out of a time-bounded search or of one that found nothing,
+    `archived_matches` counts those that match and the notice says how to see them)."""
     filters = ftsmod.make_filters(svc, scope, tags, status, since_days, since, until, used_since, include_superseded,
                                   include_archived)
     limit = max(1, min(int(limit or 10), MAX_LIMIT))
@@ -242,7 +243,7 @@ def search(
     if not ftsmod.words(query):
         return {"results": [], "semantic": False, "notice": None}
     out = _ranked(svc, query, limit, filters, blend_review, include_superseded)
-    hidden = archive.left_out(svc.store, query, filters)
+    hidden = archive.left_out(svc.store, query, filters, len(out["results"]))
     if hidden is not None:
         out["archived_matches"] = hidden
         if hidden:
