@@ -134,7 +134,8 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
         include_superseded: Annotated[S.Flag, Field(description="Also return memories a newer one replaced (each names its successor).")] = False,
         include_archived: Annotated[S.Flag | None, Field(description=(
             "Also return archived memories (status archived, ranked below current ones). Default: only when "
-            "since, until, used_since or since_days is given; false then counts them in archived_matches."))] = None,
+            "since, until, used_since or since_days is given. A search that leaves them out and is bounded in time "
+            "or finds nothing counts those that match in archived_matches."))] = None,
     ) -> R.SearchResult:
         """Search memories and notes by meaning and words; each hit carries path, id, title, snippet, score, status,
         created, last_used and tags. Changes nothing. Archived (forgotten) memories are found with scope="archive" or
