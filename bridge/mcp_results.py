@@ -86,6 +86,12 @@ class Hit(TypedDict):
     score: float
     parts: NotRequired[ScoreParts]
     review: NotRequired[bool]
+    # what an assistant needs to act on a hit: `archived` ones come back with restore_memory(id)
+    status: str | None
+    created: str | None
+    last_used: str | None
+    tags: list[str]
+    superseded_by: NotRequired[str | None]
 
 
 @OPEN
@@ -93,6 +99,7 @@ class SearchResult(TypedDict):
     results: list[Hit]
     semantic: bool
     notice: NotRequired[str | None]
+    archived_matches: NotRequired[int]  # a time-bounded search told to leave the archive out: how many it left
 
 
 @OPEN

@@ -428,15 +428,16 @@ class MemoryService:
     def search(self, query: str, limit: int = 10, scope: str = "all", tags: list[str] | None = None,
                status: str | None = None, since_days: float | None = None, blend_review: bool = True,
                since: str | None = None, until: str | None = None, used_since: str | None = None,
-               include_superseded: bool = False) -> dict[str, Any]:
+               include_superseded: bool = False, include_archived: bool | None = None) -> dict[str, Any]:
         """`since`/`until` bound when a memory was created, `used_since` its last use: ISO dates
-        or durations back from now (7d); applied before ranking."""
+        or durations back from now (7d); applied before ranking. Archived memories are searched
+        with scope `archive`, `include_archived`, and (unless it is false) by a time-bounded search."""
         from .search.hybrid import search, MAX_LIMIT
 
         query = check_query(query)
         limit = check_limit(limit, MAX_LIMIT)
         return search(self, query, limit, scope, tags, status, since_days, blend_review,
-                      since, until, used_since, include_superseded)
+                      since, until, used_since, include_superseded, include_archived)
 
     def semantic_neighbours(self, row: sqlite3.Row, limit: int = 3) -> list[str]:
         """Names of memories closest in meaning (empty when embeddings are off)."""

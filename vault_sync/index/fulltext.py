@@ -28,6 +28,11 @@ class Filters:
     exclude_superseded: bool = False
 
     @property
+    def timed(self) -> bool:
+        """Bounded in time (created, last used)."""
+        return any(b is not None for b in (self.since, self.created_from, self.created_to, self.used_from))
+
+    @property
     def narrow(self) -> bool:
         return bool(self.tags or self.status or self.since or self.created_from or self.created_to
                     or self.used_from or self.exclude_superseded)

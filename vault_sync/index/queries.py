@@ -240,6 +240,16 @@ def notes_by_rowid(store: "IndexStore", rowids: list[int], filters: "Filters | N
     return out
 
 
+def tags_by_rowid(store: "IndexStore", rowids: list[int]) -> dict[int, list[str]]:
+    """rowid -> its tags, in the note's order (every rowid gets a list)."""
+    out: dict[int, list[str]] = {r: [] for r in rowids}
+    for chunk in in_chunks(rowids):
+        for note, tag in store.query(f"SELECT note, tag FROM tags WHERE note IN ({marks(len(chunk))}) ORDER BY rowid",
+                                     tuple(chunk)):
+            out[note].append(tag)
+    return out
+
+
 def rowids_passing(store: "IndexStore", filters: "Filters") -> set[int]:
     """Every note the filters let through (search narrows its vector candidates with it)."""
     where, params = filters.sql("n")
