@@ -195,6 +195,7 @@ def _serve(svc, port: int | None, log_path: Path) -> None:
     signal.signal(signal.SIGTERM, lambda *_: None)
     signal.signal(signal.SIGINT, lambda *_: None)
     try:
+        _first_mcp_call(mcp)  # before the bridge file names this daemon: clients find it warm
         private_write(bfile, json.dumps(info, indent=2))
         log.info("serving %s on 127.0.0.1:%d (bridge file %s)", svc.layout.root, bound, bfile)
         if embedder is not None:
@@ -226,6 +227,21 @@ def _warm_when_serving(svc, server, embedder: Worker) -> None:
     warm_model(svc, torch_threads=1)  # one torch thread: see Embedder.start_loading
     svc.subscribe(lambda kind, data: embedder.poke() if kind == "indexed" else None)
     embedder.start(first_delay=0.5)
+
+
+def _first_mcp_call(mcp) -> None:
+    """One in-process tool call: the first of a process imports a good part of fastmcp and
+    the engine's paths (0.3-1 s that no client's first call should wait for)."""
+    from fastmcp import Client
+
+    async def call() -> None:
+        async with Client(mcp) as client:
+            await client.call_tool("status", {})
+
+    try:
+        asyncio.run(call())
+    except Exception:  # noqa: BLE001 - a warm-up only
+        log.debug("MCP warm-up failed", exc_info=True)
 
 
 def _remove_if_ours(bfile: Path) -> None:

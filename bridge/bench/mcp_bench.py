@@ -178,11 +178,27 @@ def _stop_daemon_of(config: Path, timeout: float = 60.0) -> None:
             time.sleep(0.05)
 
 
+def _wait_serving(config: Path, relay: subprocess.Popen, timeout: float = 300.0) -> None:
+    """Until the daemon the relay started listens (its bridge file names a port that accepts)."""
+    import socket
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and relay.poll() is None:
+        for bfile in (config / "bridges").glob("*.json"):
+            try:
+                socket.create_connection(("127.0.0.1", json.loads(bfile.read_text(encoding="utf-8"))["port"]), 1).close()
+                return
+            except (OSError, ValueError, KeyError):
+                pass
+        time.sleep(0.05)
+    raise RuntimeError("the daemon the relay started never listened")
+
+
 def cold_start(vault: Path, work: Path, index: Path, progress: Callable[[str], None], embeddings: bool,
                runs: int = 3) -> dict:
     """A relay with no daemon running: start to an answered tools/list (the relay starts the
-    daemon), then the first save_memory, which must not wait for the model the daemon is still
-    loading. Each run has its own config folder and a copy of an indexed index, as after a login."""
+    daemon), then, once that daemon listens, the first save_memory, which must not wait for the
+    model the daemon is still loading. Each run has its own config folder and a copy of an indexed index, as after a login."""
     lists, saves, loading = [], [], []
     for i in range(runs):
         home = work / f"cold-start-{i}"
@@ -202,6 +218,7 @@ def cold_start(vault: Path, work: Path, index: Path, progress: Callable[[str], N
             s.notify("notifications/initialized")
             s.request("tools/list")
             lists.append(time.perf_counter() - s.started)
+            _wait_serving(home / "config", s.proc)  # the first save after the daemon is up, as a client meets it
             text = f"Cold start check {i}: the bench saved this memory right after the daemon started ({os.getpid()})."
             t = time.perf_counter()
             result = s.request("tools/call", {"name": "save_memory", "arguments": {"text": text}})
