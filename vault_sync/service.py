@@ -439,13 +439,24 @@ class MemoryService:
         return search(self, query, limit, scope, tags, status, since_days, blend_review,
                       since, until, used_since, include_superseded, include_archived)
 
+    def embedder_now(self) -> Any:
+        """The model if it can be used without waiting for a load (vault_sync.search.embeddings)."""
+        if not self.settings.embeddings:
+            return None
+        from .search.embeddings import embedder_now
+
+        return embedder_now(self)
+
     def semantic_neighbours(self, row: sqlite3.Row, limit: int = 3) -> list[str]:
-        """Names of memories closest in meaning (empty when embeddings are off)."""
+        """Names of memories closest in meaning (empty when embeddings are off or the model is
+        still loading: a promotion does not wait for it)."""
         if not self.settings.embeddings:
             return []
         try:
             from .search.embeddings import neighbours
         except ImportError:
+            return []
+        if self.embedder_now() is None:
             return []
         try:
             return neighbours(self, row, limit)

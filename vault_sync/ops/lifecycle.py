@@ -301,7 +301,12 @@ def run_lifecycle(svc: "MemoryService") -> dict[str, Any]:
     held = held_matcher(svc.editor.held())
     quiet = {p for p in paths if held(p) or recently_modified(svc, p)}
     report: dict[str, Any] = {"sweep": svc.sweep()}
-    if svc.settings.auto_promote:
+    loading = svc.runtime.embedder is not None and svc.runtime.embedder.loading
+    if svc.settings.auto_promote and loading:
+        # a promotion links semantic neighbours: waiting for the model here would hold every
+        # save behind the write lock; the first run after the load promotes them
+        report["postponed"] = ["promote: the embedding model is still loading"]
+    elif svc.settings.auto_promote:
         report["promote"] = _promote_all(svc, False, quiet)
     if svc.settings.auto_gc:
         report["gc"] = _gc(svc, False, False, quiet)

@@ -25,7 +25,7 @@ def candidates(svc: "MemoryService", body: str, title: str | None, tags: list[st
     """Existing memories (not superseded) this text may replace, closest first."""
     superseded = queries.superseded_paths(svc.store)
     try:
-        if svc.settings.embeddings and svc.get_embedder() is not None:  # type: ignore[no-untyped-call]
+        if svc.embedder_now() is not None:  # the model when at hand; words while it loads
             from ..search.embeddings import near_duplicates
 
             hits = near_duplicates(svc, body, threshold=COSINE_MIN, title=title, tags=tags)
