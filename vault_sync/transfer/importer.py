@@ -37,6 +37,7 @@ def run(svc: "MemoryService", source: str, items: list[Item], dry_run: bool = Fa
         if dry_run else [],
         "reinforcements": [{"where": i.where, "id": i.source_id, "twin": t or "an earlier item"} for i, t in p.reinforce],
         "refusals": [{"where": i.where, "id": i.source_id, "cause": why} for i, why in p.refuse],
+        "replaced": [{"where": i.where, "id": i.source_id, "note": path} for i, path in p.replaced],
         "links": links.linked,
         "unlinked": links.unlinked,
     }

@@ -57,7 +57,7 @@ def _key(rel_type: str, item: Item) -> str:
 def link_plan(p: Plan) -> Links:
     out = Links()
     created = {i.source_id for i in p.create}
-    existing = {i.source_id: path for i, path in [*p.skip, *p.reinforce] if path}
+    existing = {i.source_id: path for i, path in [*p.skip, *p.reinforce, *p.replaced] if path}
     refused = {i.source_id for i, _ in p.refuse}
     for item in p.create:
         for rel_type, to in item.relations:
