@@ -281,3 +281,35 @@ def test_a_superseded_memory_is_never_a_promotion_candidate(svc):
     new = svc.save("The build server is now called apollo-02 in rack six")["note"]
     svc.supersede(old["id"], new["id"])
     assert old["path"] not in [c["path"] for c in svc.promote_all(dry_run=True)["candidates"]]
+
+
+def test_related_lists_and_a_promotion_never_point_at_a_replaced_fact(svc, empty_vault):
+    from test_editor_hold import bridge
+
+    old = svc.save("The commute train leaves at 8:10", title="Train old", tags=["commute", "rail"])["note"]
+    new = svc.save("The commute train leaves at 8:40", title="Train new", tags=["commute", "rail"], supersedes=[old["id"]])["note"]
+    me = svc.create_memory("Take the rail pass for the commute every weekday", ["commute", "rail"], "Rail pass", use_count=8)
+    with bridge(svc) as client:
+        r = client.get("/api/related", params={"path": me["path"]})
+    assert r.status_code == 200 and r.json()["method"] == "tags"
+    assert [i["path"] for i in r.json()["items"]] == [new["path"]]
+    promoted = svc.promote(me["id"])["promoted"][0]["to"]
+    text = (empty_vault / promoted).read_text(encoding="utf-8")
+    assert "[[Train new]]" in text and "[[Train old]]" not in text
+
+
+def test_an_import_never_brings_a_replaced_fact_back(svc, empty_vault, tmp_path):
+    old = svc.save("My train leaves at 8:10 from platform two", title="Train old", strength=0.5)["note"]
+    new = svc.save("My train leaves at 8:40 from platform two", title="Train new", supersedes=[old["id"]])["note"]
+    assert [m["from"] for m in svc.gc(dry_run=False)["archived"]] == [old["path"]]
+    export = tmp_path / "mem0.json"
+    export.write_text(json.dumps([
+        {"id": "m1", "memory": "My train leaves at 8:10 from platform two", "created_at": "2026-10-01T08:00:00Z"},
+        {"id": "m2", "memory": "The bakery opens at seven", "created_at": "2026-10-01T08:00:00Z"},
+    ]), encoding="utf-8")
+    for _ in range(2):  # idempotent: the second run changes nothing either
+        out = svc.import_memories("mem0", export)
+        assert [r["id"] for r in out["replaced"]] == ["m1"] and out["replaced"][0]["note"] == "Archive/Train old.md"
+    hits = svc.search("what time does my train leave")["results"]
+    assert [h["path"] for h in hits] == [new["path"]]
+    assert len(list((empty_vault / "STM").glob("*.md"))) == 2  # the new fact and the bakery

@@ -64,6 +64,9 @@ def _split(svc: "MemoryService", rows: list[Any]) -> tuple[list[Any], list[Any]]
     old = [r for r in rows if r["path"] in superseded]
     if not old:
         return rows, []
+    current = [r for r in rows if r["path"] not in superseded]
+    if not current:
+        raise WrongState("every one of these memories is superseded; consolidate the ones that hold now")
     succ = successors_map(svc)
     paths = {r["path"] for r in rows}
     for row in old:
@@ -71,9 +74,6 @@ def _split(svc: "MemoryService", rows: list[Any]) -> tuple[list[Any], list[Any]]
             newer = newest(svc, row["path"], succ) or ", ".join(sorted(succ.get(row["path"], ()))) or "a newer memory"
             raise WrongState(f"{row['path']} is superseded by {newer}, which is not among these: a replaced fact is "
                              "never merged; consolidate the memory that holds now")
-    current = [r for r in rows if r["path"] not in superseded]
-    if not current:
-        raise WrongState("every one of these memories is superseded; consolidate the ones that hold now")
     return current, old
 
 
