@@ -313,3 +313,27 @@ def test_an_import_never_brings_a_replaced_fact_back(svc, empty_vault, tmp_path)
     hits = svc.search("what time does my train leave")["results"]
     assert [h["path"] for h in hits] == [new["path"]]
     assert len(list((empty_vault / "STM").glob("*.md"))) == 2  # the new fact and the bakery
+
+
+def test_an_imported_supersedes_relation_is_a_supersession_and_a_loop_is_refused(svc, tmp_path):
+    t = int(FIXED_NOW.timestamp()) - 3600
+    records = [
+        {"id": "m1", "content": "My train leaves at 8:10 from platform two", "created_at": t, "last_used": t, "status": "active"},
+        {"id": "m2", "content": "My train leaves at 8:40 from platform two", "created_at": t, "last_used": t, "status": "active"},
+        {"id": "m3", "content": "Standup is at nine in room four", "created_at": t, "last_used": t, "status": "active"},
+        {"id": "m4", "content": "Standup is at ten in room four", "created_at": t, "last_used": t, "status": "active"},
+        {"from_memory_id": "m2", "to_memory_id": "m1", "relation_type": "supersedes"},
+        {"from_memory_id": "m3", "to_memory_id": "m4", "relation_type": "supersedes"},
+        {"from_memory_id": "m3", "to_memory_id": "m4", "relation_type": "superseded_by"},  # the loop back
+    ]
+    store = tmp_path / "memories.jsonl"
+    store.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    out = svc.import_memories("cortexgraph", store)
+    assert out["created"] == 4 and out["links"] == 2
+    [loop] = out["unlinked"]
+    assert loop["id"] == "m3" and "loop" in loop["cause"]
+    hits = svc.search("what time does my train leave")["results"]
+    assert [h["path"] for h in hits][:1] == [out["paths"][1]] and out["paths"][0] not in [h["path"] for h in hits]
+    assert svc.note(out["paths"][0])["status"] == "superseded"
+    assert svc.status()["supersession_cycles"] == []
+    assert_index_matches_rebuild(svc)
