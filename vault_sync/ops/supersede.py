@@ -128,7 +128,25 @@ def supersede_refs(svc: "MemoryService", refs: list[str] | None) -> list[Any]:
 
 
 # -- reading the graph --
+def _graph(svc: "MemoryService") -> tuple[dict[str, set[str]], list[list[str]]]:
+    """(the successors, the loops), kept for one state of the index: search reads them on
+    every query once a vault holds a supersession (about 70 ms at 1,000 of them)."""
+    key = svc.store.change_signature()
+    hit = svc.runtime.supersession
+    if hit is not None and hit[0] == key:
+        return hit[1], hit[2]
+    succ = _read_edges(svc)
+    loops = _loops(succ)
+    svc.runtime.supersession = (key, succ, loops)
+    return succ, loops
+
+
 def _edges(svc: "MemoryService") -> dict[str, set[str]]:
+    """old path -> the paths said to supersede it (read only: shared until the index changes)."""
+    return _graph(svc)[0]
+
+
+def _read_edges(svc: "MemoryService") -> dict[str, set[str]]:
     """old path -> the paths said to supersede it (both keys, resolved like any wikilink)."""
     resolver = build_resolver(svc.store)
     succ: dict[str, set[str]] = {}
@@ -248,7 +266,7 @@ def _loops(succ: dict[str, set[str]]) -> list[list[str]]:
 
 def cycles(svc: "MemoryService") -> list[list[str]]:
     """Every supersession cycle, each once (its paths sorted), for status."""
-    return _loops(_edges(svc))
+    return _graph(svc)[1]
 
 
 def not_current(svc: "MemoryService") -> set[str]:
@@ -263,10 +281,10 @@ def not_current(svc: "MemoryService") -> set[str]:
 
 def current_despite_marks(svc: "MemoryService") -> list[int]:
     """Rowids of loop members that are marked superseded: the SQL filter lets them through."""
-    marked = queries.superseded_paths(svc.store)
-    if not marked:
+    loops = cycles(svc) if queries.any_superseded(svc.store) else []
+    if not loops:
         return []
-    members = sorted(marked & {p for group in cycles(svc) for p in group})
+    members = sorted(queries.superseded_paths(svc.store) & {p for group in loops for p in group})
     return sorted(queries.rowids_of(svc.store, members).values())
 
 
