@@ -337,3 +337,14 @@ def test_an_imported_supersedes_relation_is_a_supersession_and_a_loop_is_refused
     assert svc.note(out["paths"][0])["status"] == "superseded"
     assert svc.status()["supersession_cycles"] == []
     assert_index_matches_rebuild(svc)
+
+
+def test_loops_are_the_strongly_connected_groups_of_the_successor_graph():
+    from vault_sync.ops.supersede import _loops
+
+    succ = {"a": {"b"}, "b": {"c"}, "c": {"a", "x"}, "d": {"a"}, "e": {"f"}, "f": {"e"}, "x": {"y"}, "y": set()}
+    assert _loops(succ) == [["a", "b", "c"], ["e", "f"]]
+    chain = {f"n{i:04d}": {f"n{i + 1:04d}"} for i in range(3000)}  # deep: no recursion limit
+    assert _loops(chain) == []
+    chain["n3000"] = {"n0000"}
+    assert [len(g) for g in _loops(chain)] == [3001]

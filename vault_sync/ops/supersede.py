@@ -169,8 +169,10 @@ def chain_after(svc: "MemoryService", path: str, succ: dict[str, set[str]] | Non
     out: list[str] = []
     seen = {path}
     cur = path
+    archive = svc.layout.archive + "/"
     while succ.get(cur):
-        nxt = sorted(succ[cur])[0]
+        # where a hand-written fork names two successors, one still in use before an archived one
+        nxt = min(succ[cur], key=lambda p: (p.startswith(archive), p))
         if nxt in seen:
             return out, True
         seen.add(nxt)
