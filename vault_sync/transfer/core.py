@@ -131,7 +131,7 @@ def plan(svc: "MemoryService", source: str, items: list[Item], tag: str | None =
             out.refuse.append((item, str(exc)))
             continue
         h = normalized_hash(item.text)
-        if h in replaced and item.raw is None:  # an old fact the vault has replaced: never current again
+        if h in replaced:  # an old fact the vault has replaced: never current again
             out.replaced.append((item, replaced[h]))
             continue
         twin = twins.get(h)
