@@ -25,6 +25,8 @@ def render_import(r: dict) -> None:
         output.console.print(f"  reinforce {c['twin']} ({c['where']})")
     for c in r["refusals"]:
         output.console.print(f"  [red]refused[/] {c['where']} (id {c['id']}): {c['cause']}")
+    for c in r.get("replaced", []):
+        output.console.print(f"  not imported {c['where']} (id {c['id']}): superseded in the vault ({c['note']})")
     if r.get("links"):
         output.console.print(f"{r['links']} relation(s) {verb}written as links")
     for u in r.get("unlinked", []):

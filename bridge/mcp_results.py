@@ -138,6 +138,7 @@ class Promoted(TypedDict):
     candidates: NotRequired[list[Candidate]]
     promoted: list[Move]
     errors: NotRequired[list[Any]]
+    held: NotRequired[list[str]]  # due, but open in the person's editor: moved on a later run
 
 
 @OPEN
@@ -154,6 +155,7 @@ class GcResult(TypedDict):
     candidates: CandidatePage
     archived: list[Move]
     errors: NotRequired[list[Any]]
+    held: NotRequired[list[str]]  # due, but open in the person's editor: archived on a later run
 
 
 Relation = TypedDict("Relation", {"from": str, "to": str, "type": str, "added": bool})

@@ -226,7 +226,7 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
         limit: Annotated[int, Strict(), Field(ge=1, le=500, description="Page size of a dry run; with dry_run=false, the most memories archived.")] = 100,
     ) -> R.GcResult:
         """Archive memories below the forget threshold, lowest score first: with dry_run=false moves their notes from STM/ to Archive/
-        (restorable with restore_memory; pinned memories are immune)."""
+        (restorable with restore_memory; pinned memories are immune; the note open in the person's editor waits, listed under held)."""
         if offset and not dry_run:
             raise ToolError("invalid: offset pages a dry run; gc with dry_run=false archives the `limit` lowest-scoring candidates")
         result = await call(lambda s: s.gc(dry_run=dry_run, limit=None if dry_run else limit))

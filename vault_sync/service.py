@@ -468,11 +468,12 @@ class MemoryService:
 
         return cluster(self, threshold)
 
-    def consolidate(self, ids: list[str], apply: bool = False) -> dict[str, Any]:
+    def consolidate(self, ids: list[str], apply: bool = False, leave_held: bool = False) -> dict[str, Any]:
+        """`leave_held`: a job's consolidation leaves out the note open in the editor."""
         from .search.consolidate import consolidate
 
         with self.writes.operation():
-            return consolidate(self, ids, apply)
+            return consolidate(self, ids, apply, leave_held=leave_held)
 
     def embed(self, progress: Progress | None = None) -> dict[str, Any]:
         """Embed every note missing a vector, then drop vectors no note uses any more."""
