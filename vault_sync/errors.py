@@ -39,6 +39,12 @@ class WrongState(MnemovaultError):
     code = "wrong_state"
 
 
+class SupersessionCycle(WrongState):
+    """A supersession that would make the chain loop back on itself (A -> B -> A)."""
+
+    code = "supersession_cycle"
+
+
 class WriteConflict(MnemovaultError):
     """The note changed under us and the change could not be re-applied."""
 

@@ -35,6 +35,8 @@ class Runtime:
         # on use (ops/sweep_memo.py, ops/brief.py): a new service starts without them
         self.quiet_sweep: Quiet | None = None
         self.brief_inputs: BriefInputs | None = None
+        # (index signature, supersession successors, loops): ops/supersede.py
+        self.supersession: tuple[Any, dict[str, set[str]], list[list[str]]] | None = None
 
     def use_embedder(self, embedder: Any) -> None:
         """Share a model already loaded elsewhere (a bench running many vaults in one

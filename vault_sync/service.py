@@ -428,23 +428,35 @@ class MemoryService:
     def search(self, query: str, limit: int = 10, scope: str = "all", tags: list[str] | None = None,
                status: str | None = None, since_days: float | None = None, blend_review: bool = True,
                since: str | None = None, until: str | None = None, used_since: str | None = None,
-               include_superseded: bool = False) -> dict[str, Any]:
+               include_superseded: bool = False, include_archived: bool | None = None) -> dict[str, Any]:
         """`since`/`until` bound when a memory was created, `used_since` its last use: ISO dates
-        or durations back from now (7d); applied before ranking."""
+        or durations back from now (7d); applied before ranking. Archived memories are searched
+        with scope `archive`, `include_archived`, and (unless it is false) by a time-bounded search."""
         from .search.hybrid import search, MAX_LIMIT
 
         query = check_query(query)
         limit = check_limit(limit, MAX_LIMIT)
         return search(self, query, limit, scope, tags, status, since_days, blend_review,
-                      since, until, used_since, include_superseded)
+                      since, until, used_since, include_superseded, include_archived)
+
+    def embedder_now(self) -> Any:
+        """The model if it can be used without waiting for a load (vault_sync.search.embeddings)."""
+        if not self.settings.embeddings:
+            return None
+        from .search.embeddings import embedder_now
+
+        return embedder_now(self)
 
     def semantic_neighbours(self, row: sqlite3.Row, limit: int = 3) -> list[str]:
-        """Names of memories closest in meaning (empty when embeddings are off)."""
+        """Names of memories closest in meaning (empty when embeddings are off or the model is
+        still loading: a promotion does not wait for it)."""
         if not self.settings.embeddings:
             return []
         try:
             from .search.embeddings import neighbours
         except ImportError:
+            return []
+        if self.embedder_now() is None:
             return []
         try:
             return neighbours(self, row, limit)
@@ -456,11 +468,12 @@ class MemoryService:
 
         return cluster(self, threshold)
 
-    def consolidate(self, ids: list[str], apply: bool = False) -> dict[str, Any]:
+    def consolidate(self, ids: list[str], apply: bool = False, leave_held: bool = False) -> dict[str, Any]:
+        """`leave_held`: a job's consolidation leaves out the note open in the editor."""
         from .search.consolidate import consolidate
 
         with self.writes.operation():
-            return consolidate(self, ids, apply)
+            return consolidate(self, ids, apply, leave_held=leave_held)
 
     def embed(self, progress: Progress | None = None) -> dict[str, Any]:
         """Embed every note missing a vector, then drop vectors no note uses any more."""
