@@ -246,6 +246,7 @@ class LifecycleMachine(RuleBasedStateMachine):
             self.mark_stale(old)
 
     def mark_stale(self, mid: str) -> None:
+        self.restored.discard(mid)  # superseded again after its restore: gc may archive it again
         word = self.token.get(mid)
         if word and word not in self.stale:
             self.stale[word] = {n.fields.id or rel for rel, (_, n) in self.disk().items()
@@ -346,8 +347,8 @@ class LifecycleMachine(RuleBasedStateMachine):
         self.svc.writes.synced(rels)  # what the watcher does on their events
         self.changed()
 
-    @rule(data=st.data(), folder=st.sampled_from(PERSON_FOLDERS))
-    def person_note(self, data, folder):
+    @rule(data=st.data(), folder=st.sampled_from(PERSON_FOLDERS), newline=st.sampled_from(["\n", "\r\n"]))
+    def person_note(self, data, folder, newline):
         name = data.draw(st.sampled_from([*TOPICS, "Hub", "Plan"]))
         rel = f"{folder}/{name}.md"
         if (self.vault / rel).exists():
@@ -357,14 +358,11 @@ class LifecycleMachine(RuleBasedStateMachine):
             target = self.path_of(mid)
             if target:
                 stem = target[:-3]
-                form = data.draw(st.sampled_from(["bare", "path", "markdown"]))
-                if form == "bare":
-                    lines.append(f"- [[{stem.rsplit('/', 1)[-1]}]]")
-                elif form == "path":
-                    lines.append(f"- [[{stem}]]")
-                else:
-                    lines.append(f"- [it](../{stem.replace(' ', '%20')}.md)")
-        data_bytes = ("\n".join(lines) + "\n").encode("utf-8")
+                name = stem.rsplit("/", 1)[-1]
+                lines.append(data.draw(st.sampled_from([
+                    f"- [[{name}]]", f"- [[{stem}]]", f"- [[{name}|shown]]", f"- ![[{stem}#Part]]",
+                    f"- [it](../{stem.replace(' ', '%20')}.md)", f"- [it](<../{stem}>)"])))
+        data_bytes = (newline.join(lines) + newline).encode("utf-8")
         (self.vault / rel).write_bytes(data_bytes)
         self.person[rel] = masked(data_bytes)
         self.person_wrote([rel])
@@ -403,11 +401,12 @@ class LifecycleMachine(RuleBasedStateMachine):
         if src is None:
             return
         folder = src.rsplit("/", 1)[0]
-        if across and folder in PERSON_FOLDERS:
-            folder = PERSON_FOLDERS[1 - PERSON_FOLDERS.index(folder)]
+        if across:  # to the other folder of the person's, or a memory by hand to LTM/ or STM/
+            folder = {"Projects": "Areas", "Areas": "Projects", "STM": "LTM", "LTM": "STM", "Archive": "STM"}[folder]
         dst = f"{folder}/{name}.md"
         if (self.vault / dst).exists():
             return
+        (self.vault / folder).mkdir(exist_ok=True)
         os.rename(self.vault / src, self.vault / dst)
         if key in self.person and "/" in key:
             self.person[dst] = self.person.pop(key)
