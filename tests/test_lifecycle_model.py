@@ -279,7 +279,11 @@ class LifecycleMachine(RuleBasedStateMachine):
             members = list(dict.fromkeys(members))
         result = self.engine(self.svc.consolidate, members, apply=True)
         if result and result.get("note"):
-            self.token[result["note"]["id"]] = None
+            new = result["note"]["id"]
+            self.token[new] = None
+            for said in self.stale.values():  # merging a note that already said it says it again
+                if said & set(members):
+                    said.add(new)
 
     @rule()
     def gc(self):
