@@ -381,17 +381,18 @@ class LifecycleMachine(RuleBasedStateMachine):
         text = (self.vault / rel).read_bytes().decode("utf-8")
         block = find_block(text)
         head, body = (text[:block.body_start], text[block.body_start:]) if block else ("", text)
+        nl = "\r\n" if "\r\n" in text else "\n"  # as an editor does: the note's own line ends
         if how == "body" or not head:
-            body = body.rstrip("\n") + f"\nEdited by the person {self.new_word()}.\n"
+            body = body.rstrip("\r\n") + f"{nl}Edited by the person {self.new_word()}.{nl}"
         else:
-            lines = head.rstrip("\n").split("\n")
+            lines = head.rstrip("\r\n").split(nl)
             self.n += 1
             extra = {"key": f"mine_{self.n}: value {self.n}", "comment": f"# the person's comment {self.n}",
                      "tags": "tags: [home, mine]", "pinned": "pinned: true"}[how]
             if how in ("tags", "pinned"):  # an input key: the person sets it anew
                 lines = without_key(lines, how)
             lines.insert(len(lines) - 1, extra)  # before the closing ---
-            head = "\n".join(lines) + "\n"
+            head = nl.join(lines) + nl
         new = (head + body).encode("utf-8")
         (self.vault / rel).write_bytes(new)
         self.person[key if "/" not in key else rel] = masked(new)
