@@ -59,6 +59,7 @@ class Runtime:
         svc = self.service
         options.setdefault("reconcile_interval", svc.settings.reconcile_interval_seconds)
         options.setdefault("on_report", svc.after_sync)
+        options.setdefault("on_damage", svc.check_index)
         self.stop_watcher()
         watcher = VaultWatcher(svc.indexer, svc.layout, **options)
         self.watcher = watcher

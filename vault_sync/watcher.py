@@ -15,6 +15,7 @@ from typing import Any, Callable
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
+from .errors import IndexDamaged
 from .index.sync import Indexer, SyncReport
 from .stream_loss import ClockGap, listen_for_overflow, stop_listening
 from .vault import Layout
@@ -57,6 +58,7 @@ class VaultWatcher:
         clock_gap: float = 30.0,
         wall_clock: Callable[[], float] = time.time,
         mono_clock: Callable[[], float] = time.monotonic,
+        on_damage: Callable[[str], Any] | None = None,
     ):
         self.indexer = indexer
         self.layout = layout
@@ -76,6 +78,7 @@ class VaultWatcher:
         self.missed_events = 0  # changes only a reconcile found
         self.has_close_events = False
         self.health_interval = health_interval
+        self.on_damage = on_damage  # the index is damaged: the service repairs it from the vault
         self.wall_clock = wall_clock
         self._clock = ClockGap(wall_clock, mono_clock, clock_gap)
         self._lost: dict[str, str] = {}  # reason -> detail, until the reconcile they call for
@@ -218,6 +221,14 @@ class VaultWatcher:
         except Exception as exc:  # the watcher must survive anything a file can do
             self.last_error = f"sync failed for {len(batch)} path(s): {exc}"
             log.exception("sync failed")
+            self._damaged(exc)
+
+    def _damaged(self, exc: Exception) -> None:
+        if isinstance(exc, IndexDamaged) and self.on_damage is not None:
+            try:
+                self.on_damage(f"met by the watcher: {exc}")
+            except Exception:
+                log.exception("repairing the index failed")
 
     def _safety_reconcile(self, lost: dict[str, str] | None = None) -> None:
         """Reconcile with the vault: periodically, or at once when `lost` names why events
@@ -227,6 +238,7 @@ class VaultWatcher:
         except Exception as exc:
             self.last_error = f"safety reconcile failed: {exc}"
             log.exception("safety reconcile failed")
+            self._damaged(exc)
             if lost:  # try again at the next health check
                 with self._cond:
                     for reason, detail in lost.items():
