@@ -10,12 +10,13 @@ aside and a new one made, keeping the stored vectors when they read back whole.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import sqlite3
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..dates import format_datetime
 from .schema import DERIVED_TABLES
@@ -140,7 +141,21 @@ def repair(store: "IndexStore", parts: list[str], reason: str, schema: str) -> s
     store.notes_version += 1
     store.resolver_cache = None
     store.fts_writes = 0
-    store.last_repair = {"at": format_datetime(store.clock()), "reason": reason, "damaged": sorted(parts), "remade": how}
+    record_repair(store, reason, parts, how)
     log.warning("index %s: damage in %s (%s); made the %s anew, rebuilding it from the vault", store.path,
                 ", ".join(parts) or "a table", reason, "file" if how == "file" else "full-text tables")
     return how
+
+
+def record_repair(store: "IndexStore", reason: str, parts: list[str], how: str) -> None:
+    """Keep what was repaired, in the store and in the file (a later command's status shows it)."""
+    store.last_repair = {"at": format_datetime(store.clock()), "reason": reason, "damaged": sorted(parts), "remade": how}
+    store.set_meta("last_repair", json.dumps(store.last_repair))
+
+
+def recorded_repair(store: "IndexStore") -> dict[str, Any] | None:
+    try:
+        value = json.loads(store.get_meta("last_repair") or "null")
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None

@@ -108,9 +108,12 @@ class IndexStore:
                         self.path, exc, self.set_aside)
             self._open()
             self.rebuilt = True
+            health.record_repair(self, "unreadable when opened", ["file"], "file")
         damaged = self.check_health(full=False)
         if damaged:  # emptied here; the first reconcile (every front end runs one) reads the vault
             self.repair(damaged, "found when the index was opened")
+        elif self.last_repair is None:
+            self.last_repair = health.recorded_repair(self)
 
     def _open(self) -> None:
         self.db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
@@ -374,7 +377,10 @@ class IndexStore:
             try:
                 yield self.db
             except sqlite3.DatabaseError as exc:
-                raise self._damage(exc) from exc
+                damage = self._damage(exc)
+                if damage is exc:
+                    raise
+                raise damage from exc
 
     def change_signature(self) -> tuple[int, int]:
         """Differs after any write to the index file, ours (total_changes) or another process's
