@@ -156,3 +156,27 @@ def test_a_daemon_repairs_damage_found_at_start_and_met_while_serving(setup, tmp
         assert "index repaired" in shown.stdout, shown.stdout + shown.stderr
     finally:
         d.close()
+
+
+def test_a_big_index_is_checked_fully_when_asked(vault, monkeypatch):
+    """Past CHECK_AT_OPEN_NOTES opening skips the full-text checks; the full check a daemon
+    runs at start (check_index) finds and repairs the damage."""
+    from conftest import make_service
+    from vault_sync.index import health
+
+    add_notes(vault)
+    svc = make_service(vault)
+    path = svc.store.path
+    svc.close()
+    damage(path, "windows_data")
+    monkeypatch.setattr(health, "CHECK_AT_OPEN_NOTES", 10)
+    svc = make_service(vault, sync=False, index_path=path)
+    try:
+        assert svc.store.last_repair is None, "opening a big index does not read every table"
+        repair = svc.check_index("found when the daemon started")
+        assert repair and repair["damaged"] == ["windows"] and repair["remade"] == "tables"
+        assert svc.store.canonical_dump() == rebuild_dump(vault)
+        assert [h["path"] for h in svc.search("glad festival")["results"]][:1] == ["STM/Turn two.md"]
+        assert svc.check_index("again") is None  # whole now
+    finally:
+        svc.close()

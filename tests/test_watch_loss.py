@@ -14,13 +14,20 @@ from conftest import FIXED_NOW, index_dump, make_service, rebuild_dump
 from daemon_util import QUIET_LIFECYCLE, Daemon, cli, wait_for
 
 LINUX = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify and SIGSTOP")
-# the kernel's default inotify queue holds 16384 events; alternating two files keeps the kernel
-# from merging repeats, so each open and close below is one queued event
-FLOOD_PAIRS = 12_000
 
 
-def flood(vault: Path, pairs: int = FLOOD_PAIRS) -> None:
-    """Fill the daemon's event queue with opens and closes of two dot-files (ignored notes)."""
+def queue_limit() -> int:
+    """The kernel's inotify queue length (16384 by default)."""
+    try:
+        return int(Path("/proc/sys/fs/inotify/max_queued_events").read_text())
+    except (OSError, ValueError):
+        return 16384
+
+
+def flood(vault: Path) -> None:
+    """Fill the daemon's event queue with opens and closes of two dot-files (ignored notes):
+    alternating the files keeps the kernel from merging repeats, so each is one queued event."""
+    pairs = queue_limit() // 2 + 4000
     a, b = vault / ".flood-a", vault / ".flood-b"
     a.write_bytes(b"")
     b.write_bytes(b"")
