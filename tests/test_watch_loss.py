@@ -120,3 +120,18 @@ def test_a_wall_clock_jump_reconciles_and_status_says_when(svc, vault):
     assert rec["reason"] == "clock" and rec["changes"] == 1
     assert rec["at"] == "2026-11-20T13:00:00+00:00"
     assert svc.store.canonical_dump() == rebuild_dump(vault)
+
+
+def test_a_dead_emitter_inside_a_live_observer_is_noticed(svc, vault):
+    watcher = svc.start_watcher(reconcile_interval=600.0, health_interval=3600.0)
+    observer = watcher._observer
+    (emitter,) = observer.emitters
+    emitter.stop()  # its thread ends; the observer thread itself lives on
+    emitter.join()
+    assert observer.is_alive()
+    (vault / "Unseen.md").write_text("written while the emitter was gone", encoding="utf-8")
+    watcher.check_stream()
+    assert wait_for(lambda: watcher.last_reconcile, timeout=30)
+    assert watcher.last_reconcile["reason"] == "observer" and svc.store.note("Unseen.md") is not None
+    (vault / "Seen.md").write_text("written under the new observer", encoding="utf-8")
+    assert wait_for(lambda: svc.store.note("Seen.md") is not None, timeout=30)

@@ -41,6 +41,11 @@ class _Collector(FileSystemEventHandler):
         self.w.push(paths)
 
 
+def _alive(observer: Any) -> bool:
+    """The observer thread and each of its emitters (one per watch; one may die alone)."""
+    return bool(observer.is_alive()) and all(e.is_alive() for e in getattr(observer, "emitters", ()))
+
+
 class VaultWatcher:
     """Watches a vault and keeps the index current. A lost event stream (queue overflow, a dead
     observer, sleep and resume: stream_loss.py) reconciles at once; a periodic reconcile
@@ -114,7 +119,7 @@ class VaultWatcher:
             self.lost_events("clock", f"the wall clock moved {gap:+.0f} s against the monotonic clock "
                                       "(the machine slept, or the clock was set)")
         observer = self._observer
-        if observer is not None and not observer.is_alive() and not self._stop.is_set():
+        if observer is not None and not self._stop.is_set() and not _alive(observer):
             log.warning("the file observer stopped; starting a new one")
             self._stop_observer()
             self._start_observer()
