@@ -109,7 +109,11 @@ class IndexStore:
             self._open()
             self.rebuilt = True
             health.record_repair(self, "unreadable when opened", ["file"], "file")
-        damaged = self.check_health(full=False)
+        try:
+            damaged = self.check_health(full=False)
+        except sqlite3.OperationalError as exc:  # busy (another process writes) or read-only: later
+            log.info("index %s: not checked at open (%s)", self.path, exc)
+            damaged = []
         if damaged:  # emptied here; the first reconcile (every front end runs one) reads the vault
             self.repair(damaged, "found when the index was opened")
         elif self.last_repair is None:
