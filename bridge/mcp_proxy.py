@@ -31,6 +31,7 @@ from typing import Any, BinaryIO
 
 from . import mcp_manifest
 from .daemon_start import DaemonUnavailable, ensure_daemon
+from .local_http import local_connection
 
 PROXY_ERROR = -32000  # JSON-RPC "server error" range: the relay's own failures
 ACCEPT = "application/json, text/event-stream"
@@ -99,7 +100,7 @@ class Relay:
         return headers
 
     def _post(self, info: dict, session: str | None, message: Any, timeout: float):
-        conn = http.client.HTTPConnection("127.0.0.1", info["port"], timeout=timeout)
+        conn = local_connection(info["port"], timeout=timeout)
         try:
             conn.connect()
         except OSError as exc:
@@ -257,7 +258,7 @@ class Relay:
 
     def _stream(self, info: dict, session: str) -> bool:
         """Relay one GET stream until it ends; False when the daemon will not give one."""
-        conn = http.client.HTTPConnection("127.0.0.1", info["port"], timeout=None)  # a stream waits as long as it must
+        conn = local_connection(info["port"], timeout=None)  # a stream waits as long as it must
         headers = self._headers(info, session)
         headers["Accept"] = "text/event-stream"
         headers.pop("Content-Type", None)
@@ -294,7 +295,7 @@ class Relay:
         info, session = self.info, self.session
         if not info or not session:
             return
-        conn = http.client.HTTPConnection("127.0.0.1", info["port"], timeout=2)
+        conn = local_connection(info["port"], timeout=2)
         try:
             conn.request("DELETE", "/mcp", headers=self._headers(info, session))
             conn.getresponse().read()

@@ -161,6 +161,7 @@ def _serve(svc, port: int | None, log_path: Path) -> None:
 
     for line in svc.recover():
         log.warning("journal: %s", line)
+    svc.check_index("found when the daemon started")  # the full check; opening checked what is cheap
     report = svc.sync()
     log.info("indexed %s in %.2fs (%d added, %d updated, %d removed)", svc.layout.root, report["seconds"],
              report["added"], report["updated"], report["removed"])

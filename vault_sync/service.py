@@ -23,6 +23,7 @@ from .ops import ids as ids_op
 from .ops import journal
 from .ops import lifecycle, moves
 from .ops import relate as relate_op
+from .ops import repair as repair_op
 from .ops import save as save_op
 from .ops import supersede as supersede_op
 from .ops import sweep as sweep_op
@@ -140,10 +141,15 @@ class MemoryService:
 
     # -- sync --
     def sync(self, rebuild: bool = False, progress: Progress | None = None) -> dict[str, Any]:
-        """Reconcile the index with the vault; the report as a plain dict (SyncReport.to_dict)."""
-        report = self.indexer.reconcile(rebuild=rebuild, progress=progress)
+        """Reconcile the index with the vault; the report as a plain dict (SyncReport.to_dict).
+        `rebuild` works on any damage to the index (ops/repair.py)."""
+        report = repair_op.rebuild(self, progress) if rebuild else self.indexer.reconcile(progress=progress)
         self.after_sync(report)
         return report.to_dict()
+
+    def check_index(self, reason: str) -> dict[str, Any] | None:
+        """Check the whole index; repair any damage from the vault (what was done, or None)."""
+        return repair_op.repair_index(self, reason)
 
     def after_sync(self, report: SyncReport) -> None:
         """What a sync of the vault may call for in the vault itself: a copied memory's
@@ -240,6 +246,7 @@ class MemoryService:
             "dangling": dangling[:50],
             "last_sync": self.store.get_meta("last_sync"),
             "watcher": runtime["watcher"],
+            "index_repair": self.store.last_repair,  # the last damage found and repaired (index/health.py)
             "embeddings": self.embedding_status(),
             "lease": runtime["lease"],
             "scoring": self.params.public(),
@@ -482,3 +489,12 @@ class MemoryService:
         report = backfill(self, progress)
         prune(self)
         return report
+
+
+# damage to the index met by these is repaired from the vault (ops/repair.py); reads then
+# run again, the rest report it (the vault may already hold their change)
+for _name in ("sync", "search", "brief", "status", "note", "thread", "review", "graph", "get_memory", "read_note", "conflicts"):
+    setattr(MemoryService, _name, repair_op.healing(retry=True)(getattr(MemoryService, _name)))
+for _name in ("save", "save_many", "save_said", "touch", "observe", "supersede", "promote", "promote_all", "gc", "archive",
+              "restore", "relate", "resolve_conflict", "sweep", "run_lifecycle", "import_memories"):
+    setattr(MemoryService, _name, repair_op.healing(retry=False)(getattr(MemoryService, _name)))
