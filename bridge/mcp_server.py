@@ -110,11 +110,14 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
             "said_at is an ISO time, conversation any id (the note gets both as frontmatter keys); "
             "supersedes lists ids or paths of existing memories the item replaces, as in save_memory."))],
         conversation: Annotated[str | None, Field(description="The conversation every item belongs to, unless an item names its own.")] = None,
+        batch_id: Annotated[str | None, Field(max_length=200, description=(
+            "Any id for this batch, chosen by the client: retrying the same batch (after an error or a lost answer) with the "
+            "same id creates and counts nothing twice."))] = None,
     ) -> R.SavedBatch:
         """Save many memories in one call (e.g. a whole conversation's turns): writes one note in STM/ per item. Each item gets its own result;
         a refused item (too short, a secret, a supersedes ref that does not resolve) does not stop the others.
         An item with `supersedes` marks the old memories `superseded_by` it and `status: superseded`."""
-        return await call(lambda s: s.save_many(items, conversation))
+        return await call(lambda s: s.save_many(items, conversation, batch_id))
 
     @mcp.tool(annotations=READ)
     async def search_memory(

@@ -25,6 +25,7 @@ MAX_RELATION_CHARS = 40
 MAX_SEARCH_LIMIT = 200
 MAX_LIMIT = 1_000  # review, gc, and other list limits
 QUOTE_CHARS = 40
+REF_CHARS = 120  # a ref or path quoted in an error: enough to recognise it, never a whole 1,024-character input
 
 # bidi controls: they make a name display other than it is (U+202E "right-to-left override")
 _BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")

@@ -16,7 +16,7 @@ from .index import queries
 from .index.resolver import build_resolver
 from .index.store import IndexStore
 from .links import strip_md
-from .limits import check_limit, check_query, check_ref, check_refs, quote
+from .limits import REF_CHARS, check_limit, check_query, check_ref, check_refs, quote
 from .index.sync import Change, Indexer, SyncReport
 from .ops import conflicts as conflicts_op
 from .ops import ids as ids_op
@@ -173,9 +173,9 @@ class MemoryService:
         if kinds:
             rows = [r for r in rows if r["kind"] in kinds] or rows
         if not rows:
-            raise NotFound(f"no note with id or path {quote(ref, 200)}")
+            raise NotFound(f"no note with id or path {quote(ref, REF_CHARS)}")
         if len(rows) > 1:
-            raise Ambiguous(f"{quote(ref, 200)} matches {len(rows)} notes: {', '.join(r['path'] for r in rows)}")
+            raise Ambiguous(f"{quote(ref, REF_CHARS)} matches {len(rows)} notes: {', '.join(r['path'] for r in rows)}")
         return rows[0]
 
     def indexed(self, rel: str) -> sqlite3.Row:
@@ -294,12 +294,13 @@ class MemoryService:
         with self.writes.operation():
             return supersede_op.supersede(self, old, by)
 
-    def save_many(self, items: list[Any], conversation: str | None = None) -> dict[str, Any]:
-        """Many memories in one call (vault_sync.ops.save_batch): one model call, one index sync."""
+    def save_many(self, items: list[Any], conversation: str | None = None, batch_id: str | None = None) -> dict[str, Any]:
+        """Many memories in one call (vault_sync.ops.save_batch): one model call, one index sync;
+        with a `batch_id`, a retry of the same batch adds nothing twice."""
         from .ops.save_batch import save_many
 
         with self.writes.operation():
-            return save_many(self, items, conversation)
+            return save_many(self, items, conversation, batch_id)
 
     def save_said(self, text: str, tags: list[str] | None = None, title: str | None = None, strength: float = 1.0,
                   conversation: str | None = None, said_at: Any = None, supersedes: list[str] | None = None) -> dict[str, Any]:
@@ -396,14 +397,14 @@ class MemoryService:
         if not rel.lower().endswith(".md"):
             rel += ".md"
         if self.layout.is_ignored(rel):
-            raise PathOutsideVault(f"{path!r} is in a hidden folder of the vault")
+            raise PathOutsideVault(f"{quote(path, REF_CHARS)} is in a hidden folder of the vault")
         target = self.layout.abs(rel)
         try:
             if not target.is_file():
-                raise NotFound(f"no note at {rel}")
+                raise NotFound(f"no note at {quote(rel, REF_CHARS)}")
             size = target.stat().st_size
         except OSError as exc:
-            raise NotFound(f"cannot read {rel}: {exc.strerror or exc}") from None
+            raise NotFound(f"cannot read {quote(rel, REF_CHARS)}: {exc.strerror or exc}") from None
         if size > self.settings.max_note_bytes:
             raise InvalidInput(f"{rel} is too large to read here ({size} bytes)")
         try:
