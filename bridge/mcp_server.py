@@ -13,6 +13,7 @@ from fastmcp.server.middleware import Middleware
 from pydantic import Field, Strict, ValidationError
 
 from vault_sync.errors import MnemovaultError
+from vault_sync import limits as L
 from vault_sync.limits import MAX_TITLE_CHARS, check_name
 from vault_sync.secret_gate import check_fields
 
@@ -67,8 +68,7 @@ def page(items: list, offset: int, limit: int) -> dict:
 
 def tool_message(exc: MnemovaultError) -> str:
     """`<code>: <message>`, without repeating a code the message already starts with."""
-    text = str(exc)
-    return text if text.startswith(f"{exc.code}:") else f"{exc.code}: {text}"
+    return exc.tagged()
 
 
 def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
@@ -122,7 +122,7 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
     @mcp.tool(annotations=READ)
     async def search_memory(
         query: Annotated[S.Query, Field(description="What you are looking for, in natural language.")],
-        limit: Annotated[int, Strict(), Field(ge=1, le=100, description="Most results to return.")] = 10,
+        limit: Annotated[int, Strict(), Field(ge=1, le=L.MAX_SEARCH_LIMIT, description="Most results to return.")] = 10,
         scope: Annotated[Literal["stm", "ltm", "all"], Field(description="stm: short-term memories; ltm: long-term; all: also the user's notes.")] = "all",
         tags: Annotated[S.Tags | None, Field(description="Only results with all these tags.")] = None,
         status: Annotated[S.Status | None, Field(description="Only memories with this status (active, promoted, archived).")] = None,
@@ -166,7 +166,7 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
         return await call(lambda s: s.supersede(old, by))
 
     @mcp.tool(annotations=READ)
-    async def get_memory(refs: Annotated[S.Refs, Field(max_length=50, description="Memory ids or note paths.")]) -> list[R.FullNote]:
+    async def get_memory(refs: Annotated[S.Refs, Field(description="Memory ids or note paths.")]) -> list[R.FullNote]:
         """Read memories in full: text, fields, score, outgoing links and backlinks. Changes nothing (reading is not a use: report use with touch_memory)."""
         return await call(lambda s: s.get_memory(refs))
 
@@ -195,7 +195,7 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
         return await call(lambda s: s.thread(ref, before, after))
 
     @mcp.tool(annotations=READ)
-    async def review_queue(limit: Annotated[int, Strict(), Field(ge=1, le=200, description="Most memories to list.")] = 20) -> list[R.Note]:
+    async def review_queue(limit: Annotated[int, Strict(), Field(ge=1, le=L.MAX_LIMIT, description="Most memories to list.")] = 20) -> list[R.Note]:
         """Memories about to be forgotten, most urgent first: mention them if relevant so they stay alive. Changes nothing."""
         return await call(lambda s: s.review(limit))
 
@@ -217,7 +217,7 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
     async def gc(
         dry_run: Annotated[S.Flag, Field(description="Only list the candidates (default).")] = True,
         offset: Annotated[Offset, Field(description="Skip this many candidates (pages a dry run only).")] = 0,
-        limit: Annotated[int, Strict(), Field(ge=1, le=500, description="Page size of a dry run; with dry_run=false, the most memories archived.")] = 100,
+        limit: Annotated[int, Strict(), Field(ge=1, le=L.MAX_LIMIT, description="Page size of a dry run; with dry_run=false, the most memories archived.")] = 100,
     ) -> R.GcResult:
         """Archive memories below the forget threshold, lowest score first: with dry_run=false moves their notes from STM/ to Archive/
         (restorable with restore_memory; pinned memories are immune)."""

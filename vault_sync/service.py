@@ -16,7 +16,7 @@ from .index import queries
 from .index.resolver import build_resolver
 from .index.store import IndexStore
 from .links import strip_md
-from .limits import REF_CHARS, check_limit, check_query, check_ref, check_refs, quote
+from .limits import REF_CHARS, check_limit, check_query, check_ref, check_refs, quote, spellings
 from .index.sync import Change, Indexer, SyncReport
 from .ops import conflicts as conflicts_op
 from .ops import ids as ids_op
@@ -165,10 +165,14 @@ class MemoryService:
         ref = check_ref(ref).strip()
         rows = self.store.notes_with_id(ref)
         if not rows:
-            rel = self.layout.safe_rel(ref if ref.lower().endswith(".md") or "/" in ref else ref)
-            row = self.store.note(rel) or self.store.note(rel + ".md")
-            if row is None and "/" not in rel:
-                row = self._by_name(rel)
+            row = None
+            for spelling in spellings(ref):  # an NFD path from macOS finds the NFC note, and back
+                rel = self.layout.safe_rel(spelling)
+                row = self.store.note(rel) or self.store.note(rel + ".md")
+                if row is None and "/" not in rel:
+                    row = self._by_name(rel)
+                if row is not None:
+                    break
             rows = [row] if row is not None else []
         if kinds:
             rows = [r for r in rows if r["kind"] in kinds] or rows
@@ -318,10 +322,14 @@ class MemoryService:
     def import_memories(self, fmt: str, path: str | Path, dry_run: bool = False, tag: str | None = None,
                         progress: Callable[..., None] | None = None) -> dict[str, Any]:
         """Import a file or folder from another memory tool (vault_sync.transfer)."""
+        from .secret_gate import shown
         from .transfer import import_path
 
         with self.writes.operation():
-            return import_path(self, fmt, path, dry_run, tag, progress)
+            result = import_path(self, fmt, path, dry_run, tag, progress)
+        for item in result.get("refusals", []):  # ids and places come from the source: printed only filtered
+            item.update({k: shown(item[k]) for k in ("id", "where") if k in item})
+        return result
 
     def export(self, fmt: str = "jsonl", scope: str = "all") -> Iterator[str]:
         """Every memory as JSON lines or CSV, one chunk of text at a time (vault_sync.transfer.export)."""
@@ -398,6 +406,7 @@ class MemoryService:
             rel += ".md"
         if self.layout.is_ignored(rel):
             raise PathOutsideVault(f"{quote(path, REF_CHARS)} is in a hidden folder of the vault")
+        rel = next((r for r in spellings(rel) if self.layout.abs(r).is_file()), rel)  # NFD or NFC, as on disk
         target = self.layout.abs(rel)
         try:
             if not target.is_file():

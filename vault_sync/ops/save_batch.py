@@ -134,7 +134,7 @@ def save_many(svc: "MemoryService", items: list[Any], conversation: str | None =
         try:
             body, tags, title, strength, extra, old_rows = _item(svc, raw, conversation)
         except MnemovaultError as exc:
-            results[i] = {"saved": False, "error": f"{exc.code}: {exc}"}
+            results[i] = {"saved": False, "error": exc.tagged()}
             continue
         h = normalized_hash(body)
         if h in seen:
