@@ -78,7 +78,10 @@ class Lease:
             tmp.write_text(json.dumps(data), encoding="utf-8")
             os.replace(tmp, self.path)
         except BaseException:
-            tmp.unlink(missing_ok=True)  # a full disk must not leave a half-written temp file behind
+            try:
+                tmp.unlink(missing_ok=True)  # a full disk must not leave a half-written temp file behind
+            except OSError:
+                pass
             raise
         confirmed = self._read() or {}
         held = confirmed.get("device") == self.device

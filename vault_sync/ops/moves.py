@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
 TRASH = ".trash"  # Obsidian's trash folder: out of sight, recoverable by hand
 
+
 @dataclass
 class Move:
     id: str | None
