@@ -15,6 +15,7 @@ from fastmcp.client.transports import StreamableHttpTransport
 
 from conftest import index_dump, make_service, rebuild_dump
 from daemon_util import QUIET_LIFECYCLE, Daemon
+from vault_sync.errors import InvalidInput
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX daemon and signals")
 
@@ -77,7 +78,7 @@ def test_a_batch_id_is_checked_like_any_stored_value(empty_vault):
     try:
         for bad, why in (("", "non-empty"), ("a\nb", "line break"), ("x" * 201, "too long"),
                          ("ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8", "")):
-            with pytest.raises(Exception) as err:
+            with pytest.raises(InvalidInput) as err:  # Refused, for the secret, is one too
                 svc.save_many([A], batch_id=bad)
             assert why in str(err.value)
         assert not list((empty_vault / "STM").glob("*.md"))
