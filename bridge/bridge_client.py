@@ -10,9 +10,8 @@ from typing import Any
 
 from vault_sync import errors as e
 
-from .daemon_start import pid_alive
+from .daemon_start import live_bridge
 from .local_http import local_connection
-from .paths import bridge_file
 
 
 def _error_class(code: object) -> type[e.MnemovaultError]:
@@ -57,11 +56,5 @@ def daemon_for(vault: Path | None) -> DaemonClient | None:
     vault = vault or (Path(os.environ["MNEMOVAULT_VAULT"]) if os.environ.get("MNEMOVAULT_VAULT") else None)
     if vault is None:
         return None
-    path = bridge_file(Path(vault).expanduser())
-    try:
-        info = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(info, dict) or not pid_alive(int(info.get("pid", -1))):
-        return None
-    return DaemonClient(info)
+    info = live_bridge(Path(vault).expanduser())
+    return None if info is None else DaemonClient(info)

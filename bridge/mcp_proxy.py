@@ -37,6 +37,11 @@ PROXY_ERROR = -32000  # JSON-RPC "server error" range: the relay's own failures
 ACCEPT = "application/json, text/event-stream"
 
 
+# the daemon's limit on a request body (vault_sync.limits.MAX_BODY_BYTES; the proxy must not
+# import the engine, a test keeps the two equal)
+MAX_BODY_BYTES = 4 * 1024 * 1024
+
+
 class NotSent(Exception):
     """The request never reached a live session: safe to send again after reconnecting."""
 
@@ -205,6 +210,13 @@ class Relay:
         """Relay one message from the client and write whatever the daemon answers."""
         req_id = message.get("id")
         is_request = "method" in message and "id" in message
+        size = len(json.dumps(message).encode("utf-8"))
+        if size > MAX_BODY_BYTES:  # the daemon would refuse it mid-upload: say why, keep the session
+            if is_request:
+                self.emit_error(req_id, f"this message is too large for mnemovault ({size:,} bytes; the limit is "
+                                        f"{MAX_BODY_BYTES // (1024 * 1024)} MiB): save a long text as a note, "
+                                        f"or split the batch")
+            return
         for _ in range(3):
             try:
                 info, session, generation = self._current()

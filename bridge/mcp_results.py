@@ -57,6 +57,7 @@ class Saved(TypedDict):
     note: NotRequired[Note | None]
     reinforced: NotRequired[bool]
     duplicate_of: NotRequired[str | None]
+    already_saved: NotRequired[bool]  # a retried batch: this item was counted by the first attempt
     near_duplicates: NotRequired[list[Any]]
     error: NotRequired[str]
 

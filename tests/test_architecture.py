@@ -209,11 +209,11 @@ DIRECT_WRITES_ALLOWED = {
     "vault_sync/index/health.py": "sets a broken index file aside (outside the vault)",
     "vault_sync/sample.py": "builds the demo vault's copy before any service runs on it",
     "bridge/paths.py": "the front ends' config and token files",
-    "bridge/cli_transfer.py": "the export's output file",
+    "vault_sync/transfer/export.py": "the export's output file, outside the vault (write_out refuses the vault)",
     "bridge/login_service.py": "the login service unit files",
     "bridge/mcp_proxy.py": "a debug report of loaded modules",
     "bridge/daemon_start.py": "the daemon's log file",
-    "bridge/server.py": "the daemon's pid/lock file",
+    "bridge/vault_lock.py": "the daemon's lock file in .mnemovault/, not a note",
     "bridge/bench/": "the bench plays the person (edits, generated vaults) and caches vectors",
 }
 WRITER_PRIMITIVES = {"update_file", "create_exclusive", "write_atomic", "write_many", "rename_noreplace", "patch_file"}

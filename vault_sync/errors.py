@@ -6,6 +6,11 @@ class MnemovaultError(Exception):
 
     code = "error"
 
+    def tagged(self) -> str:
+        """`<code>: <message>`, without repeating a code the message already starts with."""
+        text = str(self)
+        return text if text.startswith(f"{self.code}:") else f"{self.code}: {text}"
+
 
 class SettingsError(MnemovaultError):
     code = "invalid_settings"

@@ -16,7 +16,7 @@ from .index import queries
 from .index.resolver import build_resolver
 from .index.store import IndexStore
 from .links import strip_md
-from .limits import check_limit, check_query, check_ref, check_refs, quote
+from .limits import REF_CHARS, check_limit, check_query, check_ref, check_refs, quote, spellings
 from .index.sync import Change, Indexer, SyncReport
 from .ops import conflicts as conflicts_op
 from .ops import ids as ids_op
@@ -171,17 +171,21 @@ class MemoryService:
         ref = check_ref(ref).strip()
         rows = self.store.notes_with_id(ref)
         if not rows:
-            rel = self.layout.safe_rel(ref if ref.lower().endswith(".md") or "/" in ref else ref)
-            row = self.store.note(rel) or self.store.note(rel + ".md")
-            if row is None and "/" not in rel:
-                row = self._by_name(rel)
+            row = None
+            for spelling in spellings(ref):  # an NFD path from macOS finds the NFC note, and back
+                rel = self.layout.safe_rel(spelling)
+                row = self.store.note(rel) or self.store.note(rel + ".md")
+                if row is None and "/" not in rel:
+                    row = self._by_name(rel)
+                if row is not None:
+                    break
             rows = [row] if row is not None else []
         if kinds:
             rows = [r for r in rows if r["kind"] in kinds] or rows
         if not rows:
-            raise NotFound(f"no note with id or path {quote(ref, 200)}")
+            raise NotFound(f"no note with id or path {quote(ref, REF_CHARS)}")
         if len(rows) > 1:
-            raise Ambiguous(f"{quote(ref, 200)} matches {len(rows)} notes: {', '.join(r['path'] for r in rows)}")
+            raise Ambiguous(f"{quote(ref, REF_CHARS)} matches {len(rows)} notes: {', '.join(r['path'] for r in rows)}")
         return rows[0]
 
     def indexed(self, rel: str) -> sqlite3.Row:
@@ -301,12 +305,13 @@ class MemoryService:
         with self.writes.operation():
             return supersede_op.supersede(self, old, by)
 
-    def save_many(self, items: list[Any], conversation: str | None = None) -> dict[str, Any]:
-        """Many memories in one call (vault_sync.ops.save_batch): one model call, one index sync."""
+    def save_many(self, items: list[Any], conversation: str | None = None, batch_id: str | None = None) -> dict[str, Any]:
+        """Many memories in one call (vault_sync.ops.save_batch): one model call, one index sync;
+        with a `batch_id`, a retry of the same batch adds nothing twice."""
         from .ops.save_batch import save_many
 
         with self.writes.operation():
-            return save_many(self, items, conversation)
+            return save_many(self, items, conversation, batch_id)
 
     def save_said(self, text: str, tags: list[str] | None = None, title: str | None = None, strength: float = 1.0,
                   conversation: str | None = None, said_at: Any = None, supersedes: list[str] | None = None) -> dict[str, Any]:
@@ -324,10 +329,14 @@ class MemoryService:
     def import_memories(self, fmt: str, path: str | Path, dry_run: bool = False, tag: str | None = None,
                         progress: Callable[..., None] | None = None) -> dict[str, Any]:
         """Import a file or folder from another memory tool (vault_sync.transfer)."""
+        from .secret_gate import shown
         from .transfer import import_path
 
         with self.writes.operation():
-            return import_path(self, fmt, path, dry_run, tag, progress)
+            result = import_path(self, fmt, path, dry_run, tag, progress)
+        for item in result.get("refusals", []):  # ids and places come from the source: printed only filtered
+            item.update({k: shown(item[k]) for k in ("id", "where") if k in item})
+        return result
 
     def export(self, fmt: str = "jsonl", scope: str = "all") -> Iterator[str]:
         """Every memory as JSON lines or CSV, one chunk of text at a time (vault_sync.transfer.export)."""
@@ -403,14 +412,15 @@ class MemoryService:
         if not rel.lower().endswith(".md"):
             rel += ".md"
         if self.layout.is_ignored(rel):
-            raise PathOutsideVault(f"{path!r} is in a hidden folder of the vault")
+            raise PathOutsideVault(f"{quote(path, REF_CHARS)} is in a hidden folder of the vault")
+        rel = next((r for r in spellings(rel) if self.layout.abs(r).is_file()), rel)  # NFD or NFC, as on disk
         target = self.layout.abs(rel)
         try:
             if not target.is_file():
-                raise NotFound(f"no note at {rel}")
+                raise NotFound(f"no note at {quote(rel, REF_CHARS)}")
             size = target.stat().st_size
         except OSError as exc:
-            raise NotFound(f"cannot read {rel}: {exc.strerror or exc}") from None
+            raise NotFound(f"cannot read {quote(rel, REF_CHARS)}: {exc.strerror or exc}") from None
         if size > self.settings.max_note_bytes:
             raise InvalidInput(f"{rel} is too large to read here ({size} bytes)")
         try:
