@@ -4,6 +4,7 @@ real all-MiniLM-L6-v2) and off (word overlap), each with its own floors."""
 
 from __future__ import annotations
 
+import pytest
 from conftest import make_service
 from retrieval_set import shared_embedder
 
@@ -72,5 +73,27 @@ def test_a_given_vector_answers_as_the_computed_one(tmp_path):
         saved = svc.save(new)
         assert [m["path"] for m in saved["may_supersede"]] == [old["path"]]
         assert not svc.save("The garden hose is in the shed").get("may_supersede")
+    finally:
+        svc.close()
+
+
+@pytest.mark.parametrize("embeddings", [False, True], ids=["words", "model"])
+def test_save_many_names_what_each_item_may_replace(tmp_path, embeddings):
+    svc = _service(_empty(tmp_path, "b"), tmp_path / "b.sqlite3", embeddings)
+    try:
+        olds = svc.save_many([{"text": "The team standup is at 9:00 every weekday"},
+                              {"text": "Our household has two cats"},
+                              {"text": "The garden needs watering twice a week in summer"}])["results"]
+        answer = svc.save_many([
+            {"text": "The team standup is at 10:30 every weekday"},
+            {"text": "We adopted a third cat, so there are three now"},
+            {"text": "The team standup moved to 11:00", "supersedes": [olds[0]["note"]["id"]]},  # named already
+            {"text": "Lunch on Fridays is usually pizza with the team"},
+        ])["results"]
+        assert [m["path"] for m in answer[0]["may_supersede"]] == [olds[0]["note"]["path"]]
+        assert "supersede_memory" in answer[0]["may_supersede_hint"]
+        assert [m["path"] for m in answer[1]["may_supersede"]] == [olds[1]["note"]["path"]]
+        assert "may_supersede" not in answer[2] and answer[2]["superseded"]
+        assert "may_supersede" not in answer[3]
     finally:
         svc.close()
