@@ -97,3 +97,15 @@ def test_save_many_names_what_each_item_may_replace(tmp_path, embeddings):
         assert "may_supersede" not in answer[3]
     finally:
         svc.close()
+
+
+def test_the_bonuses_read_short_statements_only(tmp_path):
+    svc = make_service(_empty(tmp_path, "s"))
+    try:
+        svc.save("The team standup is at 9:00 every weekday")
+        assert svc.save("The team standup moved to 10:30 every weekday").get("may_supersede")
+        # the same words lost in a long text: its "moved" no longer counts as saying a change
+        filler = " ".join(f"word{i}" for i in range(40))
+        assert not svc.save(f"The team standup moved to 10:30. {filler}").get("may_supersede")
+    finally:
+        svc.close()

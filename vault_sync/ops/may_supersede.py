@@ -31,6 +31,7 @@ OVERLAP_MIN = 0.575  # the score floor without them
 ONE_SLOT = 0.15
 CHANGE_WORD = 0.2
 CHANGE_WORD_NO_MODEL = 0.3  # word overlap misses rewordings more than the model does
+SHORT = 40  # words: the bonuses read a one-fact statement; in a long text "now" says little and difflib costs more
 MARGIN = 0.05  # the runner-up of a close call is listed too; a distant one is noise
 POOL = 10  # closest memories scored
 MAX_LISTED = 3
@@ -70,13 +71,16 @@ def candidates(svc: "MemoryService", body: str, title: str | None, tags: list[st
 def pick(body: str, pool: list[dict[str, Any]], floor: float, change: float, superseded: set[str]) -> list[dict[str, Any]]:
     """Score each pooled memory ({id, path, title, similarity, text}) and keep the likely ones."""
     new_words = words(body)
-    bonus = change if CHANGE_WORDS.intersection(new_words) else 0.0
+    short = len(new_words) <= SHORT
+    bonus = change if short and CHANGE_WORDS.intersection(new_words) else 0.0
     kept = [w for w in new_words if w not in CHANGE_WORDS]
     scored = []
     for hit in pool:
         if hit["path"] in superseded:
             continue
-        score = hit["similarity"] + bonus + (ONE_SLOT if one_slot(kept, words(hit["text"])) else 0.0)
+        old_words = words(hit["text"])
+        slot = short and len(old_words) <= SHORT and one_slot(kept, old_words)
+        score = hit["similarity"] + bonus + (ONE_SLOT if slot else 0.0)
         scored.append((score, hit))
     if not scored:
         return []
