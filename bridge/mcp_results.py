@@ -58,6 +58,8 @@ class Saved(TypedDict):
     reinforced: NotRequired[bool]
     duplicate_of: NotRequired[str | None]
     near_duplicates: NotRequired[list[Any]]
+    may_supersede: NotRequired[list[Any]]
+    may_supersede_hint: NotRequired[str]
     error: NotRequired[str]
 
 
