@@ -109,3 +109,18 @@ def test_the_bonuses_read_short_statements_only(tmp_path):
         assert not svc.save(f"The team standup moved to 10:30. {filler}").get("may_supersede")
     finally:
         svc.close()
+
+
+def test_a_model_that_cannot_load_falls_back_to_words(tmp_path):
+    from vault_sync.search.embeddings import Embedder
+
+    svc = make_service(_empty(tmp_path, "f"), embeddings=True)
+    try:
+        broken = Embedder()
+        broken.error = "the model files are missing"  # load() raises EmbeddingUnavailable at once
+        svc.use_embedder(broken)
+        old = svc.save("The team standup is at 9:00 every weekday")["note"]
+        saved = svc.save("The team standup is at 10:30 every weekday")
+        assert [m["path"] for m in saved["may_supersede"]] == [old["path"]]
+    finally:
+        svc.close()

@@ -53,14 +53,14 @@ def candidates(svc: "MemoryService", body: str, title: str | None, tags: list[st
     `vector`: the new text's save-time vector when the caller has it (the save path computes
     it once for both checks); computed here otherwise."""
     try:
-        if svc.settings.embeddings and svc.get_embedder() is not None:  # type: ignore[no-untyped-call]
-            if vector is None:
-                from ..search.embeddings import query_vector
+        if vector is None and svc.settings.embeddings and svc.get_embedder() is not None:  # type: ignore[no-untyped-call]
+            from ..search.embeddings import query_vector
 
-                vector = query_vector(svc, body, title, tags)
-            pool = _by_vector(svc, vector) if vector is not None else []
+            vector = query_vector(svc, body, title, tags)
+        if vector is not None:
+            pool = _by_vector(svc, vector)
             floor, change = COSINE_MIN, CHANGE_WORD
-        else:
+        else:  # embeddings off, or the model cannot load: words
             pool = _by_words(svc, body)
             floor, change = OVERLAP_MIN, CHANGE_WORD_NO_MODEL
         return pick(body, pool, floor, change, queries.superseded_paths(svc.store))
@@ -126,6 +126,8 @@ def _by_vector(svc: "MemoryService", vector: "Vectors") -> list[dict[str, Any]]:
     from ..search.embeddings import vector_cache
 
     embedder = svc.get_embedder()  # type: ignore[no-untyped-call]
+    if embedder is None:  # turned off since the vector was made
+        return []
     rowids, sims = vector_cache(svc, embedder).similarities(vector, ("stm", "ltm"))
     lowest = COSINE_MIN - ONE_SLOT - CHANGE_WORD
     order = [i for i in (-sims).argsort()[:POOL] if sims[i] >= lowest]
