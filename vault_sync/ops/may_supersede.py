@@ -15,7 +15,6 @@ Advisory: a failure here never blocks a save.
 
 from __future__ import annotations
 
-import difflib
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -78,9 +77,10 @@ def pick(body: str, pool: list[dict[str, Any]], floor: float, change: float, sup
     for hit in pool:
         if hit["path"] in superseded:
             continue
-        old_words = words(hit["text"])
-        slot = short and len(old_words) <= SHORT and one_slot(kept, old_words)
-        score = hit["similarity"] + bonus + (ONE_SLOT if slot else 0.0)
+        score = hit["similarity"] + bonus
+        if short and score + ONE_SLOT >= floor:  # below it even with the bonus: never listed, never the best that counts
+            old_words = words(hit["text"])
+            score += ONE_SLOT if len(old_words) <= SHORT and one_slot(kept, old_words) else 0.0
         scored.append((score, hit))
     if not scored:
         return []
@@ -94,11 +94,19 @@ def words(text: str) -> list[str]:
 
 
 def one_slot(new: list[str], old: list[str]) -> bool:
-    """The same sentence but for one run of words, which keeps at least half of it."""
-    match = difflib.SequenceMatcher(None, new, old, autojunk=False)
-    ops = match.get_opcodes()
-    same = sum(i2 - i1 for tag, i1, i2, _, _ in ops if tag == "equal")
-    return sum(1 for op in ops if op[0] != "equal") == 1 and 2 * same >= max(len(new), len(old))
+    """The same sentence but for one run of words (no word of which is on both sides), the
+    rest at least half of it."""
+    n = min(len(new), len(old))
+    head = 0
+    while head < n and new[head] == old[head]:
+        head += 1
+    tail = 0
+    while tail < n - head and new[-1 - tail] == old[-1 - tail]:
+        tail += 1
+    changed, was = new[head:len(new) - tail], old[head:len(old) - tail]
+    if not changed and not was or set(changed) & set(was):
+        return False  # the same words, or two runs around a shared word
+    return 2 * (head + tail) >= max(len(new), len(old))
 
 
 def _content(ws: list[str]) -> set[str]:
@@ -108,14 +116,14 @@ def _content(ws: list[str]) -> set[str]:
     return {w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in ws if w not in STOPWORDS}
 
 
-def overlap(new: str, old: str) -> float:
-    """Word closeness without a model: mostly the share of the old text's words the new one
-    repeats (an update restates its subject), partly the share of the new one's in the old."""
-    a, b = _content(words(new)), _content(words(old))
-    if not a or not b:
+def overlap(new: set[str], old: set[str]) -> float:
+    """Word closeness without a model, of two texts' content words (_content): mostly the
+    share of the old text's words the new one repeats (an update restates its subject),
+    partly the share of the new one's in the old."""
+    if not new or not old:
         return 0.0
-    shared = len(a & b)
-    return 0.7 * shared / len(b) + 0.3 * shared / len(a)
+    shared = len(new & old)
+    return 0.7 * shared / len(old) + 0.3 * shared / len(new)
 
 
 def _with_text(svc: "MemoryService", rowids: list[int]) -> dict[int, str]:
@@ -148,10 +156,11 @@ def _by_words(svc: "MemoryService", body: str) -> list[dict[str, Any]]:
     filters = ftsmod.make_filters(svc, "memories")
     hits = ftsmod.search(svc.store, body, filters, limit=2 * POOL)
     texts = _with_text(svc, [h.rowid for h in hits])
+    mine = _content(words(body))
     out = []
     for hit in hits:
         row = queries.note_by_rowid(svc.store, hit.rowid)
         if row is not None and hit.rowid in texts:
             out.append({"id": row["id"], "path": row["path"], "title": row["title"],
-                        "similarity": round(overlap(body, texts[hit.rowid]), 4), "text": texts[hit.rowid]})
+                        "similarity": round(overlap(mine, _content(words(texts[hit.rowid]))), 4), "text": texts[hit.rowid]})
     return out
