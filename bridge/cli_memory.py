@@ -28,6 +28,9 @@ def _moves(result: dict, key: str) -> None:
         cands = result.get("candidates", [])
         output.console.print(f"{len(cands)} candidate(s) (dry run, nothing changed):")
         output.table(cands, [("title", "title"), ("score", "score"), ("reason", "reason")])
+    for path in result.get("held", []):
+        output.console.print(f"waits: {path} is open in the editor (moved on a later run once it is closed)")
+    if result.get("dry_run"):
         return
     for m in result.get(key, []):
         output.console.print(f"{verb}: {m['from']} -> {m['to']}  ({m['reason']})")
@@ -200,30 +203,24 @@ def graph(vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
 
 
 @app.command()
-def search(query: str = typer.Argument(...), limit: int = typer.Option(10, "--limit", "-n"),
-           scope: str = typer.Option("all", "--scope", help="stm | ltm | all"), tags: Optional[str] = TagsOpt,
+def search(query: str = typer.Argument(...), limit: int = typer.Option(10, "--limit", "-n", help="1-200"),
+           scope: str = typer.Option("all", "--scope", help="all | stm | ltm | memories | notes | archive"),
+           tags: Optional[str] = TagsOpt,
            since: Optional[str] = typer.Option(None, "--since", help="Created at or after: ISO date or duration (7d)."),
            until: Optional[str] = typer.Option(None, "--until", help="Created at or before: ISO date or duration."),
            used_since: Optional[str] = typer.Option(None, "--used-since", help="Last used at or after: ISO date or duration."),
            include_superseded: bool = typer.Option(False, "--include-superseded", help="Also show memories a newer one replaced."),
+           include_archived: Optional[bool] = typer.Option(
+               None, "--include-archived/--no-include-archived",
+               help="Also show archived memories (default: only with --since, --until or --used-since)."),
            vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
     """Search memories and notes (full text, plus meaning when embeddings are on)."""
-
-    def render(r: dict) -> None:
-        if r.get("notice"):
-            output.console.print(f"[yellow]{r['notice']}[/]")
-        for i, hit in enumerate(r["results"], 1):
-            mark = " [review]" if hit.get("review") else ""
-            output.console.print(f"{i:2}. [bold]{hit['title']}[/] ({hit['path']}) {hit['score']:.3f}{mark}")
-            if hit.get("superseded_by"):
-                output.console.print(f"    superseded by {hit['superseded_by']}")
-            if hit.get("snippet"):
-                output.console.print(f"    {hit['snippet']}")
-
-    extra: dict[str, object] = {k: v for k, v in (("since", since), ("until", until), ("used_since", used_since)) if v is not None}
+    extra: dict[str, object] = {k: v for k, v in (("since", since), ("until", until), ("used_since", used_since),
+                                                  ("include_archived", include_archived)) if v is not None}
     if include_superseded:
         extra["include_superseded"] = True
-    run(lambda: emit(call(vault, "search", query=query, limit=limit, scope=scope, tags=_tags(tags), **extra), as_json, render))
+    run(lambda: emit(call(vault, "search", query=query, limit=limit, scope=scope, tags=_tags(tags), **extra), as_json,
+                     output.render_search))
 
 
 @app.command()

@@ -25,10 +25,21 @@ def render_import(r: dict) -> None:
         output.console.print(f"  reinforce {c['twin']} ({c['where']})")
     for c in r["refusals"]:
         output.console.print(f"  [red]refused[/] {c['where']} (id {c['id']}): {c['cause']}")
+    for c in r.get("replaced", []):
+        output.console.print(f"  not imported {c['where']} (id {c['id']}): superseded in the vault ({c['note']})")
     if r.get("links"):
         output.console.print(f"{r['links']} relation(s) {verb}written as links")
     for u in r.get("unlinked", []):
         output.console.print(f"  relation kept as text: {u['where']} {u['type']} -> {u['to']} ({u['cause']})")
+    if "log" in r:  # what the source's append-only log held, and what replaying it left
+        m, rel = r["log"]["memories"], r["log"]["relations"]
+        output.console.print(f"log: {m['records']} memory record(s) for {m['ids']} id(s), {m['tombstones']} "
+                             f"deletion(s) -> {m['kept']} memory(ies)")
+        output.console.print(f"log: {rel['records']} relation record(s), {rel['tombstones']} deletion(s) -> "
+                             f"{rel['kept']} relation(s), {rel['orphaned']} from a deleted memory")
+    for d in r.get("duplicate_permalinks", []):
+        kept = ", ".join(f"{f} as {i}" for f, i in zip(d["files"], d["ids"]))
+        output.console.print(f"  permalink {d['permalink']} is used by {len(d['files'])} files: imported {kept}")
 
 
 @app.command("import")

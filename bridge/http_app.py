@@ -157,6 +157,10 @@ def build_app(svc, token: str, port_ref: Callable[[], int], mcp_app=None, state:
     def promote_fn(a: S.PromoteBody):
         return lambda: svc.promote_all(a.dry_run) if a.auto else svc.promote(a.ref, a.dry_run)
 
+    def search_fn(a: S.SearchQuery):
+        return lambda: svc.search(a.q, limit=a.limit, scope=a.scope, since=a.since, until=a.until, used_since=a.used_since,
+                                  include_superseded=a.include_superseded, include_archived=a.include_archived)
+
     def rpc_fn(a: S.RpcBody):
         args = S.rpc_args(a.op, a.args)
         method = getattr(svc, a.op)
@@ -178,9 +182,7 @@ def build_app(svc, token: str, port_ref: Callable[[], int], mcp_app=None, state:
         Route("/api/restore", endpoint(lambda a: (lambda: {"restored": [svc.restore(a.ref)]}), S.RefArgs), methods=["POST"]),
         Route("/api/gc", endpoint(lambda a: (lambda: svc.gc(dry_run=a.dry_run, limit=a.limit)), S.GcBody), methods=["POST"]),
         Route("/api/review", endpoint(lambda a: (lambda: {"items": svc.review(a.limit)}), S.ReviewQuery, "GET"), methods=["GET"]),
-        Route("/api/search", endpoint(lambda a: (lambda: svc.search(a.q, limit=a.limit, scope=a.scope, since=a.since, until=a.until,
-                                                                       used_since=a.used_since, include_superseded=a.include_superseded)), S.SearchQuery, "GET"),
-              methods=["GET"]),
+        Route("/api/search", endpoint(search_fn, S.SearchQuery, "GET"), methods=["GET"]),
         Route("/api/sync", endpoint(lambda a: (lambda: svc.sync()), S.NoArgs), methods=["POST"]),
         Route("/api/editing", endpoint(lambda a: (lambda: svc.editing(a.path)), S.EditingArgs), methods=["POST"]),
         Route("/api/rpc", endpoint(rpc_fn, S.RpcBody), methods=["POST"]),

@@ -88,6 +88,12 @@ class Hit(TypedDict):
     score: float
     parts: NotRequired[ScoreParts]
     review: NotRequired[bool]
+    # what an assistant needs to act on a hit: `archived` ones come back with restore_memory(id)
+    status: str | None
+    created: str | None
+    last_used: str | None
+    tags: list[str]
+    superseded_by: NotRequired[str | None]
 
 
 @OPEN
@@ -95,6 +101,7 @@ class SearchResult(TypedDict):
     results: list[Hit]
     semantic: bool
     notice: NotRequired[str | None]
+    archived_matches: NotRequired[int]  # a time-bounded search told to leave the archive out: how many it left
 
 
 @OPEN
@@ -133,6 +140,7 @@ class Promoted(TypedDict):
     candidates: NotRequired[list[Candidate]]
     promoted: list[Move]
     errors: NotRequired[list[Any]]
+    held: NotRequired[list[str]]  # due, but open in the person's editor: moved on a later run
 
 
 @OPEN
@@ -149,6 +157,7 @@ class GcResult(TypedDict):
     candidates: CandidatePage
     archived: list[Move]
     errors: NotRequired[list[Any]]
+    held: NotRequired[list[str]]  # due, but open in the person's editor: archived on a later run
 
 
 Relation = TypedDict("Relation", {"from": str, "to": str, "type": str, "added": bool})

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Callable, Literal, cast
+from typing import Annotated, Any, Callable, cast
 
 from anyio import to_thread
 from fastmcp import FastMCP
@@ -29,7 +29,8 @@ preference, a moved date), save it with supersedes=[old id]: search then returns
 current fact (a save answer's may_supersede lists memories it may replace). At the start of
 a conversation call recall_context(topic, max_tokens) once instead of many searches.
 Memories fade unless used; strong ones are
-promoted to long-term notes, weak ones archived (never deleted)."""
+promoted to long-term notes, weak ones archived (never deleted: search_memory(scope="archive")
+finds them, restore_memory brings one back)."""
 
 
 Ref = S.Ref
@@ -119,21 +120,29 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
     @mcp.tool(annotations=READ)
     async def search_memory(
         query: Annotated[S.Query, Field(description="What you are looking for, in natural language.")],
-        limit: Annotated[int, Strict(), Field(ge=1, le=100, description="Most results to return.")] = 10,
-        scope: Annotated[Literal["stm", "ltm", "all"], Field(description="stm: short-term memories; ltm: long-term; all: also the user's notes.")] = "all",
+        limit: Annotated[S.SearchLimit, Field(description="Most results to return (1-200).")] = 10,
+        scope: Annotated[S.Scope, Field(description=(
+            "all: memories and the user's notes; stm: short-term memories; ltm: long-term; memories: both; "
+            "notes: the user's own notes; archive: only archived (forgotten) memories."))] = "all",
         tags: Annotated[S.Tags | None, Field(description="Only results with all these tags.")] = None,
-        status: Annotated[S.Status | None, Field(description="Only memories with this status (active, promoted, archived).")] = None,
+        status: Annotated[S.Status | None, Field(description="Only memories with this status (active, promoted, archived); archived searches the archive.")] = None,
         since_days: Annotated[S.Days | None, Field(description="Only memories used within this many days.")] = None,
         blend_review: Annotated[S.Flag, Field(description="Mix in fading memories relevant to the query (marked review).")] = True,
         since: Annotated[S.When | None, Field(description="Only memories created at or after: ISO date or duration (7d).")] = None,
         until: Annotated[S.When | None, Field(description="Only memories created at or before: ISO date or duration.")] = None,
         used_since: Annotated[S.When | None, Field(description="Only memories last used at or after: ISO date or duration.")] = None,
         include_superseded: Annotated[S.Flag, Field(description="Also return memories a newer one replaced (each names its successor).")] = False,
+        include_archived: Annotated[S.Flag | None, Field(description=(
+            "Also return archived memories (status archived, ranked below current ones). Default: only when "
+            "since, until, used_since or since_days is given. A search that leaves them out and is bounded in time "
+            "or finds nothing counts those that match in archived_matches."))] = None,
     ) -> R.SearchResult:
-        """Search memories and notes by meaning and words; results carry path, id, title, snippet and score. Changes nothing.
+        """Search memories and notes by meaning and words; each hit carries path, id, title, snippet, score, status,
+        created, last_used and tags. Changes nothing. Archived (forgotten) memories are found with scope="archive" or
+        include_archived=true, and by any search bounded in time; bring one back with restore_memory(hit id).
         `semantic` is false (with a `notice`) when only full-text search answered, e.g. while the embedding model is still loading."""
         return await call(lambda s: s.search(query, limit, scope, tags, status, since_days, blend_review,
-                                             since, until, used_since, include_superseded))
+                                             since, until, used_since, include_superseded, include_archived))
 
     @mcp.tool(annotations=READ)
     async def recall_context(
@@ -217,7 +226,7 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
         limit: Annotated[int, Strict(), Field(ge=1, le=500, description="Page size of a dry run; with dry_run=false, the most memories archived.")] = 100,
     ) -> R.GcResult:
         """Archive memories below the forget threshold, lowest score first: with dry_run=false moves their notes from STM/ to Archive/
-        (restorable with restore_memory; pinned memories are immune)."""
+        (restorable with restore_memory; pinned memories are immune; the note open in the person's editor waits, listed under held)."""
         if offset and not dry_run:
             raise ToolError("invalid: offset pages a dry run; gc with dry_run=false archives the `limit` lowest-scoring candidates")
         result = await call(lambda s: s.gc(dry_run=dry_run, limit=None if dry_run else limit))

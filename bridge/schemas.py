@@ -139,6 +139,7 @@ class SearchArgs(Args):
     until: When | None = None
     used_since: When | None = None
     include_superseded: Flag = False
+    include_archived: Flag | None = None  # None: only a time-bounded search looks into the archive
 
 
 class ClusterArgs(Args):
@@ -231,6 +232,7 @@ class SearchQuery(Args):
     until: When | None = None
     used_since: When | None = None
     include_superseded: Flag = False
+    include_archived: Flag | None = None
 
 
 class RelatedQuery(Args):

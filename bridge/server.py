@@ -110,7 +110,8 @@ class Worker:
     def stop(self, timeout: float = 30.0) -> None:
         self.stop_event.set()
         self.poke_event.set()
-        self.thread.join(timeout)
+        if self.thread.ident is not None:  # started (a daemon stopped early may never start it)
+            self.thread.join(timeout)
 
     def _run(self) -> None:
         if self.stop_event.wait(self.first_delay):
@@ -160,6 +161,7 @@ def _serve(svc, port: int | None, log_path: Path) -> None:
 
     for line in svc.recover():
         log.warning("journal: %s", line)
+    svc.check_index("found when the daemon started")  # the full check; opening checked what is cheap
     report = svc.sync()
     log.info("indexed %s in %.2fs (%d added, %d updated, %d removed)", svc.layout.root, report["seconds"],
              report["added"], report["updated"], report["removed"])
@@ -170,18 +172,13 @@ def _serve(svc, port: int | None, log_path: Path) -> None:
     lifecycle.start(first_delay=min(10.0, svc.settings.lifecycle_interval_seconds))
     embedder = None
     if svc.settings.embeddings:
-        # warm the model now, not at the first search; until it is in, search answers from full text
-        from vault_sync.search.embeddings import warm_model
-
-        warm_model(svc, torch_threads=1)  # one torch thread: see Embedder.start_loading
         embedder = Worker("mnemovault-embed", 300.0, lambda: _embed(svc),
                           on_error=lambda exc: background.failed(svc, "embeddings", exc))
-        svc.subscribe(lambda kind, data: embedder.poke() if kind == "indexed" else None)
-        embedder.start(first_delay=0.5)
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", port or env_port()))
+    sock.listen(128)  # a client that read the bridge file connects at once, even before uvicorn accepts
     bound = sock.getsockname()[1]
     token = device_token()
     started = format_datetime(utc_now())
@@ -199,8 +196,12 @@ def _serve(svc, port: int | None, log_path: Path) -> None:
     signal.signal(signal.SIGTERM, lambda *_: None)
     signal.signal(signal.SIGINT, lambda *_: None)
     try:
+        _first_mcp_call(mcp)  # before the bridge file names this daemon: clients find it warm
         private_write(bfile, json.dumps(info, indent=2))
         log.info("serving %s on 127.0.0.1:%d (bridge file %s)", svc.layout.root, bound, bfile)
+        if embedder is not None:
+            threading.Thread(target=_warm_when_serving, args=(svc, server, embedder), name="mnemovault-warm",
+                             daemon=True).start()
         asyncio.run(server.serve(sockets=[sock]))
     finally:
         log.info("stopping: finishing the write in progress")
@@ -213,6 +214,35 @@ def _serve(svc, port: int | None, log_path: Path) -> None:
         with svc.write_lock:  # wait for an operation still writing
             pass
         log.info("stopped cleanly")
+
+
+def _warm_when_serving(svc, server, embedder: Worker) -> None:
+    """Load the model once the server answers, not before: the load's imports would slow the
+    start. Until it is in, search answers from full text and a save skips the vector checks."""
+    while not server.started:
+        if server.should_exit:
+            return
+        time.sleep(0.05)
+    from vault_sync.search.embeddings import warm_model
+
+    warm_model(svc, torch_threads=1)  # one torch thread: see Embedder.start_loading
+    svc.subscribe(lambda kind, data: embedder.poke() if kind == "indexed" else None)
+    embedder.start(first_delay=0.5)
+
+
+def _first_mcp_call(mcp) -> None:
+    """One in-process tool call: the first of a process imports a good part of fastmcp and
+    the engine's paths (0.3-1 s that no client's first call should wait for)."""
+    from fastmcp import Client
+
+    async def call() -> None:
+        async with Client(mcp) as client:
+            await client.call_tool("status", {})
+
+    try:
+        asyncio.run(call())
+    except Exception:  # noqa: BLE001 - a warm-up only
+        log.debug("MCP warm-up failed", exc_info=True)
 
 
 def _remove_if_ours(bfile: Path) -> None:

@@ -1,6 +1,7 @@
 """CortexGraph import: relations become links that resolve in the index, archived and
 promoted memories land where the project keeps them, and a twin from another source is
-reinforced once however often the import runs."""
+reinforced once however often the import runs; a store written by CortexGraph itself (its
+append-only log, and the compacted form) imports whole, as CortexGraph reads it."""
 
 from __future__ import annotations
 
@@ -8,10 +9,14 @@ import json
 from datetime import datetime, timezone
 from pathlib import Path
 
+import pytest
 from conftest import FIXED_NOW, make_service
-from test_transfer import T0, SECRET, cg_memory, fm_of, notes, write_jsonl
+from test_transfer import T0, SECRET, by_source_id, cg_memory, fm_of, notes, write_jsonl
+from typer.testing import CliRunner
 
+from bridge.cli import app
 from vault_sync.ops.relate import backlinks
+from vault_sync.transfer import BadSource
 
 
 def path_of(vault: Path, source_id: str) -> str:
@@ -156,3 +161,113 @@ def test_new_files_appear_whole_and_never_over_an_existing_one(tmp_path):
         assert (folder / "a.md").read_bytes() == b"first"
         assert sorted(os.listdir(folder)) == ["a.md"]  # no temp file left behind
         assert (folder / "a.md").stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+# -- a store written by CortexGraph 1.2.1 itself (tests/fixtures/cortexgraph/make_store.py) --
+FIXTURE = Path(__file__).parent / "fixtures" / "cortexgraph"
+EXPECTED = json.loads((FIXTURE / "expected.json").read_text(encoding="utf-8"))
+
+
+def _when(seconds: int) -> datetime:
+    return datetime.fromtimestamp(seconds, tz=timezone.utc)
+
+
+def _check_store_imported(vault: Path) -> None:
+    """Every memory CortexGraph itself loads from the log, with its final values; nothing else."""
+    ids = EXPECTED["ids"]
+    got = {}
+    for p in vault.rglob("*.md"):
+        fm, body = fm_of(p)
+        if fm and fm.get("source") == "cortexgraph":
+            got[fm["source_id"]] = (p.relative_to(vault).as_posix(), fm, body.strip())
+    assert set(got) == set(EXPECTED["memories"]) and ids["lunch"] not in got  # the deleted one is absent
+    for mid, want in EXPECTED["memories"].items():
+        path, fm, body = got[mid]
+        assert body == want["content"]
+        assert fm["tags"] == want["tags"]  # CortexGraph keeps them in `meta.tags`
+        assert (fm["created"], fm["last_used"]) == (_when(want["created_at"]), _when(want["last_used"]))
+        assert (fm["use_count"], fm["strength"]) == (want["use_count"], want["strength"])
+        assert fm["status"] == want["status"] and path.startswith("Archive/" if want["status"] == "archived" else "STM/")
+    assert got[ids["db"]][1]["use_count"] == 3  # touched three times: the last record won
+    stem = {mid: Path(path).stem for mid, (path, _, _) in got.items()}
+    # relations replayed: the deleted one (train contradicts lunch) is gone, the kept ones are links
+    assert got[ids["db"]][1]["related"] == [f"[[{stem[ids['old']]}]]"]
+    assert got[ids["db"]][1]["supports"] == [f"[[{stem[ids['train']]}]]"]
+    assert all("contradicts" not in fm and "relations" not in fm for _, fm, _ in got.values())
+    assert not any("Thai place" in p.read_text(encoding="utf-8") for p in vault.rglob("*.md"))
+
+
+def test_a_store_written_by_cortexgraph_imports_whole_log_or_compacted(tmp_path):
+    for form in ("log", "compacted"):
+        vault = tmp_path / form
+        (vault / "STM").mkdir(parents=True)
+        svc = make_service(vault)
+        r = svc.import_memories("cortexgraph", FIXTURE / form)
+        assert (r["created"], r["refused"], r["links"], r["unlinked"]) == (4, 0, 2, [])
+        _check_store_imported(vault)
+        assert svc.status()["dangling_links"] == 0
+        before = notes(vault)
+        again = svc.import_memories("cortexgraph", FIXTURE / form)
+        assert (again["created"], again["reinforced"], again["skipped"]) == (0, 0, 4) and notes(vault) == before
+        # the other form of the same store is the same memories: nothing added either
+        other = svc.import_memories("cortexgraph", FIXTURE / ("compacted" if form == "log" else "log"))
+        assert other["created"] == 0 and notes(vault) == before
+        svc.close()
+
+
+def test_what_the_log_held_is_reported(empty_vault):
+    svc = make_service(empty_vault)
+    r = svc.import_memories("cortexgraph", FIXTURE / "log", dry_run=True)
+    assert r["log"] == {
+        "memories": {"records": 10, "tombstones": 1, "ids": 5, "kept": 4},  # 5 saves, 4 touches, an archive
+        "relations": {"records": 4, "tombstones": 1, "ids": 4, "kept": 3, "orphaned": 1},  # lunch -> tabs
+    }
+    assert svc.import_memories("cortexgraph", FIXTURE / "compacted", dry_run=True)["log"] == {
+        "memories": {"records": 4, "tombstones": 0, "ids": 4, "kept": 4},
+        "relations": {"records": 3, "tombstones": 0, "ids": 3, "kept": 3, "orphaned": 1},
+    }
+    # one file of the store alone reads the same way
+    single = svc.import_memories("cortexgraph", FIXTURE / "log" / "memories.jsonl", dry_run=True)
+    assert single["log"]["memories"] == r["log"]["memories"] and len(single["would_create"]) == 4
+    res = CliRunner().invoke(app, ["import", "cortexgraph", str(FIXTURE / "log"), "--dry-run", "--vault", str(empty_vault)])
+    assert res.exit_code == 0, res.output
+    shown = " ".join(res.output.split())
+    assert "log: 10 memory record(s) for 5 id(s), 1 deletion(s) -> 4 memory(ies)" in shown
+    assert "log: 4 relation record(s), 1 deletion(s) -> 3 relation(s), 1 from a deleted memory" in shown
+    res = CliRunner().invoke(app, ["import", "cortexgraph", str(FIXTURE / "log"), "--dry-run", "--json",
+                                   "--vault", str(empty_vault)])
+    assert json.loads(res.output)["log"] == r["log"]
+
+
+def test_the_log_replays_updates_tombstones_and_revivals_in_order(empty_vault, tmp_path):
+    store = tmp_path / "store"
+    store.mkdir()
+    write_jsonl(store / "memories.jsonl", [
+        cg_memory(1, "First words about the garden shed", use_count=1),
+        cg_memory(2, "The bakery opens at seven on weekdays"),
+        cg_memory(1, "Final words about the garden shed roof", use_count=4),  # an update: the text changed
+        {"id": "mem-2", "_deleted": True},
+        cg_memory(3, "A memory deleted and then saved again"),
+        {"id": "mem-3", "_deleted": True},
+        cg_memory(3, "A memory deleted and then saved again, back"),  # a later record brings it back
+        {"id": "mem-9", "_deleted": True},  # a tombstone for an id the log never held
+    ])
+    write_jsonl(store / "relations.jsonl", [
+        {"id": "r1", "from_memory_id": "mem-1", "to_memory_id": "mem-3", "relation_type": "causes"},
+        {"id": "r2", "from_memory_id": "mem-3", "to_memory_id": "mem-1", "relation_type": "related"},
+        {"id": "r1", "_deleted": True},
+        {"id": "r1", "from_memory_id": "mem-1", "to_memory_id": "mem-3", "relation_type": "supports"},  # replaced
+    ])
+    svc = make_service(empty_vault)
+    r = svc.import_memories("cortexgraph", store)
+    assert r["created"] == 2 and r["log"]["memories"] == {"records": 5, "tombstones": 3, "ids": 4, "kept": 2}
+    assert r["log"]["relations"] == {"records": 3, "tombstones": 1, "ids": 2, "kept": 2, "orphaned": 0}
+    got = {sid: (fm, body.strip()) for sid, (fm, body) in by_source_id(empty_vault).items()}
+    assert got["mem-1"][1] == "Final words about the garden shed roof" and got["mem-1"][0]["use_count"] == 4
+    assert "mem-2" not in got and got["mem-3"][1].endswith(", back")
+    assert "supports" in got["mem-1"][0] and "causes" not in got["mem-1"][0] and "related" in got["mem-3"][0]
+    # the same id in two files of one folder is two stores mixed: named, nothing imported
+    write_jsonl(store / "more.jsonl", [cg_memory(1, "Another store's first memory")])
+    with pytest.raises(BadSource) as exc:
+        svc.import_memories("cortexgraph", store)
+    assert exc.value.problems == ["more.jsonl line 1: id 'mem-1' is also in memories.jsonl; import one store at a time"]

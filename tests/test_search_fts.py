@@ -18,7 +18,7 @@ from vault_sync.scoring import decay_factor
 from vault_sync.search import fts
 from vault_sync.search.hybrid import search
 
-RESULT_KEYS = {"path", "id", "title", "kind", "snippet", "score", "parts", "review"}
+RESULT_KEYS = {"path", "id", "title", "kind", "snippet", "score", "parts", "review", "status", "created", "last_used", "tags"}
 
 
 def paths(answer: dict) -> list[str]:

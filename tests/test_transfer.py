@@ -97,13 +97,14 @@ def test_cortexgraph_keeps_counters_dates_relations_refuses_secrets_and_is_idemp
 def test_cortexgraph_malformed_lines_are_each_reported_and_nothing_is_written(empty_vault, tmp_path):
     src = write_jsonl(tmp_path / "memories.jsonl", [
         cg_memory(1), "{not json", cg_memory(3, use_count="many"), {"content": "no id here at all"},
-        cg_memory(5, created_at="yesterday-ish"), '["a list"]', cg_memory(1),
+        cg_memory(5, created_at="yesterday-ish"), '["a list"]', cg_memory(1),  # line 7: an update, no problem
+        {"id": "mem-1", "_deleted": True, "content": 5}, {"_deleted": True},
     ])
     svc = make_service(empty_vault)
     with pytest.raises(BadSource) as exc:
         svc.import_memories("cortexgraph", src)
     problems = exc.value.problems
-    assert [p.split(":")[0] for p in problems] == ["line 2", "line 3", "line 4", "line 5", "line 6", "line 7"]
+    assert [p.split(":")[0] for p in problems] == ["line 2", "line 3", "line 4", "line 5", "line 6", "line 9"]
     assert "use_count" in problems[1] and "id" in problems[2] and "created_at" in problems[3]
     assert notes(empty_vault) == {}
 

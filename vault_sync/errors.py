@@ -33,10 +33,23 @@ class Ambiguous(MnemovaultError):
     code = "ambiguous"
 
 
+class IndexDamaged(MnemovaultError):
+    """A table of the index (derived from the vault) is damaged. It is repaired from the
+    vault when found; the message says whether the operation should be run again."""
+
+    code = "index_damaged"
+
+
 class WrongState(MnemovaultError):
     """The operation does not apply to the note in its current state."""
 
     code = "wrong_state"
+
+
+class SupersessionCycle(WrongState):
+    """A supersession that would make the chain loop back on itself (A -> B -> A)."""
+
+    code = "supersession_cycle"
 
 
 class WriteConflict(MnemovaultError):

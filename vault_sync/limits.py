@@ -23,6 +23,13 @@ MAX_REF_CHARS = 1_024  # a memory id or a vault path
 MAX_REFS = 100  # refs in one call (observe, get_memory, consolidate)
 MAX_RELATION_CHARS = 40
 MAX_SEARCH_LIMIT = 200
+# an imported record: what it brings besides its text, tags and title (all kept in frontmatter,
+# which is read only up to fmblock.MAX_YAML_CHARS: past that the note could not be indexed)
+MAX_METADATA_CHARS = 16_000  # a source's free-form metadata, as one line of JSON (Mem0 `metadata`)
+MAX_FIELD_CHARS = 4_000  # any other field kept from a source (a Basic Memory `type`, a key of our export)
+MAX_RELATIONS = 100  # relations from one imported memory
+MAX_IMPORTED_CHARS = 40_000  # everything one imported record puts in frontmatter, together
+MAX_USE_COUNT = 1_000_000_000
 MAX_LIMIT = 1_000  # review, gc, and other list limits
 QUOTE_CHARS = 40
 

@@ -23,6 +23,7 @@ from .ops import ids as ids_op
 from .ops import journal
 from .ops import lifecycle, moves
 from .ops import relate as relate_op
+from .ops import repair as repair_op
 from .ops import save as save_op
 from .ops import supersede as supersede_op
 from .ops import sweep as sweep_op
@@ -140,10 +141,15 @@ class MemoryService:
 
     # -- sync --
     def sync(self, rebuild: bool = False, progress: Progress | None = None) -> dict[str, Any]:
-        """Reconcile the index with the vault; the report as a plain dict (SyncReport.to_dict)."""
-        report = self.indexer.reconcile(rebuild=rebuild, progress=progress)
+        """Reconcile the index with the vault; the report as a plain dict (SyncReport.to_dict).
+        `rebuild` works on any damage to the index (ops/repair.py)."""
+        report = repair_op.rebuild(self, progress) if rebuild else self.indexer.reconcile(progress=progress)
         self.after_sync(report)
         return report.to_dict()
+
+    def check_index(self, reason: str) -> dict[str, Any] | None:
+        """Check the whole index; repair any damage from the vault (what was done, or None)."""
+        return repair_op.repair_index(self, reason)
 
     def after_sync(self, report: SyncReport) -> None:
         """What a sync of the vault may call for in the vault itself: a copied memory's
@@ -240,6 +246,7 @@ class MemoryService:
             "dangling": dangling[:50],
             "last_sync": self.store.get_meta("last_sync"),
             "watcher": runtime["watcher"],
+            "index_repair": self.store.last_repair,  # the last damage found and repaired (index/health.py)
             "embeddings": self.embedding_status(),
             "lease": runtime["lease"],
             "scoring": self.params.public(),
@@ -428,23 +435,35 @@ class MemoryService:
     def search(self, query: str, limit: int = 10, scope: str = "all", tags: list[str] | None = None,
                status: str | None = None, since_days: float | None = None, blend_review: bool = True,
                since: str | None = None, until: str | None = None, used_since: str | None = None,
-               include_superseded: bool = False) -> dict[str, Any]:
+               include_superseded: bool = False, include_archived: bool | None = None) -> dict[str, Any]:
         """`since`/`until` bound when a memory was created, `used_since` its last use: ISO dates
-        or durations back from now (7d); applied before ranking."""
+        or durations back from now (7d); applied before ranking. Archived memories are searched
+        with scope `archive`, `include_archived`, and (unless it is false) by a time-bounded search."""
         from .search.hybrid import search, MAX_LIMIT
 
         query = check_query(query)
         limit = check_limit(limit, MAX_LIMIT)
         return search(self, query, limit, scope, tags, status, since_days, blend_review,
-                      since, until, used_since, include_superseded)
+                      since, until, used_since, include_superseded, include_archived)
+
+    def embedder_now(self) -> Any:
+        """The model if it can be used without waiting for a load (vault_sync.search.embeddings)."""
+        if not self.settings.embeddings:
+            return None
+        from .search.embeddings import embedder_now
+
+        return embedder_now(self)
 
     def semantic_neighbours(self, row: sqlite3.Row, limit: int = 3) -> list[str]:
-        """Names of memories closest in meaning (empty when embeddings are off)."""
+        """Names of memories closest in meaning (empty when embeddings are off or the model is
+        still loading: a promotion does not wait for it)."""
         if not self.settings.embeddings:
             return []
         try:
             from .search.embeddings import neighbours
         except ImportError:
+            return []
+        if self.embedder_now() is None:
             return []
         try:
             return neighbours(self, row, limit)
@@ -456,11 +475,12 @@ class MemoryService:
 
         return cluster(self, threshold)
 
-    def consolidate(self, ids: list[str], apply: bool = False) -> dict[str, Any]:
+    def consolidate(self, ids: list[str], apply: bool = False, leave_held: bool = False) -> dict[str, Any]:
+        """`leave_held`: a job's consolidation leaves out the note open in the editor."""
         from .search.consolidate import consolidate
 
         with self.writes.operation():
-            return consolidate(self, ids, apply)
+            return consolidate(self, ids, apply, leave_held=leave_held)
 
     def embed(self, progress: Progress | None = None) -> dict[str, Any]:
         """Embed every note missing a vector, then drop vectors no note uses any more."""
@@ -469,3 +489,12 @@ class MemoryService:
         report = backfill(self, progress)
         prune(self)
         return report
+
+
+# damage to the index met by these is repaired from the vault (ops/repair.py); reads then
+# run again, the rest report it (the vault may already hold their change)
+for _name in ("sync", "search", "brief", "status", "note", "thread", "review", "graph", "get_memory", "read_note", "conflicts"):
+    setattr(MemoryService, _name, repair_op.healing(retry=True)(getattr(MemoryService, _name)))
+for _name in ("save", "save_many", "save_said", "touch", "observe", "supersede", "promote", "promote_all", "gc", "archive",
+              "restore", "relate", "resolve_conflict", "sweep", "run_lifecycle", "import_memories"):
+    setattr(MemoryService, _name, repair_op.healing(retry=False)(getattr(MemoryService, _name)))

@@ -25,6 +25,7 @@ from ..errors import InvalidInput
 from ..index import queries
 from ..limits import check_query
 from ..scoring import ScoringParams, decay_factor
+from .supersede import current_despite_marks
 
 if TYPE_CHECKING:
     from ..service import MemoryService
@@ -77,7 +78,8 @@ def _groups(svc: "MemoryService") -> dict[str, _Group]:
         return hit[1]
     beta = svc.params.beta
     groups = {"ltm": _Group(), "stm": _Group()}
-    for rowid, path, ident, title, kind, uses, strength, last_used, created in queries.current_memory_scores(svc.store):
+    exempt = current_despite_marks(svc)  # a hand-written loop's members are all current
+    for rowid, path, ident, title, kind, uses, strength, last_used, created in queries.current_memory_scores(svc.store, exempt):
         last = parse_datetime(last_used) or parse_datetime(created)
         groups[kind].items.append((max(uses or 0, 0) ** beta, strength if strength is not None else 1.0,
                                    last.timestamp() if last is not None else None, rowid, path, ident, title))

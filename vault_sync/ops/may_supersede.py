@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..index import queries
 from ..index import vectors as vq
+from .supersede import not_current
 
 if TYPE_CHECKING:
     from ..search.embeddings import Vectors
@@ -52,17 +53,17 @@ def candidates(svc: "MemoryService", body: str, title: str | None, tags: list[st
     `vector`: the new text's save-time vector when the caller has it (the save path computes
     it once for both checks); computed here otherwise."""
     try:
-        if vector is None and svc.settings.embeddings and svc.get_embedder() is not None:  # type: ignore[no-untyped-call]
+        if vector is None and svc.embedder_now() is not None:  # the model when at hand; words while it loads
             from ..search.embeddings import query_vector
 
             vector = query_vector(svc, body, title, tags)
         if vector is not None:
             pool = _by_vector(svc, vector)
             floor, change = COSINE_MIN, CHANGE_WORD
-        else:  # embeddings off, or the model cannot load: words
+        else:  # embeddings off, the model loading or unable to load: words
             pool = _by_words(svc, body)
             floor, change = OVERLAP_MIN, CHANGE_WORD_NO_MODEL
-        return pick(body, pool, floor, change, queries.superseded_paths(svc.store))
+        return pick(body, pool, floor, change, not_current(svc))
     except Exception:  # an extra: never block a save over it
         return []
 

@@ -132,7 +132,7 @@ def save(svc: "MemoryService", text: str, tags: list[str] | None = None, title: 
                 "message": f"the same memory exists in {twin['path']}; it was reinforced instead of copied"}
     near = []
     vector = None  # the new text's vector, encoded once for both checks below
-    embedder = svc.get_embedder() if svc.settings.embeddings else None
+    embedder = svc.embedder_now()  # never waits for a model still loading
     if embedder is not None:
         from ..search.embeddings import near_duplicates, query_vector
 

@@ -213,7 +213,7 @@ def _encode(svc: "MemoryService", texts: list[str]) -> Vectors | None:
         return None
     from ..search.embeddings import EmbeddingUnavailable
 
-    embedder: Embedder | None = svc.get_embedder()
+    embedder: Embedder | None = svc.embedder_now()  # a loading model: the backfill embeds them later
     try:
         return embedder.encode(texts) if embedder is not None else None
     except EmbeddingUnavailable:

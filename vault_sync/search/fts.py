@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 from datetime import datetime, timedelta
 
@@ -90,7 +90,12 @@ def _bound(when: datetime | None) -> tuple[str, int] | None:
 
 def make_filters(svc: MemoryService, scope: str = "all", tags: list[str] | None = None, status: str | None = None,
                  since_days: float | None = None, since: str | None = None, until: str | None = None,
-                 used_since: str | None = None, include_superseded: bool = True) -> Filters:
+                 used_since: str | None = None, include_superseded: bool = True,
+                 include_archived: bool | None = False) -> Filters:
+    """The filters of a search. Archived memories are searched by scope `archive`, with
+    `include_archived` true, by `status: archived`, and (`include_archived` None: the default
+    of the front ends) by a search bounded in time: a question about a past period is about
+    history, where an archived memory is as good an answer as any."""
     from ..errors import InvalidInput
 
     from ..limits import check_tags, quote
@@ -111,6 +116,8 @@ def make_filters(svc: MemoryService, scope: str = "all", tags: list[str] | None 
 
     if not isinstance(include_superseded, bool):
         raise InvalidInput("include_superseded must be true or false")
+    if not isinstance(include_archived, (bool, type(None))):
+        raise InvalidInput("include_archived must be true or false")
     now = svc.now()
     bounds = (_bound(parse_when("since", since, now)), _bound(parse_when("until", until, now)),
               _bound(parse_when("used_since", used_since, now)))
@@ -126,8 +133,16 @@ def make_filters(svc: MemoryService, scope: str = "all", tags: list[str] | None 
         cutoff = svc.now() - timedelta(days=days)
         since = format_datetime(cutoff)
         since_ns = int(cutoff.timestamp() * 1e9)
-    return Filters(SCOPES[key], clean_tags, (status or "").strip().lower() or None, since, since_ns,
-                   *bounds, exclude_superseded=not include_superseded and queries.any_superseded(svc.store))
+    exclude = not include_superseded and queries.any_superseded(svc.store)
+    from ..ops.supersede import current_despite_marks
+
+    filters = Filters(SCOPES[key], clean_tags, (status or "").strip().lower() or None, since, since_ns,
+                      *bounds, exclude_superseded=exclude,
+                      superseded_exempt=tuple(current_despite_marks(svc)) if exclude else ())
+    if "archive" not in filters.kinds and (include_archived or filters.status == "archived"
+                                           or (include_archived is None and filters.timed)):
+        filters = replace(filters, kinds=(*filters.kinds, "archive"))
+    return filters
 
 
 @dataclass

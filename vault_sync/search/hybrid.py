@@ -20,10 +20,12 @@ did Melanie paint?" and "Melanie on ...": who said it) gets ``rel * (1 + SUBJECT
 
 The result score is ``rel * weight``: STM memories weigh ``0.7 + 0.3 * sqrt(min(1, decay))``
 (gentle: a faded memory that matches well is still found), LTM notes 1.0, the person's notes
-0.9, archived memories 0.8.
+0.9, archived memories 0.6: below every current memory of the same relevance (they are
+history, not current answers).
 
 Scope: ``all`` = STM + LTM + the person's notes; ``stm``, ``ltm``, ``memories`` (STM + LTM),
-``notes`` (the person's), ``archive`` (only archived memories, which ``all`` leaves out).
+``notes`` (the person's), ``archive`` (only archived memories, which the others leave out
+unless ``include_archived``, ``status: archived`` or a time bound brings them in: archive.py).
 
 Review blending (seeds/000): a share ``review_blend_ratio`` of the results are STM memories in
 the danger zone that are relevant to the query (cosine >= 0.35, or full-text coverage >= 0.5);
@@ -45,7 +47,7 @@ from ..index import queries
 from ..index.fulltext import Filters
 from ..limits import MAX_SEARCH_LIMIT
 from ..views import row_score
-from . import context
+from . import archive, context
 from . import fts as ftsmod
 
 if TYPE_CHECKING:
@@ -58,8 +60,8 @@ COVERAGE_POWER = 2.0  # partial word overlap is weak evidence: 50% coverage coun
 MODEL_LOADING = "the embedding model is still loading; these results are full text only"
 SEM_MIN = 0.2  # a semantic-only candidate below this cosine is noise
 REVIEW_SEM, REVIEW_COVERAGE = 0.35, 0.5
-KIND_WEIGHT = {"ltm": 1.0, "note": 0.9, "archive": 0.8}
 STM_FLOOR = 0.7
+KIND_WEIGHT = {"ltm": 1.0, "note": 0.9, "archive": 0.6}  # archived: below STM_FLOOR
 MAX_LIMIT = MAX_SEARCH_LIMIT
 POOL_MIN = 20
 WINDOW_WEIGHT = 0.3  # LoCoMo hit@5 0.1: 0.779, 0.2: 0.793, 0.3: 0.801, 0.5: 0.801, 0.7: 0.803 (README)
@@ -225,20 +227,36 @@ def search(
     until: str | None = None,
     used_since: str | None = None,
     include_superseded: bool = False,
+    include_archived: bool | None = None,
 ) -> dict[str, Any]:
     """{"results": [Result], "semantic": bool, "notice": str | None} (docs/bridge-api.md).
 
     Superseded memories are left out unless `include_superseded` (then each names its
-    successor); the time bounds filter the candidates before anything is ranked."""
-    filters = ftsmod.make_filters(svc, scope, tags, status, since_days, since, until, used_since, include_superseded)
+    successor); the time bounds filter the candidates before anything is ranked. Archived
+    memories: see archive.py (`include_archived` None: only when the search is bounded in
+    time; when they are left out of a time-bounded search or of one that found nothing,
+    `archived_matches` counts those that match and the notice says how to see them)."""
+    filters = ftsmod.make_filters(svc, scope, tags, status, since_days, since, until, used_since, include_superseded,
+                                  include_archived)
     limit = max(1, min(int(limit or 10), MAX_LIMIT))
     query = (query or "").strip()
     if not ftsmod.words(query):
         return {"results": [], "semantic": False, "notice": None}
+    out = _ranked(svc, query, limit, filters, blend_review, include_superseded)
+    hidden = archive.left_out(svc.store, query, filters, len(out["results"]))
+    if hidden is not None:
+        out["archived_matches"] = hidden
+        if hidden:
+            out["notice"] = "; ".join(filter(None, (out["notice"], archive.left_out_notice(hidden))))
+    return out
 
+
+def _ranked(svc: "MemoryService", query: str, limit: int, filters: Filters, blend_review: bool,
+            include_superseded: bool) -> dict[str, Any]:
     pending = start_query_vector(svc, query)
-    # enough full-text candidates for the page asked for; coverage costs a seek per candidate and word
-    pool = min(ftsmod.CANDIDATES, max(POOL_MIN, 3 * limit))
+    # enough full-text candidates for the page asked for, and never fewer than the page: coverage
+    # costs a seek per candidate and word
+    pool = min(max(POOL_MIN, 3 * limit), max(ftsmod.CANDIDATES, limit))
     hits = {h.rowid: h for h in ftsmod.search(svc.store, query, filters, limit=pool)}
     best_bm25 = max((h.bm25 for h in hits.values()), default=0.0)
     windows = ftsmod.window_strengths(svc.store, query, filters, limit=WINDOW_CANDIDATES) if WINDOW_WEIGHT > 0 else {}
@@ -293,6 +311,7 @@ def search(
     chosen = _blend(scored, limit, svc.settings.review_blend_ratio if blend_review else 0.0)
 
     snips = ftsmod.snippets(svc.store, query, [c["rowid"] for c in chosen])
+    tags = queries.tags_by_rowid(svc.store, [c["rowid"] for c in chosen])
     results: list[dict[str, Any]] = []
     for c in chosen:
         row = c["row"]
@@ -305,6 +324,7 @@ def search(
             "score": round(c["score"], 4),
             "parts": c["parts"],
             "review": bool(c.get("review")),
+            **archive.hit_fields(row, tags[c["rowid"]]),
         })
     if include_superseded and results:
         from ..ops.supersede import newest, successors_map

@@ -1,7 +1,8 @@
 """Moving memories in and out: importers for the tools people use today, and export.
 
-`import_path(svc, fmt, path)` parses the whole source first (a malformed one writes
-nothing), then hands the items to the importer (importer.run)."""
+`import_path(svc, fmt, path)` parses the whole source first (a malformed one, or a record
+past the import bounds, writes nothing), then hands the items to the importer (importer.run);
+what a reader reports besides (CortexGraph's log) is added to the result."""
 
 from __future__ import annotations
 
@@ -11,13 +12,13 @@ from typing import TYPE_CHECKING, Any, Callable
 from ..errors import InvalidInput
 from ..limits import quote
 from . import basic_memory, chat, cortexgraph, jsonl, markdown, mem0
-from .core import BadSource, Item, Progress
+from .core import BadSource, Item, Progress, Source, over_bounds
 from .importer import run
 
 if TYPE_CHECKING:
     from ..service import MemoryService
 
-PARSERS: dict[str, Callable[[Path], list[Item]]] = {
+PARSERS: dict[str, Callable[[Path], list[Item] | Source]] = {
     "jsonl": jsonl.parse, "cortexgraph": cortexgraph.parse, "mem0": mem0.parse,
     "basic-memory": basic_memory.parse, "markdown": markdown.parse, "chat": chat.parse,
 }
@@ -29,5 +30,9 @@ def import_path(svc: "MemoryService", fmt: str, path: str | Path, dry_run: bool 
     """Import the file or folder `path` read as `fmt` (the caller holds the write operation)."""
     if fmt not in PARSERS:
         raise InvalidInput(f"unknown import format {quote(fmt)}; one of {', '.join(PARSERS)}")
-    items = PARSERS[fmt](Path(path).expanduser())
-    return run(svc, fmt, items, dry_run=dry_run, tag=tag, progress=progress)
+    parsed = PARSERS[fmt](Path(path).expanduser())
+    source = parsed if isinstance(parsed, Source) else Source(parsed)
+    problems = [p for item in source.items for p in over_bounds(item)]
+    if problems:
+        raise BadSource(problems)
+    return {**run(svc, fmt, source.items, dry_run=dry_run, tag=tag, progress=progress), **source.report}

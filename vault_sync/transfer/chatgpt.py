@@ -4,7 +4,9 @@ A conversation is a tree: `mapping` holds its nodes ({id, parent, children, mess
 regenerated answer or an edited question starts a side branch. `current_node` is the last
 node of the branch the person kept, so the turns are the path from it back to the root.
 Only what was said between the person and the assistant is kept: system and tool messages,
-hidden context (custom instructions), tool calls and non-text content are passed over."""
+hidden context (custom instructions), tool calls (the assistant's memory included), reasoning
+and non-text content are passed over; in a voice conversation the words said are kept (the
+`audio_transcription` parts), not the audio."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from typing import Any
 from ..limits import quote
 
 KEPT_ROLES = ("user", "assistant")
-TEXT_TYPES = ("text", "multimodal_text")  # multimodal: text parts between image pointers
+TEXT_TYPES = ("text", "multimodal_text")  # multimodal: text and transcriptions between image and audio pointers
 
 
 @dataclass
@@ -79,7 +81,16 @@ def _text(message: dict[str, Any]) -> str | None:
     parts = content.get("parts")
     if not isinstance(parts, list):
         raise ValueError("`content.parts` is not a list")
-    return "\n".join(p for p in parts if isinstance(p, str)).strip()
+    return "\n".join(t for t in map(_part_text, parts) if t).strip()
+
+
+def _part_text(part: Any) -> str | None:
+    """A part's words: text, or what was said in a voice conversation (`audio_transcription`);
+    images, audio and other pointers say nothing."""
+    if isinstance(part, str):
+        return part
+    said = part.get("text") if isinstance(part, dict) and part.get("content_type") == "audio_transcription" else None
+    return said if isinstance(said, str) else None
 
 
 def turns(conv: dict[str, Any]) -> tuple[list[Turn], list[str]]:

@@ -9,20 +9,28 @@ Idempotence across sources: an item whose exact twin came from ANOTHER source (o
 person's own memory that already records a source) reinforces that twin once, and the pair
 is written on the twin as `imported_ids: ["<source>:<id>"]`. The vault holds the record (the
 index stays a function of the vault); a re-run reads the twin's list and skips the item.
+
+An item whose text is a superseded memory's (in STM, LTM or the archive) is not imported:
+that fact was replaced in the vault, and an import must not bring it back as current. It is
+reported under `replaced`, with the note that holds the old text.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import InvalidInput, MnemovaultError
 from ..index import queries
-from ..limits import MAX_REF_CHARS, MAX_RELATION_CHARS, check_name, check_strength, check_tags, check_title, quote
+from ..limits import (MAX_FIELD_CHARS, MAX_IMPORTED_CHARS, MAX_METADATA_CHARS, MAX_REF_CHARS,
+                      MAX_RELATION_CHARS, MAX_RELATIONS, MAX_USE_COUNT, check_name, check_strength, check_tags,
+                      check_title, quote)
 from ..note import normalized_hash, parse_note
-from ..ops.names import clean_tags
+from ..ops.names import MAX_NAME_BYTES, clean_tags
 from ..ops.save import check_intake
+from ..ops.supersede import not_current
 from ..secret_gate import check_fields
 
 if TYPE_CHECKING:
@@ -64,11 +72,50 @@ class Item:
 
 
 @dataclass
+class Source:
+    """A parsed source: its items, and what its reader reports besides (added to the result)."""
+
+    items: list[Item]
+    report: dict[str, Any] = field(default_factory=dict)
+
+
+METADATA_KEYS = ("source_metadata",)  # the free-form ones: MAX_METADATA_CHARS, not MAX_FIELD_CHARS
+
+
+def _size(value: Any) -> int:
+    return len(value) if isinstance(value, str) else len(json.dumps(value, default=str, ensure_ascii=False))
+
+
+def over_bounds(item: Item) -> list[str]:
+    """What of an item is past the import bounds (limits.py), each problem naming its record and
+    field. Text, title, tags and ids are bounded by the gate (the item is refused, like a save)."""
+    problems = []
+    if len(item.relations) > MAX_RELATIONS:
+        problems.append(f"{len(item.relations):,} relations from one memory (limit {MAX_RELATIONS})")
+    if not isinstance(item.use_count, int) or item.use_count > MAX_USE_COUNT:
+        problems.append(f"use_count {quote(item.use_count)} is over the limit ({MAX_USE_COUNT:,})")
+    # our own export's note is written as it was (its frontmatter bounded as a whole: jsonl.py)
+    for key, value in item.extra.items() if item.raw is None else ():
+        most = MAX_METADATA_CHARS if key in METADATA_KEYS else MAX_FIELD_CHARS
+        if _size(value) > most:
+            problems.append(f"`{key}` is too large ({_size(value):,} characters, limit {most:,})")
+    if not problems and item.raw is None:
+        # together: a relation kept as a link takes a note name, as text its type and target
+        total = (sum(_size(v) for v in item.extra.values()) + len(item.title or "") + len(item.source_id)
+                 + sum(len(t) for t in item.tags)
+                 + sum(len(kind) + max(len(to), MAX_NAME_BYTES + 4) for kind, to in item.relations))
+        if total > MAX_IMPORTED_CHARS:
+            problems.append(f"its fields take {total:,} characters of frontmatter together (limit {MAX_IMPORTED_CHARS:,})")
+    return [f"{item.where}: {p}" for p in problems]
+
+
+@dataclass
 class Plan:
     create: list[Item] = field(default_factory=list)
     reinforce: list[tuple[Item, str]] = field(default_factory=list)  # item, twin path ("" = an earlier item)
     skip: list[tuple[Item, str]] = field(default_factory=list)  # already imported: item, its note
     refuse: list[tuple[Item, str]] = field(default_factory=list)  # item, why
+    replaced: list[tuple[Item, str]] = field(default_factory=list)  # item, the superseded note holding its text
 
 
 def pair(source: str, source_id: str) -> str:
@@ -106,6 +153,7 @@ def plan(svc: "MemoryService", source: str, items: list[Item], tag: str | None =
     out = Plan()
     known = queries.source_ids(svc.store, source)
     twins = queries.memory_body_hashes(svc.store)
+    replaced = queries.body_hashes_of(svc.store, sorted(not_current(svc)))
     mine = set(known.values())
     # our own export carries our ids: one already in the vault is that note
     present = {r["id"]: r["path"] for r in queries.rows_with_ids(svc.store, [i.source_id for i in items if i.raw is not None])}
@@ -124,6 +172,9 @@ def plan(svc: "MemoryService", source: str, items: list[Item], tag: str | None =
             out.refuse.append((item, str(exc)))
             continue
         h = normalized_hash(item.text)
+        if h in replaced:  # an old fact the vault has replaced: never current again
+            out.replaced.append((item, replaced[h]))
+            continue
         twin = twins.get(h)
         if twin is not None and twin not in mine and item.raw is None and twin not in folded:
             folded[twin] = imported_ids(svc, twin)

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..fmblock import YamlProblem, load_yaml
+from ..fmblock import MAX_YAML_CHARS, YamlProblem, load_yaml
 from ..note import OWNED_KEYS
 from .core import BadSource, Item
-from .readers import json_lines, text_list
+from .readers import bounded_id, json_lines, text_list
 
 SOURCE = "jsonl"
 
@@ -30,6 +30,9 @@ def parse(path: Path) -> list[Item]:
                 raise ValueError("no `text`")
             if not isinstance(fm_text, str) or not isinstance(rel, str) or not rel.endswith(".md"):
                 raise ValueError("no `frontmatter` text or `path` of a .md note")
+            if len(fm_text) > MAX_YAML_CHARS:  # a note whose frontmatter the vault would not read
+                raise ValueError(f"`frontmatter` is too large ({len(fm_text):,} characters, limit {MAX_YAML_CHARS:,})")
+            bounded_id(rel, "path")
             try:
                 fm = load_yaml(fm_text) or {} if fm_text.strip() else {}
             except (YamlProblem, ValueError) as exc:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -10,7 +11,7 @@ from typing import Any, Iterator
 
 from ..dates import parse_datetime
 from ..fmblock import UnclosedFrontmatter, YamlProblem, find_block, load_yaml
-from ..limits import quote
+from ..limits import MAX_METADATA_CHARS, MAX_REF_CHARS, MAX_USE_COUNT, quote
 from .core import BadSource
 
 MAX_SOURCE_BYTES = 512 * 1024 * 1024  # a JSON source file (10,000 memories take ~3 MB)
@@ -85,12 +86,44 @@ def when(value: Any, what: str) -> datetime | None:
     return parsed
 
 
-def whole(value: Any, what: str, default: int) -> int:
+def whole(value: Any, what: str, default: int, most: int = MAX_USE_COUNT) -> int:
     if value is None:
         return default
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value) or value < 0:
+    if (isinstance(value, bool) or not isinstance(value, (int, float))
+            or (isinstance(value, float) and (not math.isfinite(value) or not value.is_integer())) or value < 0):
         raise ValueError(f"{what} {quote(value)} is not a whole number >= 0")
+    if value > most:
+        raise ValueError(f"{what} {quote(value)} is over the limit ({most:,})")
     return int(value)
+
+
+def bounded_id(value: Any, what: str) -> str:
+    """An id (text or a whole number), at most MAX_REF_CHARS long."""
+    if isinstance(value, bool) or not isinstance(value, (str, int)) or not str(value).strip():
+        raise ValueError(f"no usable `{what}` (text or a number)")
+    text = str(value).strip()
+    if len(text) > MAX_REF_CHARS:
+        raise ValueError(f"`{what}` is too long ({len(text):,} characters, limit {MAX_REF_CHARS:,})")
+    return text
+
+
+def bounded_name(value: Any, what: str, most: int) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"`{what}` is not text")
+    if len(value) > most:
+        raise ValueError(f"`{what}` is too long ({len(value):,} characters, limit {most:,})")
+    return value
+
+
+def bounded_json(value: Any, what: str, most: int = MAX_METADATA_CHARS) -> str:
+    """A free-form value as one line of JSON, at most `most` characters (frontmatter stays readable)."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)  # a YAML date: its ISO text
+    except (TypeError, ValueError, RecursionError):
+        raise ValueError(f"`{what}` cannot be kept as JSON") from None
+    if len(text) > most:
+        raise ValueError(f"`{what}` is too large ({len(text):,} characters as JSON, limit {most:,})")
+    return text
 
 
 def number(value: Any, what: str, default: float) -> float:
