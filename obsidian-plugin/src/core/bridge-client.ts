@@ -7,6 +7,10 @@ import type { SaveResponse } from "./capture";
 import { TimeoutError, withTimeout, type Timers } from "./timers";
 import type {
 	ArchiveResponse,
+	ArchivedValues,
+	GradeResponse,
+	ReviewGrade,
+	ReviewValues,
 	Cluster,
 	EditingResponse,
 	GcResponse,
@@ -289,8 +293,19 @@ export class BridgeClient {
 		return this.request("POST", "/api/archive", { ref });
 	}
 
-	restore(ref: string): Promise<RestoreResponse> {
-		return this.request("POST", "/api/restore", { ref });
+	/** Back from the archive; with `prior` (what archive answered) an exact undo, not a use. */
+	restore(ref: string, prior?: ArchivedValues | null): Promise<RestoreResponse> {
+		return this.request("POST", "/api/restore", prior ? { ref, prior } : { ref });
+	}
+
+	/** A graded review: "remember" keeps it alive below the promote threshold, "fade" lets it go. */
+	grade(ref: string, grade: ReviewGrade): Promise<GradeResponse> {
+		return this.request("POST", "/api/review/grade", { ref, grade });
+	}
+
+	/** Writes a review's `prior` back; 409 when the memory changed since. */
+	undoGrade(ref: string, prior: ReviewValues, after: ReviewValues): Promise<{ note: Note; undone: boolean }> {
+		return this.request("POST", "/api/review/undo", { ref, prior, after });
 	}
 
 	gc(dryRun: boolean): Promise<GcResponse> {

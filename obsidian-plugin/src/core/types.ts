@@ -147,8 +147,34 @@ export interface PromoteResponse {
 	dry_run: boolean;
 }
 
+/** The owned values a review changes, as the note held them (null: the key was absent). */
+export interface ReviewValues {
+	last_used: string | null;
+	decay_score: number | null;
+	review_priority: number | null;
+	review_on: string | null;
+	archive_on: string | null;
+}
+
+/** What an archive undo writes back: the review values and the status before. */
+export interface ArchivedValues extends ReviewValues {
+	status: string | null;
+}
+
+export type ReviewGrade = "remember" | "fade";
+
+/** A graded review: bounded by the daemon (a review never makes a promotion candidate). */
+export interface GradeResponse {
+	note: Note;
+	grade: ReviewGrade;
+	old_score: number;
+	new_score: number;
+	prior: ReviewValues;
+	after: ReviewValues;
+}
+
 export interface ArchiveResponse {
-	archived: Move[];
+	archived: (Move & { prior?: ArchivedValues | null })[];
 }
 
 export interface RestoreResponse {

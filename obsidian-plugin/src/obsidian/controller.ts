@@ -15,7 +15,17 @@ import { RelatedStore } from "../core/related-store";
 import { ReviewStore, type ReviewState } from "../core/review-store";
 import { bridgeOverride, type MnemovaultSettings } from "../core/settings";
 import type { Timers } from "../core/timers";
-import { eventPaths, type BackgroundError, type BridgeEvent, type Note, type NoteKind, type StatusResponse } from "../core/types";
+import { errorMessage } from "../core/messages";
+import {
+	eventPaths,
+	type BackgroundError,
+	type BridgeEvent,
+	type Move,
+	type Note,
+	type NoteKind,
+	type ReviewGrade,
+	type StatusResponse,
+} from "../core/types";
 import { StatusBarRenderer } from "../ui/status-bar";
 import { ActiveNote } from "./active-note";
 import { registerCommands } from "./commands";
@@ -103,7 +113,7 @@ export class MnemovaultController {
 					: Promise.resolve({ found: false, reason: "no_file", detail: "this vault is not a folder on disk" }),
 			onReachability: (r) => this.monitor.report(r),
 		});
-		this.store = new ReviewStore(this.client, deps.timers, () => this.monitor.message());
+		this.store = new ReviewStore(this.client, deps.timers, () => this.monitor.info());
 		this.stream = new EventStream({
 			transport: deps.sse,
 			target: () => this.client.streamTarget(),
@@ -158,10 +168,9 @@ export class MnemovaultController {
 			new ReviewView(leaf, {
 				store: this.store,
 				horizonDays: () => this.deps.settings().curveHorizonDays,
-				hint: () => this.monitor.hint(),
 				now: () => this.deps.timers.now(),
 				open: (note: Note) => this.openPath(note.path),
-				reinforce: (note: Note) => this.reinforce(note.path),
+				grade: (note: Note, grade: ReviewGrade) => this.actions.grade(note.path, grade),
 				promote: (note: Note) => this.promote(note.path),
 				archive: (note: Note) => this.archive(note.path),
 				refresh: () => this.refreshAll(),
@@ -371,13 +380,24 @@ export class MnemovaultController {
 		);
 	}
 
+	/** The review flow; its requests go straight to the client (the flow tells their outcome itself). */
 	reviewFlow(): void {
+		const client = this.client;
+		const moved = <T>(moves: (r: T) => Move[]) => (r: T) => {
+			this.actions.afterMoves(moves(r));
+			return r;
+		};
 		new ReviewFlowModal(this.app, {
 			store: this.store,
 			readNote: (path) => this.readNote(path),
-			reinforce: (p) => this.reinforce(p),
-			promote: (p) => this.promote(p),
-			archive: (p) => this.archive(p),
+			grade: (p, g) => client.grade(p, g),
+			undoGrade: (p, prior, after) => client.undoGrade(p, prior, after),
+			promote: (p) => client.promote(p).then(moved((r) => r.promoted)),
+			archive: (p) => client.archive(p).then(moved((r) => r.archived)),
+			restore: (p, prior) => client.restore(p, prior).then(moved((r) => r.restored)),
+			errorText: (e) => errorMessage(e, this.monitor.message()),
+			offlineInfo: () => this.monitor.info(),
+			retry: () => this.refreshAll(),
 			open: (p) => this.openPath(p),
 			now: () => this.deps.timers.now(),
 			horizonDays: () => this.deps.settings().curveHorizonDays,

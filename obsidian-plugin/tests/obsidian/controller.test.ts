@@ -6,7 +6,7 @@ import { RELATED_VIEW_TYPE, type RelatedView } from "../../src/obsidian/related-
 import { makeRelated, setup } from "../helpers/controller-setup";
 import { error } from "../helpers/fake-daemon";
 import { makeMove, makeNote, makeStatus } from "../helpers/fixtures";
-import { Modal, TFile, WorkspaceLeaf } from "../mocks/obsidian";
+import { TFile, WorkspaceLeaf } from "../mocks/obsidian";
 import { waitFor } from "../helpers/wait";
 
 describe("MnemovaultController with a real HTTP daemon", () => {
@@ -205,47 +205,6 @@ describe("MnemovaultController with a real HTTP daemon", () => {
 		app.vault.files.add("STM/jwt-rotation.md");
 		await waitFor(() => app.workspace.opened.length === 2, 3000, "reopen after restore");
 		expect(app.workspace.opened[1]).toBe("STM/jwt-rotation.md");
-	});
-
-	it("review flow: ribbon opens the next memory with text, curve and history; keys act and move on", async () => {
-		const { controller, app, plugin, daemon, vault } = await setup();
-		const first = makeNote({ path: "STM/a.md", title: "Alpha", score: 0.2, state: "danger", review_priority: 1, use_count: 3 });
-		const second = makeNote({ path: "STM/b.md", title: "Beta", score: 0.3, state: "danger", review_priority: 0.5 });
-		let queue = [first, second];
-		daemon.routes.set("GET /api/review", () => ({ body: { items: queue } }));
-		daemon.routes.set("GET /api/status", () => ({ body: makeStatus(vault) }));
-		daemon.routes.set("POST /api/touch", () => ({ body: { note: first, old_score: 0.2, new_score: 1 } }));
-		daemon.routes.set("POST /api/archive", () => ({ body: { archived: [makeMove({ from: "STM/b.md", to: "Archive/b.md", title: "Beta" })] } }));
-		app.vault.contents.set("STM/a.md", "---\nid: 1\narchive_on: 2026-12-01\n---\nAlpha fact text.\n");
-		app.vault.contents.set("STM/b.md", "Beta body.\n");
-		controller.start();
-		const queueItem = plugin.statusBarItems[1];
-		await waitFor(() => queueItem.textContent === "2 to review", 3000, "queue count");
-		expect(plugin.ribbon.map((r) => r.title)).toEqual(["Review memories"]);
-		plugin.ribbon[0].run();
-		await waitFor(() => Modal.opened.at(-1)?.contentEl.querySelector(".mnemovault-card-title") != null, 3000, "card");
-		const card = Modal.opened.at(-1)!.contentEl;
-		await waitFor(() => card.querySelector(".mnemovault-card-text")?.textContent === "Alpha fact text.", 3000, "text");
-		expect(card.querySelector(".mnemovault-card-title")!.textContent).toBe("Alpha");
-		expect(card.querySelector(".mnemovault-card-count")!.textContent).toBe("2 to review");
-		expect(card.querySelector("svg.mnemovault-curve")).not.toBeNull();
-		const history = Array.from(card.querySelectorAll("dt, dd")).map((e) => e.textContent);
-		expect(history).toEqual(expect.arrayContaining(["Uses", "3", "Archive on", "2026-12-01"]));
-		const key = (k: string) => card.closest(".modal")!.dispatchEvent(new KeyboardEvent("keydown", { key: k, bubbles: true }));
-		key("r");
-		await waitFor(() => card.querySelector(".mnemovault-card-title")?.textContent === "Beta", 3000, "next memory");
-		await waitFor(() => daemon.requests.some((r) => r.path === "/api/touch"), 3000, "touch sent");
-		expect(daemon.requests.find((r) => r.path === "/api/touch")!.body).toMatchObject({ ref: "STM/a.md" });
-		queue = [second];
-		key("a");
-		await waitFor(() => card.querySelector(".mnemovault-card-done") !== null, 3000, "done");
-		expect(card.querySelector(".mnemovault-card-summary")!.textContent).toBe(
-			"This pass: 1 reinforced, 0 promoted, 1 archived, 0 skipped.",
-		);
-		await waitFor(() => daemon.requests.some((r) => r.path === "/api/archive"), 3000, "archive sent");
-		expect(daemon.requests.find((r) => r.path === "/api/archive")!.body).toEqual({ ref: "STM/b.md" });
-		key("Escape");
-		expect(Modal.opened.at(-1)!.isOpen).toBe(false);
 	});
 
 	it("related panel: follows the open note, cached per note, click opens", async () => {
