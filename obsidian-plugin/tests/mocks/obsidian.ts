@@ -410,10 +410,6 @@ export abstract class PluginSettingTab {
 	abstract display(): void;
 }
 
-export function requestUrl(): never {
-	throw new Error("requestUrl is not available in tests: inject an HttpRequester");
-}
-
 export function setIcon(): void {}
 
 /** An open Markdown note in a leaf (the superseded banner goes into its contentEl). */
@@ -426,4 +422,20 @@ export class MarkdownView extends ItemView {
 		leaf.view = this;
 		leaf.viewType = "markdown";
 	}
+}
+
+export interface RequestUrlParam {
+	url: string;
+	method?: string;
+	headers?: Record<string, string>;
+	body?: string;
+	contentType?: string;
+	throw?: boolean;
+}
+
+/** Obsidian's requestUrl; a page or test sets what answers it (`requestUrlHandler.fn`). */
+export const requestUrlHandler: { fn: ((req: RequestUrlParam) => Promise<{ status: number; text: string }>) | null } = { fn: null };
+export function requestUrl(req: RequestUrlParam): Promise<{ status: number; text: string }> {
+	if (!requestUrlHandler.fn) throw new Error("requestUrl is not available in tests: inject an HttpRequester");
+	return requestUrlHandler.fn(req);
 }
