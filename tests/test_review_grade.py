@@ -122,16 +122,16 @@ def test_http_grade_undo_and_archive_undo_over_the_daemon(daemon, vault):
     item = daemon.get("/api/review", {"limit": 50}).json()["items"][0]
     rel = item["path"]
     before = (vault / rel).read_bytes()
-    graded = daemon.post("/api/review/grade", {"ref": rel, "grade": "remember"})
+    graded = daemon.post("/api/grade", {"ref": rel, "grade": "remember"})
     assert graded.status_code == 200, graded.text
     body = graded.json()
     assert body["new_score"] < 0.65 and body["note"]["use_count"] == item["use_count"]
-    bad = daemon.post("/api/review/grade", {"ref": rel, "grade": "easy"})
+    bad = daemon.post("/api/grade", {"ref": rel, "grade": "easy"})
     assert bad.status_code == 400 and bad.json()["error"]["code"] == "invalid"
-    undone = daemon.post("/api/review/undo", {"ref": rel, "prior": body["prior"], "after": body["after"]})
+    undone = daemon.post("/api/ungrade", {"ref": rel, "prior": body["prior"], "after": body["after"]})
     assert undone.status_code == 200, undone.text
     assert (vault / rel).read_bytes() == before
-    again = daemon.post("/api/review/undo", {"ref": rel, "prior": body["prior"], "after": body["after"]})
+    again = daemon.post("/api/ungrade", {"ref": rel, "prior": body["prior"], "after": body["after"]})
     assert again.status_code == 409  # it holds `prior` now, not `after`: nothing to undo
     moved = daemon.post("/api/archive", {"ref": rel}).json()["archived"][0]
     back = daemon.post("/api/restore", {"ref": moved["to"], "prior": moved["prior"]})

@@ -300,12 +300,12 @@ export class BridgeClient {
 
 	/** A graded review: "remember" keeps it alive below the promote threshold, "fade" lets it go. */
 	grade(ref: string, grade: ReviewGrade): Promise<GradeResponse> {
-		return this.request("POST", "/api/review/grade", { ref, grade });
+		return this.request("POST", "/api/grade", { ref, grade });
 	}
 
 	/** Writes a review's `prior` back; 409 when the memory changed since. */
 	undoGrade(ref: string, prior: ReviewValues, after: ReviewValues): Promise<{ note: Note; undone: boolean }> {
-		return this.request("POST", "/api/review/undo", { ref, prior, after });
+		return this.request("POST", "/api/ungrade", { ref, prior, after });
 	}
 
 	gc(dryRun: boolean): Promise<GcResponse> {

@@ -23,7 +23,7 @@ function note(name: string, priority: number): Note {
 function serve(daemon: FakeDaemon, vault: string, state: { queue: Note[]; archived: Map<string, Note> }) {
 	daemon.routes.set("GET /api/status", () => ({ body: makeStatus(vault) }));
 	daemon.routes.set("GET /api/review", () => ({ body: { items: state.queue } }));
-	daemon.routes.set("POST /api/review/grade", (req) => {
+	daemon.routes.set("POST /api/grade", (req) => {
 		const { ref, grade } = req.body as { ref: string; grade: string };
 		const n = state.queue.find((q) => q.path === ref)!;
 		state.queue = state.queue.filter((q) => q.path !== ref);
@@ -69,7 +69,7 @@ describe("review flow", () => {
 		expect(f.card.contains(f.focused())).toBe(true);
 		f.key("r");
 		await waitFor(() => f.title() === "Beta", 3000, "Beta");
-		expect(f.daemon.requests.find((r) => r.path === "/api/review/grade")!.body).toEqual({ ref: "STM/Alpha.md", grade: "remember" });
+		expect(f.daemon.requests.find((r) => r.path === "/api/grade")!.body).toEqual({ ref: "STM/Alpha.md", grade: "remember" });
 		expect(f.focused()!.dataset.action).toBe("remember");
 		expect(f.card.dataset.path).toBe("STM/Beta.md");
 		f.key("s");
