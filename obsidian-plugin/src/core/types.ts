@@ -145,6 +145,8 @@ export interface TouchResponse {
 export interface PromoteResponse {
 	promoted: Move[];
 	dry_run: boolean;
+	/** With dry_run: what would be promoted. */
+	candidates?: Candidate[];
 }
 
 /** The owned values a review changes, as the note held them (null: the key was absent). */

@@ -88,6 +88,8 @@ export class MnemovaultController {
 	readonly actions: NoteActions;
 	readonly jobs: JobsUi;
 	private statusBar: StatusBarRenderer | null = null;
+	/** The review flow while it is open (closed when the plugin unloads). */
+	private flow: ReviewFlowModal | null = null;
 	private readonly policy: ReinforceOnOpenPolicy;
 	/** Keys of health reports already shown, so each one is told once. */
 	private readonly reported = new Set<string>();
@@ -234,6 +236,9 @@ export class MnemovaultController {
 
 	/** The plugin unloads: no note is open any more for the daemon; the stream closes. */
 	stop(): void {
+		this.active.removeBanners();
+		this.flow?.close();
+		this.flow = null;
 		this.active.editing.close();
 		this.jobs.stop();
 		this.stream.stop();
@@ -387,7 +392,8 @@ export class MnemovaultController {
 			this.actions.afterMoves(moves(r));
 			return r;
 		};
-		new ReviewFlowModal(this.app, {
+		this.flow?.close();
+		this.flow = new ReviewFlowModal(this.app, {
 			store: this.store,
 			readNote: (path) => this.readNote(path),
 			grade: (p, g) => client.grade(p, g),
@@ -401,7 +407,8 @@ export class MnemovaultController {
 			open: (p) => this.openPath(p),
 			now: () => this.deps.timers.now(),
 			horizonDays: () => this.deps.settings().curveHorizonDays,
-		}).open();
+		});
+		this.flow.open();
 	}
 
 	/** A note's text without frontmatter, and its `archive_on`, from Obsidian's copy. */

@@ -69,7 +69,7 @@ function nodeModules(configDir: string): Record<string, unknown> {
 
 window.mvBoot = async (code: string, opts: BootOptions) => {
 	const modules = nodeModules(opts.configDir);
-	const g = globalThis as unknown as { process: unknown };
+	const g = window as unknown as { process: unknown; mvRequire: unknown; mvModule: unknown };
 	g.process = { ...(modules.process as object), kill: () => true };
 	const require = (name: string): unknown => {
 		if (name === "obsidian") return obsidian;
@@ -80,9 +80,12 @@ window.mvBoot = async (code: string, opts: BootOptions) => {
 	obsidian.requestUrlHandler.fn = (req) => window.mvNode("http", req) as Promise<{ status: number; text: string }>;
 	obsidian.Modal.parent = document.getElementById("modals");
 	const module = { exports: {} as { default?: new (app: obsidian.App, manifest: unknown) => obsidian.Plugin } };
-	// main.js as Obsidian loads it: CommonJS with `require` given
-	// eslint-disable-next-line @typescript-eslint/no-implied-eval
-	new Function("require", "module", "exports", code)(require, module, module.exports);
+	// main.js as Obsidian loads it: CommonJS with `require` given, run as a script of the page
+	g.mvRequire = require;
+	g.mvModule = module;
+	document.body.createEl("script", {
+		text: `(function (require, module, exports) {\n${code}\n})(window.mvRequire, window.mvModule, window.mvModule.exports);`,
+	});
 	const app = new obsidian.App(opts.vault);
 	for (const [path, text] of Object.entries(opts.contents)) app.vault.contents.set(path, text);
 	const PluginClass = module.exports.default!;

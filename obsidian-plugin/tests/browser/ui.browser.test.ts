@@ -5,7 +5,7 @@
  * types through them, and keeps screenshots in docs/. Skipped, saying so, without Chromium.
  */
 import { existsSync } from "node:fs";
-import { readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import esbuild from "esbuild";
@@ -20,8 +20,11 @@ if (!CHROMIUM) console.warn("browser test SKIPPED: no Chromium at /usr/bin/chrom
 let browser: Browser;
 let page: Page;
 
+/** Into docs/ (the README's pictures) and tests/browser/screenshots/ (git-ignored, to look at). */
 async function shot(selector: string, name: string): Promise<void> {
-	await page.locator(selector).screenshot({ path: join(ROOT, "docs", name) });
+	const png = await page.locator(selector).screenshot({ path: join(ROOT, "docs", name) });
+	await mkdir(join(ROOT, "tests/browser/screenshots"), { recursive: true });
+	await writeFile(join(ROOT, "tests/browser/screenshots", name), png);
 }
 
 describe.skipIf(!CHROMIUM)("plugin UI in headless Chromium", () => {
@@ -85,9 +88,9 @@ describe.skipIf(!CHROMIUM)("plugin UI in headless Chromium", () => {
 		await page.keyboard.press("ArrowDown");
 		await page.keyboard.press("r");
 		const second = await rows.nth(1).getAttribute("data-path");
-		expect(await log()).toContain(`reinforce ${second}`);
-		await rows.nth(2).locator(".mnemovault-review-reinforce").click();
-		expect((await log()).at(-1)).toBe(`reinforce ${await rows.nth(2).getAttribute("data-path")}`);
+		expect(await log()).toContain(`remember ${second}`);
+		await rows.nth(2).locator(".mnemovault-review-remember").click();
+		expect((await log()).at(-1)).toBe(`remember ${await rows.nth(2).getAttribute("data-path")}`);
 		await shot("#review-scene", "review-view.png");
 		// a burst of events for one listed note: one frame, one row redrawn, the rest untouched
 		const stats = await page.evaluate(async (path) => {
@@ -120,11 +123,11 @@ describe.skipIf(!CHROMIUM)("plugin UI in headless Chromium", () => {
 		await page.locator("#card-scene .modal").focus();
 		await page.keyboard.press("s");
 		expect(await title.textContent()).not.toBe(first);
-		await page.locator('#card button[data-action="reinforce"]').click();
+		await page.locator('#card button[data-action="remember"]').click();
 		await page.keyboard.press("a");
 		await page.keyboard.press("p");
 		expect(await page.locator("#card .mnemovault-card-summary").textContent()).toBe(
-			"This pass: 1 reinforced, 1 promoted, 1 archived, 1 skipped.",
+			"This pass: 1 remembered, 1 promoted, 1 archived, 1 skipped.",
 		);
 	});
 

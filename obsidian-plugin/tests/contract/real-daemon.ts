@@ -128,7 +128,7 @@ export async function startRealDaemon(opts: {
 					.filter((n) => n.endsWith(".json"))
 					.map((n) => readFile(join(configDir, "bridges", n), "utf8").then(pidOf, () => null)),
 			);
-			if (pids.includes(child.pid)) break;
+			if (pids.includes(child.pid ?? -1)) break;
 			if (Date.now() - start > 60_000) throw new Error(`no bridge file after 60 s; daemon output:\n${log}`);
 			await sleep(100);
 		}
