@@ -183,9 +183,13 @@ export class MnemovaultController {
 				store: this.related,
 				activePath: () => this.activePath(),
 				offlineText: () => this.monitor.message(),
-				open: (item) => this.openPath(item.path),
+				minSimilarity: () => this.deps.settings().relatedMinSimilarity / 100,
+				open: (item, newTab) => this.openPath(item.path, newTab),
+				copy: (text) => void navigator.clipboard.writeText(text).then(() => this.notify("Link copied.")),
 			}),
 		);
+		// hovering a related memory shows Obsidian's page preview of it
+		plugin.registerHoverLinkSource(RELATED_VIEW_TYPE, { display: "Related memories", defaultMod: false });
 		const item = plugin.addStatusBarItem();
 		item.addClass("mod-clickable");
 		item.addEventListener("click", () => void this.openReview());
@@ -246,6 +250,9 @@ export class MnemovaultController {
 
 	/** Settings changed: forget the endpoint, reconnect, redraw. */
 	settingsChanged(): void {
+		for (const leaf of this.app.workspace.getLeavesOfType(RELATED_VIEW_TYPE)) {
+			if (leaf.view instanceof RelatedView) leaf.view.redraw();
+		}
 		this.client.reset();
 		this.stream.reconnectNow();
 		this.store.refreshSoon();
@@ -442,8 +449,8 @@ export class MnemovaultController {
 		return this.actions.act(() => showThread(this.app, this.client, path, (p) => this.openPath(p)));
 	}
 
-	openPath(path: string): void {
-		void this.app.workspace.openLinkText(path, "", false);
+	openPath(path: string, newTab = false): void {
+		void this.app.workspace.openLinkText(path, "", newTab);
 	}
 
 	openReview(): Promise<void> {

@@ -142,12 +142,14 @@ const related: RelatedItem[] = [
 	{ path: "STM/Key rotation runs from the vault job.md", id: "a", title: "Key rotation runs from the vault job", score: 0.82, state: "fresh", similarity: 0.81 },
 	{ path: "LTM/Auth tokens live 15 minutes.md", id: "b", title: "Auth tokens live 15 minutes", score: 1.4, state: "promoted", similarity: 0.74 },
 	{ path: "STM/Billing API rate limit.md", id: "c", title: "Billing API rate limit", score: 0.3, state: "danger", similarity: 0.52 },
+	{ path: "STM/Coffee grinder setting.md", id: "d", title: "Coffee grinder setting", score: 0.9, state: "fresh", similarity: 0.06 },
 ];
 renderRelated(
 	document.getElementById("related")!,
 	{ status: "ready", path: "Projects/Auth.md", answer: { items: related, method: "semantic", notice: null } },
 	"offline",
-	{ open: (i) => log(`open ${i.path}`) },
+	{ open: (i, newTab) => log(`open ${i.path}${newTab ? " in a new tab" : ""}`) },
+	{ minSimilarity: 0.3, hidden: new Set() },
 );
 // A superseded note: the banner over the note, the status bar saying so.
 renderSupersededBanner(document.getElementById("note")!, "STM/Prefers Go for backend services.md", (path) => log(`open ${path}`));

@@ -134,6 +134,8 @@ describe.skipIf(!CHROMIUM)("plugin UI in headless Chromium", () => {
 	it("related panel: similarity and state per memory; click opens", async () => {
 		const rows = page.locator("#related .mnemovault-related-row");
 		expect(await rows.count()).toBe(3);
+		expect(await page.locator("#related .mnemovault-related-heading").textContent()).toBe("Related to Auth");
+		expect(await page.locator("#related .mnemovault-related-left").textContent()).toBe("1 less than 30% similar not shown.");
 		expect(await rows.first().locator(".mnemovault-related-sim").textContent()).toBe("81% similar");
 		expect(await rows.first().getAttribute("draggable")).toBe("true");
 		await shot("#related-scene", "related-panel.png");

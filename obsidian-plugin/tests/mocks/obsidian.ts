@@ -138,8 +138,11 @@ export class Workspace extends Events {
 	onLayoutReady(cb: () => void): void {
 		cb();
 	}
-	async openLinkText(path: string): Promise<void> {
+	/** Paths opened in a new tab (openLinkText's newLeaf). */
+	openedInNewTab: string[] = [];
+	async openLinkText(path: string, _source = "", newLeaf: unknown = false): Promise<void> {
 		this.opened.push(path);
+		if (newLeaf) this.openedInNewTab.push(path);
 	}
 	getLeavesOfType(type: string): WorkspaceLeaf[] {
 		return this.leaves.filter((l) => l.viewType === type);
@@ -235,6 +238,10 @@ export class Plugin extends Component {
 		return el;
 	}
 	addSettingTab(_tab: unknown): void {}
+	hoverSources = new Map<string, unknown>();
+	registerHoverLinkSource(id: string, info: unknown): void {
+		this.hoverSources.set(id, info);
+	}
 	async loadData(): Promise<unknown> {
 		return this.data;
 	}
@@ -438,4 +445,38 @@ export const requestUrlHandler: { fn: ((req: RequestUrlParam) => Promise<{ statu
 export function requestUrl(req: RequestUrlParam): Promise<{ status: number; text: string }> {
 	if (!requestUrlHandler.fn) throw new Error("requestUrl is not available in tests: inject an HttpRequester");
 	return requestUrlHandler.fn(req);
+}
+
+export class MenuItem {
+	title = "";
+	icon = "";
+	run: (() => unknown) | null = null;
+	setTitle(title: string): this {
+		this.title = title;
+		return this;
+	}
+	setIcon(icon: string): this {
+		this.icon = icon;
+		return this;
+	}
+	onClick(run: () => unknown): this {
+		this.run = run;
+		return this;
+	}
+}
+
+/** Obsidian's context menu; the last one shown is `Menu.shown` (tests pick an item). */
+export class Menu {
+	static shown: Menu | null = null;
+	items: MenuItem[] = [];
+	addItem(cb: (item: MenuItem) => unknown): this {
+		const item = new MenuItem();
+		cb(item);
+		this.items.push(item);
+		return this;
+	}
+	showAtMouseEvent(_evt: MouseEvent): this {
+		Menu.shown = this;
+		return this;
+	}
 }

@@ -6,7 +6,7 @@ import { RELATED_VIEW_TYPE, type RelatedView } from "../../src/obsidian/related-
 import { makeRelated, setup } from "../helpers/controller-setup";
 import { error } from "../helpers/fake-daemon";
 import { makeMove, makeNote, makeStatus } from "../helpers/fixtures";
-import { TFile, WorkspaceLeaf } from "../mocks/obsidian";
+import { Menu, TFile, WorkspaceLeaf } from "../mocks/obsidian";
 import { waitFor } from "../helpers/wait";
 
 describe("MnemovaultController with a real HTTP daemon", () => {
@@ -238,6 +238,46 @@ describe("MnemovaultController with a real HTTP daemon", () => {
 		expect(daemon.requests.filter((r) => r.path === "/api/related").map((r) => r.query.get("limit"))).toEqual(["15", "15"]);
 		view.contentEl.querySelector<HTMLElement>(".mnemovault-related-row")!.click();
 		expect(app.workspace.opened.at(-1)).toBe("STM/near STM/jwt-rotation.md.md");
+		await view.onClose();
+	});
+
+	it("related panel: names its note, leaves out what is not similar enough, previews, opens in a new tab, copies, hides", async () => {
+		const { controller, app, plugin, daemon, command, notices } = await setup({ relatedMinSimilarity: 30 });
+		const item = (title: string, similarity: number) => ({ ...makeRelated(`STM/${title}.md`), similarity });
+		daemon.routes.set("GET /api/related", () => ({
+			body: { items: [item("VPN split tunnel", 0.62), item("VPN on the train", 0.41), item("Sourdough", 0.08), item("Coffee grinder", 0.03)], method: "semantic", notice: null },
+		}));
+		const copied: string[] = [];
+		Object.defineProperty(navigator, "clipboard", { value: { writeText: async (t: string) => void copied.push(t) }, configurable: true });
+		controller.start();
+		expect(plugin.hoverSources.has(RELATED_VIEW_TYPE)).toBe(true);
+		command("open-related").callback!();
+		const leaf = new WorkspaceLeaf();
+		leaf.app = app;
+		const view = plugin.views.get(RELATED_VIEW_TYPE)!(leaf) as RelatedView;
+		await view.onOpen();
+		const titles = () => Array.from(view.contentEl.querySelectorAll(".mnemovault-related-title")).map((e) => e.textContent);
+		await waitFor(() => titles().length === 2, 3000, "list");
+		expect(titles()).toEqual(["VPN split tunnel", "VPN on the train"]);
+		expect(view.contentEl.querySelector(".mnemovault-related-heading")!.textContent).toBe("Related to jwt-rotation");
+		expect(view.contentEl.querySelector(".mnemovault-related-left")!.textContent).toBe("2 less than 30% similar not shown.");
+		const row = () => view.contentEl.querySelector<HTMLElement>(".mnemovault-related-row")!;
+		const hovers: unknown[] = [];
+		app.workspace.on("hover-link", (info) => hovers.push(info));
+		row().dispatchEvent(new MouseEvent("mouseover", { bubbles: true }));
+		expect(hovers).toMatchObject([{ source: RELATED_VIEW_TYPE, linktext: "STM/VPN split tunnel.md" }]);
+		row().dispatchEvent(new MouseEvent("click", { bubbles: true, ctrlKey: true }));
+		expect(app.workspace.openedInNewTab).toEqual(["STM/VPN split tunnel.md"]);
+		row().dispatchEvent(new MouseEvent("contextmenu", { bubbles: true, cancelable: true }));
+		expect(Menu.shown!.items.map((i) => i.title)).toEqual(["Open in new tab", "Copy link", "Hide from this list"]);
+		Menu.shown!.items[1].run!();
+		await waitFor(() => notices.includes("Link copied."), 3000, "copied");
+		expect(copied).toEqual(["[[STM/VPN split tunnel]]"]);
+		Menu.shown!.items[2].run!();
+		expect(titles()).toEqual(["VPN on the train"]);
+		expect(view.contentEl.querySelector(".mnemovault-related-left")!.textContent).toBe("2 less than 30% similar not shown · 1 hidden. Show hidden");
+		view.contentEl.querySelector<HTMLElement>(".mnemovault-related-left a")!.click();
+		expect(titles()).toEqual(["VPN split tunnel", "VPN on the train"]);
 		await view.onClose();
 	});
 
