@@ -316,8 +316,9 @@ export class BridgeClient {
 		return this.request("GET", `/api/review?limit=${limit}`);
 	}
 
-	search(q: string, limit = 10, scope: SearchScope = "all"): Promise<SearchResponse> {
-		const query = `q=${encodeURIComponent(q)}&limit=${limit}&scope=${scope}`;
+	/** `includeArchived`: archived memories too, each with its `status` (the daemon's `include_archived`). */
+	search(q: string, limit = 10, scope: SearchScope = "all", includeArchived = false): Promise<SearchResponse> {
+		const query = `q=${encodeURIComponent(q)}&limit=${limit}&scope=${scope}${includeArchived ? "&include_archived=true" : ""}`;
 		return this.request("GET", `/api/search?${query}`);
 	}
 

@@ -77,6 +77,11 @@ export interface SearchResult {
 	score: number;
 	parts: { fts: number | null; semantic: number | null; decay: number | null };
 	review: boolean;
+	/** From daemons that send them (with `include_archived`): the memory's status and dates. */
+	status?: string | null;
+	created?: string | null;
+	last_used?: string | null;
+	tags?: string[];
 }
 
 export interface StatusResponse {

@@ -311,6 +311,7 @@ export class Modal {
 }
 
 export abstract class SuggestModal<T> extends Modal {
+	inputEl: HTMLInputElement = document.createElement("input");
 	emptyStateText = "";
 	placeholder = "";
 	instructions: unknown[] = [];

@@ -36,7 +36,7 @@ describe("search item", () => {
 		expect(el.querySelector(".mnemovault-search-title")!.textContent).toBe("JWT <b>rotation</b>");
 		expect(el.querySelector("script")).toBeNull();
 		expect(el.querySelector(".mnemovault-search-kind")!.textContent).toBe("short-term");
-		expect(el.querySelector(".mnemovault-search-score")!.textContent).toBe("0.81");
+		expect(el.querySelector(".mnemovault-search-score")!.textContent).toBe("relevance 0.81");
 		expect(el.querySelector(".mnemovault-search-review")).not.toBeNull();
 	});
 
