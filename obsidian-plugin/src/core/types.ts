@@ -254,7 +254,7 @@ export interface SyncResponse {
 	problems: number | unknown[];
 }
 
-export type SearchScope = "stm" | "ltm" | "all";
+export type SearchScope = "stm" | "ltm" | "all" | "archive";
 
 /** One event of `GET /api/events`. */
 export type BridgeEvent =

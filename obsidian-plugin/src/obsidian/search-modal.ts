@@ -54,7 +54,7 @@ export class MemorySearchModal extends SuggestModal<SearchResult> {
 	}
 
 	override onOpen(): void {
-		super.onOpen();
+		void super.onOpen();
 		const row = this.modalEl.createDiv({ cls: "mnemovault-search-options" });
 		const label = row.createEl("label", { cls: "mnemovault-search-archive" });
 		this.toggleEl = label.createEl("input", { attr: { type: "checkbox" } });

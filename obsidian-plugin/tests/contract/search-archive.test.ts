@@ -44,7 +44,7 @@ describe("search with the archive, from the real daemon", { timeout: LONG }, () 
 		expect(Date.parse(hit!.created!)).toBe(Date.parse("2026-10-01T08:00:00Z"));
 		expect(Date.parse(hit!.last_used!)).toBe(Date.parse("2026-11-17T09:30:00Z"));
 		expect(hit!.tags).toEqual(["network"]);
-		const el = document.createElement("div");
+		const el = createDiv();
 		renderSearchItem(el, hit!);
 		expect(el.querySelector(".mnemovault-search-kind")!.textContent).toBe("archived");
 		expect(el.querySelector(".mnemovault-search-path")!.textContent).toContain("created 2026-10-01 · last used 2026-11-17");
