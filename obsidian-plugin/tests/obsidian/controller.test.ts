@@ -101,6 +101,32 @@ describe("MnemovaultController with a real HTTP daemon", () => {
 		view.unload();
 	});
 
+	it("review view: `r` on the focused row (the view's scope) is a graded review whose notice has an exact Undo", async () => {
+		const { controller, plugin, daemon, actions } = await setup();
+		const note = makeNote({ title: "Fading fact", score: 0.25, review_priority: 1, state: "danger" });
+		const prior = { last_used: "2026-11-01T10:00:00Z", decay_score: 0.25, review_priority: 1, review_on: null, archive_on: "2026-12-20" };
+		const after = { ...prior, last_used: "2026-11-20T09:00:00Z", decay_score: 0.5, review_priority: 0 };
+		daemon.routes.set("POST /api/grade", () => ({ body: { note, grade: "remember", old_score: 0.25, new_score: 0.5, prior, after } }));
+		daemon.routes.set("POST /api/ungrade", () => ({ body: { note, undone: true } }));
+		controller.start();
+		const view = plugin.views.get(REVIEW_VIEW_TYPE)!(new WorkspaceLeaf()) as ReviewView;
+		document.body.appendChild(view.containerEl);
+		await view.onOpen();
+		await waitFor(() => view.contentEl.querySelectorAll(".mnemovault-review-row").length === 1, 3000, "rows");
+		view.contentEl.querySelector<HTMLElement>(".mnemovault-review-row")!.focus();
+		document.activeElement!.dispatchEvent(new KeyboardEvent("keydown", { key: "r", bubbles: true }));
+		await waitFor(() => actions.length === 1, 3000, "notice with Undo");
+		expect(daemon.requests.find((r) => r.path === "/api/grade")!.body).toEqual({ ref: note.path, grade: "remember" });
+		expect(actions[0].message).toBe('Remembered "Fading fact": score 0.25 → 0.50 (a review, not a use).');
+		expect(actions[0].label).toBe("Undo");
+		actions[0].run();
+		await waitFor(() => daemon.requests.some((r) => r.path === "/api/ungrade"), 3000, "undo sent");
+		expect(daemon.requests.find((r) => r.path === "/api/ungrade")!.body).toEqual({ ref: note.path, prior, after });
+		await view.onClose();
+		view.unload();
+		view.containerEl.remove();
+	});
+
 	it("a slow GC is waited for; a slow quick request says busy; neither goes offline", async () => {
 		const { controller, daemon, notices, bar } = await setup({}, 150);
 		daemon.routes.set("POST /api/gc", async () => {
