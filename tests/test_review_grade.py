@@ -137,3 +137,20 @@ def test_http_grade_undo_and_archive_undo_over_the_daemon(daemon, vault):
     back = daemon.post("/api/restore", {"ref": moved["to"], "prior": moved["prior"]})
     assert back.status_code == 200, back.text
     assert (vault / rel).read_bytes() == before
+
+
+def test_cli_review_grade(svc, empty_vault):
+    import json
+
+    from typer.testing import CliRunner
+
+    from bridge.cli import app
+
+    path = _memory(svc, 0, 3, 1.0, 20.0)
+    r = CliRunner().invoke(app, ["review", path, "--grade", "remember", "--vault", str(empty_vault), "--json"])
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    assert out["grade"] == "remember" and out["note"]["use_count"] == 3
+    assert out["new_score"] <= max(out["old_score"], 0.5) + 1e-6
+    bad = CliRunner().invoke(app, ["review", "--grade", "fade", "--vault", str(empty_vault)])
+    assert bad.exit_code != 0 and "together" in bad.output
