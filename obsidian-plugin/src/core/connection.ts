@@ -46,9 +46,9 @@ export function offlineMessage(state: ConnectionState, vaultPath: string): strin
 /** Short status bar text for a state (the tooltip carries the full message). */
 export function offlineLabel(state: ConnectionState): string {
 	if (state.status !== "offline") return "";
-	if (state.reason === "unauthorized") return "Memory daemon: token refused";
-	if (state.reason === "incompatible" || state.reason === "too_new") return "Memory daemon: incompatible version";
-	return "Memory daemon offline";
+	if (state.reason === "unauthorized") return "Mnemovault daemon: token refused";
+	if (state.reason === "incompatible" || state.reason === "too_new") return "Mnemovault daemon: incompatible version";
+	return "Mnemovault daemon offline";
 }
 
 export class ConnectionMonitor {

@@ -306,7 +306,7 @@ export class MnemovaultController {
 		this.reported.add(key);
 		const text = `mnemovault background ${failure.task} failed: ${failure.message}`;
 		this.notify(text);
-		this.statusBar?.showWarning("Memory daemon: background error", text);
+		this.statusBar?.showWarning("Mnemovault daemon: background error", text);
 	}
 
 	private onEvent(event: BridgeEvent): void {

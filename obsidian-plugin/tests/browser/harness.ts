@@ -60,7 +60,7 @@ const items: Note[] = samples
 const bar = document.getElementById("statusbar")!;
 new StatusBarRenderer(bar.createDiv()).showScore(0.31, "danger");
 bar.createDiv({ cls: "mnemovault-status mnemovault-queue", text: `${items.length} to review` });
-new StatusBarRenderer(bar.createDiv()).showOffline("token refused", "Memory daemon: token refused");
+new StatusBarRenderer(bar.createDiv()).showOffline("token refused", "Mnemovault daemon: token refused");
 
 // Review view: a real ReviewStore and ReviewPanel, frames from requestAnimationFrame.
 const timers = { now: () => Date.now(), setTimeout: (f: () => void, ms: number) => window.setTimeout(f, ms), clearTimeout: (h: unknown) => window.clearTimeout(h as number) };

@@ -77,7 +77,7 @@ describe("MnemovaultController with a real HTTP daemon", () => {
 		controller.start();
 		await waitFor(() => daemon.streams() === 1, 3000, "stream");
 		await daemon.close();
-		await waitFor(() => bar().textContent === "Memory daemon offline", 3000, "offline status bar");
+		await waitFor(() => bar().textContent === "Mnemovault daemon offline", 3000, "offline status bar");
 		await sleep(100);
 		const offline = () => notices.filter((n) => n.includes("not running"));
 		expect(offline()).toHaveLength(1);
@@ -147,7 +147,7 @@ describe("MnemovaultController with a real HTTP daemon", () => {
 	it("a wrong token says so, and never asks to start a daemon that runs", async () => {
 		const { controller, notices, bar } = await setup({ bridgeToken: "wrong" });
 		controller.start();
-		await waitFor(() => bar().textContent === "Memory daemon: token refused", 3000, "token label");
+		await waitFor(() => bar().textContent === "Mnemovault daemon: token refused", 3000, "token label");
 		expect(notices).toHaveLength(1);
 		expect(notices[0]).toMatch(/running but refused the token/);
 		expect(notices[0]).not.toMatch(/not running|Start it/);
@@ -157,7 +157,7 @@ describe("MnemovaultController with a real HTTP daemon", () => {
 		const { controller, daemon, notices, bar, vault } = await setup();
 		daemon.routes.set("GET /api/status", () => ({ body: { ...makeStatus(vault), daemon: { pid: 1, started: "x" } } }));
 		controller.start();
-		await waitFor(() => bar().textContent === "Memory daemon: incompatible version", 3000, "incompatible label");
+		await waitFor(() => bar().textContent === "Mnemovault daemon: incompatible version", 3000, "incompatible label");
 		expect(notices.at(-1)).toMatch(/running but incompatible: the daemon speaks bridge API 0, this plugin needs 1/);
 		// other requests are not sent to it, and nothing flips the state back to online
 		const sent = daemon.requests.length;
@@ -185,7 +185,7 @@ describe("MnemovaultController with a real HTTP daemon", () => {
 		await waitFor(() => reviews() > before, 3000, "refresh after resync");
 		expect(notices.filter((n) => n.includes("STM/huge.md"))).toHaveLength(1);
 		daemon.send("background_error", { at: "2026-11-22T12:00:00Z", task: "sweep", message: "disk full" });
-		await waitFor(() => bar().textContent === "Memory daemon: background error", 3000, "warning");
+		await waitFor(() => bar().textContent === "Mnemovault daemon: background error", 3000, "warning");
 		expect(notices.at(-1)).toBe("mnemovault background sweep failed: disk full");
 	});
 

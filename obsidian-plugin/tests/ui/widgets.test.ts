@@ -12,7 +12,7 @@ describe("status bar", () => {
 		expect(el.textContent).toBe("Memory 0.43 · promote candidate");
 		expect(el.classList.contains("is-promote_candidate")).toBe(true);
 		bar.showOffline("Start it with: mnemovault daemon --vault /v");
-		expect(el.textContent).toBe("Memory daemon offline");
+		expect(el.textContent).toBe("Mnemovault daemon offline");
 		expect(el.getAttribute("aria-label")).toContain("mnemovault daemon --vault /v");
 		expect(el.classList.contains("is-promote_candidate")).toBe(false);
 		bar.clear();
