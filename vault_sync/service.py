@@ -24,6 +24,7 @@ from .ops import journal
 from .ops import lifecycle, moves
 from .ops import relate as relate_op
 from .ops import repair as repair_op
+from .ops import review as review_op
 from .ops import save as save_op
 from .ops import supersede as supersede_op
 from .ops import sweep as sweep_op
@@ -371,9 +372,18 @@ class MemoryService:
         with self.writes.operation():
             return lifecycle.archive(self, ref, reason)
 
-    def restore(self, ref: str) -> dict[str, Any]:
+    def restore(self, ref: str, prior: dict[str, Any] | None = None) -> dict[str, Any]:
         with self.writes.operation():
-            return lifecycle.restore(self, ref)
+            return lifecycle.restore(self, ref, prior)
+
+    def review_memory(self, ref: str, grade: str) -> dict[str, Any]:
+        """A graded review with a bounded effect (ops/review.py)."""
+        with self.writes.operation():
+            return review_op.review_memory(self, ref, grade)
+
+    def undo_review(self, ref: str, prior: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+        with self.writes.operation():
+            return review_op.undo_review(self, ref, prior, after)
 
     def run_lifecycle(self) -> dict[str, Any]:
         with self.writes.operation():
