@@ -37,10 +37,12 @@ plugin: obsidian-plugin/node_modules/.installed
 	cd obsidian-plugin && npm run build
 
 # Release artifacts in dist/: the plugin's assets and zip (its version set to pyproject's
-# first), then the sdist and the wheel built from it, which carries the built plugin.
+# first), then the sdist and the wheel built from it, which carries the built plugin and the
+# MCP manifest (rewritten here: its serverInfo carries the version).
 dist: setup obsidian-plugin/node_modules/.installed
 	rm -rf dist
 	cd obsidian-plugin && npm run release -- --out ../dist
+	$(BIN)/python -m bridge.mcp_manifest
 	$(BIN)/python -m build --outdir dist .
 	$(BIN)/python .ci/wheel-smoke --contents-only dist
 

@@ -28,6 +28,9 @@ def _moves(result: dict, key: str) -> None:
         cands = result.get("candidates", [])
         output.console.print(f"{len(cands)} candidate(s) (dry run, nothing changed):")
         output.table(cands, [("title", "title"), ("score", "score"), ("reason", "reason")])
+    for path in result.get("held", []):
+        output.console.print(f"waits: {path} is open in the editor (moved on a later run once it is closed)")
+    if result.get("dry_run"):
         return
     for m in result.get(key, []):
         output.console.print(f"{verb}: {m['from']} -> {m['to']}  ({m['reason']})")

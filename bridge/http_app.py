@@ -15,18 +15,19 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 
 from vault_sync.errors import InvalidInput, MnemovaultError
-from vault_sync.limits import MAX_BODY_BYTES, quote
+from vault_sync.limits import MAX_BODY_BYTES, MAX_QUERY_STRING_BYTES, quote
 
 from . import schemas as S
 from .operations import plain
 from .errors import error_body, http_status
 from .events import events
 from .http_plugin import plugin_routes
+from .mcp_errors import plain_transport_errors
 from .version import version
 
 log = logging.getLogger("mnemovault.bridge")
 ALLOWED_ORIGIN = "app://obsidian.md"
-MAX_QUERY_STRING = 16 * 1024  # bytes: room for a 1,000-character query percent-encoded (12 bytes a character)
+MAX_QUERY_STRING = MAX_QUERY_STRING_BYTES  # room for a 1,000-character query percent-encoded (12 bytes a character)
 
 
 class Guard:
@@ -191,7 +192,7 @@ def build_app(svc, token: str, port_ref: Callable[[], int], mcp_app=None, state:
     ]
     routes.extend(plugin_routes(svc, endpoint))  # the Obsidian plugin's extras (http_plugin.py)
     if mcp_app is not None:
-        routes.append(Mount("/", app=mcp_app))
+        routes.append(Mount("/", app=plain_transport_errors(mcp_app)))  # no validation internals in answers
     lifespan = getattr(mcp_app, "lifespan", None) if mcp_app is not None else None
     app = Starlette(routes=routes, lifespan=lifespan)
     return Guard(app, token, port_ref)

@@ -57,6 +57,7 @@ class Saved(TypedDict):
     note: NotRequired[Note | None]
     reinforced: NotRequired[bool]
     duplicate_of: NotRequired[str | None]
+    already_saved: NotRequired[bool]  # a retried batch: this item was counted by the first attempt
     near_duplicates: NotRequired[list[Any]]
     error: NotRequired[str]
 
@@ -138,6 +139,7 @@ class Promoted(TypedDict):
     candidates: NotRequired[list[Candidate]]
     promoted: list[Move]
     errors: NotRequired[list[Any]]
+    held: NotRequired[list[str]]  # due, but open in the person's editor: moved on a later run
 
 
 @OPEN
@@ -154,6 +156,7 @@ class GcResult(TypedDict):
     candidates: CandidatePage
     archived: list[Move]
     errors: NotRequired[list[Any]]
+    held: NotRequired[list[str]]  # due, but open in the person's editor: archived on a later run
 
 
 Relation = TypedDict("Relation", {"from": str, "to": str, "type": str, "added": bool})

@@ -41,6 +41,8 @@ def test_bench_quick_on_200_notes(tmp_path):
     assert m["proxy_search_p50_ms"] > 0
     assert m["daemon_search_p50_ms"] > 0
     assert m["first_after_daemon_start_search_ms"] > 0
+    c = r["cold_start"]  # relays that had to start the daemon, each with its own config folder
+    assert c["runs"] == 3 and 0 < c["list_s"] <= c["list_max_s"] and 0 < c["first_save_ms"] <= c["first_save_max_ms"]
 
 
 def test_bench_semantic_figures(tmp_path):

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..index import queries
+from .supersede import not_current
 
 if TYPE_CHECKING:
     from ..service import MemoryService
@@ -23,9 +24,9 @@ HINT = ("If this memory replaces one of these (the fact changed), call supersede
 
 def candidates(svc: "MemoryService", body: str, title: str | None, tags: list[str]) -> list[dict[str, Any]]:
     """Existing memories (not superseded) this text may replace, closest first."""
-    superseded = queries.superseded_paths(svc.store)
+    superseded = not_current(svc)
     try:
-        if svc.settings.embeddings and svc.get_embedder() is not None:  # type: ignore[no-untyped-call]
+        if svc.embedder_now() is not None:  # the model when at hand; words while it loads
             from ..search.embeddings import near_duplicates
 
             hits = near_duplicates(svc, body, threshold=COSINE_MIN, title=title, tags=tags)

@@ -131,7 +131,7 @@ def save(svc: "MemoryService", text: str, tags: list[str] | None = None, title: 
         return {"saved": False, "duplicate_of": twin["path"], "reinforced": True, "note": touched["note"],
                 "message": f"the same memory exists in {twin['path']}; it was reinforced instead of copied"}
     near = []
-    embedder = svc.get_embedder() if svc.settings.embeddings else None
+    embedder = svc.embedder_now()  # never waits for a model still loading
     if embedder is not None:
         from ..search.embeddings import near_duplicates
 

@@ -219,6 +219,18 @@ def get_embedder(svc: "MemoryService") -> Embedder | None:
     return embedder
 
 
+def embedder_now(svc: "MemoryService") -> Embedder | None:
+    """The model, when using it now cannot wait on a load under way or a load that failed.
+
+    The save path asks this: a save never waits for the daemon's warm-up (its vector follows
+    from the background backfill). In a process that did not start a load, the model loads on
+    first use as before."""
+    embedder = get_embedder(svc)
+    if embedder is None or embedder.loading or embedder.error is not None:
+        return None
+    return embedder
+
+
 def warm_model(svc: "MemoryService", torch_threads: int | None = None) -> threading.Thread | None:
     """Start loading the embedding model in the background (None when embeddings are off)."""
     embedder = get_embedder(svc)
