@@ -181,7 +181,7 @@ def build_app(svc, token: str, port_ref: Callable[[], int], mcp_app=None, state:
         Route("/api/touch", endpoint(lambda a: (lambda: svc.touch(a.ref, a.boost)), S.TouchBody), methods=["POST"]),
         Route("/api/promote", endpoint(promote_fn, S.PromoteBody), methods=["POST"]),
         Route("/api/archive", endpoint(lambda a: (lambda: {"archived": [svc.archive(a.ref)]}), S.RefArgs), methods=["POST"]),
-        Route("/api/restore", endpoint(lambda a: (lambda: {"restored": [svc.restore(a.ref)]}), S.RefArgs), methods=["POST"]),
+        Route("/api/restore", endpoint(lambda a: (lambda: {"restored": [svc.restore(**S.kwargs(a))]}), S.RestoreArgs), methods=["POST"]),
         Route("/api/gc", endpoint(lambda a: (lambda: svc.gc(dry_run=a.dry_run, limit=a.limit)), S.GcBody), methods=["POST"]),
         Route("/api/review", endpoint(lambda a: (lambda: {"items": svc.review(a.limit)}), S.ReviewQuery, "GET"), methods=["GET"]),
         Route("/api/search", endpoint(search_fn, S.SearchQuery, "GET"), methods=["GET"]),

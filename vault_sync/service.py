@@ -8,28 +8,26 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-from . import background
 from .dates import utc_now
 from .editor_hold import HOLD_SECONDS, EditorHold
 from .errors import Ambiguous, InvalidInput, NotFound, PathOutsideVault
 from .index import queries
-from .index.resolver import build_resolver
 from .index.store import IndexStore
 from .links import strip_md
 from .limits import REF_CHARS, check_limit, check_query, check_ref, check_refs, quote, spellings
 from .index.sync import Change, Indexer, SyncReport
 from .ops import conflicts as conflicts_op
 from .ops import ids as ids_op
-from .ops import journal
 from .ops import lifecycle, moves
 from .ops import relate as relate_op
 from .ops import repair as repair_op
+from .ops import review as review_op
 from .ops import save as save_op
+from .ops import status as status_op
 from .ops import supersede as supersede_op
 from .ops import sweep as sweep_op
 from .ops import touch as touch_op
 from .runtime import Runtime
-from .quiet import older_than_window
 from .scoring import ScoringParams
 from .settings import Settings
 from .vault import Layout
@@ -219,65 +217,19 @@ class MemoryService:
         view["superseded_by"] = supersede_op.newest(self, row["path"]) if queries.any_superseded(self.store) else None
         return view
 
-    # -- status --
+    # -- status (vault_sync.ops.status) --
     def status(self) -> dict[str, Any]:
-        counts = {k: 0 for k in ("stm", "ltm", "archive", "note")}
-        counts.update(queries.counts_by_kind(self.store))
-        by_status = queries.counts_by_status(self.store)
-        now = self.now()
-        states: dict[str, int] = {}
-        stale = 0  # written scores older than score_refresh_hours (issue 16)
-        refresh_s, prec = self.settings.score_refresh_hours * 3600.0, self.settings.score_precision
-        for row in queries.stm_rows(self.store):
-            st = row_state(self.params, row, now)
-            states[st] = states.get(st, 0) + 1
-            stale += older_than_window(self.params, row, now, prec, refresh_s)
-        problems = queries.all_problems(self.store)
-        conflicts = queries.all_conflicts(self.store)
-        dangling = self.dangling_links()
-        runtime = self.runtime.status()
-        return {
-            "vault": str(self.layout.root),
-            "index": str(self.store.path),
-            "counts": counts,
-            "by_status": by_status,
-            "sources": queries.counts_by_source(self.store),
-            "stm_states": states,
-            "scores_older_than_refresh": stale,
-            "problems": problems,
-            "conflicts": conflicts,
-            "dangling_links": len(dangling),
-            "dangling": dangling[:50],
-            "last_sync": self.store.get_meta("last_sync"),
-            "watcher": runtime["watcher"],
-            "index_repair": self.store.last_repair,  # the last damage found and repaired (index/health.py)
-            "embeddings": self.embedding_status(),
-            "lease": runtime["lease"],
-            "scoring": self.params.public(),
-            "quarantined": journal.quarantined(self),
-            "background": background.state(self),
-            "supersession_cycles": supersede_op.cycles(self),
-            "editing": self.editor.held(),
-        }
+        return status_op.status(self)
 
     def embedding_status(self) -> dict[str, Any]:
-        total, done = queries.embedding_counts(self.store)
-        return {"enabled": bool(self.settings.embeddings), "model": self.settings.embedding_model, "done": done, "total": total}
+        return status_op.embedding_status(self)
 
     def dangling_links(self) -> list[dict[str, Any]]:
-        resolver = build_resolver(self.store)
-        out = []
-        for r in queries.all_links_by_source(self.store):
-            if resolver.resolve(r["target"], r["path"], bool(r["markdown"])) is None:
-                out.append({"source": r["path"], "target": r["target"] + r["subpath"]})
-        return sorted(out, key=lambda d: (d["source"], d["target"]))  # a stable order for paging
+        return status_op.dangling_links(self)
 
     def dangling(self, limit: int = 100, offset: int = 0) -> dict[str, Any]:
         """Every dangling link, a page at a time (`status` carries only the count and the first 50)."""
-        links = self.dangling_links()
-        end = offset + limit
-        return {"total": len(links), "offset": offset, "limit": limit, "links": links[offset:end],
-                "next_offset": end if end < len(links) else None}
+        return status_op.dangling(self, limit, offset)
 
     # -- lifecycle (each a few lines over vault_sync.ops) --
     def recover(self) -> list[str]:
@@ -371,9 +323,18 @@ class MemoryService:
         with self.writes.operation():
             return lifecycle.archive(self, ref, reason)
 
-    def restore(self, ref: str) -> dict[str, Any]:
+    def restore(self, ref: str, prior: dict[str, Any] | None = None) -> dict[str, Any]:
         with self.writes.operation():
-            return lifecycle.restore(self, ref)
+            return lifecycle.restore(self, ref, prior)
+
+    def review_memory(self, ref: str, grade: str) -> dict[str, Any]:
+        """A graded review with a bounded effect (ops/review.py)."""
+        with self.writes.operation():
+            return review_op.review_memory(self, ref, grade)
+
+    def undo_review(self, ref: str, prior: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+        with self.writes.operation():
+            return review_op.undo_review(self, ref, prior, after)
 
     def run_lifecycle(self) -> dict[str, Any]:
         with self.writes.operation():

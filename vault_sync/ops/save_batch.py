@@ -2,7 +2,7 @@
 
 One save at a time costs a model call for its near-duplicate check, then another for its
 vector when search backfills it. Here every item's text is encoded in ONE model call; the
-vectors serve both the near-duplicate check and the index (stored under each new note's
+vectors serve the near-duplicate check, may_supersede and the index (stored under each new note's
 content hash, so search has nothing left to embed). The notes are created as one batch of
 the write path (svc.writes.creating): no per-note fsync, one flush, one index sync.
 
@@ -34,6 +34,7 @@ from ..note import embed_text, normalized_hash, parse_note
 from ..quiet import due_fields
 from ..secret_gate import check_fields
 from ..scoring import review_priority, score_at
+from .may_supersede import HINT, candidates
 from .names import clean_tags, create_under_free_name, slug_from
 from .save import check_intake, render_note, taken_names
 from .supersede import mark, supersede_refs
@@ -170,12 +171,15 @@ def save_many(svc: "MemoryService", items: list[Any], conversation: str | None =
         texts = [embed_text(rel.rsplit("/", 1)[-1][:-3], e[2], e[1]) for rel, e in zip(paths, fresh)]
         vectors = _encode(svc, texts)
         near = _near(svc, vectors) if vectors is not None else [[] for _ in fresh]  # before the new notes are indexed
+        maybe = _may_supersede(svc, fresh, vectors)
     if vectors is not None:
         _store_vectors(svc, paths, vectors, texts)
-    for entry, rel, dups in zip(fresh, paths, near):
+    for entry, rel, dups, olds in zip(fresh, paths, near, maybe):
         row = svc.store.note(rel)
         result: dict[str, Any] = {"saved": True, "note": svc.view(row) if row is not None else {"path": rel},
                                   "near_duplicates": dups, "reinforced": False}
+        if olds:
+            result.update(may_supersede=olds, may_supersede_hint=HINT)
         if entry[6] and row is not None:
             result.update(_mark_all(svc, entry[6], row))
             result["note"] = svc.note(rel)
@@ -279,6 +283,15 @@ def _near(svc: "MemoryService", vectors: Vectors) -> list[list[dict[str, Any]]]:
                 found.append({"path": row["path"], "id": row["id"], "title": row["title"], "kind": row["kind"],
                               "similarity": round(sim, 4)})
         out.append(found)
+    return out
+
+
+def _may_supersede(svc: "MemoryService", fresh: list[Item], vectors: Vectors | None) -> list[list[dict[str, Any]]]:
+    """save()'s may_supersede for each item without `supersedes`, against the memories stored
+    before this call (the new notes are not indexed yet), with the vectors encoded for them."""
+    out: list[list[dict[str, Any]]] = []
+    for k, (_, body, tags, title, _strength, _extra, old_rows) in enumerate(fresh):
+        out.append([] if old_rows else candidates(svc, body, title, tags, vectors[k] if vectors is not None else None))
     return out
 
 
