@@ -6,6 +6,7 @@ import json
 import shutil
 import subprocess
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from typer.testing import CliRunner
@@ -147,7 +148,8 @@ def packaged(tmp_path, monkeypatch) -> Path:
     shutil.copy2(REAL_SRC / "manifest.json", folder / "manifest.json")
     shutil.copy2(REAL_SRC / "styles.css", folder / "styles.css")
     (folder / "main.js").write_text("// the released build\n", encoding="utf-8")
-    monkeypatch.setattr(resources.resources, "files", lambda package: site if package == "bridge" else None)
+    # bridge/resources.py's importlib.resources only: the package's files are those of `site`
+    monkeypatch.setattr(resources, "resources", SimpleNamespace(files=lambda package: {"bridge": site}[package]))
     monkeypatch.setattr(plugin_install, "PLUGIN_SRC", tmp_path / "no-checkout")
 
     def no_npm(*args, **kwargs):
