@@ -23,6 +23,7 @@ from .errors import error_body, http_status
 from .events import events
 from .http_plugin import plugin_routes
 from .mcp_errors import plain_transport_errors
+from .version import version
 
 log = logging.getLogger("mnemovault.bridge")
 ALLOWED_ORIGIN = "app://obsidian.md"
@@ -151,7 +152,7 @@ def build_app(svc, token: str, port_ref: Callable[[], int], mcp_app=None, state:
         def go():
             out = svc.status()
             # `api`: the plugin refuses a daemon whose bridge API differs (docs/bridge-api.md)
-            out["daemon"] = {"pid": state.get("pid"), "started": state.get("started"), "version": _version(), "api": 1}
+            out["daemon"] = {"pid": state.get("pid"), "started": state.get("started"), "version": version(), "api": 1}
             return out
         return go
 
@@ -195,13 +196,5 @@ def build_app(svc, token: str, port_ref: Callable[[], int], mcp_app=None, state:
     lifespan = getattr(mcp_app, "lifespan", None) if mcp_app is not None else None
     app = Starlette(routes=routes, lifespan=lifespan)
     return Guard(app, token, port_ref)
-
-
-def _version() -> str:
-    try:
-        from importlib.metadata import version
-        return version("mnemovault")
-    except Exception:  # running from a checkout that is not installed
-        return "unknown"
 
 

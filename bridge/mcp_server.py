@@ -21,6 +21,7 @@ from . import mcp_results as R
 from . import schemas as S
 from .operations import plain
 from .errors import engine_error
+from .version import version
 
 INSTRUCTIONS = """mnemovault keeps memories as Markdown notes in the user's Obsidian vault.
 Save short facts worth remembering with save_memory; search before answering questions about
@@ -73,7 +74,7 @@ def tool_message(exc: MnemovaultError) -> str:
 
 
 def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
-    mcp = FastMCP("mnemovault", instructions=INSTRUCTIONS, strict_input_validation=True)
+    mcp = FastMCP("mnemovault", instructions=INSTRUCTIONS, version=version(), strict_input_validation=True)
     mcp.add_middleware(ArgumentErrors())
 
     async def call(fn: Callable[[Any], Any]) -> Any:
