@@ -225,9 +225,13 @@ def _run_many(svc: "MemoryService", cands: list[dict[str, Any]], act: Callable[[
         if row is None:
             continue
         try:
-            done.append(act(row, c).to_dict())
+            move = act(row, c)
         except Exception as exc:  # one bad note must not stop the batch
             errors.append({"path": c["path"], "error": str(exc)})
+            continue
+        done.append(move.to_dict())  # a move whose keys wait is still a move: reported as one
+        if move.unfinished:
+            errors.append({"path": move.dst, "error": move.unfinished})
     return {"dry_run": False, key: done, "errors": errors}
 
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ..dates import format_datetime, parse_datetime
 from ..edit import edit_text, patch_bytes
-from ..errors import InvalidInput, MnemovaultError, NoteProblem, PathOutsideVault, WrongState
+from ..errors import InvalidInput, MnemovaultError, NoteProblem, PathOutsideVault, WriteConflict, WrongState
 from ..faults import writing
 from ..index import queries
 from ..index.resolver import Resolver, build_resolver
@@ -44,9 +44,13 @@ class Move:
     src: str
     dst: str
     reason: str
+    unfinished: str | None = None  # moved, but its keys are not written yet: why (recover writes them)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "title": self.title, "from": self.src, "to": self.dst, "reason": self.reason}
+        out = {"id": self.id, "title": self.title, "from": self.src, "to": self.dst, "reason": self.reason}
+        if self.unfinished:
+            out["unfinished"] = self.unfinished
+        return out
 
 
 def _encode_keys(keys: dict[str, Any]) -> dict[str, Any]:
@@ -157,12 +161,20 @@ def move_note(
             if not _taken(dst) or (src.exists() and not os.path.samefile(src, dst)):
                 journal.unlink(missing_ok=True)  # nothing moved: nothing to recover
             raise
-        svc.writes.update(dst_rel, transform, expected=data)  # a failure leaves the journal: recover finishes the move
+        unfinished = None
+        try:
+            svc.writes.update(dst_rel, transform, expected=data)
+        except (NoteProblem, WriteConflict) as exc:
+            # a person's save landed in the move (an in-place save empties the file before it
+            # writes): the note is at its new path all the same, so the move is reported and
+            # its links follow; the journal entry stays, and recover writes the keys
+            unfinished = str(exc)
         if rewrite:
             rewrite_links(svc, resolver, src_rel, dst_rel)
         svc.writes.synced([])  # indexed before the journal entry goes
-    journal.unlink(missing_ok=True)
-    return Move(note.fields.id, note.title, src_rel, dst_rel, reason)
+    if unfinished is None:
+        journal.unlink(missing_ok=True)
+    return Move(note.fields.id, note.title, src_rel, dst_rel, reason, unfinished)
 
 
 def recover(svc: "MemoryService") -> list[str]:
