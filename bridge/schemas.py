@@ -291,7 +291,7 @@ def describe(err: dict) -> str:
     """One error of a ValidationError, in words, naming the field, never echoing the input."""
     kind, ctx, field = err["type"], err.get("ctx") or {}, _field(tuple(err.get("loc", ())))
     got = _kind(err.get("input"))
-    if kind == "extra_forbidden":
+    if kind in ("extra_forbidden", "unexpected_keyword_argument"):
         return f"unknown field {field}"
     if kind == "missing":
         return f"{field} is required"

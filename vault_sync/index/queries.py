@@ -81,7 +81,7 @@ def rows_with_ids(store: "IndexStore", ids: list[str]) -> Rows:
 
 
 def graph_nodes(store: "IndexStore") -> Rows:
-    return store.query("SELECT rowid, path, id, kind, title, status FROM notes")
+    return store.query("SELECT rowid, path, id, kind, title, status, created, last_used FROM notes")
 
 
 def paths_by_rowid(store: "IndexStore", rowids: list[int]) -> dict[int, str]:
