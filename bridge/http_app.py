@@ -6,6 +6,8 @@ from __future__ import annotations
 import hmac
 import json
 import logging
+import threading
+import time
 from typing import Any, Callable
 
 from anyio import to_thread
@@ -28,16 +30,57 @@ ALLOWED_ORIGIN = "app://obsidian.md"
 MAX_QUERY_STRING = 16 * 1024  # bytes: room for a 1,000-character query percent-encoded (12 bytes a character)
 
 
+class Activity:
+    """Requests in progress (an open event stream or MCP session stream counts while it lasts)
+    and when the last one ended: the daemon a relay started stops after a time with no client."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic):
+        self.clock = clock
+        self.lock = threading.Lock()
+        self.open = 0
+        self.last = clock()
+
+    def begin(self) -> None:
+        with self.lock:
+            self.open += 1
+
+    def restart(self) -> None:
+        """Count idle time from now (the server has just started answering)."""
+        with self.lock:
+            self.last = self.clock()
+
+    def end(self) -> None:
+        with self.lock:
+            self.open -= 1
+            self.last = self.clock()
+
+    def idle_seconds(self) -> float:
+        """0 while a request is open; else the time since the last one ended."""
+        with self.lock:
+            return 0.0 if self.open else self.clock() - self.last
+
+
 class Guard:
     """ASGI middleware: every request needs the token; foreign Host or Origin is refused."""
 
-    def __init__(self, app, token: str, port_ref: Callable[[], int], max_body: int = MAX_BODY_BYTES):
+    def __init__(self, app, token: str, port_ref: Callable[[], int], max_body: int = MAX_BODY_BYTES,
+                 activity: Activity | None = None):
         self.app = app
         self.max_body = max_body
         self.token = token.encode("utf-8")
         self.port_ref = port_ref
+        self.activity = activity
 
     async def __call__(self, scope, receive, send):
+        if self.activity is None or scope["type"] != "http":
+            return await self._guarded(scope, receive, send)
+        self.activity.begin()
+        try:
+            return await self._guarded(scope, receive, send)
+        finally:
+            self.activity.end()
+
+    async def _guarded(self, scope, receive, send):
         if scope["type"] == "lifespan":
             return await self.app(scope, receive, send)
         if scope["type"] != "http":  # no websockets (or anything else) past the guard
@@ -95,6 +138,8 @@ class Guard:
 async def _deny(send, status: int, code: str, message: str, close: bool = False) -> None:
     body = json.dumps({"error": {"code": code, "message": message}}).encode("utf-8")
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if status == 401:  # RFC 6750: the scheme a client must use
+        headers.append((b"www-authenticate", b'Bearer realm="mnemovault"'))
     if close:  # the rest of an oversized body is never read: the connection cannot be reused
         headers.append((b"connection", b"close"))
     await send({"type": "http.response.start", "status": status, "headers": headers})
@@ -129,7 +174,8 @@ async def _body(request: Request) -> dict:
     return data
 
 
-def build_app(svc, token: str, port_ref: Callable[[], int], mcp_app=None, state: dict | None = None) -> Any:
+def build_app(svc, token: str, port_ref: Callable[[], int], mcp_app=None, state: dict | None = None,
+              activity: Activity | None = None) -> Any:
     state = state if state is not None else {}
 
     def endpoint(make: Callable[[Any], Callable[[], Any]], model: type[S.Args], method: str = "POST"):
@@ -193,7 +239,7 @@ def build_app(svc, token: str, port_ref: Callable[[], int], mcp_app=None, state:
         routes.append(Mount("/", app=mcp_app))
     lifespan = getattr(mcp_app, "lifespan", None) if mcp_app is not None else None
     app = Starlette(routes=routes, lifespan=lifespan)
-    return Guard(app, token, port_ref)
+    return Guard(app, token, port_ref, activity=activity)
 
 
 def _version() -> str:
