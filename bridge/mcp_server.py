@@ -203,14 +203,26 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
             raise ToolError("invalid: give used_since or since_days (deprecated, the same in days), not both")
         if offset + limit > 200:
             raise ToolError("invalid: search ranks the best 200 results; offset + limit must be at most 200")
-        want = min(200, offset + limit + 1)  # one more: is there a next page?
-        result = await call(lambda s: s.search(query, want, scope, tags, status, since_days, blend_review,
-                                               since, until, used_since, include_superseded, include_archived))
-        hits = result.get("results", [])
-        result["results"] = hits[offset:offset + limit]
-        result["offset"] = offset
-        result["next_offset"] = offset + limit if len(hits) > offset + limit else None
-        return result
+
+        def ranked(s: Any, n: int) -> dict:
+            return s.search(query, n, scope, tags, status, since_days, blend_review, since, until, used_since,
+                            include_superseded, include_archived)
+
+        def one_page(s: Any) -> dict:
+            # the first page is the engine's ranking for `limit`, as on every front end; a later
+            # page is what the ranking of offset+limit adds to the ranking of offset (a ranking
+            # depends on its size, so a plain slice could repeat or skip a hit between pages)
+            result = ranked(s, offset + limit)
+            hits = result.get("results", [])
+            if offset:
+                seen = {h["path"] for h in ranked(s, offset).get("results", [])}
+                hits = [h for h in hits if h["path"] not in seen]
+            result["results"] = hits[:limit]
+            result["offset"] = offset
+            result["next_offset"] = offset + limit if len(hits) >= limit and offset + limit < 200 else None
+            return result
+
+        return await call(one_page)
 
     @mcp.tool(annotations=READ)
     async def recent_memories(
