@@ -195,7 +195,8 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
         """Search memories and notes by meaning and words; each hit carries path, id, title, snippet, score, status,
         created, last_used and tags. Changes nothing. Paged: `next_offset` (null at the end) is the next page's offset.
         Archived (forgotten) memories are found with scope="archive" or include_archived=true, and by any search bounded
-        in time; bring one back with restore_memory(hit id). For what was said around a hit, read_thread(hit id).
+        in time; bring one back with restore_memory(hit id). For what was said around a hit, read_thread(hit id);
+        for what was saved lately without a query, recent_memories.
         `semantic` is false (with a `notice`) when only full-text search answered, e.g. while the embedding model is still loading."""
         if not query.strip():
             raise ToolError("invalid: `query` is empty; search needs words (recent_memories lists memories without a query)")
@@ -285,7 +286,7 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
         refs: Annotated[S.LooseRefs, Field(description="The memories you used.")],
         context_tags: Annotated[S.Tags | None, Field(description="Tags describing the current conversation's topic.")] = None,
     ) -> R.Observed:
-        """I used these memories: the one way to report use after answering with memories (keeps them alive).
+        """Say "I used this": the one way to report memories you used after answering with them (keeps them alive).
         Rewrites each one's frontmatter (last_used, use_count); use across unrelated topics strengthens them more.
         A bad ref is listed under errors; the others are still counted."""
         return await call(lambda s: s.observe(refs, context_tags))
