@@ -20,6 +20,8 @@ from vault_sync.errors import InvalidInput, MnemovaultError
 from vault_sync.limits import MAX_BODY_BYTES, quote
 
 from . import schemas as S
+from vault_sync.ops.listings import search_page
+
 from .operations import plain
 from .errors import error_body, http_status
 from .events import events
@@ -204,8 +206,8 @@ def build_app(svc, token: str, port_ref: Callable[[], int], mcp_app=None, state:
         return lambda: svc.promote_all(a.dry_run) if a.auto else svc.promote(a.ref, a.dry_run)
 
     def search_fn(a: S.SearchQuery):
-        return lambda: svc.search(a.q, limit=a.limit, scope=a.scope, since=a.since, until=a.until, used_since=a.used_since,
-                                  include_superseded=a.include_superseded, include_archived=a.include_archived)
+        return lambda: search_page(svc, a.q, a.limit, a.offset, scope=a.scope, since=a.since, until=a.until, used_since=a.used_since,
+                                   include_superseded=a.include_superseded, include_archived=a.include_archived)
 
     def rpc_fn(a: S.RpcBody):
         args = S.rpc_args(a.op, a.args)
@@ -227,7 +229,9 @@ def build_app(svc, token: str, port_ref: Callable[[], int], mcp_app=None, state:
         Route("/api/archive", endpoint(lambda a: (lambda: {"archived": [svc.archive(a.ref)]}), S.RefArgs), methods=["POST"]),
         Route("/api/restore", endpoint(lambda a: (lambda: {"restored": [svc.restore(a.ref)]}), S.RefArgs), methods=["POST"]),
         Route("/api/gc", endpoint(lambda a: (lambda: svc.gc(dry_run=a.dry_run, limit=a.limit)), S.GcBody), methods=["POST"]),
-        Route("/api/review", endpoint(lambda a: (lambda: {"items": svc.review(a.limit)}), S.ReviewQuery, "GET"), methods=["GET"]),
+        Route("/api/review", endpoint(lambda a: (lambda: svc.review_page(a.limit, a.offset)), S.ReviewQuery, "GET"), methods=["GET"]),
+        Route("/api/recent", endpoint(lambda a: (lambda: svc.recent(a.limit, a.offset, a.since, a.scope)), S.RecentArgs, "GET"),
+              methods=["GET"]),
         Route("/api/search", endpoint(search_fn, S.SearchQuery, "GET"), methods=["GET"]),
         Route("/api/sync", endpoint(lambda a: (lambda: svc.sync()), S.NoArgs), methods=["POST"]),
         Route("/api/editing", endpoint(lambda a: (lambda: svc.editing(a.path)), S.EditingArgs), methods=["POST"]),

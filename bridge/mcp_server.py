@@ -20,7 +20,7 @@ from vault_sync.secret_gate import check_fields
 
 from . import mcp_results as R
 from . import schemas as S
-from vault_sync.ops.listings import page
+from vault_sync.ops.listings import page, search_page
 
 from .operations import plain
 from .errors import engine_error
@@ -202,28 +202,10 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
             raise ToolError("invalid: `query` is empty; search needs words (recent_memories lists memories without a query)")
         if since_days is not None and used_since is not None:
             raise ToolError("invalid: give used_since or since_days (deprecated, the same in days), not both")
-        if offset + limit > 200:
-            raise ToolError("invalid: search ranks the best 200 results; offset + limit must be at most 200")
-
-        def ranked(s: Any, n: int) -> dict:
-            return s.search(query, n, scope, tags, status, since_days, blend_review, since, until, used_since,
-                            include_superseded, include_archived)
-
-        def one_page(s: Any) -> dict:
-            # the first page is the engine's ranking for `limit`, as on every front end; a later
-            # page is what the ranking of offset+limit adds to the ranking of offset (a ranking
-            # depends on its size, so a plain slice could repeat or skip a hit between pages)
-            result = ranked(s, offset + limit)
-            hits = result.get("results", [])
-            if offset:
-                seen = {h["path"] for h in ranked(s, offset).get("results", [])}
-                hits = [h for h in hits if h["path"] not in seen]
-            result["results"] = hits[:limit]
-            result["offset"] = offset
-            result["next_offset"] = offset + limit if len(hits) >= limit and offset + limit < 200 else None
-            return result
-
-        return await call(one_page)
+        return await call(lambda s: search_page(s, query, limit, offset, scope=scope, tags=tags, status=status,
+                                                since_days=since_days, blend_review=blend_review, since=since, until=until,
+                                                used_since=used_since, include_superseded=include_superseded,
+                                                include_archived=include_archived))
 
     @mcp.tool(annotations=READ)
     async def recent_memories(

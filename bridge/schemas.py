@@ -142,6 +142,13 @@ class SearchArgs(Args):
     include_archived: Flag | None = None  # None: only a time-bounded search looks into the archive
 
 
+class RecentArgs(Args):
+    limit: Annotated[int, Strict(), Field(ge=1, le=L.MAX_SEARCH_LIMIT)] = 20
+    offset: Offset = 0
+    since: When | None = None
+    scope: Literal["memories", "stm", "ltm", "archive", "all"] = "memories"
+
+
 class ClusterArgs(Args):
     threshold: Threshold = 0.83
 
@@ -184,7 +191,7 @@ RPC_ARGS: dict[str, type[Args]] = {
     "search": SearchArgs, "cluster": ClusterArgs, "consolidate": ConsolidateArgs, "status": NoArgs,
     "sweep": SweepArgs, "note": RefArgs, "get_memory": RefsArgs, "read_note": PathArgs, "conflicts": NoArgs,
     "resolve_conflict": PathArgs, "supersede": SupersedeArgs, "brief": BriefArgs, "editing": EditingArgs,
-    "dangling": DanglingArgs, "thread": ThreadArgs,
+    "dangling": DanglingArgs, "thread": ThreadArgs, "recent": RecentArgs,
 }
 
 
@@ -222,11 +229,13 @@ class GcBody(Args):
 
 class ReviewQuery(Args):
     limit: Limit = 20
+    offset: Offset = 0
 
 
 class SearchQuery(Args):
     q: Query = ""
     limit: SearchLimit = 10
+    offset: Annotated[int, Strict(), Field(ge=0, le=L.MAX_SEARCH_LIMIT - 1)] = 0
     scope: Scope = "all"
     since: When | None = None
     until: When | None = None

@@ -67,3 +67,25 @@ def recent(svc: "MemoryService", limit: int = 20, offset: int = 0, since: str | 
     out = page([row for _, _, row in dated], offset, limit)
     out["items"] = [svc.view(row) for row in out["items"]]
     return out
+
+
+SEARCH_WINDOW = 200  # search ranks at most this many hits (limits.MAX_SEARCH_LIMIT)
+
+
+def search_page(svc: "MemoryService", query: str, limit: int = 10, offset: int = 0, **filters: Any) -> dict[str, Any]:
+    """One page of a search. The first page is the engine's ranking for `limit`; a later page
+    is what the ranking of offset+limit adds to the ranking of offset (a ranking depends on its
+    size: a plain slice of two rankings could repeat or skip a hit between pages)."""
+    offset = check_offset(offset)
+    limit = check_limit(limit, SEARCH_WINDOW)
+    if offset + limit > SEARCH_WINDOW:
+        raise InvalidInput(f"search ranks the best {SEARCH_WINDOW} results; offset + limit must be at most {SEARCH_WINDOW}")
+    result = svc.search(query, offset + limit, **filters)
+    hits = result.get("results", [])
+    if offset:
+        seen = {h["path"] for h in svc.search(query, offset, **filters).get("results", [])}
+        hits = [h for h in hits if h["path"] not in seen]
+    result["results"] = hits[:limit]
+    result["offset"] = offset
+    result["next_offset"] = offset + limit if len(hits) >= limit and offset + limit < SEARCH_WINDOW else None
+    return result
