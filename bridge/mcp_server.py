@@ -41,6 +41,7 @@ Memories fade unless used; strong ones are promoted to long-term notes, weak one
 # what one answer may hold at the default page sizes (characters): about 10k tokens, a small
 # part of an assistant's context (README "MCP answers are paged")
 ANSWER_CHARS = 40_000
+BRIEF_NOTE = ("path", "id", "kind", "title", "status")
 MAX_LINKS = 100  # links and backlinks listed per memory read; the rest counted
 
 
@@ -168,8 +169,14 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
     ) -> R.SavedBatch:
         """Save many memories in one call (e.g. a whole conversation's turns): writes one note in STM/ per item. Each item gets its own result;
         a refused item (too short, a secret, a supersedes ref that does not resolve) does not stop the others.
-        An item with `supersedes` marks the old memories `superseded_by` it and `status: superseded`."""
-        return await call(lambda s: s.save_many(items, conversation))
+        An item with `supersedes` marks the old memories `superseded_by` it and `status: superseded`.
+        Each result names its note briefly (path, id, kind, title, status): get_memory reads one in full."""
+        result = await call(lambda s: s.save_many(items, conversation))
+        for item in result.get("results", []):  # an answer that grows with the batch: the short form
+            note = item.get("note")
+            if isinstance(note, dict):
+                item["note"] = {k: note.get(k) for k in BRIEF_NOTE if k in note}
+        return result
 
     @mcp.tool(annotations=READ)
     async def search_memory(
