@@ -69,21 +69,22 @@ def test_daemon_stops_when_its_vault_folder_is_deleted(vault, tmp_path):
         d.close()
 
 
-def test_an_idle_daemon_stops_and_a_client_keeps_it_alive(vault, tmp_path):
+def test_an_idle_daemon_stops_and_a_relay_session_keeps_it_alive(vault, tmp_path):
     d = Daemon(vault, tmp_path / "home", args=("--idle-exit", "2"), **QUIET_LIFECYCLE).start()
     try:
         assert d.proc is not None
+        relay = StdioTransport(command=sys.executable, args=["-m", "bridge.cli", "mcp", "--vault", str(vault)],
+                               env=d.env, cwd=str(ROOT), keep_alive=False)
 
         async def session() -> None:
-            async with http_client(d) as c:
+            async with Client(relay, timeout=60) as c:
                 await c.call_tool("status", {})
-                # a session keeps it: the client's open stream is a request in progress
-                await asyncio.to_thread(d.proc.wait, 4)
+                # the relay holds the session's stream open: a client, however quiet
+                await asyncio.to_thread(d.proc.wait, 6)
 
         with pytest.raises(subprocess.TimeoutExpired):
             asyncio.run(session())
-        assert d.proc.poll() is None
-        assert d.proc.wait(timeout=60) == 0, d.output()[-2000:]
+        assert d.proc.wait(timeout=60) == 0, d.output()[-2000:]  # the session ended: idle from then on
         assert "no client for 2s: stopping" in d.log_text()
         assert not d.bridge.exists()
     finally:
