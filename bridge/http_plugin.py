@@ -3,6 +3,10 @@
 `POST /api/save {"text", "tags"}` -> the engine's save result (saved, or the twin it
 reinforced; 422 `refused` for a secret or unusable text).
 
+`POST /api/grade {"ref", "grade": "remember" | "fade"}` -> a graded review (bounded:
+vault_sync/ops/review.py) with `prior` and `after`; `POST /api/ungrade {"ref", "prior",
+"after"}` writes `prior` back (409 `wrong_state` when the note changed since).
+
 `GET /api/related?path=...&limit=N` -> `{"items": [{path, id, title, score, state,
 similarity}], "method": "semantic" | "tags" | "text", "notice": str | null}`. With
 embeddings on, the closest memories in meaning (cosine over the engine's vector cache,
@@ -110,5 +114,9 @@ def plugin_routes(svc, endpoint: Callable) -> list[Route]:
 
     return [Route("/api/related", endpoint(lambda a: (lambda: related(svc, a.path, a.limit)), S.RelatedQuery, "GET"),
                   methods=["GET"]),
+            Route("/api/grade", endpoint(lambda a: (lambda: svc.review_memory(a.ref, a.grade)), S.ReviewMemoryArgs),
+                  methods=["POST"]),
+            Route("/api/ungrade", endpoint(lambda a: (lambda: svc.undo_review(**S.kwargs(a))), S.UndoReviewArgs),
+                  methods=["POST"]),
             Route("/api/save", endpoint(lambda a: (lambda: svc.save(a.text, a.tags)), S.CaptureBody), methods=["POST"]),
             *job_routes(svc, endpoint)]

@@ -32,9 +32,15 @@ from typing import Any, BinaryIO
 from . import mcp_manifest
 from .daemon_start import DaemonUnavailable, ensure_daemon
 from .paths import not_a_vault
+from .local_http import local_connection
 
 PROXY_ERROR = -32000  # JSON-RPC "server error" range: the relay's own failures
 ACCEPT = "application/json, text/event-stream"
+
+
+# the daemon's limit on a request body (vault_sync.limits.MAX_BODY_BYTES; the proxy must not
+# import the engine, a test keeps the two equal)
+MAX_BODY_BYTES = 4 * 1024 * 1024
 
 
 class NotSent(Exception):
@@ -100,7 +106,7 @@ class Relay:
         return headers
 
     def _post(self, info: dict, session: str | None, message: Any, timeout: float):
-        conn = http.client.HTTPConnection("127.0.0.1", info["port"], timeout=timeout)
+        conn = local_connection(info["port"], timeout=timeout)
         try:
             conn.connect()
         except OSError as exc:
@@ -205,6 +211,13 @@ class Relay:
         """Relay one message from the client and write whatever the daemon answers."""
         req_id = message.get("id")
         is_request = "method" in message and "id" in message
+        size = len(json.dumps(message).encode("utf-8"))
+        if size > MAX_BODY_BYTES:  # the daemon would refuse it mid-upload: say why, keep the session
+            if is_request:
+                self.emit_error(req_id, f"this message is too large for mnemovault ({size:,} bytes; the limit is "
+                                        f"{MAX_BODY_BYTES // (1024 * 1024)} MiB): save a long text as a note, "
+                                        f"or split the batch")
+            return
         for _ in range(3):
             try:
                 info, session, generation = self._current()
@@ -258,7 +271,7 @@ class Relay:
 
     def _stream(self, info: dict, session: str) -> bool:
         """Relay one GET stream until it ends; False when the daemon will not give one."""
-        conn = http.client.HTTPConnection("127.0.0.1", info["port"], timeout=None)  # a stream waits as long as it must
+        conn = local_connection(info["port"], timeout=None)  # a stream waits as long as it must
         headers = self._headers(info, session)
         headers["Accept"] = "text/event-stream"
         headers.pop("Content-Type", None)
@@ -295,7 +308,7 @@ class Relay:
         info, session = self.info, self.session
         if not info or not session:
             return
-        conn = http.client.HTTPConnection("127.0.0.1", info["port"], timeout=2)
+        conn = local_connection(info["port"], timeout=2)
         try:
             conn.request("DELETE", "/mcp", headers=self._headers(info, session))
             conn.getresponse().read()

@@ -86,7 +86,10 @@ class Saved(TypedDict):
     note: NotRequired[Note | None]
     reinforced: NotRequired[bool]
     duplicate_of: NotRequired[str | None]
+    already_saved: NotRequired[bool]  # a retried batch: this item was counted by the first attempt
     near_duplicates: NotRequired[list[Any]]
+    may_supersede: NotRequired[list[Any]]
+    may_supersede_hint: NotRequired[str]
     error: NotRequired[str]
 
 

@@ -14,6 +14,7 @@ from pydantic import Field, Strict, ValidationError
 
 from mcp.shared.exceptions import MCPError
 
+from vault_sync import limits as L
 from vault_sync.errors import InvalidInput, MnemovaultError, NotFound
 from vault_sync.limits import MAX_TITLE_CHARS, check_name
 from vault_sync.secret_gate import check_fields
@@ -24,6 +25,7 @@ from vault_sync.ops.listings import page, search_page
 
 from .operations import plain
 from .errors import engine_error
+from .version import version
 
 INSTRUCTIONS = """mnemovault keeps memories as Markdown notes in the user's Obsidian vault.
 Save short facts worth remembering with save_memory; search before answering questions about
@@ -84,8 +86,7 @@ MOVES = hints(destructive=True)
 
 def tool_message(exc: MnemovaultError) -> str:
     """`<code>: <message>`, without repeating a code the message already starts with."""
-    text = str(exc)
-    return text if text.startswith(f"{exc.code}:") else f"{exc.code}: {text}"
+    return exc.tagged()
 
 
 def _capped(view: dict, key: str) -> None:
@@ -122,7 +123,7 @@ def _read_each(svc: Any, refs: list[str]) -> list[dict]:
 
 
 def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
-    mcp = FastMCP("mnemovault", instructions=INSTRUCTIONS, strict_input_validation=True)
+    mcp = FastMCP("mnemovault", instructions=INSTRUCTIONS, version=version(), strict_input_validation=True)
     mcp.add_middleware(ArgumentErrors())
 
     async def run(fn: Callable[[Any], Any]) -> Any:
@@ -166,12 +167,15 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
             "said_at is an ISO time, conversation any id (the note gets both as frontmatter keys); "
             "supersedes lists ids or paths of existing memories the item replaces, as in save_memory."))],
         conversation: Annotated[str | None, Field(description="The conversation every item belongs to, unless an item names its own.")] = None,
+        batch_id: Annotated[str | None, Field(max_length=200, description=(
+            "Any id for this batch, chosen by the client: retrying the same batch (after an error or a lost answer) with the "
+            "same id creates and counts nothing twice."))] = None,
     ) -> R.SavedBatch:
         """Save many memories in one call (e.g. a whole conversation's turns): writes one note in STM/ per item. Each item gets its own result;
         a refused item (too short, a secret, a supersedes ref that does not resolve) does not stop the others.
         An item with `supersedes` marks the old memories `superseded_by` it and `status: superseded`.
         Each result names its note briefly (path, id, kind, title, status): get_memory reads one in full."""
-        result = await call(lambda s: s.save_many(items, conversation))
+        result = await call(lambda s: s.save_many(items, conversation, batch_id))
         for item in result.get("results", []):  # an answer that grows with the batch: the short form
             note = item.get("note")
             if isinstance(note, dict):
@@ -216,7 +220,7 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
 
     @mcp.tool(annotations=READ)
     async def recent_memories(
-        limit: Annotated[int, Strict(), Field(ge=1, le=200, description="Most memories in this page.")] = 20,
+        limit: Annotated[int, Strict(), Field(ge=1, le=L.MAX_LIMIT, description="Most memories in this page.")] = 20,
         offset: Annotated[S.Offset, Field(description="Skip this many (the next page: the answer's next_offset).")] = 0,
         since: Annotated[S.When | None, Field(description="Only memories created at or after: ISO date or duration (7d = the last week).")] = None,
         scope: Annotated[Literal["memories", "stm", "ltm", "archive", "all"], Field(description=(
@@ -256,7 +260,7 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
         return await call(lambda s: s.supersede(old, by))
 
     @mcp.tool(annotations=READ)
-    async def get_memory(refs: Annotated[S.Refs, Field(max_length=50, description="Memory ids or note paths.")]) -> list[R.ReadItem]:
+    async def get_memory(refs: Annotated[S.Refs, Field(description="Memory ids or note paths.")]) -> list[R.ReadItem]:
         """Read memories in full: text, fields, score, outgoing links and backlinks (the first 100 of each; `*_total`
         counts the rest). One result per ref, in order: a ref that does not resolve gets {ref, error} and the others
         are still read. Changes nothing; reading is not a use: after using memories, report them with observe_memory_usage."""
@@ -293,7 +297,7 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
 
     @mcp.tool(annotations=READ)
     async def review_queue(
-        limit: Annotated[int, Strict(), Field(ge=1, le=200, description="Most memories in this page.")] = 20,
+        limit: Annotated[int, Strict(), Field(ge=1, le=L.MAX_LIMIT, description="Most memories in this page.")] = 20,
         offset: Annotated[S.Offset, Field(description="Skip this many (the next page: the answer's next_offset).")] = 0,
     ) -> R.NotePage:
         """Memories about to be forgotten, most urgent first (paged, with a total): mention them if relevant so they
@@ -306,7 +310,7 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
         auto: Annotated[S.Flag, Field(description="Every memory that meets the promotion rule (then give no ref).")] = False,
         apply: Annotated[S.Flag, Field(description="true: move the notes. Anything else (the default): only list what would move.")] = False,
         offset: Annotated[S.Offset, Field(description="Skip this many candidates (pages a preview only).")] = 0,
-        limit: Annotated[int, Strict(), Field(ge=1, le=500, description="Page size of a preview.")] = 50,
+        limit: Annotated[int, Strict(), Field(ge=1, le=L.MAX_LIMIT, description="Page size of a preview.")] = 50,
     ) -> R.Promoted:
         """Move memories from STM/ to long-term notes in LTM/. A preview unless apply=true (candidates paged, with a
         total). Applied, it moves the files and rewrites the [[wikilinks]] that point at them in every note of the vault,
@@ -326,7 +330,7 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
     async def gc(
         apply: Annotated[S.Flag, Field(description="true: archive the candidates. Anything else (the default): only list them.")] = False,
         offset: Annotated[S.Offset, Field(description="Skip this many candidates (pages a preview only).")] = 0,
-        limit: Annotated[int, Strict(), Field(ge=1, le=500, description="Page size of a preview; with apply=true, the most memories archived.")] = 50,
+        limit: Annotated[int, Strict(), Field(ge=1, le=L.MAX_LIMIT, description="Page size of a preview; with apply=true, the most memories archived.")] = 50,
     ) -> R.GcResult:
         """Archive every memory below the forget threshold, lowest score first (a preview unless apply=true): moves
         their notes from STM/ to Archive/ (restorable with restore_memory; pinned memories are immune; the note open in
@@ -367,7 +371,7 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
     @mcp.tool(annotations=READ)
     async def read_graph(
         offset: Annotated[S.Offset, Field(description="Skip this many nodes and this many edges (the next page: the larger next_offset).")] = 0,
-        limit: Annotated[int, Strict(), Field(ge=1, le=500, description="Most nodes and most edges in this page.")] = 50,
+        limit: Annotated[int, Strict(), Field(ge=1, le=L.MAX_LIMIT, description="Most nodes and most edges in this page.")] = 50,
     ) -> R.Graph:
         """The graph of memories and the notes linked with them: nodes (path, id, kind, title, status, created,
         last_used) and edges, both paged by the same offset, each with its total. Changes nothing."""
@@ -379,7 +383,7 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
     async def cluster_memories(
         threshold: Annotated[S.Threshold, Field(description="Least cosine similarity for two memories to group (0.5-0.99).")] = 0.83,
         offset: Annotated[S.Offset, Field(description="Skip this many groups (the next page: the answer's next_offset).")] = 0,
-        limit: Annotated[int, Strict(), Field(ge=1, le=200, description="Most groups in this page.")] = 20,
+        limit: Annotated[int, Strict(), Field(ge=1, le=L.MAX_LIMIT, description="Most groups in this page.")] = 20,
     ) -> R.ClusterPage:
         """Groups of similar short-term memories, with a suggested action for each (paged, with a total).
         Changes nothing; needs embeddings."""

@@ -15,15 +15,17 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Callable
+from typing import Callable
 
 from vault_sync import background
 from vault_sync.dates import format_datetime, utc_now
 from vault_sync.errors import MnemovaultError, SettingsError
 from vault_sync.limits import quote
+from vault_sync.settings import load_settings
 
 from .context import open_service
-from .paths import bridge_file, config_dir, device_token, lock_file, log_dir, private_dir, private_write
+from .paths import bridge_file, config_dir, device_token, log_dir, private_dir, private_write
+from .vault_lock import LockHeld, VaultLock
 
 log = logging.getLogger("mnemovault.daemon")
 
@@ -48,42 +50,6 @@ def setup_logging(verbose: bool = False) -> Path:
         root.addHandler(file_handler)
         root.addHandler(stderr)
     return path
-
-
-class VaultLock:
-    """An exclusive OS lock per vault: a second daemon is told who holds it."""
-
-    def __init__(self, vault: Path):
-        self.path = lock_file(vault)
-        self.fh: IO[str] | None = None
-
-    def acquire(self) -> None:
-        private_dir(self.path.parent)  # the first thing a daemon creates in the config folder
-        fh = open(self.path, "a+", encoding="utf-8")
-        try:
-            if sys.platform == "win32":  # pragma: no cover - Windows
-                import msvcrt
-
-                msvcrt.locking(fh.fileno(), msvcrt.LK_NBLCK, 1)
-            else:
-                import fcntl
-
-                fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            fh.seek(0)
-            holder = fh.read().strip() or "unknown"
-            fh.close()
-            raise AlreadyRunning(f"another mnemovault daemon (pid {holder}) already serves this vault") from None
-        fh.seek(0)
-        fh.truncate()
-        fh.write(str(os.getpid()))
-        fh.flush()
-        self.fh = fh
-
-    def release(self) -> None:
-        if self.fh is not None:
-            self.fh.close()
-            self.fh = None
 
 
 @dataclass
@@ -144,16 +110,22 @@ def serve(vault: Path | None, port: int | None = None, verbose: bool = False, id
         raise SettingsError(f"the port must be 1-65535; got {quote(port)}")
     env_port()
     log_path = setup_logging(verbose)
-    with open_service(vault, initial_sync=False) as svc:
-        lock = VaultLock(svc.layout.root)
-        lock.acquire()
-        try:
-            _serve(svc, port, log_path, idle_exit)
-        finally:
-            lock.release()
+    private_dir(config_dir())  # the first thing a daemon creates in the config folder
+    root = load_settings(vault=vault).vault_path()
+    lock = VaultLock(root)
+    try:  # in the vault, not the config folder: a second config folder must not mean a second daemon
+        lock.acquire({"pid": os.getpid(), "host": socket.gethostname(), "config": str(config_dir()),
+                      "bridge": str(bridge_file(root)), "started": format_datetime(utc_now())})
+    except LockHeld as exc:
+        raise AlreadyRunning(str(exc)) from None
+    try:  # the index is opened only once the vault is ours
+        with open_service(vault, initial_sync=False) as svc:
+            _serve(svc, port, log_path, lock, idle_exit)
+    finally:
+        lock.release()
 
 
-def _serve(svc, port: int | None, log_path: Path, idle_exit: float = 0.0) -> None:
+def _serve(svc, port: int | None, log_path: Path, lock: VaultLock, idle_exit: float = 0.0) -> None:
     import uvicorn
 
     from .http_app import Activity, build_app
@@ -162,6 +134,7 @@ def _serve(svc, port: int | None, log_path: Path, idle_exit: float = 0.0) -> Non
 
     for line in svc.recover():
         log.warning("journal: %s", line)
+    svc.check_index("found when the daemon started")  # the full check; opening checked what is cheap
     report = svc.sync()
     log.info("indexed %s in %.2fs (%d added, %d updated, %d removed)", svc.layout.root, report["seconds"],
              report["added"], report["updated"], report["removed"])
@@ -199,6 +172,7 @@ def _serve(svc, port: int | None, log_path: Path, idle_exit: float = 0.0) -> Non
     try:
         _first_mcp_call(mcp)  # before the bridge file names this daemon: clients find it warm
         private_write(bfile, json.dumps(info, indent=2))
+        lock.update({"port": bound})
         log.info("serving %s on 127.0.0.1:%d (bridge file %s)", svc.layout.root, bound, bfile)
         threading.Thread(target=_stop_when, args=(svc.layout.root, server, activity, idle_exit),
                          name="mnemovault-idle", daemon=True).start()

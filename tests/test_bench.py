@@ -34,6 +34,8 @@ def test_bench_quick_on_200_notes(tmp_path):
     assert r["cli_search"]["direct_s"] > 0 and r["cli_search"]["daemon_s"] > 0
     assert r["rss_mb"]["model_off"] > 10
     assert "hybrid" not in r  # --quick leaves the model out
+    u = r["update_detection"]  # may_supersede on the labelled update set, model off only
+    assert list(u) == ["words"] and u["words"]["recall"] >= 0.85 and u["words"]["precision"] >= 0.85
     m = r["mcp"]  # `mnemovault mcp` as a relay to a daemon, against the in-process server
     assert m["tools"] >= 16 and m["semantic"] is False and m["runs"] > 0
     assert 0 < m["proxy_list_s"] < m["in_process_list_s"]

@@ -61,6 +61,7 @@ class Runtime:
         svc = self.service
         options.setdefault("reconcile_interval", svc.settings.reconcile_interval_seconds)
         options.setdefault("on_report", svc.after_sync)
+        options.setdefault("on_damage", svc.check_index)
         self.stop_watcher()
         watcher = VaultWatcher(svc.indexer, svc.layout, **options)
         self.watcher = watcher
@@ -95,6 +96,7 @@ class Runtime:
         watcher, lease = self.watcher, self.lease
         return {
             "watcher": None if watcher is None else {
-                "mode": watcher.mode, "missed_events": watcher.missed_events, "last_error": watcher.last_error},
+                "mode": watcher.mode, "missed_events": watcher.missed_events, "last_error": watcher.last_error,
+                "reconciles": watcher.reconciles, "last_reconcile": watcher.last_reconcile},
             "lease": lease.state.to_dict() if lease is not None else None,
         }

@@ -96,10 +96,10 @@ def one_session(args: list[str], env: dict, query: str) -> dict:
 
 def daemon_search(work: Path, query: str) -> float:
     """One search_memory-equivalent request straight to the daemon's /api/rpc (no MCP)."""
-    import http.client
+    from ..local_http import local_connection
 
     info = json.loads(next((work / "mcp-config" / "bridges").glob("*.json")).read_text(encoding="utf-8"))
-    conn = http.client.HTTPConnection("127.0.0.1", info["port"], timeout=300)
+    conn = local_connection(info["port"], timeout=300)
     try:
         t = time.perf_counter()
         conn.request("POST", "/api/rpc", json.dumps({"op": "search", "args": {"query": query, "limit": 10}}),

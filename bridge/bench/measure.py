@@ -174,6 +174,9 @@ def run_bench(notes: int | None, vault_dir: Path | None, quick: bool, progress: 
                               "recall_at_5": r5, "mrr": mrr, "queries": len(queries)}
         if not quick:  # before promote and gc below move notes away from the queries' paths
             result.update(_semantic(vault, work, queries, progress))
+        from .update_bench import update_figures
+
+        result["update_detection"] = update_figures(work, not quick, lambda v, i, emb: _service(v, i, embeddings=emb), progress)
         progress("brief (model off)")
         result["brief"] = brief_timing(svc, queries[0][0] if queries else "project")
         progress("sweep")

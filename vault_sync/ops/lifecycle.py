@@ -13,11 +13,12 @@ from ..errors import InvalidInput, WrongState
 from ..index import queries
 from ..index.resolver import build_resolver
 from ..limits import check_limit
-from ..note import Note, stem_of
+from ..note import Note, parse_note, stem_of
 from ..patch import REMOVE
 from ..scoring import in_danger_zone, review_priority
 from ..secret_gate import check_fields
 from ..views import row_decision, row_score
+from . import review as review_op
 from .ltm_index import add_to_index_note, wikilink_safe, with_related
 from .moves import Move, free_path, move_note
 from .supersede import newest, not_current, successors_map
@@ -300,17 +301,35 @@ def archive(svc: "MemoryService", ref: str, reason: str = "archived on request")
     engine's own (consolidate passes `merged_into` through archive_one, inside the engine)."""
     check_fields({"reason": reason})  # written into the note
     row = svc.resolve(ref)
-    return archive_one(svc, row, reason).to_dict()
+    prior = _prior_on_disk(svc, row["path"])
+    return {**archive_one(svc, row, reason).to_dict(), "prior": prior}
 
 
-def restore(svc: "MemoryService", ref: str) -> dict[str, Any]:
+def _prior_on_disk(svc: "MemoryService", rel: str) -> dict[str, Any] | None:
+    """The owned values an undo of this archive writes back (None: the note is unreadable)."""
+    try:
+        return review_op.prior_of(parse_note(rel, svc.layout.abs(rel).read_bytes()).frontmatter, review_op.PRIOR_KEYS)
+    except OSError:
+        return None
+
+
+def restore(svc: "MemoryService", ref: str, prior: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Back to STM as a use (its score starts again from now); with `prior` (what archive
+    answered), the undo of that archive: exactly the values before it, and not a use."""
+    undo = review_op.prior_updates(prior, review_op.PRIOR_KEYS) if prior is not None else None
     row = svc.resolve(ref)
     if row["kind"] != "archive":
         raise WrongState(f"{row['path']} is not archived; only notes in {svc.layout.archive}/ can be restored")
     now = svc.now()
-    dst = f"{svc.layout.stm}/{row['path'].split('/', 1)[1]}"
+    home = svc.layout.ltm if undo is not None and undo["status"] == "promoted" else svc.layout.stm
+    dst = f"{home}/{row['path'].split('/', 1)[1]}"
 
     def keys(note: Note) -> dict[str, Any]:
+        if undo is not None:
+            out = {**undo, "archived_at": REMOVE, "archive_reason": REMOVE}
+            if "merged_into" in note.frontmatter:
+                out["merged_into"] = REMOVE
+            return out
         note.fields.last_used = now  # back in use: its score and due dates start again from now
         out = {**score_updates(svc, note.fields, now), "status": "active", "last_used": now, "archived_at": REMOVE,
                "archive_reason": REMOVE}
@@ -318,7 +337,7 @@ def restore(svc: "MemoryService", ref: str) -> dict[str, Any]:
             out["merged_into"] = REMOVE
         return out
 
-    move = move_note(svc, row, dst, keys, "restored on request")
+    move = move_note(svc, row, dst, keys, "archive undone" if undo is not None else "restored on request")
     svc.writes.emit("restored", move.to_dict())
     return move.to_dict()
 
