@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..dates import parse_datetime
 from ..errors import InvalidInput
+from ..index import queries
 from ..limits import MAX_LIMIT, check_limit
 from .lifecycle import review_rows
 
@@ -55,8 +56,7 @@ def recent(svc: "MemoryService", limit: int = 20, offset: int = 0, since: str | 
     if kinds is None:
         raise InvalidInput(f"scope must be one of {', '.join(_KINDS)}")
     floor = parse_when("since", since, svc.now())
-    rows = svc.store.query(
-        f"SELECT rowid, * FROM notes WHERE kind IN ({', '.join('?' * len(kinds))})", kinds)
+    rows = queries.rows_of_kinds(svc.store, kinds)
     dated = []
     for row in rows:
         created = parse_datetime(row["created"]) if row["created"] else None
