@@ -75,16 +75,17 @@ class Guard:
         self.port_ref = port_ref
         self.activity = activity
 
-    async def __call__(self, scope, receive, send):
-        if self.activity is None or scope["type"] != "http":
-            return await self._guarded(scope, receive, send)
+    async def _pass(self, scope, receive, send):
+        """An authorised request goes on to the app; it counts as a client while it lasts."""
+        if self.activity is None:
+            return await self.app(scope, receive, send)
         self.activity.begin()
         try:
-            return await self._guarded(scope, receive, send)
+            return await self.app(scope, receive, send)
         finally:
             self.activity.end()
 
-    async def _guarded(self, scope, receive, send):
+    async def __call__(self, scope, receive, send):
         if scope["type"] == "lifespan":
             return await self.app(scope, receive, send)
         if scope["type"] != "http":  # no websockets (or anything else) past the guard
@@ -112,7 +113,7 @@ class Guard:
             if len(declared) > 18 or int(declared) > self.max_body:
                 return await _deny(send, 413, "too_large", f"the request body is {declared} bytes; the limit is {self.max_body}", close=True)
         if scope.get("method") in ("GET", "HEAD"):
-            return await self.app(scope, receive, send)
+            return await self._pass(scope, receive, send)
         # read the body here, counting: a chunked upload without Content-Length is cut off at
         # the limit too, before any of it is parsed (the daemon's memory stays flat)
         chunks, total = [], 0
@@ -136,7 +137,7 @@ class Guard:
                 return {"type": "http.request", "body": body, "more_body": False}
             return await receive()  # later: only the disconnect
 
-        return await self.app(scope, replay, send)
+        return await self._pass(scope, replay, send)
 
 
 async def _deny(send, status: int, code: str, message: str, close: bool = False) -> None:
