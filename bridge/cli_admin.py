@@ -20,11 +20,35 @@ app.add_typer(plugin_app, name="plugin")
 
 @app.command()
 def daemon(vault: Optional[Path] = VaultOpt, port: Optional[int] = typer.Option(None, "--port", min=1, max=65535, help="Bridge port 1-65535 (default: a free one)."),
-           verbose: bool = typer.Option(False, "--verbose")):
+           verbose: bool = typer.Option(False, "--verbose"),
+           idle_exit: float = typer.Option(0.0, "--idle-exit", min=0, help="Stop after this many seconds with no client (0: never)."),
+           info: bool = typer.Option(False, "--info", help="Print the running daemon's MCP URL, port, token and bridge file as JSON, then exit.")):
     """Watch the vault, keep scores current, serve the plugin bridge and MCP over HTTP."""
+    if info:
+        run(lambda: _daemon_info(vault))
+        return
     from .server import serve
 
-    run(lambda: serve(vault, port, verbose))
+    run(lambda: serve(vault, port, verbose, idle_exit))
+
+
+def _daemon_info(vault: Optional[Path]) -> None:
+    """What an HTTP MCP client needs: the port changes at every start, the token does not."""
+    import json
+
+    from vault_sync.errors import NotFound
+    from vault_sync.settings import load_settings
+
+    from .daemon_start import live_bridge
+    from .paths import bridge_file
+
+    root = load_settings(vault=vault).vault_path()
+    found = live_bridge(root)
+    if found is None:
+        raise NotFound(f"no mnemovault daemon serves {root} (start one: mnemovault daemon --vault {root})")
+    port = found["port"]
+    print(json.dumps({"mcp_url": f"http://127.0.0.1:{port}/mcp", "port": port, "token": found["token"],
+                      "pid": found["pid"], "vault": found.get("vault"), "bridge_file": str(bridge_file(root))}, indent=2))
 
 
 @app.command()
@@ -42,7 +66,17 @@ def mcp(vault: Optional[Path] = VaultOpt,
         return
     from .mcp_stdio import run_stdio
 
-    run(lambda: run_stdio(vault))
+    def go() -> None:
+        from vault_sync.settings import load_settings
+
+        from .paths import not_a_vault
+
+        problem = not_a_vault(load_settings(vault=vault).vault_path())
+        if problem:
+            raise InvalidInput(problem)
+        run_stdio(vault)
+
+    run(go)
 
 
 @app.command()

@@ -157,16 +157,33 @@ def review(ref: Optional[str] = typer.Argument(None, help="With --grade: the mem
 
 
 @app.command()
+def recent(since: Optional[str] = typer.Option(None, "--since", help="Created at or after: ISO date or duration (7d)."),
+           limit: int = typer.Option(20, "--limit", "-n", help="1-200"), offset: int = typer.Option(0, "--offset"),
+           scope: str = typer.Option("memories", "--scope", help="memories | stm | ltm | archive | all"),
+           vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
+    """Memories newest first, without a query (one page; --offset for the next)."""
+    run(lambda: emit(call(vault, "recent", limit=limit, offset=offset, since=since, scope=scope), as_json,
+                     lambda page: output.table(page["items"], [("created", "created"), ("title", "title"), ("path", "path")],
+                                               f"{page['total']} memories, from {page['offset']}")))
+
+
+@app.command()
 def promote(ref: Optional[str] = typer.Argument(None, help="Memory id or path; omit with --auto."),
-            auto: bool = typer.Option(False, "--auto", help="Promote every candidate."),
-            dry_run: bool = typer.Option(False, "--dry-run", help="Show what would be promoted."),
+            auto: bool = typer.Option(False, "--auto", help="Every candidate."),
+            apply: bool = typer.Option(False, "--apply", help="Move the notes (without it: a preview, as on every front end)."),
+            dry_run: bool = typer.Option(False, "--dry-run", help="Preview only (the default; kept for old scripts)."),
             vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
-    """Move memories to LTM with backlinks; links elsewhere follow."""
+    """Preview moving memories to LTM with backlinks; --apply moves them (links elsewhere follow)."""
 
     def go():
-        if not ref and not auto and not dry_run:
-            raise InvalidInput("give a memory id or path, or --auto (add --dry-run to preview)")
-        emit(call(vault, "promote", ref=ref, dry_run=dry_run) if ref else call(vault, "promote_all", dry_run=dry_run), as_json, lambda r: _moves(r, "promoted"))
+        if apply and dry_run:
+            raise InvalidInput("--apply and --dry-run contradict each other; give one")
+        if not ref and not auto:
+            raise InvalidInput("give a memory id or path, or --auto (add --apply to move them)")
+        if ref and auto:
+            raise InvalidInput("give a memory id or path, or --auto, not both")
+        preview = not apply
+        emit(call(vault, "promote", ref=ref, dry_run=preview) if ref else call(vault, "promote_all", dry_run=preview), as_json, lambda r: _moves(r, "promoted"))
 
     run(go)
 

@@ -72,6 +72,21 @@ def daemon_log(vault: Path) -> Path:
     return log_dir() / f"daemon-{vault_key(vault)}.out"
 
 
+# a daemon started by a relay (not by the person) stops after this long with no client: no
+# relay, plugin or HTTP client holding a request or stream open (README "MCP set-up")
+IDLE_EXIT_SECONDS = 900.0
+
+
+def idle_exit_seconds() -> float:
+    """MNEMOVAULT_IDLE_EXIT_SECONDS (0: never stop), else IDLE_EXIT_SECONDS."""
+    raw = os.environ.get("MNEMOVAULT_IDLE_EXIT_SECONDS", "").strip()
+    try:
+        value = float(raw) if raw else IDLE_EXIT_SECONDS
+    except ValueError:
+        value = IDLE_EXIT_SECONDS
+    return value if value >= 0 else IDLE_EXIT_SECONDS
+
+
 def start_detached(vault: Path) -> subprocess.Popen:
     """`mnemovault daemon --vault V` in its own session: it outlives this process, reads
     nothing from our stdin and writes nothing to our stdout (that is the MCP channel)."""
@@ -84,7 +99,8 @@ def start_detached(vault: Path) -> subprocess.Popen:
             kwargs["creationflags"] = subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP  # type: ignore[attr-defined]
         else:
             kwargs["start_new_session"] = True
-        return subprocess.Popen([sys.executable, "-m", "bridge.cli", "daemon", "--vault", str(vault)], **kwargs)
+        return subprocess.Popen([sys.executable, "-m", "bridge.cli", "daemon", "--vault", str(vault),
+                                 "--idle-exit", str(idle_exit_seconds())], **kwargs)
 
 
 def ensure_daemon(vault: Path, timeout: float = 120.0, start: bool = True) -> dict:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import hmac
 import json
 import logging
+import threading
+import time
 from typing import Any, Callable
 
 from anyio import to_thread
@@ -18,6 +20,8 @@ from vault_sync.errors import InvalidInput, MnemovaultError
 from vault_sync.limits import MAX_BODY_BYTES, MAX_QUERY_STRING_BYTES, quote
 
 from . import schemas as S
+from vault_sync.ops.listings import search_page
+
 from .operations import plain
 from .errors import error_body, http_status
 from .events import events
@@ -30,14 +34,56 @@ ALLOWED_ORIGIN = "app://obsidian.md"
 MAX_QUERY_STRING = MAX_QUERY_STRING_BYTES  # room for a 1,000-character query percent-encoded (12 bytes a character)
 
 
+class Activity:
+    """Requests in progress (an open event stream or MCP session stream counts while it lasts)
+    and when the last one ended: the daemon a relay started stops after a time with no client."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic):
+        self.clock = clock
+        self.lock = threading.Lock()
+        self.open = 0
+        self.last = clock()
+
+    def begin(self) -> None:
+        with self.lock:
+            self.open += 1
+
+    def restart(self) -> None:
+        """Count idle time from now (the server has just started answering)."""
+        with self.lock:
+            self.last = self.clock()
+
+    def end(self) -> None:
+        with self.lock:
+            self.open -= 1
+            self.last = self.clock()
+
+    def idle_seconds(self) -> float:
+        """0 while a request is open; else the time since the last one ended."""
+        with self.lock:
+            return 0.0 if self.open else self.clock() - self.last
+
+
 class Guard:
     """ASGI middleware: every request needs the token; foreign Host or Origin is refused."""
 
-    def __init__(self, app, token: str, port_ref: Callable[[], int], max_body: int = MAX_BODY_BYTES):
+    def __init__(self, app, token: str, port_ref: Callable[[], int], max_body: int = MAX_BODY_BYTES,
+                 activity: Activity | None = None):
         self.app = app
         self.max_body = max_body
         self.token = token.encode("utf-8")
         self.port_ref = port_ref
+        self.activity = activity
+
+    async def _pass(self, scope, receive, send):
+        """An authorised request goes on to the app; it counts as a client while it lasts."""
+        if self.activity is None:
+            return await self.app(scope, receive, send)
+        self.activity.begin()
+        try:
+            return await self.app(scope, receive, send)
+        finally:
+            self.activity.end()
 
     async def __call__(self, scope, receive, send):
         if scope["type"] == "lifespan":
@@ -67,7 +113,7 @@ class Guard:
             if len(declared) > 18 or int(declared) > self.max_body:
                 return await _deny(send, 413, "too_large", f"the request body is {declared} bytes; the limit is {self.max_body}", close=True)
         if scope.get("method") in ("GET", "HEAD"):
-            return await self.app(scope, receive, send)
+            return await self._pass(scope, receive, send)
         # read the body here, counting: a chunked upload without Content-Length is cut off at
         # the limit too, before any of it is parsed (the daemon's memory stays flat)
         chunks, total = [], 0
@@ -91,12 +137,14 @@ class Guard:
                 return {"type": "http.request", "body": body, "more_body": False}
             return await receive()  # later: only the disconnect
 
-        return await self.app(scope, replay, send)
+        return await self._pass(scope, replay, send)
 
 
 async def _deny(send, status: int, code: str, message: str, close: bool = False) -> None:
     body = json.dumps({"error": {"code": code, "message": message}}).encode("utf-8")
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if status == 401:  # RFC 6750: the scheme a client must use
+        headers.append((b"www-authenticate", b'Bearer realm="mnemovault"'))
     if close:  # the rest of an oversized body is never read: the connection cannot be reused
         headers.append((b"connection", b"close"))
     await send({"type": "http.response.start", "status": status, "headers": headers})
@@ -131,7 +179,8 @@ async def _body(request: Request) -> dict:
     return data
 
 
-def build_app(svc, token: str, port_ref: Callable[[], int], mcp_app=None, state: dict | None = None) -> Any:
+def build_app(svc, token: str, port_ref: Callable[[], int], mcp_app=None, state: dict | None = None,
+              activity: Activity | None = None) -> Any:
     state = state if state is not None else {}
 
     def endpoint(make: Callable[[Any], Callable[[], Any]], model: type[S.Args], method: str = "POST"):
@@ -160,8 +209,8 @@ def build_app(svc, token: str, port_ref: Callable[[], int], mcp_app=None, state:
         return lambda: svc.promote_all(a.dry_run) if a.auto else svc.promote(a.ref, a.dry_run)
 
     def search_fn(a: S.SearchQuery):
-        return lambda: svc.search(a.q, limit=a.limit, scope=a.scope, since=a.since, until=a.until, used_since=a.used_since,
-                                  include_superseded=a.include_superseded, include_archived=a.include_archived)
+        return lambda: search_page(svc, a.q, a.limit, a.offset, scope=a.scope, since=a.since, until=a.until, used_since=a.used_since,
+                                   include_superseded=a.include_superseded, include_archived=a.include_archived)
 
     def rpc_fn(a: S.RpcBody):
         args = S.rpc_args(a.op, a.args)
@@ -183,7 +232,9 @@ def build_app(svc, token: str, port_ref: Callable[[], int], mcp_app=None, state:
         Route("/api/archive", endpoint(lambda a: (lambda: {"archived": [svc.archive(a.ref)]}), S.RefArgs), methods=["POST"]),
         Route("/api/restore", endpoint(lambda a: (lambda: {"restored": [svc.restore(**S.kwargs(a))]}), S.RestoreArgs), methods=["POST"]),
         Route("/api/gc", endpoint(lambda a: (lambda: svc.gc(dry_run=a.dry_run, limit=a.limit)), S.GcBody), methods=["POST"]),
-        Route("/api/review", endpoint(lambda a: (lambda: {"items": svc.review(a.limit)}), S.ReviewQuery, "GET"), methods=["GET"]),
+        Route("/api/review", endpoint(lambda a: (lambda: svc.review_page(a.limit, a.offset)), S.ReviewQuery, "GET"), methods=["GET"]),
+        Route("/api/recent", endpoint(lambda a: (lambda: svc.recent(a.limit, a.offset, a.since, a.scope)), S.RecentArgs, "GET"),
+              methods=["GET"]),
         Route("/api/search", endpoint(search_fn, S.SearchQuery, "GET"), methods=["GET"]),
         Route("/api/sync", endpoint(lambda a: (lambda: svc.sync()), S.NoArgs), methods=["POST"]),
         Route("/api/editing", endpoint(lambda a: (lambda: svc.editing(a.path)), S.EditingArgs), methods=["POST"]),
@@ -195,6 +246,6 @@ def build_app(svc, token: str, port_ref: Callable[[], int], mcp_app=None, state:
         routes.append(Mount("/", app=plain_transport_errors(mcp_app)))  # no validation internals in answers
     lifespan = getattr(mcp_app, "lifespan", None) if mcp_app is not None else None
     app = Starlette(routes=routes, lifespan=lifespan)
-    return Guard(app, token, port_ref)
+    return Guard(app, token, port_ref, activity=activity)
 
 

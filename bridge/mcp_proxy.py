@@ -31,6 +31,7 @@ from typing import Any, BinaryIO
 
 from . import mcp_manifest
 from .daemon_start import DaemonUnavailable, ensure_daemon
+from .paths import not_a_vault
 from .local_http import local_connection
 
 PROXY_ERROR = -32000  # JSON-RPC "server error" range: the relay's own failures
@@ -401,6 +402,10 @@ def _short(text: str) -> str:
 
 def run_proxy(vault: Path | str) -> None:
     vault = Path(vault).expanduser().resolve()
+    problem = not_a_vault(vault)
+    if problem:  # before any daemon, lease or index: nothing is written for a wrong folder
+        print(f"mnemovault mcp: {problem}", file=sys.stderr, flush=True)
+        raise SystemExit(2)
     relay = Relay(vault, sys.stdout.buffer)
     try:
         relay.serve(sys.stdin.buffer)

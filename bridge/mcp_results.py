@@ -52,6 +52,35 @@ class FullNote(Note):
 
 
 @OPEN
+class ReadItem(TypedDict, total=False):
+    """One ref of a batch read: the memory's fields (as FullNote), or `error` when the ref did not resolve."""
+    ref: str
+    error: str
+    path: str
+    id: str | None
+    kind: str
+    title: str
+    status: str | None
+    tags: list[str]
+    created: str | None
+    last_used: str | None
+    body: str
+    links: list[Link]
+    backlinks: list[Link]
+    links_total: int
+    backlinks_total: int
+
+
+@OPEN
+class NotePage(TypedDict):
+    """One page of a listing: `next_offset` is the next page's offset, null at the end."""
+    items: list[Note]
+    total: int
+    offset: int
+    next_offset: int | None
+
+
+@OPEN
 class Saved(TypedDict):
     saved: bool
     note: NotRequired[Note | None]
@@ -103,6 +132,8 @@ class SearchResult(TypedDict):
     semantic: bool
     notice: NotRequired[str | None]
     archived_matches: NotRequired[int]  # a time-bounded search told to leave the archive out: how many it left
+    offset: int
+    next_offset: int | None  # null: no further page (search ranks the best 200)
 
 
 @OPEN
@@ -135,21 +166,21 @@ OPEN(Move)
 
 
 @OPEN
-class Promoted(TypedDict):
-    """A dry run lists candidates; an applied promotion lists the moves it made."""
-    dry_run: bool
-    candidates: NotRequired[list[Candidate]]
-    promoted: list[Move]
-    errors: NotRequired[list[Any]]
-    held: NotRequired[list[str]]  # due, but open in the person's editor: moved on a later run
-
-
-@OPEN
 class CandidatePage(TypedDict):
     items: list[Candidate]
     total: int
     offset: int
     next_offset: int | None
+
+
+@OPEN
+class Promoted(TypedDict):
+    """A preview lists candidates (paged); an applied promotion lists the moves it made."""
+    dry_run: bool
+    candidates: NotRequired[CandidatePage]
+    promoted: list[Move]
+    errors: NotRequired[list[Any]]
+    held: NotRequired[list[str]]  # due, but open in the person's editor: moved on a later run
 
 
 @OPEN
@@ -172,6 +203,16 @@ class GraphNode(TypedDict, total=False):
     kind: str
     title: str
     status: str | None
+    created: str | None
+    last_used: str | None
+
+
+@OPEN
+class NodePage(TypedDict):
+    items: list[GraphNode]
+    total: int
+    offset: int
+    next_offset: int | None
 
 
 @OPEN
@@ -184,7 +225,7 @@ class EdgePage(TypedDict):
 
 @OPEN
 class Graph(TypedDict):
-    nodes: list[GraphNode]
+    nodes: NodePage
     edges: EdgePage
 
 
@@ -202,6 +243,14 @@ class Cluster(TypedDict):
     size: int
     cohesion: float
     action: str
+
+
+@OPEN
+class ClusterPage(TypedDict):
+    items: list[Cluster]
+    total: int
+    offset: int
+    next_offset: int | None
 
 
 @OPEN

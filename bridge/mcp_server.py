@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Callable, cast
+from typing import Annotated, Any, Callable, Literal, cast
 
 from anyio import to_thread
 from fastmcp import FastMCP
@@ -12,31 +12,44 @@ from fastmcp.exceptions import ValidationError as FastMCPValidationError
 from fastmcp.server.middleware import Middleware
 from pydantic import Field, Strict, ValidationError
 
-from vault_sync.errors import MnemovaultError
+from mcp.shared.exceptions import MCPError
+
 from vault_sync import limits as L
+from vault_sync.errors import InvalidInput, MnemovaultError, NotFound
 from vault_sync.limits import MAX_TITLE_CHARS, check_name
 from vault_sync.secret_gate import check_fields
 
 from . import mcp_results as R
 from . import schemas as S
+from vault_sync.ops.listings import page, search_page
+
 from .operations import plain
 from .errors import engine_error
 from .version import version
 
 INSTRUCTIONS = """mnemovault keeps memories as Markdown notes in the user's Obsidian vault.
 Save short facts worth remembering with save_memory; search before answering questions about
-the user's work with search_memory; after using memories, report them with
-observe_memory_usage so they stay alive. When a new fact replaces an old one (a changed
+the user's work with search_memory; "what did I say last week" is recent_memories (newest
+first, no query). After using memories, report them with observe_memory_usage so they stay
+alive (the one way to say "I used this"). When a new fact replaces an old one (a changed
 preference, a moved date), save it with supersedes=[old id]: search then returns only the
 current fact (a save answer's may_supersede lists memories it may replace). At the start of
-a conversation call recall_context(topic, max_tokens) once instead of many searches.
-Memories fade unless used; strong ones are
-promoted to long-term notes, weak ones archived (never deleted: search_memory(scope="archive")
-finds them, restore_memory brings one back)."""
+a conversation call recall_context(topic, max_tokens) once instead of many searches. To forget
+a memory on request, archive_memory(id) (restorable). Listings are paged: each answer has
+`total` and `next_offset` (null at the end); pass offset=next_offset for the next page.
+Memories fade unless used; strong ones are promoted to long-term notes, weak ones archived
+(never deleted: search_memory(scope="archive") finds them, restore_memory brings one back)."""
+
+# what one answer may hold at the default page sizes (characters): about 10k tokens, a small
+# part of an assistant's context (README "MCP answers are paged")
+ANSWER_CHARS = 40_000
+BRIEF_NOTE = ("path", "id", "kind", "title", "status")
+MAX_LINKS = 100  # links and backlinks listed per memory read; the rest counted
 
 
 Ref = S.Ref
-Offset = Annotated[S.Offset, Field(description="Skip this many items (pagination).")]
+RESOURCE_NOT_FOUND = -32002  # the MCP specification's code for a resource that does not exist
+INVALID_PARAMS = -32602
 
 
 class ArgumentErrors(Middleware):
@@ -44,6 +57,10 @@ class ArgumentErrors(Middleware):
     (fastmcp's default text is pydantic's, which quotes the input)."""
 
     async def on_call_tool(self, context, call_next):
+        args = context.message.arguments or {}
+        if context.message.name in ("gc", "promote_memory") and "dry_run" in args:
+            # the old flag: a client that coerced "no" to false must not act; say what replaced it
+            raise ToolError("invalid: `dry_run` is no longer an argument: this tool previews unless apply=true")
         try:
             return await call_next(context)
         except FastMCPValidationError as exc:
@@ -63,9 +80,8 @@ def hints(read_only: bool = False, destructive: bool = False, idempotent: bool =
 READ = hints(read_only=True, idempotent=True)
 
 
-def page(items: list, offset: int, limit: int) -> dict:
-    return {"items": items[offset:offset + limit], "total": len(items), "offset": offset,
-            "next_offset": offset + limit if offset + limit < len(items) else None}
+# moves notes, or rewrites links in notes the call does not name: a client asks the person first
+MOVES = hints(destructive=True)
 
 
 def tool_message(exc: MnemovaultError) -> str:
@@ -73,21 +89,59 @@ def tool_message(exc: MnemovaultError) -> str:
     return exc.tagged()
 
 
+def _capped(view: dict, key: str) -> None:
+    """A memory's links or backlinks, at most MAX_LINKS, the full count beside them."""
+    items = view.get(key)
+    if isinstance(items, list) and len(items) > MAX_LINKS:
+        view[key] = items[:MAX_LINKS]
+        view[f"{key}_total"] = len(items)
+
+
+def _bounded_status(result: dict) -> dict:
+    """status with its lists of problems and conflicts cut to a page; the totals beside them."""
+    for key in ("problems", "conflicts", "quarantined", "supersession_cycles"):
+        items = result.get(key)
+        if isinstance(items, list) and len(items) > MAX_LINKS:
+            result[key] = items[:MAX_LINKS]
+            result[f"{key}_total"] = len(items)
+    return result
+
+
+def _read_each(svc: Any, refs: list[str]) -> list[dict]:
+    """One result per ref, in order: the memory, or the error that ref met (the others still read)."""
+    out: list[dict] = []
+    for ref in refs:
+        try:
+            view = svc.get_memory([ref])[0]
+        except MnemovaultError as exc:
+            out.append({"ref": ref, "error": tool_message(exc)})
+            continue
+        _capped(view, "links")
+        _capped(view, "backlinks")
+        out.append({"ref": ref, **view})
+    return out
+
+
 def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
     mcp = FastMCP("mnemovault", instructions=INSTRUCTIONS, version=version(), strict_input_validation=True)
     mcp.add_middleware(ArgumentErrors())
 
-    async def call(fn: Callable[[Any], Any]) -> Any:
+    async def run(fn: Callable[[Any], Any]) -> Any:
+        """`fn(service)` off the event loop, as plain JSON; engine errors raised as they are."""
         svc = get_service()
         try:
             return json.loads(json.dumps(plain(await to_thread.run_sync(lambda: fn(svc))), default=str))
-        except MnemovaultError as exc:
-            raise ToolError(tool_message(exc)) from None
         except OSError as exc:  # a storage fault the engine did not name: say what, not which temp file
             err = engine_error(exc)
             if isinstance(err, MnemovaultError):
-                raise ToolError(tool_message(err)) from None
+                raise err from None
             raise
+
+    async def call(fn: Callable[[Any], Any]) -> Any:
+        try:
+            return await run(fn)
+        except MnemovaultError as exc:
+            raise ToolError(tool_message(exc)) from None
 
     @mcp.tool(annotations=hints())
     async def save_memory(
@@ -99,8 +153,9 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
         said_at: Annotated[S.SaidAt | None, Field(description="When it was said, ISO time (e.g. 2023-05-08T13:56:00Z).")] = None,
         supersedes: Annotated[S.Refs | None, Field(description="Ids or paths of memories this one replaces (an updated fact): they are marked superseded.")] = None,
     ) -> R.Saved:
-        """Save a new short-term memory: writes one new note in STM/ (an exact duplicate instead reinforces the existing
-        note's use count). Secrets are refused. With `supersedes`, the old memories get `superseded_by` and `status: superseded`."""
+        """Remember something: save a new short-term memory, one new note in STM/ (an exact duplicate instead reinforces the
+        existing note's use count). Secrets are refused. To update a fact, save the new version with `supersedes`=[old id]:
+        the old memories get `superseded_by` and `status: superseded` (search then returns only the new one)."""
         if conversation is None and said_at is None:
             return await call(lambda s: s.save(text, tags, title, strength, supersedes))
         return await call(lambda s: s.save_said(text, tags, title, strength, conversation, said_at, supersedes))
@@ -118,23 +173,30 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
     ) -> R.SavedBatch:
         """Save many memories in one call (e.g. a whole conversation's turns): writes one note in STM/ per item. Each item gets its own result;
         a refused item (too short, a secret, a supersedes ref that does not resolve) does not stop the others.
-        An item with `supersedes` marks the old memories `superseded_by` it and `status: superseded`."""
-        return await call(lambda s: s.save_many(items, conversation, batch_id))
+        An item with `supersedes` marks the old memories `superseded_by` it and `status: superseded`.
+        Each result names its note briefly (path, id, kind, title, status): get_memory reads one in full."""
+        result = await call(lambda s: s.save_many(items, conversation, batch_id))
+        for item in result.get("results", []):  # an answer that grows with the batch: the short form
+            note = item.get("note")
+            if isinstance(note, dict):
+                item["note"] = {k: note.get(k) for k in BRIEF_NOTE if k in note}
+        return result
 
     @mcp.tool(annotations=READ)
     async def search_memory(
-        query: Annotated[S.Query, Field(description="What you are looking for, in natural language.")],
-        limit: Annotated[S.SearchLimit, Field(description="Most results to return (1-200).")] = 10,
+        query: Annotated[S.Query, Field(min_length=1, description="What you are looking for, in natural language (not empty: for a listing without a query use recent_memories).")],
+        limit: Annotated[S.SearchLimit, Field(description="Most results in this page (1-200).")] = 10,
+        offset: Annotated[S.Offset, Field(le=199, description="Skip this many results (the next page: the answer's next_offset). Search ranks the best 200.")] = 0,
         scope: Annotated[S.Scope, Field(description=(
             "all: memories and the user's notes; stm: short-term memories; ltm: long-term; memories: both; "
             "notes: the user's own notes; archive: only archived (forgotten) memories."))] = "all",
         tags: Annotated[S.Tags | None, Field(description="Only results with all these tags.")] = None,
         status: Annotated[S.Status | None, Field(description="Only memories with this status (active, promoted, archived); archived searches the archive.")] = None,
-        since_days: Annotated[S.Days | None, Field(description="Only memories used within this many days.")] = None,
+        since_days: Annotated[S.Days | None, Field(description="Deprecated: the same as used_since='<n>d' (give one of the two).")] = None,
         blend_review: Annotated[S.Flag, Field(description="Mix in fading memories relevant to the query (marked review).")] = True,
         since: Annotated[S.When | None, Field(description="Only memories created at or after: ISO date or duration (7d).")] = None,
         until: Annotated[S.When | None, Field(description="Only memories created at or before: ISO date or duration.")] = None,
-        used_since: Annotated[S.When | None, Field(description="Only memories last used at or after: ISO date or duration.")] = None,
+        used_since: Annotated[S.When | None, Field(description="Only memories last used at or after: ISO date or duration (7d).")] = None,
         include_superseded: Annotated[S.Flag, Field(description="Also return memories a newer one replaced (each names its successor).")] = False,
         include_archived: Annotated[S.Flag | None, Field(description=(
             "Also return archived memories (status archived, ranked below current ones). Default: only when "
@@ -142,18 +204,38 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
             "or finds nothing counts those that match in archived_matches."))] = None,
     ) -> R.SearchResult:
         """Search memories and notes by meaning and words; each hit carries path, id, title, snippet, score, status,
-        created, last_used and tags. Changes nothing. Archived (forgotten) memories are found with scope="archive" or
-        include_archived=true, and by any search bounded in time; bring one back with restore_memory(hit id).
+        created, last_used and tags. Changes nothing. Paged: `next_offset` (null at the end) is the next page's offset.
+        Archived (forgotten) memories are found with scope="archive" or include_archived=true, and by any search bounded
+        in time; bring one back with restore_memory(hit id). For what was said around a hit, read_thread(hit id);
+        for what was saved lately without a query, recent_memories.
         `semantic` is false (with a `notice`) when only full-text search answered, e.g. while the embedding model is still loading."""
-        return await call(lambda s: s.search(query, limit, scope, tags, status, since_days, blend_review,
-                                             since, until, used_since, include_superseded, include_archived))
+        if not query.strip():
+            raise ToolError("invalid: `query` is empty; search needs words (recent_memories lists memories without a query)")
+        if since_days is not None and used_since is not None:
+            raise ToolError("invalid: give used_since or since_days (deprecated, the same in days), not both")
+        return await call(lambda s: search_page(s, query, limit, offset, scope=scope, tags=tags, status=status,
+                                                since_days=since_days, blend_review=blend_review, since=since, until=until,
+                                                used_since=used_since, include_superseded=include_superseded,
+                                                include_archived=include_archived))
+
+    @mcp.tool(annotations=READ)
+    async def recent_memories(
+        limit: Annotated[int, Strict(), Field(ge=1, le=L.MAX_LIMIT, description="Most memories in this page.")] = 20,
+        offset: Annotated[S.Offset, Field(description="Skip this many (the next page: the answer's next_offset).")] = 0,
+        since: Annotated[S.When | None, Field(description="Only memories created at or after: ISO date or duration (7d = the last week).")] = None,
+        scope: Annotated[Literal["memories", "stm", "ltm", "archive", "all"], Field(description=(
+            "memories: short- and long-term; stm; ltm; archive: archived (forgotten) ones; all: the three."))] = "memories",
+    ) -> R.NotePage:
+        """What was saved lately, newest first, without a query: "what did I say last week" (since="7d"), "what do you
+        remember from today". Each memory carries status, created, last_used and tags. Paged with a total. Changes nothing."""
+        return await call(lambda s: s.recent(limit, offset, since, scope))
 
     @mcp.tool(annotations=READ)
     async def recall_context(
         topic: Annotated[S.Query | None, Field(description="What the conversation is about; omit for a general briefing.")] = None,
         max_tokens: Annotated[int, Strict(), Field(ge=40, le=100_000, description="Budget (4 characters a token).")] = 800,
     ) -> R.Briefing:
-        """A briefing to start a conversation with: current memories on the topic, fading ones worth a
+        """Brief me: a briefing to start a conversation with: current memories on the topic, fading ones worth a
         mention, the strongest; packed into the budget, ending with what was left out. Changes nothing."""
         return await call(lambda s: s.brief(topic, max_tokens))
 
@@ -166,24 +248,30 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
         result = await call(lambda s: s.brief(topic or None, budget))
         return "Here is what you already know from the user's memory vault:\n\n" + result["text"]
 
-    @mcp.tool(annotations=hints(idempotent=True))
+    @mcp.tool(annotations=MOVES)
     async def supersede_memory(
         old: Annotated[S.Ref, Field(description="The memory that no longer holds.")],
         by: Annotated[S.Ref, Field(description="The memory that replaces it.")],
     ) -> R.Superseded:
-        """Mark a memory as superseded by a newer one: writes `superseded_by` and `status: superseded` into the old note
-        and `supersedes` into the new one; search then returns only the newer, and the old is archived (restorable) by the next GC."""
+        """Mark an existing memory as superseded by a newer existing one (to update a fact in one step, prefer
+        save_memory with supersedes): writes `superseded_by` and `status: superseded` into the old note and `supersedes`
+        into the new one, and takes the old note out of the `supersedes` list of a memory that replaced it before;
+        search then returns only the newer, and the old is archived (restorable) by the next GC."""
         return await call(lambda s: s.supersede(old, by))
 
     @mcp.tool(annotations=READ)
-    async def get_memory(refs: Annotated[S.Refs, Field(description="Memory ids or note paths.")]) -> list[R.FullNote]:
-        """Read memories in full: text, fields, score, outgoing links and backlinks. Changes nothing (reading is not a use: report use with touch_memory)."""
-        return await call(lambda s: s.get_memory(refs))
+    async def get_memory(refs: Annotated[S.Refs, Field(description="Memory ids or note paths.")]) -> list[R.ReadItem]:
+        """Read memories in full: text, fields, score, outgoing links and backlinks (the first 100 of each; `*_total`
+        counts the rest). One result per ref, in order: a ref that does not resolve gets {ref, error} and the others
+        are still read. Changes nothing; reading is not a use: after using memories, report them with observe_memory_usage."""
+        return await call(lambda s: _read_each(s, refs))
 
     @mcp.tool(annotations=hints())
     async def touch_memory(ref: Annotated[Ref, Field(description="The memory's id or path.")],
                            boost: Annotated[S.Flag, Field(description="Also raise strength by 0.1.")] = False) -> R.Touched:
-        """Reinforce one memory you used: rewrites its frontmatter (last_used = now, use_count + 1). Returns old and new score."""
+        """Reinforce one memory, optionally raising its strength (boost). To report memories you used, call
+        observe_memory_usage instead: it is the one way to say "I used this". Rewrites the memory's frontmatter
+        (last_used = now, use_count + 1). Returns old and new score."""
         return await call(lambda s: s.touch(ref, boost))
 
     @mcp.tool(annotations=hints())
@@ -191,7 +279,9 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
         refs: Annotated[S.LooseRefs, Field(description="The memories you used.")],
         context_tags: Annotated[S.Tags | None, Field(description="Tags describing the current conversation's topic.")] = None,
     ) -> R.Observed:
-        """Report memories used together in a context: rewrites each one's frontmatter (last_used, use_count); use across unrelated topics strengthens them more."""
+        """Say "I used this": the one way to report memories you used after answering with them (keeps them alive).
+        Rewrites each one's frontmatter (last_used, use_count); use across unrelated topics strengthens them more.
+        A bad ref is listed under errors; the others are still counted."""
         return await call(lambda s: s.observe(refs, context_tags))
 
     @mcp.tool(annotations=READ)
@@ -200,58 +290,73 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
         before: Annotated[int, Strict(), Field(ge=0, le=50, description="Turns said before it to include.")] = 5,
         after: Annotated[int, Strict(), Field(ge=0, le=50, description="Turns said after it to include.")] = 5,
     ) -> R.Thread:
-        """The memories said around one memory in its conversation, in the order they were said, the memory itself marked
-        `this`: read the exchange a short search hit ("Yes, I went there yesterday!") belongs to. Changes nothing."""
+        """What was said around this: the memories said around one memory in its conversation, in the order they were
+        said, the memory itself marked `this`: read the exchange a short search hit ("Yes, I went there yesterday!")
+        belongs to. Changes nothing."""
         return await call(lambda s: s.thread(ref, before, after))
 
     @mcp.tool(annotations=READ)
-    async def review_queue(limit: Annotated[int, Strict(), Field(ge=1, le=L.MAX_LIMIT, description="Most memories to list.")] = 20) -> list[R.Note]:
-        """Memories about to be forgotten, most urgent first: mention them if relevant so they stay alive. Changes nothing."""
-        return await call(lambda s: s.review(limit))
+    async def review_queue(
+        limit: Annotated[int, Strict(), Field(ge=1, le=L.MAX_LIMIT, description="Most memories in this page.")] = 20,
+        offset: Annotated[S.Offset, Field(description="Skip this many (the next page: the answer's next_offset).")] = 0,
+    ) -> R.NotePage:
+        """Memories about to be forgotten, most urgent first (paged, with a total): mention them if relevant so they
+        stay alive. Each carries status, created, last_used and tags. Changes nothing."""
+        return await call(lambda s: s.review_page(limit, offset))
 
-    @mcp.tool(annotations=hints())
+    @mcp.tool(annotations=MOVES)
     async def promote_memory(
         ref: Annotated[S.Ref | None, Field(description="Memory to promote; omit with auto=true.")] = None,
-        auto: Annotated[S.Flag, Field(description="Promote every memory that meets the promotion rule (then give no ref).")] = False,
-        dry_run: Annotated[S.Flag, Field(description="Only list what would be promoted (default).")] = True,
+        auto: Annotated[S.Flag, Field(description="Every memory that meets the promotion rule (then give no ref).")] = False,
+        apply: Annotated[S.Flag, Field(description="true: move the notes. Anything else (the default): only list what would move.")] = False,
+        offset: Annotated[S.Offset, Field(description="Skip this many candidates (pages a preview only).")] = 0,
+        limit: Annotated[int, Strict(), Field(ge=1, le=L.MAX_LIMIT, description="Page size of a preview.")] = 50,
     ) -> R.Promoted:
-        """Move memories from STM/ to long-term notes in LTM/ (dry run by default). Applied, it moves the files
-        and rewrites the [[wikilinks]] that point at them in every note of the vault, the person's own notes included."""
+        """Move memories from STM/ to long-term notes in LTM/. A preview unless apply=true (candidates paged, with a
+        total). Applied, it moves the files and rewrites the [[wikilinks]] that point at them in every note of the vault,
+        the person's own notes included."""
         if ref and auto:
             raise ToolError("invalid: give ref or auto=true, not both")
         if not ref and not auto:
             raise ToolError("invalid: give ref, or auto=true")
-        return await call(lambda s: s.promote_all(dry_run) if auto else s.promote(ref, dry_run))
+        if offset and apply:
+            raise ToolError("invalid: offset pages a preview; promote with apply=true moves every candidate")
+        result = await call(lambda s: s.promote_all(not apply) if auto else s.promote(ref, not apply))
+        if "candidates" in result:
+            result["candidates"] = page(result["candidates"], offset, limit)
+        return result
 
-    @mcp.tool(annotations=hints(destructive=True))
+    @mcp.tool(annotations=MOVES)
     async def gc(
-        dry_run: Annotated[S.Flag, Field(description="Only list the candidates (default).")] = True,
-        offset: Annotated[Offset, Field(description="Skip this many candidates (pages a dry run only).")] = 0,
-        limit: Annotated[int, Strict(), Field(ge=1, le=L.MAX_LIMIT, description="Page size of a dry run; with dry_run=false, the most memories archived.")] = 100,
+        apply: Annotated[S.Flag, Field(description="true: archive the candidates. Anything else (the default): only list them.")] = False,
+        offset: Annotated[S.Offset, Field(description="Skip this many candidates (pages a preview only).")] = 0,
+        limit: Annotated[int, Strict(), Field(ge=1, le=L.MAX_LIMIT, description="Page size of a preview; with apply=true, the most memories archived.")] = 50,
     ) -> R.GcResult:
-        """Archive memories below the forget threshold, lowest score first: with dry_run=false moves their notes from STM/ to Archive/
-        (restorable with restore_memory; pinned memories are immune; the note open in the person's editor waits, listed under held)."""
-        if offset and not dry_run:
-            raise ToolError("invalid: offset pages a dry run; gc with dry_run=false archives the `limit` lowest-scoring candidates")
-        result = await call(lambda s: s.gc(dry_run=dry_run, limit=None if dry_run else limit))
+        """Archive every memory below the forget threshold, lowest score first (a preview unless apply=true): moves
+        their notes from STM/ to Archive/ (restorable with restore_memory; pinned memories are immune; the note open in
+        the person's editor waits, listed under held). To forget one memory the person names, use archive_memory."""
+        if offset and apply:
+            raise ToolError("invalid: offset pages a preview; gc with apply=true archives the `limit` lowest-scoring candidates")
+        result = await call(lambda s: s.gc(dry_run=not apply, limit=limit if apply else None))
         result["candidates"] = page(result.get("candidates", []), offset, limit)
         return result
 
-    @mcp.tool(annotations=hints(destructive=True))
+    @mcp.tool(annotations=MOVES)
     async def archive_memory(
         ref: Annotated[Ref, Field(description="The memory's id or path.")],
         reason: Annotated[S.Reason, Field(description="Why, kept in the archived note's frontmatter.")] = "archived on request",
     ) -> R.Move:
-        """Archive one memory now: moves its note from STM/ (or LTM/) to Archive/ (restorable with restore_memory)."""
+        """Forget a memory the person asks to forget ("forget X": find it with search_memory, then archive its id):
+        moves its note from STM/ (or LTM/) to Archive/. Nothing is deleted: restore_memory brings it back."""
         def archive(svc: Any) -> Any:
             # the reason lands in the note's frontmatter: one line, no secrets
             check_fields({"reason": check_name("reason", reason, MAX_TITLE_CHARS)})
             return svc.archive(ref, reason)
         return await call(archive)
 
-    @mcp.tool(annotations=hints())
+    @mcp.tool(annotations=MOVES)
     async def restore_memory(ref: Annotated[Ref, Field(description="The archived memory's id or path.")]) -> R.Move:
-        """Bring an archived memory back: moves its note from Archive/ to STM/."""
+        """Bring an archived (forgotten) memory back: moves its note from Archive/ to STM/."""
         return await call(lambda s: s.restore(ref))
 
     @mcp.tool(annotations=hints(idempotent=True))
@@ -264,20 +369,30 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
         return await call(lambda s: s.relate(source, target, relation_type))
 
     @mcp.tool(annotations=READ)
-    async def read_graph(offset: Offset = 0, limit: Annotated[int, Strict(), Field(ge=1, le=2000, description="Most edges per page.")] = 500) -> R.Graph:
-        """The graph of memories and the notes linked with them (paginated edges). Changes nothing."""
+    async def read_graph(
+        offset: Annotated[S.Offset, Field(description="Skip this many nodes and this many edges (the next page: the larger next_offset).")] = 0,
+        limit: Annotated[int, Strict(), Field(ge=1, le=L.MAX_LIMIT, description="Most nodes and most edges in this page.")] = 50,
+    ) -> R.Graph:
+        """The graph of memories and the notes linked with them: nodes (path, id, kind, title, status, created,
+        last_used) and edges, both paged by the same offset, each with its total. Changes nothing."""
         g = await call(lambda s: s.graph())
-        return {"nodes": g["nodes"], "edges": cast(R.EdgePage, page(g["edges"], offset, limit))}
+        return {"nodes": cast(R.NodePage, page(g["nodes"], offset, limit)),
+                "edges": cast(R.EdgePage, page(g["edges"], offset, limit))}
 
     @mcp.tool(annotations=READ)
-    async def cluster_memories(threshold: Annotated[S.Threshold, Field(description="Least cosine similarity for two memories to group (0.5-0.99).")] = 0.83) -> list[R.Cluster]:
-        """Groups of similar short-term memories, with a suggested action for each. Changes nothing; needs embeddings."""
-        return await call(lambda s: s.cluster(threshold))
+    async def cluster_memories(
+        threshold: Annotated[S.Threshold, Field(description="Least cosine similarity for two memories to group (0.5-0.99).")] = 0.83,
+        offset: Annotated[S.Offset, Field(description="Skip this many groups (the next page: the answer's next_offset).")] = 0,
+        limit: Annotated[int, Strict(), Field(ge=1, le=L.MAX_LIMIT, description="Most groups in this page.")] = 20,
+    ) -> R.ClusterPage:
+        """Groups of similar short-term memories, with a suggested action for each (paged, with a total).
+        Changes nothing; needs embeddings."""
+        return cast(R.ClusterPage, page(await call(lambda s: s.cluster(threshold)), offset, limit))
 
-    @mcp.tool(annotations=hints(destructive=True))
+    @mcp.tool(annotations=MOVES)
     async def consolidate_memories(
         refs: Annotated[S.Refs, Field(description="Memory ids/paths to merge, or one cluster id.")],
-        apply: Annotated[S.Flag, Field(description="Write the merged note and archive the originals.")] = False,
+        apply: Annotated[S.Flag, Field(description="true: write the merged note and archive the originals. Anything else: a preview.")] = False,
     ) -> R.Consolidated:
         """Merge similar memories into one note (preview unless apply=true). Applied, it writes the
         merged note, archives the originals and rewrites the [[wikilinks]] to them in every note of the vault, the person's own notes included."""
@@ -290,8 +405,9 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
 
     @mcp.tool(annotations=READ)
     async def status() -> R.Status:
-        """Counts by kind and status, problems found, conflicts, index and embedding health. Changes nothing."""
-        return await call(lambda s: s.status())
+        """Counts by kind and status, problems found (the first 100; `*_total` counts them all), conflicts, index and
+        embedding health. Changes nothing."""
+        return cast(R.Status, _bounded_status(await call(lambda s: s.status())))
 
     @mcp.tool(annotations=hints(idempotent=True))
     async def sync(rebuild: Annotated[S.Flag, Field(description="Rebuild the index from scratch.")] = False) -> R.SyncReport:
@@ -299,10 +415,15 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
         return await call(lambda s: s.sync(rebuild=rebuild))
 
     async def resource(fn: Callable[[Any], Any]) -> Any:
+        """Engine errors as MCP errors: a missing memory is "resource not found", a bad one invalid params."""
         try:
-            return await call(fn)
-        except ToolError as exc:
-            raise ResourceError(str(exc)) from None
+            return await run(fn)
+        except NotFound as exc:
+            raise MCPError(RESOURCE_NOT_FOUND, tool_message(exc)) from None
+        except InvalidInput as exc:
+            raise MCPError(INVALID_PARAMS, tool_message(exc)) from None
+        except MnemovaultError as exc:
+            raise ResourceError(tool_message(exc)) from None
 
     @mcp.resource("memory://{memory_id}", mime_type="text/markdown")
     async def memory_resource(memory_id: str) -> str:
@@ -315,7 +436,7 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
     @mcp.resource("mnemovault://status", mime_type="application/json")
     async def status_resource() -> str:
         """The vault's memory status."""
-        return json.dumps(await resource(lambda s: s.status()), default=str)
+        return json.dumps(_bounded_status(await resource(lambda s: s.status())), default=str)
 
     @mcp.resource("mnemovault://review", mime_type="application/json")
     async def review_resource() -> str:

@@ -16,6 +16,20 @@ def vault_key(vault: Path) -> str:
     return hashlib.sha256(str(Path(vault).resolve()).encode("utf-8")).hexdigest()[:16]
 
 
+# what makes a folder a vault here: Obsidian's settings, mnemovault's, or the memory folder
+VAULT_MARKERS = (".obsidian", ".mnemovault", "STM")
+
+
+def not_a_vault(folder: Path) -> str | None:
+    """Why `folder` is not a vault (a sentence naming the fix), or None when it is one."""
+    if not folder.is_dir():
+        return f"{folder} is not a folder"
+    if any((folder / name).is_dir() for name in VAULT_MARKERS):
+        return None
+    return (f"{folder} is not a vault (no .obsidian/, .mnemovault/ or STM/ folder): "
+            f"open it in Obsidian or run `mnemovault init {folder}` first")
+
+
 def config_dir() -> Path:
     override = os.environ.get("MNEMOVAULT_CONFIG_DIR")
     if override:

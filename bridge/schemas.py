@@ -142,6 +142,13 @@ class SearchArgs(Args):
     include_archived: Flag | None = None  # None: only a time-bounded search looks into the archive
 
 
+class RecentArgs(Args):
+    limit: Limit = 20
+    offset: Offset = 0
+    since: When | None = None
+    scope: Literal["memories", "stm", "ltm", "archive", "all"] = "memories"
+
+
 class ClusterArgs(Args):
     threshold: Threshold = 0.83
 
@@ -219,6 +226,7 @@ RPC_ARGS: dict[str, type[Args]] = {
     "sweep": SweepArgs, "note": RefArgs, "get_memory": RefsArgs, "read_note": PathArgs, "conflicts": NoArgs,
     "resolve_conflict": PathArgs, "supersede": SupersedeArgs, "brief": BriefArgs, "editing": EditingArgs,
     "dangling": DanglingArgs, "thread": ThreadArgs, "review_memory": ReviewMemoryArgs, "undo_review": UndoReviewArgs,
+    "recent": RecentArgs,
 }
 
 
@@ -256,11 +264,13 @@ class GcBody(Args):
 
 class ReviewQuery(Args):
     limit: Limit = 20
+    offset: Offset = 0
 
 
 class SearchQuery(Args):
     q: Query = ""
     limit: SearchLimit = 10
+    offset: Annotated[int, Strict(), Field(ge=0, le=L.MAX_SEARCH_LIMIT - 1)] = 0
     scope: Scope = "all"
     since: When | None = None
     until: When | None = None
@@ -325,7 +335,7 @@ def describe(err: dict) -> str:
     """One error of a ValidationError, in words, naming the field, never echoing the input."""
     kind, ctx, field = err["type"], err.get("ctx") or {}, _field(tuple(err.get("loc", ())))
     got = _kind(err.get("input"))
-    if kind == "extra_forbidden":
+    if kind in ("extra_forbidden", "unexpected_keyword_argument"):
         return f"unknown field {field}"
     if kind == "missing":
         return f"{field} is required"

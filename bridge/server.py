@@ -104,7 +104,8 @@ def env_port() -> int:
     return int(raw)
 
 
-def serve(vault: Path | None, port: int | None = None, verbose: bool = False) -> None:
+def serve(vault: Path | None, port: int | None = None, verbose: bool = False, idle_exit: float = 0.0) -> None:
+    """`idle_exit` > 0: stop after that many seconds with no client (the daemon a relay starts)."""
     if port is not None and not 0 < port <= 65535:  # the CLI checks too; this is for other callers
         raise SettingsError(f"the port must be 1-65535; got {quote(port)}")
     env_port()
@@ -119,15 +120,15 @@ def serve(vault: Path | None, port: int | None = None, verbose: bool = False) ->
         raise AlreadyRunning(str(exc)) from None
     try:  # the index is opened only once the vault is ours
         with open_service(vault, initial_sync=False) as svc:
-            _serve(svc, port, log_path, lock)
+            _serve(svc, port, log_path, lock, idle_exit)
     finally:
         lock.release()
 
 
-def _serve(svc, port: int | None, log_path: Path, lock: VaultLock) -> None:
+def _serve(svc, port: int | None, log_path: Path, lock: VaultLock, idle_exit: float = 0.0) -> None:
     import uvicorn
 
-    from .http_app import build_app
+    from .http_app import Activity, build_app
     from .mcp_notify import notify_review_changes
     from .mcp_server import build_mcp
 
@@ -158,7 +159,8 @@ def _serve(svc, port: int | None, log_path: Path, lock: VaultLock) -> None:
     mcp = build_mcp(lambda: svc)
     notify_review_changes(mcp, svc)  # sessions hear of review queue changes outside calls
     mcp_app = mcp.http_app(path="/mcp")
-    app = build_app(svc, token, lambda: bound, mcp_app=mcp_app, state=state)
+    activity = Activity()
+    app = build_app(svc, token, lambda: bound, mcp_app=mcp_app, state=state, activity=activity)
     info = {"port": bound, "token": token, "pid": os.getpid(), "vault": str(svc.layout.root), "version": 1,
             "started": started, "log": str(log_path)}
     bfile = bridge_file(svc.layout.root)
@@ -172,6 +174,8 @@ def _serve(svc, port: int | None, log_path: Path, lock: VaultLock) -> None:
         private_write(bfile, json.dumps(info, indent=2))
         lock.update({"port": bound})
         log.info("serving %s on 127.0.0.1:%d (bridge file %s)", svc.layout.root, bound, bfile)
+        threading.Thread(target=_stop_when, args=(svc.layout.root, server, activity, idle_exit),
+                         name="mnemovault-idle", daemon=True).start()
         if embedder is not None:
             threading.Thread(target=_warm_when_serving, args=(svc, server, embedder), name="mnemovault-warm",
                              daemon=True).start()
@@ -187,6 +191,25 @@ def _serve(svc, port: int | None, log_path: Path, lock: VaultLock) -> None:
         with svc.write_lock:  # wait for an operation still writing
             pass
         log.info("stopped cleanly")
+
+
+def _stop_when(root: Path, server, activity, idle_exit: float) -> None:
+    """Stop the server when the vault folder is gone (nothing may re-create it), or after
+    `idle_exit` seconds with no request open (0: never)."""
+    step = min(1.0, idle_exit / 4) if idle_exit > 0 else 1.0
+    while not server.started and not server.should_exit:
+        time.sleep(0.05)
+    activity.restart()
+    while not server.should_exit:
+        if not root.is_dir():
+            log.warning("the vault folder %s is gone: stopping", root)
+            server.should_exit = True
+            return
+        if idle_exit > 0 and activity.idle_seconds() >= idle_exit:
+            log.info("no client for %.0fs: stopping", idle_exit)
+            server.should_exit = True
+            return
+        time.sleep(step)
 
 
 def _warm_when_serving(svc, server, embedder: Worker) -> None:

@@ -73,8 +73,9 @@ class Daemon:
     """`python -m bridge.cli daemon --vault V` in a subprocess with its own user dirs under
     `home`; `env` is its environment (give it to CLI subprocesses). Always `close()` it."""
 
-    def __init__(self, vault: Path, home: Path, **env):
+    def __init__(self, vault: Path, home: Path, args: tuple[str, ...] = (), **env):
         self.vault = vault
+        self.args = args  # more `daemon` options (e.g. --idle-exit)
         self.home = home
         self.env = child_env(home, **env)
         self.proc: subprocess.Popen | None = None
@@ -95,7 +96,7 @@ class Daemon:
 
     def start(self, timeout: float = 60) -> "Daemon":
         out = open(self.out_path, "ab")
-        self.proc = subprocess.Popen([sys.executable, "-m", "bridge.cli", "daemon", "--vault", str(self.vault)],
+        self.proc = subprocess.Popen([sys.executable, "-m", "bridge.cli", "daemon", "--vault", str(self.vault), *self.args],
                                      env=self.env, cwd=str(ROOT), stdout=out, stderr=subprocess.STDOUT)
         out.close()
         deadline = time.monotonic() + timeout

@@ -202,13 +202,13 @@ def test_mcp_gc_limit_caps_what_is_archived(vault):
     try:
         preview = _mcp(svc, "gc").structured_content
         assert preview["candidates"]["total"] == 5
-        done = _mcp(svc, "gc", dry_run=False, limit=2)
+        done = _mcp(svc, "gc", apply=True, limit=2)
         assert not done.is_error, done.content
         archived = done.structured_content["archived"]
         assert len(archived) == 2
         assert [m["id"] for m in archived] == [c["id"] for c in preview["candidates"]["items"][:2]]  # lowest first
         assert len(list((vault / "Archive").glob("*.md"))) == 2 + 2  # the sample's own two, plus two
-        assert _mcp(svc, "gc", dry_run=False, offset=2, limit=2).is_error
+        assert _mcp(svc, "gc", apply=True, offset=2, limit=2).is_error
     finally:
         svc.close()
 

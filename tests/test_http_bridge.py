@@ -293,7 +293,7 @@ def test_mcp_client_over_http_calls_a_tool(shared):
         return names, result
 
     names, result = asyncio.run(asyncio.wait_for(go(), 60))
-    assert "save_memory" in names and len(names) == 21  # 16 + save_memories, archive_memory, supersede_memory, recall_context, read_thread
+    assert "save_memory" in names and "recent_memories" in names and len(names) == 22
     assert result.structured_content["counts"]["stm"] == 31
 
 

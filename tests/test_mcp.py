@@ -23,7 +23,7 @@ ISSUE_TOOLS = {
     "save_memory", "search_memory", "get_memory", "touch_memory", "observe_memory_usage", "review_queue",
     "promote_memory", "gc", "restore_memory", "create_relation", "read_graph", "cluster_memories",
     "consolidate_memories", "read_note", "status", "sync", "save_memories", "archive_memory", "supersede_memory", "recall_context",
-    "read_thread",
+    "read_thread", "recent_memories",
 }
 STAGING = "STM/Staging runs Postgres 16.md"
 REINDEX = "STM/Atlas search reindex takes 40 minutes.md"
@@ -152,8 +152,9 @@ def test_observe_memory_usage_cross_domain_boost(svc):
 
 
 def test_review_queue_most_urgent_first(svc):
-    items = run(call(svc, "review_queue", limit=3))
-    assert len(items) == 3
+    page = run(call(svc, "review_queue", limit=3))
+    items = page["items"]
+    assert len(items) == 3 and page["total"] >= 3 and page["offset"] == 0 and page["next_offset"] in (3, None)
     assert all(i["state"] == "danger" and i["kind"] == "stm" for i in items)
     prios = [i["review_priority"] for i in items]
     assert prios == sorted(prios, reverse=True) and prios[0] > 0
@@ -164,10 +165,10 @@ def test_promote_memory_dry_run_by_default_then_apply(svc, vault):
     preview = run(call(svc, "promote_memory", auto=True))
     assert preview["dry_run"] is True and preview["candidates"]
     assert snapshot(vault) == before
-    first = preview["candidates"][0]
+    first = preview["candidates"]["items"][0]
     assert "invalid" in run(call_error(svc, "promote_memory"))
 
-    done = run(call(svc, "promote_memory", ref=first["id"], dry_run=False))
+    done = run(call(svc, "promote_memory", ref=first["id"], apply=True))
     [move] = done["promoted"]
     assert move["from"] == first["path"] and move["to"].startswith("LTM/")
     assert not (vault / first["path"]).exists()
@@ -185,7 +186,7 @@ def test_gc_dry_run_default_and_paginated(svc, vault):
     assert len(page3["items"]) == 1 and page3["next_offset"] is None
     assert snapshot(vault) == before
 
-    done = run(call(svc, "gc", dry_run=False))
+    done = run(call(svc, "gc", apply=True))
     assert len(done["archived"]) == 5
     for move in done["archived"]:
         assert move["to"].startswith("Archive/") and (vault / move["to"]).exists() and not (vault / move["from"]).exists()
@@ -203,12 +204,13 @@ def test_create_relation_then_read_graph(svc, vault):
     assert out == {"from": STAGING, "to": "Projects/Atlas project.md", "type": "related", "added": True}
     assert "[[Atlas project]]" in (vault / STAGING).read_text(encoding="utf-8")
 
-    graph = run(call(svc, "read_graph", limit=2000))
-    assert any(n["path"] == STAGING for n in graph["nodes"])
+    graph = run(call(svc, "read_graph", limit=500))
+    assert any(n["path"] == STAGING for n in graph["nodes"]["items"])
     edges = graph["edges"]["items"]
     assert any(e.get("source") == STAGING and e.get("target") == "Projects/Atlas project.md" for e in edges), edges[:5]
-    small = run(call(svc, "read_graph", limit=1))["edges"]
-    assert len(small["items"]) == 1 and small["total"] == len(edges) and small["next_offset"] == 1
+    small = run(call(svc, "read_graph", limit=1))
+    assert len(small["edges"]["items"]) == 1 and small["edges"]["total"] == len(edges) and small["edges"]["next_offset"] == 1
+    assert len(small["nodes"]["items"]) == 1 and small["nodes"]["total"] == graph["nodes"]["total"] > 1
 
 
 @pytest.mark.slow
@@ -222,7 +224,7 @@ def test_cluster_and_consolidate(vault):
             svc.embed()
         except Exception as exc:  # noqa: BLE001 - no model on this machine
             pytest.skip(f"embeddings unavailable: {exc}")
-        clusters = run(call(svc, "cluster_memories", threshold=0.5))
+        clusters = run(call(svc, "cluster_memories", threshold=0.5))["items"]
         assert clusters, "the sample vault has related memories (Atlas, coffee) that cluster at 0.5"
         for c in clusters:
             assert c["id"] and c["action"] and len(c["members"]) >= 2
@@ -296,7 +298,7 @@ def test_resources_memory_status_and_review(svc, vault):
     assert memory[0].text == (vault / STAGING).read_text(encoding="utf-8")
     assert json.loads(status[0].text)["counts"]["stm"] == 31
     queue = json.loads(review[0].text)
-    assert queue and [n["path"] for n in queue] == [n["path"] for n in tool_review][:20]
+    assert queue and [n["path"] for n in queue] == [n["path"] for n in tool_review["items"]][:20]
     assert missing and "not_found" in missing
 
 

@@ -15,8 +15,10 @@ from bridge.mcp_server import build_mcp
 from conftest import make_service
 
 STAGING = "STM/Staging runs Postgres 16.md"
-READ_ONLY = {"read_thread", "search_memory", "get_memory", "review_queue", "status", "read_graph", "read_note", "cluster_memories", "recall_context"}
-DESTRUCTIVE = {"gc", "consolidate_memories", "archive_memory"}
+READ_ONLY = {"read_thread", "search_memory", "get_memory", "review_queue", "status", "read_graph", "read_note", "cluster_memories",
+             "recall_context", "recent_memories"}
+# every tool that moves a note or rewrites links in a note the call does not name
+DESTRUCTIVE = {"gc", "consolidate_memories", "archive_memory", "promote_memory", "supersede_memory", "restore_memory"}
 
 
 @pytest.fixture
@@ -100,8 +102,8 @@ def test_archive_memory_refuses_a_bad_reason_and_moves_nothing(svc, vault, reaso
 
 
 def test_contradictory_arguments_are_refused(svc, vault):
-    calls = [("promote_memory", {"ref": STAGING, "auto": True, "dry_run": False}),
-             ("gc", {"dry_run": False, "offset": 5})]
+    calls = [("promote_memory", {"ref": STAGING, "auto": True, "apply": True}),
+             ("gc", {"apply": True, "offset": 5})]
     _, results = tools_and_results(svc, calls)
     both = results["promote_memory"]
     assert both.is_error and "not both" in both.content[0].text

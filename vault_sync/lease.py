@@ -72,7 +72,8 @@ class Lease:
                 self.state = LeaseState(False, current.get("device"), current.get("expires"))
                 return self.state
         data = {"device": self.device, "heartbeat": format_datetime(now), "expires": format_datetime(now + self.ttl)}
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        # never `parents`: a vault folder deleted under a running daemon must stay deleted
+        self.path.parent.mkdir(exist_ok=True)
         tmp = self.path.with_name(f".lease.{self.device}.tmp")
         try:
             tmp.write_text(json.dumps(data), encoding="utf-8")

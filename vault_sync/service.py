@@ -18,7 +18,7 @@ from .limits import REF_CHARS, check_limit, check_query, check_ref, check_refs, 
 from .index.sync import Change, Indexer, SyncReport
 from .ops import conflicts as conflicts_op
 from .ops import ids as ids_op
-from .ops import lifecycle, moves
+from .ops import lifecycle, listings, moves
 from .ops import relate as relate_op
 from .ops import repair as repair_op
 from .ops import review as review_op
@@ -306,6 +306,12 @@ class MemoryService:
 
     def review(self, limit: int = 20) -> list[dict[str, Any]]:
         return lifecycle.review(self, limit)
+
+    def review_page(self, limit: int = 20, offset: int = 0) -> dict[str, Any]:
+        return listings.review_page(self, limit, offset)
+
+    def recent(self, limit: int = 20, offset: int = 0, since: str | None = None, scope: str = "memories") -> dict[str, Any]:
+        return listings.recent(self, limit, offset, since, scope)
 
     def promote(self, ref: str, dry_run: bool = False) -> dict[str, Any]:
         with self.writes.operation():

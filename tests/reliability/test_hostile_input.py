@@ -232,7 +232,7 @@ def test_bad_refs_over_mcp(hostile):
     results = _mcp(daemon, calls)
     for (tool, args), (is_error, text) in zip(calls, results):
         assert corpus.SECRET_OUTSIDE not in text, (tool, args)
-        if tool == "observe_memory_usage":
+        if tool in ("observe_memory_usage", "get_memory"):  # a bad ref gets its own error, the others still run
             assert is_error or '"errors"' in text or "error" in text, (tool, args, text[:200])
             continue
         assert is_error, f"{tool} {args!r} succeeded: {text[:300]}"

@@ -80,8 +80,12 @@ def rows_with_ids(store: "IndexStore", ids: list[str]) -> Rows:
     )
 
 
+def rows_of_kinds(store: "IndexStore", kinds: tuple[str, ...]) -> Rows:
+    return store.query(f"SELECT rowid, * FROM notes WHERE kind IN ({marks(len(kinds))})", kinds)
+
+
 def graph_nodes(store: "IndexStore") -> Rows:
-    return store.query("SELECT rowid, path, id, kind, title, status FROM notes")
+    return store.query("SELECT rowid, path, id, kind, title, status, created, last_used FROM notes")
 
 
 def paths_by_rowid(store: "IndexStore", rowids: list[int]) -> dict[int, str]:

@@ -63,6 +63,11 @@ def gc_candidates(svc: "MemoryService") -> list[dict[str, Any]]:
 
 def review(svc: "MemoryService", limit: int = 20) -> list[dict[str, Any]]:
     limit = check_limit(limit)
+    return [svc.view(row) for row in review_rows(svc)[:limit]]
+
+
+def review_rows(svc: "MemoryService") -> list[sqlite3.Row]:
+    """Every memory in the danger zone, most urgent first (ops/listings.py pages them)."""
     now = svc.now()
     items = []
     superseded = not_current(svc)
@@ -73,7 +78,7 @@ def review(svc: "MemoryService", limit: int = 20) -> list[dict[str, Any]]:
         if value is not None and in_danger_zone(svc.params, value):
             items.append((review_priority(svc.params, value), row))
     items.sort(key=lambda t: (-t[0], t[1]["path"]))
-    return [svc.view(row) for _, row in items[:limit]]
+    return [row for _, row in items]
 
 
 # -- promote --

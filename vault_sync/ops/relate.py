@@ -83,7 +83,7 @@ def graph(svc: "MemoryService", include_notes: bool = True) -> dict[str, Any]:
     if include_notes:
         keep |= {e["source"] for e in edges if e["target"] in keep} | {e["target"] for e in edges if e["source"] in keep}
     edges = [e for e in edges if e["source"] in keep and e["target"] in keep]
-    nodes = [{"path": p, "id": by_path[p]["id"], "kind": by_path[p]["kind"], "title": by_path[p]["title"], "status": by_path[p]["status"]}
+    nodes = [{key: by_path[p][key] for key in ("path", "id", "kind", "title", "status", "created", "last_used")}
              for p in sorted(keep)]
     return {"nodes": nodes, "edges": sorted(edges, key=lambda e: (e["source"], e["target"], e["kind"]))}
 
