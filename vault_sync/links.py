@@ -1,8 +1,8 @@
 """Wikilinks, embeds, Markdown links and inline #tags, ignoring code.
 
-Most notes have no code at all; for those a regex pass over the text is exact. Notes with
-fences, inline code or indented blocks go through markdown-it-py's block parser first,
-so only text outside code is scanned.
+Most notes have no code at all; for those a regex pass over the text is exact. In notes with
+fences, inline code or indented blocks, code blocks are found by the CommonMark block rules
+(codeblocks.py) and code spans by backtick runs, so only text outside code is scanned.
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any
 from urllib.parse import unquote
+
+from .codeblocks import code_lines
 
 # no optional '!' in front: a pattern starting with a literal is searched much faster (the
 # engine skips ahead to each '[['); the embed mark is read from the character before the match
@@ -58,25 +58,14 @@ def _kind(embed: bool, subpath: str) -> str:
     return "link"
 
 
-@lru_cache(maxsize=1)
-def _block_parser() -> Any:
-    from markdown_it import MarkdownIt
-
-    md = MarkdownIt("commonmark")
-    md.disable("inline")  # we only need where code blocks are
-    return md
-
-
 def strip_code(text: str) -> str:
     """Text with code blocks and inline code blanked out (line count kept)."""
     if "`" not in text and "~~~" not in text and not maybe_indented_code(text):
         return text
     lines = text.split("\n")
-    for token in _block_parser().parse(text):
-        if token.type in ("fence", "code_block") and token.map:
-            start, end = token.map
-            for i in range(start, min(end, len(lines))):
-                lines[i] = ""
+    for start, end in code_lines(text):
+        for i in range(start, min(end, len(lines))):
+            lines[i] = ""
     out = "\n".join(lines)
     return _strip_inline_code(out) if "`" in out else out
 
@@ -85,8 +74,8 @@ def maybe_indented_code(text: str) -> bool:
     """False only when the text surely has no indented code block (most notes: no markdown-it)."""
     if "    " not in text and "\t" not in text:
         return False
-    if _QUOTE_LINE.search(text):
-        return True  # lazy lines in block quotes are subtle: let markdown-it decide
+    if _QUOTE_LINE.search(text) or "]:" in text:
+        return True  # lazy lines in block quotes, and what a link definition ends, are subtle
     return _MAYBE_INDENTED_CODE.search(text) is not None
 
 
@@ -156,7 +145,11 @@ def _parse_mdlink(url: str, text: str, embed: bool) -> Link | None:
 
 def extract(body: str) -> tuple[list[Link], list[str], str | None]:
     """(links, inline tags, first H1) of a note body."""
-    text = strip_code(body)
+    return extract_outside_code(strip_code(body))
+
+
+def extract_outside_code(text: str) -> tuple[list[Link], list[str], str | None]:
+    """`extract` of a text whose code is already blanked."""
     links: list[Link] = []
     hidden: list[tuple[int, int]] = []  # link spans, where a '#' is not a tag
     if "[[" in text:

@@ -154,6 +154,10 @@ def run_bench(notes: int | None, vault_dir: Path | None, quick: bool, progress: 
         result["cold_index_s"] = statistics.median(colds)
         result["cold_index_no_trigram_s"] = statistics.median(plains)
         result["cold_ratio_to_floor"] = result["cold_index_s"] / floor
+        from .cold_index import code_heavy_figures
+
+        result["code_heavy"] = code_heavy_figures(notes or 10_000, work, now,
+                                                  lambda v, i: _service(v, i, embeddings=False), progress)
         progress("no-change restart")
         restarts = []
         for _ in range(3):

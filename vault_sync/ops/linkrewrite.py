@@ -16,7 +16,8 @@ from ..edit import edit_text
 from ..errors import MnemovaultError
 from ..index import queries
 from ..index.resolver import Resolver
-from ..links import MDLINK, SCHEME, WIKILINK, _block_parser, _strip_inline_code, strip_md
+from ..codeblocks import code_lines
+from ..links import MDLINK, SCHEME, WIKILINK, _strip_inline_code, strip_md
 
 if TYPE_CHECKING:
     from ..service import MemoryService
@@ -27,10 +28,9 @@ def _masked(text: str) -> str:
     if "`" not in text and "~~~" not in text and "    " not in text and "\t" not in text:
         return text
     lines = text.split("\n")
-    for token in _block_parser().parse(text):
-        if token.type in ("fence", "code_block") and token.map:
-            for i in range(token.map[0], min(token.map[1], len(lines))):
-                lines[i] = " " * len(lines[i])
+    for start, end in code_lines(text):
+        for i in range(start, min(end, len(lines))):
+            lines[i] = " " * len(lines[i])
     out = "\n".join(lines)
     return _strip_inline_code(out) if "`" in out else out
 
