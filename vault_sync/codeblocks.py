@@ -18,6 +18,17 @@ _ATX = re.compile(r"#{1,6}(?:[ \t]|$)")
 _RULE = re.compile(r"([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 _SETEXT = re.compile(r"(?:=+|-+)[ \t]*$")
 _LIST = re.compile(r"(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")
+# an indented line can only be code after a blank line, a heading or a rule (not inside a
+# paragraph or a list, where Obsidian's tab-indented sub-items are the common case)
+_INDENTED = r"(?: {4}| {0,3}\t)"  # 4 columns
+_CONTAINER = r"(?:[ ]{0,3}(?:>|[-*+]|\d{1,9}[.)])[ \t]?)"  # a quote or list marker opening a block
+_MAYBE_INDENTED_CODE = re.compile(
+    r"(?:\A|\n)" + _CONTAINER + "+" + _INDENTED  # a container starting with indented code
+    + r"|\A" + _INDENTED  # the first line
+    # after a blank line, a heading, a rule, an empty quote or list item
+    + r"|(?:\A|\n)(?:[ \t>*+-]|\d{1,9}[.)])*(?:#[^\n]*|[-*_=][-*_= \t]*)?\r?\n" + _CONTAINER + "*" + _INDENTED
+)
+_QUOTE_LINE = re.compile(r"(?:\A|\n)[ ]{0,3}>")
 
 
 @lru_cache(maxsize=1)
@@ -33,6 +44,15 @@ def parsed_code_lines(text: str) -> list[tuple[int, int]]:
     """[start, end) line ranges of code blocks by markdown-it's full parse."""
     return [(t.map[0], t.map[1]) for t in block_parser().parse(text)
             if t.type in ("fence", "code_block") and t.map]
+
+
+def maybe_indented_code(text: str) -> bool:
+    """False only when the text surely has no indented code block (most notes: no markdown-it)."""
+    if "    " not in text and "\t" not in text:
+        return False
+    if _QUOTE_LINE.search(text) or "]:" in text:
+        return True  # lazy lines in block quotes, and what a link definition ends, are subtle
+    return _MAYBE_INDENTED_CODE.search(text) is not None
 
 
 def _indent(line: str) -> tuple[int, int]:
@@ -126,7 +146,8 @@ def _hand_over(lines: list[str], start: int, at: int, out: list[tuple[int, int]]
             break
         end += 1
     chunk = "\n".join(lines[start:end]) + "\n"
-    if not ("`" in chunk or "~~~" in chunk or "    " in chunk or "\t" in chunk or (end < n and "<" in chunk)):
+    fences = "```" in chunk or "~~~" in chunk
+    if not (fences or maybe_indented_code(chunk) or (end < n and "<" in chunk)):
         return end  # no code can start in it, and no HTML block can run past the cut
     tokens = block_parser().parse(chunk)
     if end < n and any(t.type in ("fence", "html_block") and t.map and t.map[1] >= end - start for t in tokens):

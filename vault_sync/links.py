@@ -12,7 +12,7 @@ from bisect import bisect_left
 from dataclasses import dataclass
 from urllib.parse import unquote
 
-from .codeblocks import code_lines
+from .codeblocks import code_lines, maybe_indented_code
 
 # no optional '!' in front: a pattern starting with a literal is searched much faster (the
 # engine skips ahead to each '[['); the embed mark is read from the character before the match
@@ -21,17 +21,6 @@ MDLINK = re.compile(
     r"\[([^\]\n]*)\]\(\s*(<[^>\n]+>|[^)\s]+)(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^)\n]*\)))?\s*\)"
 )
 TAG = re.compile(r"#([\w/-]+)")
-# an indented line can only be code after a blank line, a heading or a rule (not inside a
-# paragraph or a list, where Obsidian's tab-indented sub-items are the common case)
-_INDENTED = r"(?: {4}| {0,3}\t)"  # 4 columns
-_CONTAINER = r"(?:[ ]{0,3}(?:>|[-*+]|\d{1,9}[.)])[ \t]?)"  # a quote or list marker opening a block
-_MAYBE_INDENTED_CODE = re.compile(
-    r"(?:\A|\n)" + _CONTAINER + "+" + _INDENTED  # a container starting with indented code
-    + r"|\A" + _INDENTED  # the first line
-    # after a blank line, a heading, a rule, an empty quote or list item
-    + r"|(?:\A|\n)(?:[ \t>*+-]|\d{1,9}[.)])*(?:#[^\n]*|[-*_=][-*_= \t]*)?\r?\n" + _CONTAINER + "*" + _INDENTED
-)
-_QUOTE_LINE = re.compile(r"(?:\A|\n)[ ]{0,3}>")
 BACKTICKS = re.compile(r"`+")
 BLANK_LINE = re.compile(r"\n[ \t]*\r?\n")
 H1 = re.compile(r"#[ \t]+([^\n]+?)(?:[ \t]+#+)?[ \t]*\r?(?=\n|\Z)")
@@ -68,15 +57,6 @@ def strip_code(text: str) -> str:
             lines[i] = ""
     out = "\n".join(lines)
     return _strip_inline_code(out) if "`" in out else out
-
-
-def maybe_indented_code(text: str) -> bool:
-    """False only when the text surely has no indented code block (most notes: no markdown-it)."""
-    if "    " not in text and "\t" not in text:
-        return False
-    if _QUOTE_LINE.search(text) or "]:" in text:
-        return True  # lazy lines in block quotes, and what a link definition ends, are subtle
-    return _MAYBE_INDENTED_CODE.search(text) is not None
 
 
 def _strip_inline_code(text: str) -> str:
