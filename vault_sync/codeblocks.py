@@ -29,6 +29,8 @@ _MAYBE_INDENTED_CODE = re.compile(
     + r"|(?:\A|\n)(?:[ \t>*+-]|\d{1,9}[.)])*(?:#[^\n]*|[-*_=][-*_= \t]*)?\r?\n" + _CONTAINER + "*" + _INDENTED
 )
 _QUOTE_LINE = re.compile(r"(?:\A|\n)[ ]{0,3}>")
+# first characters of a line that may open or end a block other than a paragraph (or be blank)
+_MAY_OPEN = frozenset(" \t`~><[-+*_=#0123456789") | {""}
 
 
 @lru_cache(maxsize=1)
@@ -83,6 +85,11 @@ def code_lines(text: str) -> list[tuple[int, int]]:
     para = -1  # first line of the open paragraph, -1 if none
     while i < n:
         line = lines[i]
+        if line[:1] not in _MAY_OPEN:  # text at the margin: a paragraph's line, most lines are
+            if para < 0:
+                para = i
+            i += 1
+            continue
         col, at = _indent(line)
         rest = line[at:]
         if not rest:

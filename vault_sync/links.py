@@ -87,7 +87,8 @@ def _strip_inline_code(text: str) -> str:
     parts, pos = [], 0
     for a, d in spans:
         parts.append(text[pos:a])
-        parts.append(re.sub(r"[^\n]", " ", text[a:d]))
+        span = text[a:d]
+        parts.append(re.sub(r"[^\n]", " ", span) if "\n" in span else " " * len(span))
         pos = d
     parts.append(text[pos:])
     return "".join(parts)
