@@ -57,6 +57,12 @@ def maybe_indented_code(text: str) -> bool:
     return _MAYBE_INDENTED_CODE.search(text) is not None
 
 
+@lru_cache(maxsize=64)
+def _closer(char: str, length: int) -> re.Pattern[str]:
+    """A line closing a fence of `length` `char`s: up to 3 spaces, as many or more, then blanks."""
+    return re.compile(" {0,3}" + re.escape(char) + "{" + str(length) + r",}[ \t]*$")
+
+
 def _indent(line: str) -> tuple[int, int]:
     """(columns of leading space, tabs to 4, and index of the first other character)."""
     col = 0
@@ -75,7 +81,9 @@ def code_lines(text: str) -> list[tuple[int, int]]:
     `parsed_code_lines` but with markdown-it run only on the stretches that need it."""
     if "\r" in text.replace("\r\n", "\n"):
         return parsed_code_lines(text)  # a lone CR breaks lines for markdown-it, not here
-    lines = [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
+    lines = text.split("\n")
+    if "\r" in text:
+        lines = [line[:-1] if line.endswith("\r") else line for line in lines]
     if not lines[-1].strip(" \t"):
         lines.pop()  # markdown-it counts no last line of only spaces (or none, after a final newline)
     refs = "]:" in text
@@ -112,15 +120,12 @@ def code_lines(text: str) -> list[tuple[int, int]]:
             continue
         fence = _FENCE.match(rest)
         if fence and not (fence.group(1)[0] == "`" and "`" in fence.group(2)):
-            mark = fence.group(1)
+            closes = _closer(fence.group(1)[0], len(fence.group(1))).match
             j = i + 1
             while j < n:
-                c, a = _indent(lines[j])
-                if c < 4 and lines[j].startswith(mark, a) and \
-                        not lines[j][a:].rstrip(" \t").strip(mark[0]):
-                    j += 1
-                    break
                 j += 1
+                if closes(lines[j - 1]):
+                    break
             out.append((i, j))
             para, i = -1, j
             continue
