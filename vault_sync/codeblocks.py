@@ -18,6 +18,7 @@ _ATX = re.compile(r"#{1,6}(?:[ \t]|$)")
 _RULE = re.compile(r"([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 _SETEXT = re.compile(r"(?:=+|-+)[ \t]*$")
 _LIST = re.compile(r"(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")
+_ITEM = re.compile(r"(?:[-+*]|\d{1,9}[.)]) {1,4}(?=[^ ])")  # a list item at the margin with text on its line
 # an indented line can only be code after a blank line, a heading or a rule (not inside a
 # paragraph or a list, where Obsidian's tab-indented sub-items are the common case)
 _INDENTED = r"(?: {4}| {0,3}\t)"  # 4 columns
@@ -161,6 +162,11 @@ def _hand_over(lines: list[str], start: int, at: int, out: list[tuple[int, int]]
     fences = "```" in chunk or "~~~" in chunk
     if not (fences or maybe_indented_code(chunk) or (end < n and "<" in chunk)):
         return end  # no code can start in it, and no HTML block can run past the cut
+    if start == at and "\t" not in chunk and _ITEM.match(lines[start]):
+        items = _list_items(lines, start, end)
+        if items is not None:
+            out.extend(items)
+            return end
     tokens = block_parser().parse(chunk)
     if end < n and any(t.type in ("fence", "html_block") and t.map and t.map[1] >= end - start for t in tokens):
         # a fence or an HTML block still open at the cut goes on past it: parse to the end
@@ -168,3 +174,30 @@ def _hand_over(lines: list[str], start: int, at: int, out: list[tuple[int, int]]
         tokens = block_parser().parse("\n".join(lines[start:]) + "\n")
     out.extend((t.map[0] + start, t.map[1] + start) for t in tokens if t.type in ("fence", "code_block") and t.map)
     return end
+
+
+def _list_items(lines: list[str], start: int, end: int) -> list[tuple[int, int]] | None:
+    """Code ranges of a list at the margin, each item's content (its lines less the item's
+    indent) scanned as a document of its own; None when a line is not plainly inside an
+    item (a lazy line, a rule, an empty item), which markdown-it then reads."""
+    out: list[tuple[int, int]] = []
+    i = start
+    while i < end:
+        item = None if _RULE.match(lines[i]) else _ITEM.match(lines[i])
+        if item is None:
+            return None
+        width = item.end()
+        sub = [lines[i][width:]]
+        j = i + 1
+        while j < end:
+            line = lines[j]
+            if not line.strip(" "):
+                sub.append("")
+            elif len(line) - len(line.lstrip(" ")) >= width:
+                sub.append(line[width:])
+            else:
+                break
+            j += 1
+        out.extend((a + i, b + i) for a, b in code_lines("\n".join(sub)))
+        i = j
+    return out
