@@ -18,6 +18,7 @@ _ATX = re.compile(r"#{1,6}(?:[ \t]|$)")
 _RULE = re.compile(r"([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 _SETEXT = re.compile(r"(?:=+|-+)[ \t]*$")
 _LIST = re.compile(r"(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")
+_QUOTE = re.compile(r" {0,3}> ?")
 _ITEM = re.compile(r"(?:[-+*]|\d{1,9}[.)]) {1,4}(?=[^ ])")  # a list item at the margin with text on its line
 # an indented line can only be code after a blank line, a heading or a rule (not inside a
 # paragraph or a list, where Obsidian's tab-indented sub-items are the common case)
@@ -30,6 +31,7 @@ _MAYBE_INDENTED_CODE = re.compile(
     + r"|(?:\A|\n)(?:[ \t>*+-]|\d{1,9}[.)])*(?:#[^\n]*|[-*_=][-*_= \t]*)?\r?\n" + _CONTAINER + "*" + _INDENTED
 )
 _QUOTE_LINE = re.compile(r"(?:\A|\n)[ ]{0,3}>")
+_WIDE_ITEM = re.compile(r"^ {0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+", re.M)
 # first characters of a line that may open or end a block other than a paragraph (or be blank)
 _MAY_OPEN = frozenset(" \t`~><[-+*_=#0123456789") | {""}
 
@@ -55,6 +57,8 @@ def maybe_indented_code(text: str) -> bool:
         return False
     if _QUOTE_LINE.search(text) or "]:" in text:
         return True  # lazy lines in block quotes, and what a link definition ends, are subtle
+    if any(m.end() - m.start() >= 5 for m in _WIDE_ITEM.finditer(text)):
+        return True  # a line less indented than such an item's text may close it and be code
     return _MAYBE_INDENTED_CODE.search(text) is not None
 
 
@@ -87,7 +91,12 @@ def code_lines(text: str) -> list[tuple[int, int]]:
         lines = [line[:-1] if line.endswith("\r") else line for line in lines]
     if not lines[-1].strip(" \t"):
         lines.pop()  # markdown-it counts no last line of only spaces (or none, after a final newline)
-    refs = "]:" in text
+    return _scan(lines, "]:" in text, text.endswith("\n"))
+
+
+def _scan(lines: list[str], refs: bool, closed: bool = True) -> list[tuple[int, int]]:
+    """`code_lines` of a document's lines (a quote's or a list item's content included);
+    `closed`: its last line ends with a newline."""
     out: list[tuple[int, int]] = []
     n = len(lines)
     i = 0
@@ -134,7 +143,7 @@ def code_lines(text: str) -> list[tuple[int, int]]:
         if first == ">" or first == "<" or (first == "[" and para < 0 and refs and not rest.startswith("[[")) \
                 or (_LIST.match(rest) and not _RULE.match(rest)):
             start = para if para >= 0 else i
-            i = _hand_over(lines, start, i, out)
+            i = _hand_over(lines, start, i, out, closed)
             para = -1
             continue
         if _ATX.match(rest) or _RULE.match(rest) or (para >= 0 and _SETEXT.match(rest)):
@@ -146,7 +155,7 @@ def code_lines(text: str) -> list[tuple[int, int]]:
     return out
 
 
-def _hand_over(lines: list[str], start: int, at: int, out: list[tuple[int, int]]) -> int:
+def _hand_over(lines: list[str], start: int, at: int, out: list[tuple[int, int]], closed: bool) -> int:
     """Parse lines from `start` with markdown-it up to the first line where every block is
     closed (a blank line, then a line at the margin that opens no quote or list); add its
     code ranges to `out`; return where the scan goes on."""
@@ -158,20 +167,21 @@ def _hand_over(lines: list[str], start: int, at: int, out: list[tuple[int, int]]
                 and not (_LIST.match(line) and not _RULE.match(line)):
             break
         end += 1
-    chunk = "\n".join(lines[start:end]) + "\n"
+    chunk = "\n".join(lines[start:end]) + ("\n" if end < n or closed else "")
     fences = "```" in chunk or "~~~" in chunk
     if not (fences or maybe_indented_code(chunk) or (end < n and "<" in chunk)):
         return end  # no code can start in it, and no HTML block can run past the cut
-    if start == at and "\t" not in chunk and _ITEM.match(lines[start]):
-        items = _list_items(lines, start, end)
-        if items is not None:
-            out.extend(items)
+    if start == at and "\t" not in chunk:  # (a quote ending the text without a newline: markdown-it's)
+        inner = _list_items(lines, start, end) if _ITEM.match(lines[start]) else \
+            _quotes(lines, start, end) if _QUOTE.match(lines[start]) and (end < n or closed) else None
+        if inner is not None:
+            out.extend(inner)
             return end
     tokens = block_parser().parse(chunk)
     if end < n and any(t.type in ("fence", "html_block") and t.map and t.map[1] >= end - start for t in tokens):
         # a fence or an HTML block still open at the cut goes on past it: parse to the end
         end = n
-        tokens = block_parser().parse("\n".join(lines[start:]) + "\n")
+        tokens = block_parser().parse("\n".join(lines[start:]) + ("\n" if closed else ""))
     out.extend((t.map[0] + start, t.map[1] + start) for t in tokens if t.type in ("fence", "code_block") and t.map)
     return end
 
@@ -198,6 +208,28 @@ def _list_items(lines: list[str], start: int, end: int) -> list[tuple[int, int]]
             else:
                 break
             j += 1
-        out.extend((a + i, b + i) for a, b in code_lines("\n".join(sub)))
+        out.extend((a + i, b + i) for a, b in _scan(sub, True))
+        i = j
+    return out
+
+
+def _quotes(lines: list[str], start: int, end: int) -> list[tuple[int, int]] | None:
+    """Code ranges of block quotes (a blank line ends one), each one's lines less their
+    marks scanned as a document of its own; None when a line lacks its mark (a lazy line)."""
+    out: list[tuple[int, int]] = []
+    i = start
+    while i < end:
+        if not lines[i].strip(" "):
+            i += 1
+            continue
+        sub: list[str] = []
+        j = i
+        while j < end and lines[j].strip(" "):
+            mark = _QUOTE.match(lines[j])
+            if mark is None:
+                return None
+            sub.append(lines[j][mark.end():])
+            j += 1
+        out.extend((a + i, b + i) for a, b in _scan(sub, True))
         i = j
     return out
