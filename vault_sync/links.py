@@ -22,6 +22,8 @@ MDLINK = re.compile(
 )
 TAG = re.compile(r"#([\w/-]+)")
 BACKTICKS = re.compile(r"`+")
+# a code span of single backticks: no blank line inside (a paragraph's end closes nothing)
+SINGLE_SPAN = re.compile(r"`(?:[^`\n]|\n(?![ \t]*\r?\n))*`")
 BLANK_LINE = re.compile(r"\n[ \t]*\r?\n")
 H1 = re.compile(r"#[ \t]+([^\n]+?)(?:[ \t]+#+)?[ \t]*\r?(?=\n|\Z)")
 _NUMERIC = re.compile(r"[\d/]+")
@@ -62,6 +64,18 @@ def strip_code(text: str) -> str:
 def _strip_inline_code(text: str) -> str:
     """Code spans blanked: a run of n backticks up to the next run of exactly n in the same
     paragraph (CommonMark); an unmatched run is plain text. Linear, whatever the input."""
+    if "``" not in text:  # single backticks only (most notes): each to the next, one regex pass
+        return SINGLE_SPAN.sub(_blank, text)
+    return _strip_code_spans(text)
+
+
+def _blank(m: re.Match[str]) -> str:
+    span = m.group()
+    return re.sub(r"[^\n]", " ", span) if "\n" in span else " " * len(span)
+
+
+def _strip_code_spans(text: str) -> str:
+    """`_strip_inline_code` for runs of any length."""
     runs = [(m.start(), m.end()) for m in BACKTICKS.finditer(text)]
     by_len: dict[int, list[int]] = {}
     for idx, (a, b) in enumerate(runs):
