@@ -44,6 +44,8 @@ def _parsed_strip(text: str) -> str:
 @example(text="[x]: /u\n    [[code]]\n")
 @example(text="para\n===\n    [[code]]\n")
 @example(text="1. Install:\n\n   ```\n   [[no]]\n   ```\n2. Then [[yes]]\n\n- a\n  ```\n- b [[c]]\n")
+@example(text="> " * 30 + "```\n" + "> " * 30 + "[[x]]\n\nend\n")  # deeper than markdown-it nests
+@example(text="".join("  " * i + "- a\n" for i in range(40)) + "  " * 40 + "    [[x]]\n")
 def test_code_blocks_match_the_full_parse(text):
     assert _covered(text, code_lines(text)) == _covered(text, parsed_code_lines(text)), repr(text)
     links, tags, h1 = extract(text)

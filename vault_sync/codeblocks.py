@@ -18,6 +18,7 @@ _ATX = re.compile(r"#{1,6}(?:[ \t]|$)")
 _RULE = re.compile(r"([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 _SETEXT = re.compile(r"(?:=+|-+)[ \t]*$")
 _LIST = re.compile(r"(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")
+MAX_DEPTH = 8  # quotes and lists nested deeper go to markdown-it (it stops nesting at 20 levels)
 _QUOTE = re.compile(r" {0,3}> ?")
 _ITEM = re.compile(r"(?:[-+*]|\d{1,9}[.)]) {1,4}(?=[^ ])")  # a list item at the margin with text on its line
 # an indented line can only be code after a blank line, a heading or a rule (not inside a
@@ -94,7 +95,7 @@ def code_lines(text: str) -> list[tuple[int, int]]:
     return _scan(lines, "]:" in text, text.endswith("\n"))
 
 
-def _scan(lines: list[str], refs: bool, closed: bool = True) -> list[tuple[int, int]]:
+def _scan(lines: list[str], refs: bool, closed: bool = True, depth: int = 0) -> list[tuple[int, int]]:
     """`code_lines` of a document's lines (a quote's or a list item's content included);
     `closed`: its last line ends with a newline."""
     out: list[tuple[int, int]] = []
@@ -143,7 +144,7 @@ def _scan(lines: list[str], refs: bool, closed: bool = True) -> list[tuple[int, 
         if first == ">" or first == "<" or (first == "[" and para < 0 and refs and not rest.startswith("[[")) \
                 or (_LIST.match(rest) and not _RULE.match(rest)):
             start = para if para >= 0 else i
-            i = _hand_over(lines, start, i, out, closed)
+            i = _hand_over(lines, start, i, out, closed, depth)
             para = -1
             continue
         if _ATX.match(rest) or _RULE.match(rest) or (para >= 0 and _SETEXT.match(rest)):
@@ -155,7 +156,7 @@ def _scan(lines: list[str], refs: bool, closed: bool = True) -> list[tuple[int, 
     return out
 
 
-def _hand_over(lines: list[str], start: int, at: int, out: list[tuple[int, int]], closed: bool) -> int:
+def _hand_over(lines: list[str], start: int, at: int, out: list[tuple[int, int]], closed: bool, depth: int) -> int:
     """Parse lines from `start` with markdown-it up to the first line where every block is
     closed (a blank line, then a line at the margin that opens no quote or list); add its
     code ranges to `out`; return where the scan goes on."""
@@ -171,9 +172,9 @@ def _hand_over(lines: list[str], start: int, at: int, out: list[tuple[int, int]]
     fences = "```" in chunk or "~~~" in chunk
     if not (fences or maybe_indented_code(chunk) or (end < n and "<" in chunk)):
         return end  # no code can start in it, and no HTML block can run past the cut
-    if start == at and "\t" not in chunk:  # (a quote ending the text without a newline: markdown-it's)
-        inner = _list_items(lines, start, end) if _ITEM.match(lines[start]) else \
-            _quotes(lines, start, end) if _QUOTE.match(lines[start]) and (end < n or closed) else None
+    if start == at and "\t" not in chunk and depth < MAX_DEPTH:  # (a quote ending the text without a newline: markdown-it's)
+        inner = _list_items(lines, start, end, depth + 1) if _ITEM.match(lines[start]) else \
+            _quotes(lines, start, end, depth + 1) if _QUOTE.match(lines[start]) and (end < n or closed) else None
         if inner is not None:
             out.extend(inner)
             return end
@@ -186,7 +187,7 @@ def _hand_over(lines: list[str], start: int, at: int, out: list[tuple[int, int]]
     return end
 
 
-def _list_items(lines: list[str], start: int, end: int) -> list[tuple[int, int]] | None:
+def _list_items(lines: list[str], start: int, end: int, depth: int) -> list[tuple[int, int]] | None:
     """Code ranges of a list at the margin, each item's content (its lines less the item's
     indent) scanned as a document of its own; None when a line is not plainly inside an
     item (a lazy line, a rule, an empty item), which markdown-it then reads."""
@@ -208,12 +209,12 @@ def _list_items(lines: list[str], start: int, end: int) -> list[tuple[int, int]]
             else:
                 break
             j += 1
-        out.extend((a + i, b + i) for a, b in _scan(sub, True))
+        out.extend((a + i, b + i) for a, b in _scan(sub, True, True, depth))
         i = j
     return out
 
 
-def _quotes(lines: list[str], start: int, end: int) -> list[tuple[int, int]] | None:
+def _quotes(lines: list[str], start: int, end: int, depth: int) -> list[tuple[int, int]] | None:
     """Code ranges of block quotes (a blank line ends one), each one's lines less their
     marks scanned as a document of its own; None when a line lacks its mark (a lazy line)."""
     out: list[tuple[int, int]] = []
@@ -230,6 +231,6 @@ def _quotes(lines: list[str], start: int, end: int) -> list[tuple[int, int]] | N
                 return None
             sub.append(lines[j][mark.end():])
             j += 1
-        out.extend((a + i, b + i) for a, b in _scan(sub, True))
+        out.extend((a + i, b + i) for a, b in _scan(sub, True, True, depth))
         i = j
     return out
