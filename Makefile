@@ -1,15 +1,17 @@
-# Set-up is idempotent: a venv in .venv, torch's local CPU build first, then the project.
+# Set-up is idempotent: a venv in .venv, torch's local CPU build first, then the project,
+# each at the tested version (.ci/constraints.txt).
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV ?= .venv
 BIN = $(VENV)/bin
+CONSTRAINTS = .ci/constraints.txt
 
-.PHONY: setup run test test-python test-plugin plugin bench
+.PHONY: setup run test test-python test-plugin plugin bench dist smoke
 
-$(BIN)/.installed: pyproject.toml
+$(BIN)/.installed: pyproject.toml $(CONSTRAINTS)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q torch==2.13.0
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q -c $(CONSTRAINTS) torch==2.13.0
+	$(BIN)/pip install -q -c $(CONSTRAINTS) -e '.[dev]'
 	touch $@
 
 setup: $(BIN)/.installed
@@ -33,6 +35,20 @@ test-plugin: setup obsidian-plugin/node_modules/.installed
 
 plugin: obsidian-plugin/node_modules/.installed
 	cd obsidian-plugin && npm run build
+
+# Release artifacts in dist/: the plugin's assets and zip (its version set to pyproject's
+# first), then the sdist and the wheel built from it, which carries the built plugin and the
+# MCP manifest (rewritten here: its serverInfo carries the version).
+dist: setup obsidian-plugin/node_modules/.installed
+	rm -rf dist
+	cd obsidian-plugin && npm run release -- --out ../dist
+	$(BIN)/python -m bridge.mcp_manifest
+	$(BIN)/python -m build --outdir dist .
+	$(BIN)/python .ci/wheel-smoke --contents-only dist
+
+# The wheel alone in a fresh virtualenv outside the checkout (what CI runs).
+smoke: dist
+	$(BIN)/python .ci/wheel-smoke dist
 
 bench: setup
 	$(BIN)/mnemovault bench --notes 10000 --quick

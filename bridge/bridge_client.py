@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import json
 import os
-import urllib.error
-import urllib.request
+import http.client
 from pathlib import Path
 from typing import Any
 
 from vault_sync import errors as e
 
-from .daemon_start import pid_alive
-from .paths import bridge_file
+from .daemon_start import live_bridge
+from .local_http import local_connection
 
 
 def _error_class(code: object) -> type[e.MnemovaultError]:
@@ -28,17 +27,23 @@ class DaemonClient:
 
     def request(self, method: str, path: str, body: dict | None = None, timeout: float = 120.0) -> Any:
         data = json.dumps(body).encode("utf-8") if body is not None else None
-        req = urllib.request.Request(self.base + path, data=data, method=method, headers={
-            "Authorization": f"Bearer {self.info['token']}", "Content-Type": "application/json"})
+        headers = {"Authorization": f"Bearer {self.info['token']}", "Content-Type": "application/json"}
+        conn = local_connection(self.info["port"], timeout)
         try:
-            with urllib.request.urlopen(req, timeout=timeout) as resp:
-                return json.loads(resp.read().decode("utf-8"))
-        except urllib.error.HTTPError as exc:
-            try:
-                err = json.loads(exc.read().decode("utf-8"))["error"]
-            except Exception:
-                raise e.MnemovaultError(f"daemon answered {exc.code}") from None
-            raise _error_class(err.get("code"))(err.get("message", "error")) from None
+            conn.request(method, path, body=data, headers=headers)
+            resp = conn.getresponse()
+            status, raw = resp.status, resp.read()
+        except http.client.HTTPException as exc:  # not an OSError: the daemon broke off its answer
+            raise e.MnemovaultError(f"the daemon's answer was cut short ({type(exc).__name__})") from None
+        finally:
+            conn.close()
+        if status < 400:
+            return json.loads(raw.decode("utf-8"))
+        try:
+            err = json.loads(raw.decode("utf-8"))["error"]
+        except Exception:
+            raise e.MnemovaultError(f"daemon answered {status}") from None
+        raise _error_class(err.get("code"))(err.get("message", "error")) from None
 
     def rpc(self, op: str, args: dict) -> Any:
         return self.request("POST", "/api/rpc", {"op": op, "args": args})["result"]
@@ -51,11 +56,5 @@ def daemon_for(vault: Path | None) -> DaemonClient | None:
     vault = vault or (Path(os.environ["MNEMOVAULT_VAULT"]) if os.environ.get("MNEMOVAULT_VAULT") else None)
     if vault is None:
         return None
-    path = bridge_file(Path(vault).expanduser())
-    try:
-        info = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(info, dict) or not pid_alive(int(info.get("pid", -1))):
-        return None
-    return DaemonClient(info)
+    info = live_bridge(Path(vault).expanduser())
+    return None if info is None else DaemonClient(info)

@@ -28,6 +28,19 @@ VaultOpt = typer.Option(None, "--vault", "-v", help="The vault folder (else MNEM
 JsonOpt = typer.Option(False, "--json", help="Print JSON instead of text.")
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from .version import version
+
+        typer.echo(f"mnemovault {version()}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(show_version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True, help="Print the version and exit.")):
+    pass
+
+
 def run(fn: Callable[[], Any]) -> Any:
     """Turn engine errors into a one-line message and an exit code."""
     try:

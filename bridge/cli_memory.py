@@ -28,6 +28,9 @@ def _moves(result: dict, key: str) -> None:
         cands = result.get("candidates", [])
         output.console.print(f"{len(cands)} candidate(s) (dry run, nothing changed):")
         output.table(cands, [("title", "title"), ("score", "score"), ("reason", "reason")])
+    for path in result.get("held", []):
+        output.console.print(f"waits: {path} is open in the editor (moved on a later run once it is closed)")
+    if result.get("dry_run"):
         return
     for m in result.get(key, []):
         output.console.print(f"{verb}: {m['from']} -> {m['to']}  ({m['reason']})")
@@ -135,10 +138,22 @@ def thread(ref: str = typer.Argument(..., help="A memory said in a conversation:
 
 
 @app.command()
-def review(limit: int = typer.Option(20, "--limit", "-n"), vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
-    """Memories in the danger zone, highest review priority first."""
-    run(lambda: emit(call(vault, "review", limit=limit), as_json, lambda items: output.table(
-        items, [("title", "title"), ("score", "score"), ("review_priority", "priority"), ("path", "path")], "review queue")))
+def review(ref: Optional[str] = typer.Argument(None, help="With --grade: the memory reviewed (id or path)."),
+           grade: Optional[str] = typer.Option(None, "--grade", help="remember (keep it alive, never past the promote threshold) or fade."),
+           limit: int = typer.Option(20, "--limit", "-n"), vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
+    """Memories in the danger zone, highest review priority first; with REF --grade, review one."""
+
+    def go():
+        if (ref is None) != (grade is None):
+            raise InvalidInput("give a memory and --grade together (remember or fade), or neither to list the queue")
+        if ref is not None:
+            emit(call(vault, "review_memory", ref=ref, grade=grade), as_json, lambda r: output.console.print(
+                f"{r['grade']}: {r['note']['path']} score {r['old_score']:.3f} -> {r['new_score']:.3f}"))
+            return
+        emit(call(vault, "review", limit=limit), as_json, lambda items: output.table(
+            items, [("title", "title"), ("score", "score"), ("review_priority", "priority"), ("path", "path")], "review queue"))
+
+    run(go)
 
 
 @app.command()

@@ -25,6 +25,8 @@ def render_import(r: dict) -> None:
         output.console.print(f"  reinforce {c['twin']} ({c['where']})")
     for c in r["refusals"]:
         output.console.print(f"  [red]refused[/] {c['where']} (id {c['id']}): {c['cause']}")
+    for c in r.get("replaced", []):
+        output.console.print(f"  not imported {c['where']} (id {c['id']}): superseded in the vault ({c['note']})")
     if r.get("links"):
         output.console.print(f"{r['links']} relation(s) {verb}written as links")
     for u in r.get("unlinked", []):
@@ -65,23 +67,22 @@ def import_(
 def export(
     fmt: str = typer.Option("jsonl", "--format", help="jsonl (round-trips through `import jsonl`) or csv."),
     scope: str = typer.Option("all", "--scope", help="stm, ltm or all (with the archive)."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Write to this file instead of standard output."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Write to this file (outside the vault) instead of standard output."),
+    force: bool = typer.Option(False, "--force", help="Replace an existing --out file (its permissions are kept)."),
     vault: Optional[Path] = VaultOpt,
 ):
     """Export every memory: text, owned keys, links and path."""
+    from vault_sync.transfer.export import check_out, write_out
+
     from .context import open_service
 
     def go():
         with open_service(vault) as svc:
-            chunks = svc.export(fmt, scope)
             if out is None:
-                for chunk in chunks:
+                for chunk in svc.export(fmt, scope):
                     sys.stdout.write(chunk)
                 return
-            tmp = out.with_name(out.name + ".part")
-            with open(tmp, "w", encoding="utf-8", newline="") as fh:
-                for chunk in chunks:
-                    fh.write(chunk)
-            tmp.replace(out)  # a complete file or none
+            check_out(out, svc.layout.root, force)  # before any work: a refusal costs nothing
+            write_out(out, svc.layout.root, svc.export(fmt, scope), force=force)
 
     run(go)

@@ -1,6 +1,6 @@
 """Find the daemon serving a vault, or start one detached and wait for it.
 
-Standard library only (plus bridge.paths): the MCP proxy imports this and must stay light,
+Standard library only (plus bridge.paths and bridge.vault_lock): the MCP proxy imports this and must stay light,
 so no engine, no httpx, no settings here."""
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 from .paths import bridge_file, log_dir, vault_key
+from .vault_lock import bridge_via_lock
 
 
 class DaemonUnavailable(Exception):
@@ -35,16 +36,24 @@ def pid_alive(pid: int) -> bool:
 
 
 def live_bridge(vault: Path) -> dict | None:
-    """The bridge file's content (port, token, pid) if its daemon process is alive."""
+    """The bridge file's content (port, token, pid) if its daemon process is alive: ours, or
+    that of the daemon holding the vault's lock under another config folder."""
     try:
         info = json.loads(bridge_file(vault).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return None
-    if not isinstance(info, dict) or not pid_alive(int(info.get("pid", -1) or -1)):
+        info = None
+    if not isinstance(info, dict) or not pid_alive(_pid(info)):
+        info = bridge_via_lock(vault)
+    if not isinstance(info, dict) or not pid_alive(_pid(info)):
         return None
     if not isinstance(info.get("port"), int) or not info.get("token"):
         return None
     return info
+
+
+def _pid(info: dict) -> int:
+    pid = info.get("pid")
+    return pid if isinstance(pid, int) else -1
 
 
 def listening(info: dict, timeout: float = 2.0) -> bool:

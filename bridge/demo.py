@@ -13,8 +13,9 @@ from vault_sync.sample import shifted_copy
 
 from .context import open_service
 from .output import console, render_status, render_sweep
+from .resources import sample_vault
 
-SAMPLE = Path(__file__).resolve().parent.parent / "sample-vault"
+SAMPLE = sample_vault()  # package data of an installed copy, else sample-vault/ of the checkout
 
 
 # the engine's own additions to a demo copy (besides moving the sample's notes between folders)

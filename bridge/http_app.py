@@ -15,17 +15,19 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 
 from vault_sync.errors import InvalidInput, MnemovaultError
-from vault_sync.limits import MAX_BODY_BYTES, quote
+from vault_sync.limits import MAX_BODY_BYTES, MAX_QUERY_STRING_BYTES, quote
 
 from . import schemas as S
 from .operations import plain
 from .errors import error_body, http_status
 from .events import events
 from .http_plugin import plugin_routes
+from .mcp_errors import plain_transport_errors
+from .version import version
 
 log = logging.getLogger("mnemovault.bridge")
 ALLOWED_ORIGIN = "app://obsidian.md"
-MAX_QUERY_STRING = 16 * 1024  # bytes: room for a 1,000-character query percent-encoded (12 bytes a character)
+MAX_QUERY_STRING = MAX_QUERY_STRING_BYTES  # room for a 1,000-character query percent-encoded (12 bytes a character)
 
 
 class Guard:
@@ -150,7 +152,7 @@ def build_app(svc, token: str, port_ref: Callable[[], int], mcp_app=None, state:
         def go():
             out = svc.status()
             # `api`: the plugin refuses a daemon whose bridge API differs (docs/bridge-api.md)
-            out["daemon"] = {"pid": state.get("pid"), "started": state.get("started"), "version": _version(), "api": 1}
+            out["daemon"] = {"pid": state.get("pid"), "started": state.get("started"), "version": version(), "api": 1}
             return out
         return go
 
@@ -179,7 +181,7 @@ def build_app(svc, token: str, port_ref: Callable[[], int], mcp_app=None, state:
         Route("/api/touch", endpoint(lambda a: (lambda: svc.touch(a.ref, a.boost)), S.TouchBody), methods=["POST"]),
         Route("/api/promote", endpoint(promote_fn, S.PromoteBody), methods=["POST"]),
         Route("/api/archive", endpoint(lambda a: (lambda: {"archived": [svc.archive(a.ref)]}), S.RefArgs), methods=["POST"]),
-        Route("/api/restore", endpoint(lambda a: (lambda: {"restored": [svc.restore(a.ref)]}), S.RefArgs), methods=["POST"]),
+        Route("/api/restore", endpoint(lambda a: (lambda: {"restored": [svc.restore(**S.kwargs(a))]}), S.RestoreArgs), methods=["POST"]),
         Route("/api/gc", endpoint(lambda a: (lambda: svc.gc(dry_run=a.dry_run, limit=a.limit)), S.GcBody), methods=["POST"]),
         Route("/api/review", endpoint(lambda a: (lambda: {"items": svc.review(a.limit)}), S.ReviewQuery, "GET"), methods=["GET"]),
         Route("/api/search", endpoint(search_fn, S.SearchQuery, "GET"), methods=["GET"]),
@@ -190,17 +192,9 @@ def build_app(svc, token: str, port_ref: Callable[[], int], mcp_app=None, state:
     ]
     routes.extend(plugin_routes(svc, endpoint))  # the Obsidian plugin's extras (http_plugin.py)
     if mcp_app is not None:
-        routes.append(Mount("/", app=mcp_app))
+        routes.append(Mount("/", app=plain_transport_errors(mcp_app)))  # no validation internals in answers
     lifespan = getattr(mcp_app, "lifespan", None) if mcp_app is not None else None
     app = Starlette(routes=routes, lifespan=lifespan)
     return Guard(app, token, port_ref)
-
-
-def _version() -> str:
-    try:
-        from importlib.metadata import version
-        return version("mnemovault")
-    except Exception:  # running from a checkout that is not installed
-        return "unknown"
 
 

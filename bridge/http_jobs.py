@@ -1,7 +1,9 @@
 """Long operations as daemon jobs: `POST /api/jobs {"kind"}` starts GC, promote-all, sync or
 consolidate (`{"kind": "consolidate", "ids": [...]}`, applied) in a thread and answers at once with the job; progress and the result arrive as `job`
 events on `/api/events` (and `GET /api/jobs` lists them), so no HTTP request waits for
-minutes and a slow vault is never mistaken for a dead daemon.
+minutes and a slow vault is never mistaken for a dead daemon. A job is background work:
+it never moves the note open in the editor (GC and promote-all skip it, a consolidation
+leaves it out; each result lists it under `held`).
 
 Event data: {"id", "kind", "state": "running"|"done"|"failed", "done", "total" (null when
 unknown), "result" (on done), "error": {"code", "message"} (on failed)}.
@@ -90,7 +92,7 @@ class Jobs:
             return svc.sync(progress=progress)
         # GC, promote-all, consolidate: the preview gives the total; each move event counts one.
         if kind == "consolidate":
-            total = len(svc.consolidate(args["ids"], apply=False)["plan"]["sources"])
+            total = len(svc.consolidate(args["ids"], apply=False, leave_held=True)["plan"]["sources"])
         else:
             preview = svc.gc(dry_run=True) if kind == "gc" else svc.promote_all(True)
             total = len(preview["candidates"])  # a dry run lists candidates (promote: `promoted` stays empty)
@@ -106,7 +108,7 @@ class Jobs:
         unsubscribe = svc.subscribe(on_event)
         try:
             if kind == "consolidate":
-                return svc.consolidate(args["ids"], apply=True)
+                return svc.consolidate(args["ids"], apply=True, leave_held=True)
             return svc.gc(dry_run=False) if kind == "gc" else svc.promote_all(False)
         finally:
             unsubscribe()

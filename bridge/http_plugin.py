@@ -3,6 +3,10 @@
 `POST /api/save {"text", "tags"}` -> the engine's save result (saved, or the twin it
 reinforced; 422 `refused` for a secret or unusable text).
 
+`POST /api/grade {"ref", "grade": "remember" | "fade"}` -> a graded review (bounded:
+vault_sync/ops/review.py) with `prior` and `after`; `POST /api/ungrade {"ref", "prior",
+"after"}` writes `prior` back (409 `wrong_state` when the note changed since).
+
 `GET /api/related?path=...&limit=N` -> `{"items": [{path, id, title, score, state,
 similarity}], "method": "semantic" | "tags" | "text", "notice": str | null}`. With
 embeddings on, the closest memories in meaning (cosine over the engine's vector cache,
@@ -18,6 +22,7 @@ from starlette.routing import Route
 
 from vault_sync.errors import InvalidInput
 from vault_sync.index import queries
+from vault_sync.ops.supersede import not_current
 from vault_sync.search import embeddings
 
 from . import schemas as S
@@ -29,20 +34,22 @@ def related(svc, path: str, limit: int = 10) -> dict:
     if not 1 <= limit <= 100:
         raise InvalidInput("limit must be from 1 to 100")
     row = svc.resolve(path)
-    hits = _semantic(svc, row, limit)
+    superseded = not_current(svc)  # a replaced fact is never offered as related
+    wanted = limit + len(superseded)
+    hits = _semantic(svc, row, wanted)
     if hits is not None:
-        return {"items": _items(svc, hits), "method": "semantic", "notice": None}
-    hits = _by_tags(svc, row, limit)
+        return {"items": _items(svc, hits, superseded, limit), "method": "semantic", "notice": None}
+    hits = _by_tags(svc, row, wanted)
     if hits:
-        return {"items": _items(svc, hits), "method": "tags",
+        return {"items": _items(svc, hits, superseded, limit), "method": "tags",
                 "notice": "Embeddings are off: memories sharing this note's tags."}
-    return {"items": _items(svc, _by_text(svc, row, limit)), "method": "text",
+    return {"items": _items(svc, _by_text(svc, row, limit), superseded, limit), "method": "text",
             "notice": "Embeddings are off: memories matching this note's title."}
 
 
-def _items(svc, hits: list[tuple[Any, float]]) -> list[dict]:
+def _items(svc, hits: list[tuple[Any, float]], superseded: set[str], limit: int) -> list[dict]:
     out = []
-    for hit, similarity in hits:
+    for hit, similarity in [h for h in hits if h[0]["path"] not in superseded][:limit]:
         view = svc.view(hit)
         out.append({"path": view["path"], "id": view.get("id"), "title": view.get("title"),
                     "score": view.get("score"), "state": view.get("state"),
@@ -107,5 +114,9 @@ def plugin_routes(svc, endpoint: Callable) -> list[Route]:
 
     return [Route("/api/related", endpoint(lambda a: (lambda: related(svc, a.path, a.limit)), S.RelatedQuery, "GET"),
                   methods=["GET"]),
+            Route("/api/grade", endpoint(lambda a: (lambda: svc.review_memory(a.ref, a.grade)), S.ReviewMemoryArgs),
+                  methods=["POST"]),
+            Route("/api/ungrade", endpoint(lambda a: (lambda: svc.undo_review(**S.kwargs(a))), S.UndoReviewArgs),
+                  methods=["POST"]),
             Route("/api/save", endpoint(lambda a: (lambda: svc.save(a.text, a.tags)), S.CaptureBody), methods=["POST"]),
             *job_routes(svc, endpoint)]

@@ -29,10 +29,17 @@ import time
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from . import mcp_manifest
 from .daemon_start import DaemonUnavailable, ensure_daemon
+from .local_http import local_connection
 
 PROXY_ERROR = -32000  # JSON-RPC "server error" range: the relay's own failures
 ACCEPT = "application/json, text/event-stream"
+
+
+# the daemon's limit on a request body (vault_sync.limits.MAX_BODY_BYTES; the proxy must not
+# import the engine, a test keeps the two equal)
+MAX_BODY_BYTES = 4 * 1024 * 1024
 
 
 class NotSent(Exception):
@@ -71,6 +78,12 @@ class Relay:
         self.closed = threading.Event()
         self.session_changed = threading.Event()  # the listener reopens its stream on the new session
         self.listener: threading.Thread | None = None
+        # the daemon's own answers to initialize and tools/list (bridge/mcp_manifest.py): the
+        # client gets them at once while the daemon starts; init_lock orders that against _connect
+        self.manifest = mcp_manifest.load()
+        self.init_lock = threading.Lock()
+        self.local_session = False  # initialize was answered here; the daemon's session follows
+        self.drop_initialized = False  # _connect sends notifications/initialized for that session
 
     # --- stdout -------------------------------------------------------------------------
     def emit(self, message: Any) -> None:
@@ -92,7 +105,7 @@ class Relay:
         return headers
 
     def _post(self, info: dict, session: str | None, message: Any, timeout: float):
-        conn = http.client.HTTPConnection("127.0.0.1", info["port"], timeout=timeout)
+        conn = local_connection(info["port"], timeout=timeout)
         try:
             conn.connect()
         except OSError as exc:
@@ -165,9 +178,10 @@ class Relay:
         """Find (or start) the daemon and open an MCP session, replaying the client's
         initialize; called with state_lock held."""
         info = ensure_daemon(self.vault, self.start_timeout, start=self.start_daemon)
-        self.info, self.session = info, None
-        if self.init_params is None:
-            return  # the client's own initialize opens the session
+        with self.init_lock:
+            self.info, self.session = info, None
+            if self.init_params is None:
+                return  # the client's own initialize opens the session
         self.replays += 1
         init = {"jsonrpc": "2.0", "id": f"mnemovault-proxy-{self.replays}", "method": "initialize", "params": self.init_params}
         answer, resp = self._exchange(info, None, init, 30.0, lambda m: None)
@@ -196,6 +210,13 @@ class Relay:
         """Relay one message from the client and write whatever the daemon answers."""
         req_id = message.get("id")
         is_request = "method" in message and "id" in message
+        size = len(json.dumps(message).encode("utf-8"))
+        if size > MAX_BODY_BYTES:  # the daemon would refuse it mid-upload: say why, keep the session
+            if is_request:
+                self.emit_error(req_id, f"this message is too large for mnemovault ({size:,} bytes; the limit is "
+                                        f"{MAX_BODY_BYTES // (1024 * 1024)} MiB): save a long text as a note, "
+                                        f"or split the batch")
+            return
         for _ in range(3):
             try:
                 info, session, generation = self._current()
@@ -249,7 +270,7 @@ class Relay:
 
     def _stream(self, info: dict, session: str) -> bool:
         """Relay one GET stream until it ends; False when the daemon will not give one."""
-        conn = http.client.HTTPConnection("127.0.0.1", info["port"], timeout=None)  # a stream waits as long as it must
+        conn = local_connection(info["port"], timeout=None)  # a stream waits as long as it must
         headers = self._headers(info, session)
         headers["Accept"] = "text/event-stream"
         headers.pop("Content-Type", None)
@@ -286,7 +307,7 @@ class Relay:
         info, session = self.info, self.session
         if not info or not session:
             return
-        conn = http.client.HTTPConnection("127.0.0.1", info["port"], timeout=2)
+        conn = local_connection(info["port"], timeout=2)
         try:
             conn.request("DELETE", "/mcp", headers=self._headers(info, session))
             conn.getresponse().read()
@@ -299,10 +320,8 @@ class Relay:
     def serve(self, stdin: BinaryIO) -> None:
         self.listener = threading.Thread(target=self.listen, name="mnemovault-mcp-listen", daemon=True)
         self.listener.start()
-        try:  # open the session's daemon (or start it) while the client is still starting
-            self._current()
-        except (DaemonUnavailable, NotSent, Lost) as exc:
-            print(f"mnemovault mcp: {exc}", file=sys.stderr, flush=True)
+        # find (or start) the daemon while the client is still starting, without holding up stdin
+        threading.Thread(target=self._connect_early, name="mnemovault-mcp-connect", daemon=True).start()
         for raw in stdin:
             if not raw.strip():
                 continue
@@ -319,9 +338,42 @@ class Relay:
             worker.join(max(0.0, deadline - time.monotonic()))
         self.close()
 
+    def _connect_early(self) -> None:
+        try:
+            self._current()
+        except (DaemonUnavailable, NotSent, Lost) as exc:
+            print(f"mnemovault mcp: {exc}", file=sys.stderr, flush=True)
+
+    def _answered_here(self, message: dict) -> bool:
+        """initialize or tools/list answered from the manifest while no daemon session exists."""
+        method = message.get("method")
+        if self.manifest is None or "id" not in message:
+            return False
+        with self.init_lock:
+            if self.info is not None:
+                return False  # connected: the daemon answers
+            if method == "initialize":
+                params = message.get("params")
+                params = params if isinstance(params, dict) else {}
+                result = mcp_manifest.initialize_result(self.manifest, params.get("protocolVersion"))
+                self.init_params = params  # _connect replays it to open the daemon's session
+                self.protocol = result.get("protocolVersion") or self.protocol
+                self.local_session = self.drop_initialized = True
+            elif method == "tools/list" and self.local_session:
+                result = self.manifest["tools/list"]
+            else:
+                return False
+        self.emit({"jsonrpc": "2.0", "id": message["id"], "result": result})
+        return True
+
     def dispatch(self, message: Any) -> None:
         if not isinstance(message, dict):
             self.emit({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "invalid request"}})
+            return
+        if message.get("method") in ("initialize", "tools/list") and self._answered_here(message):
+            return
+        if message.get("method") == "notifications/initialized" and self.drop_initialized:
+            self.drop_initialized = False  # the replayed initialize sent its own
             return
         if message.get("method") == "initialize":
             self.send(message)  # in order: nothing else may reach the daemon before it

@@ -57,7 +57,10 @@ class Saved(TypedDict):
     note: NotRequired[Note | None]
     reinforced: NotRequired[bool]
     duplicate_of: NotRequired[str | None]
+    already_saved: NotRequired[bool]  # a retried batch: this item was counted by the first attempt
     near_duplicates: NotRequired[list[Any]]
+    may_supersede: NotRequired[list[Any]]
+    may_supersede_hint: NotRequired[str]
     error: NotRequired[str]
 
 
@@ -138,6 +141,7 @@ class Promoted(TypedDict):
     candidates: NotRequired[list[Candidate]]
     promoted: list[Move]
     errors: NotRequired[list[Any]]
+    held: NotRequired[list[str]]  # due, but open in the person's editor: moved on a later run
 
 
 @OPEN
@@ -154,6 +158,7 @@ class GcResult(TypedDict):
     candidates: CandidatePage
     archived: list[Move]
     errors: NotRequired[list[Any]]
+    held: NotRequired[list[str]]  # due, but open in the person's editor: archived on a later run
 
 
 Relation = TypedDict("Relation", {"from": str, "to": str, "type": str, "added": bool})

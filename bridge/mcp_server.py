@@ -13,6 +13,7 @@ from fastmcp.server.middleware import Middleware
 from pydantic import Field, Strict, ValidationError
 
 from vault_sync.errors import MnemovaultError
+from vault_sync import limits as L
 from vault_sync.limits import MAX_TITLE_CHARS, check_name
 from vault_sync.secret_gate import check_fields
 
@@ -20,6 +21,7 @@ from . import mcp_results as R
 from . import schemas as S
 from .operations import plain
 from .errors import engine_error
+from .version import version
 
 INSTRUCTIONS = """mnemovault keeps memories as Markdown notes in the user's Obsidian vault.
 Save short facts worth remembering with save_memory; search before answering questions about
@@ -68,12 +70,11 @@ def page(items: list, offset: int, limit: int) -> dict:
 
 def tool_message(exc: MnemovaultError) -> str:
     """`<code>: <message>`, without repeating a code the message already starts with."""
-    text = str(exc)
-    return text if text.startswith(f"{exc.code}:") else f"{exc.code}: {text}"
+    return exc.tagged()
 
 
 def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
-    mcp = FastMCP("mnemovault", instructions=INSTRUCTIONS, strict_input_validation=True)
+    mcp = FastMCP("mnemovault", instructions=INSTRUCTIONS, version=version(), strict_input_validation=True)
     mcp.add_middleware(ArgumentErrors())
 
     async def call(fn: Callable[[Any], Any]) -> Any:
@@ -111,11 +112,14 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
             "said_at is an ISO time, conversation any id (the note gets both as frontmatter keys); "
             "supersedes lists ids or paths of existing memories the item replaces, as in save_memory."))],
         conversation: Annotated[str | None, Field(description="The conversation every item belongs to, unless an item names its own.")] = None,
+        batch_id: Annotated[str | None, Field(max_length=200, description=(
+            "Any id for this batch, chosen by the client: retrying the same batch (after an error or a lost answer) with the "
+            "same id creates and counts nothing twice."))] = None,
     ) -> R.SavedBatch:
         """Save many memories in one call (e.g. a whole conversation's turns): writes one note in STM/ per item. Each item gets its own result;
         a refused item (too short, a secret, a supersedes ref that does not resolve) does not stop the others.
         An item with `supersedes` marks the old memories `superseded_by` it and `status: superseded`."""
-        return await call(lambda s: s.save_many(items, conversation))
+        return await call(lambda s: s.save_many(items, conversation, batch_id))
 
     @mcp.tool(annotations=READ)
     async def search_memory(
@@ -172,7 +176,7 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
         return await call(lambda s: s.supersede(old, by))
 
     @mcp.tool(annotations=READ)
-    async def get_memory(refs: Annotated[S.Refs, Field(max_length=50, description="Memory ids or note paths.")]) -> list[R.FullNote]:
+    async def get_memory(refs: Annotated[S.Refs, Field(description="Memory ids or note paths.")]) -> list[R.FullNote]:
         """Read memories in full: text, fields, score, outgoing links and backlinks. Changes nothing (reading is not a use: report use with touch_memory)."""
         return await call(lambda s: s.get_memory(refs))
 
@@ -201,7 +205,7 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
         return await call(lambda s: s.thread(ref, before, after))
 
     @mcp.tool(annotations=READ)
-    async def review_queue(limit: Annotated[int, Strict(), Field(ge=1, le=200, description="Most memories to list.")] = 20) -> list[R.Note]:
+    async def review_queue(limit: Annotated[int, Strict(), Field(ge=1, le=L.MAX_LIMIT, description="Most memories to list.")] = 20) -> list[R.Note]:
         """Memories about to be forgotten, most urgent first: mention them if relevant so they stay alive. Changes nothing."""
         return await call(lambda s: s.review(limit))
 
@@ -223,10 +227,10 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
     async def gc(
         dry_run: Annotated[S.Flag, Field(description="Only list the candidates (default).")] = True,
         offset: Annotated[Offset, Field(description="Skip this many candidates (pages a dry run only).")] = 0,
-        limit: Annotated[int, Strict(), Field(ge=1, le=500, description="Page size of a dry run; with dry_run=false, the most memories archived.")] = 100,
+        limit: Annotated[int, Strict(), Field(ge=1, le=L.MAX_LIMIT, description="Page size of a dry run; with dry_run=false, the most memories archived.")] = 100,
     ) -> R.GcResult:
         """Archive memories below the forget threshold, lowest score first: with dry_run=false moves their notes from STM/ to Archive/
-        (restorable with restore_memory; pinned memories are immune)."""
+        (restorable with restore_memory; pinned memories are immune; the note open in the person's editor waits, listed under held)."""
         if offset and not dry_run:
             raise ToolError("invalid: offset pages a dry run; gc with dry_run=false archives the `limit` lowest-scoring candidates")
         result = await call(lambda s: s.gc(dry_run=dry_run, limit=None if dry_run else limit))

@@ -81,6 +81,14 @@ def render_status(s: dict) -> None:
     if s.get("watcher"):
         w = s["watcher"]
         console.print(f"  watcher: {w['mode']}" + (f" ({w['last_error']})" if w.get("last_error") else ""))
+        if w.get("last_reconcile"):
+            r = w["last_reconcile"]
+            console.print(f"  [yellow]events were lost[/] ({r['reason']}) at {r['at']}: reconciled with the vault, "
+                          f"{r['changes']} change(s) found ({w['reconciles']} time(s) since start)")
+    if s.get("index_repair"):
+        r = s["index_repair"]
+        console.print(f"  [yellow]index repaired[/] at {r['at']}: damage in {', '.join(r['damaged'])} ({r['reason']}); "
+                      f"made the {r['remade']} anew and read the vault again")
     if s["conflicts"]:
         console.print(f"  [yellow]{len(s['conflicts'])} sync-conflict copies[/] (not indexed):")
         for item in s["conflicts"]:

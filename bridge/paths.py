@@ -1,4 +1,5 @@
-"""Per-user places: the bridge files (port + token), the device token, logs, daemon locks."""
+"""Per-user places: the bridge files (port + token), the device token, logs (the daemon's
+lock is in the vault: bridge/vault_lock.py)."""
 
 from __future__ import annotations
 
@@ -35,10 +36,6 @@ def log_dir() -> Path:
 
 def bridge_file(vault: Path) -> Path:
     return config_dir() / "bridges" / f"{vault_key(vault)}.json"
-
-
-def lock_file(vault: Path) -> Path:
-    return config_dir() / "locks" / f"{vault_key(vault)}.lock"
 
 
 def token_file() -> Path:

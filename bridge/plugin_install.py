@@ -1,4 +1,5 @@
-"""Copy the built Obsidian plugin into a vault."""
+"""Copy the built Obsidian plugin into a vault: the release assets an installed wheel carries,
+or, in a checkout, obsidian-plugin/ (built with npm first if main.js is missing)."""
 
 from __future__ import annotations
 
@@ -10,13 +11,33 @@ from pathlib import Path
 from vault_sync.errors import InvalidInput
 from vault_sync.settings import load_settings
 
-PLUGIN_SRC = Path(__file__).resolve().parent.parent / "obsidian-plugin"
+from . import resources
+
+PLUGIN_SRC = resources.CHECKOUT / "obsidian-plugin"
 # Exactly the release assets: obsidian-plugin/package.json "files", which `npm run release` ships.
 FILES = ("main.js", "manifest.json", "styles.css")
 
 
 def install_plugin(vault: Path | None) -> Path:
     root = load_settings(vault=vault).vault_path()
+    source = resources.packaged("obsidian-plugin")
+    if source is not None:
+        missing = [name for name in FILES if not (source / name).is_file()]
+        if missing:
+            raise InvalidInput(f"this installation carries no built plugin ({', '.join(missing)} missing in {source}); "
+                               "install the plugin from a release instead")
+    else:
+        source = _checkout_build()
+    manifest = json.loads((source / "manifest.json").read_text(encoding="utf-8"))
+    target = root / ".obsidian" / "plugins" / manifest["id"]
+    target.mkdir(parents=True, exist_ok=True)
+    for name in FILES:
+        shutil.copy2(source / name, target / name)
+    return target
+
+
+def _checkout_build() -> Path:
+    """obsidian-plugin/ of a checkout, with main.js built if it is not yet."""
     if not (PLUGIN_SRC / "manifest.json").is_file():
         raise InvalidInput(f"plugin sources not found at {PLUGIN_SRC}")
     if not (PLUGIN_SRC / "main.js").is_file():
@@ -28,12 +49,7 @@ def install_plugin(vault: Path | None) -> Path:
         _npm([npm, "run", "build"])
         if not (PLUGIN_SRC / "main.js").is_file():
             raise InvalidInput(f"`npm run build` did not produce {PLUGIN_SRC / 'main.js'}")
-    manifest = json.loads((PLUGIN_SRC / "manifest.json").read_text(encoding="utf-8"))
-    target = root / ".obsidian" / "plugins" / manifest["id"]
-    target.mkdir(parents=True, exist_ok=True)
-    for name in FILES:
-        shutil.copy2(PLUGIN_SRC / name, target / name)
-    return target
+    return PLUGIN_SRC
 
 
 def _npm(args: list[str]) -> None:

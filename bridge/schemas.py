@@ -178,13 +178,47 @@ class ThreadArgs(Args):
     after: Annotated[int, Strict(), Field(ge=0, le=50)] = 5
 
 
+Grade = Literal["remember", "fade"]
+Stamp = Annotated[str, Strict(), Field(max_length=40)]
+Number = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+
+
+class ReviewValues(Args):
+    """The owned values a review changes, as the note held them (null: the key was absent)."""
+    last_used: Stamp | None
+    decay_score: Number | None
+    review_priority: Number | None
+    review_on: Stamp | None
+    archive_on: Stamp | None
+
+
+class ArchivedValues(ReviewValues):
+    status: Status | None
+
+
+class ReviewMemoryArgs(Args):
+    ref: Ref
+    grade: Grade
+
+
+class UndoReviewArgs(Args):
+    ref: Ref
+    prior: ReviewValues
+    after: ReviewValues
+
+
+class RestoreArgs(Args):
+    ref: Ref
+    prior: ArchivedValues | None = None
+
+
 RPC_ARGS: dict[str, type[Args]] = {
     "save": SaveArgs, "touch": TouchArgs, "observe": ObserveArgs, "review": ReviewArgs, "promote": PromoteArgs, "promote_all": PromoteAllArgs,
-    "gc": GcArgs, "archive": RefArgs, "restore": RefArgs, "relate": RelateArgs, "graph": GraphArgs,
+    "gc": GcArgs, "archive": RefArgs, "restore": RestoreArgs, "relate": RelateArgs, "graph": GraphArgs,
     "search": SearchArgs, "cluster": ClusterArgs, "consolidate": ConsolidateArgs, "status": NoArgs,
     "sweep": SweepArgs, "note": RefArgs, "get_memory": RefsArgs, "read_note": PathArgs, "conflicts": NoArgs,
     "resolve_conflict": PathArgs, "supersede": SupersedeArgs, "brief": BriefArgs, "editing": EditingArgs,
-    "dangling": DanglingArgs, "thread": ThreadArgs,
+    "dangling": DanglingArgs, "thread": ThreadArgs, "review_memory": ReviewMemoryArgs, "undo_review": UndoReviewArgs,
 }
 
 
@@ -332,7 +366,9 @@ def parse(model: type[Args], data: Any, strings: bool = False, prefix: str = "")
 
 
 def kwargs(model: Args) -> dict[str, Any]:
-    return {name: getattr(model, name) for name in type(model).model_fields}
+    """Nested models (a review's `prior`) go to the engine as plain dicts."""
+    values = {name: getattr(model, name) for name in type(model).model_fields}
+    return {name: v.model_dump() if isinstance(v, BaseModel) else v for name, v in values.items()}
 
 
 def rpc_args(op: Any, args: Any) -> dict[str, Any]:

@@ -15,15 +15,17 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Callable
+from typing import Callable
 
 from vault_sync import background
 from vault_sync.dates import format_datetime, utc_now
 from vault_sync.errors import MnemovaultError, SettingsError
 from vault_sync.limits import quote
+from vault_sync.settings import load_settings
 
 from .context import open_service
-from .paths import bridge_file, config_dir, device_token, lock_file, log_dir, private_dir, private_write
+from .paths import bridge_file, config_dir, device_token, log_dir, private_dir, private_write
+from .vault_lock import LockHeld, VaultLock
 
 log = logging.getLogger("mnemovault.daemon")
 
@@ -50,42 +52,6 @@ def setup_logging(verbose: bool = False) -> Path:
     return path
 
 
-class VaultLock:
-    """An exclusive OS lock per vault: a second daemon is told who holds it."""
-
-    def __init__(self, vault: Path):
-        self.path = lock_file(vault)
-        self.fh: IO[str] | None = None
-
-    def acquire(self) -> None:
-        private_dir(self.path.parent)  # the first thing a daemon creates in the config folder
-        fh = open(self.path, "a+", encoding="utf-8")
-        try:
-            if sys.platform == "win32":  # pragma: no cover - Windows
-                import msvcrt
-
-                msvcrt.locking(fh.fileno(), msvcrt.LK_NBLCK, 1)
-            else:
-                import fcntl
-
-                fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            fh.seek(0)
-            holder = fh.read().strip() or "unknown"
-            fh.close()
-            raise AlreadyRunning(f"another mnemovault daemon (pid {holder}) already serves this vault") from None
-        fh.seek(0)
-        fh.truncate()
-        fh.write(str(os.getpid()))
-        fh.flush()
-        self.fh = fh
-
-    def release(self) -> None:
-        if self.fh is not None:
-            self.fh.close()
-            self.fh = None
-
-
 @dataclass
 class Worker:
     """A background loop that runs `job` every `interval` seconds or when poked."""
@@ -110,7 +76,8 @@ class Worker:
     def stop(self, timeout: float = 30.0) -> None:
         self.stop_event.set()
         self.poke_event.set()
-        self.thread.join(timeout)
+        if self.thread.ident is not None:  # started (a daemon stopped early may never start it)
+            self.thread.join(timeout)
 
     def _run(self) -> None:
         if self.stop_event.wait(self.first_delay):
@@ -142,16 +109,22 @@ def serve(vault: Path | None, port: int | None = None, verbose: bool = False) ->
         raise SettingsError(f"the port must be 1-65535; got {quote(port)}")
     env_port()
     log_path = setup_logging(verbose)
-    with open_service(vault, initial_sync=False) as svc:
-        lock = VaultLock(svc.layout.root)
-        lock.acquire()
-        try:
-            _serve(svc, port, log_path)
-        finally:
-            lock.release()
+    private_dir(config_dir())  # the first thing a daemon creates in the config folder
+    root = load_settings(vault=vault).vault_path()
+    lock = VaultLock(root)
+    try:  # in the vault, not the config folder: a second config folder must not mean a second daemon
+        lock.acquire({"pid": os.getpid(), "host": socket.gethostname(), "config": str(config_dir()),
+                      "bridge": str(bridge_file(root)), "started": format_datetime(utc_now())})
+    except LockHeld as exc:
+        raise AlreadyRunning(str(exc)) from None
+    try:  # the index is opened only once the vault is ours
+        with open_service(vault, initial_sync=False) as svc:
+            _serve(svc, port, log_path, lock)
+    finally:
+        lock.release()
 
 
-def _serve(svc, port: int | None, log_path: Path) -> None:
+def _serve(svc, port: int | None, log_path: Path, lock: VaultLock) -> None:
     import uvicorn
 
     from .http_app import build_app
@@ -160,6 +133,7 @@ def _serve(svc, port: int | None, log_path: Path) -> None:
 
     for line in svc.recover():
         log.warning("journal: %s", line)
+    svc.check_index("found when the daemon started")  # the full check; opening checked what is cheap
     report = svc.sync()
     log.info("indexed %s in %.2fs (%d added, %d updated, %d removed)", svc.layout.root, report["seconds"],
              report["added"], report["updated"], report["removed"])
@@ -170,18 +144,13 @@ def _serve(svc, port: int | None, log_path: Path) -> None:
     lifecycle.start(first_delay=min(10.0, svc.settings.lifecycle_interval_seconds))
     embedder = None
     if svc.settings.embeddings:
-        # warm the model now, not at the first search; until it is in, search answers from full text
-        from vault_sync.search.embeddings import warm_model
-
-        warm_model(svc, torch_threads=1)  # one torch thread: see Embedder.start_loading
         embedder = Worker("mnemovault-embed", 300.0, lambda: _embed(svc),
                           on_error=lambda exc: background.failed(svc, "embeddings", exc))
-        svc.subscribe(lambda kind, data: embedder.poke() if kind == "indexed" else None)
-        embedder.start(first_delay=0.5)
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", port or env_port()))
+    sock.listen(128)  # a client that read the bridge file connects at once, even before uvicorn accepts
     bound = sock.getsockname()[1]
     token = device_token()
     started = format_datetime(utc_now())
@@ -199,8 +168,13 @@ def _serve(svc, port: int | None, log_path: Path) -> None:
     signal.signal(signal.SIGTERM, lambda *_: None)
     signal.signal(signal.SIGINT, lambda *_: None)
     try:
+        _first_mcp_call(mcp)  # before the bridge file names this daemon: clients find it warm
         private_write(bfile, json.dumps(info, indent=2))
+        lock.update({"port": bound})
         log.info("serving %s on 127.0.0.1:%d (bridge file %s)", svc.layout.root, bound, bfile)
+        if embedder is not None:
+            threading.Thread(target=_warm_when_serving, args=(svc, server, embedder), name="mnemovault-warm",
+                             daemon=True).start()
         asyncio.run(server.serve(sockets=[sock]))
     finally:
         log.info("stopping: finishing the write in progress")
@@ -213,6 +187,35 @@ def _serve(svc, port: int | None, log_path: Path) -> None:
         with svc.write_lock:  # wait for an operation still writing
             pass
         log.info("stopped cleanly")
+
+
+def _warm_when_serving(svc, server, embedder: Worker) -> None:
+    """Load the model once the server answers, not before: the load's imports would slow the
+    start. Until it is in, search answers from full text and a save skips the vector checks."""
+    while not server.started:
+        if server.should_exit:
+            return
+        time.sleep(0.05)
+    from vault_sync.search.embeddings import warm_model
+
+    warm_model(svc, torch_threads=1)  # one torch thread: see Embedder.start_loading
+    svc.subscribe(lambda kind, data: embedder.poke() if kind == "indexed" else None)
+    embedder.start(first_delay=0.5)
+
+
+def _first_mcp_call(mcp) -> None:
+    """One in-process tool call: the first of a process imports a good part of fastmcp and
+    the engine's paths (0.3-1 s that no client's first call should wait for)."""
+    from fastmcp import Client
+
+    async def call() -> None:
+        async with Client(mcp) as client:
+            await client.call_tool("status", {})
+
+    try:
+        asyncio.run(call())
+    except Exception:  # noqa: BLE001 - a warm-up only
+        log.debug("MCP warm-up failed", exc_info=True)
 
 
 def _remove_if_ours(bfile: Path) -> None:

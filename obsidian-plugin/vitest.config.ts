@@ -13,7 +13,7 @@ export default defineConfig({
 		exclude: ["tests/contract/**", "node_modules/**"],
 		environment: "node",
 		setupFiles: ["tests/setup.ts"],
-		testTimeout: 10000,
+		testTimeout: 60000, // waits are on conditions (tests/helpers/wait.ts); this only bounds a hang
 		env: { TZ: "UTC" },
 	},
 });

@@ -140,6 +140,24 @@ def test_sync_paths_only_in_the_write_path_and_the_watcher():
     assert found == []
 
 
+HTTP_CLIENTS = re.compile(r"^\s*(import (urllib\.request|httpx|requests)\b|from (urllib\.request|httpx|requests) import"
+                          r"|.*\bHTTPConnection\()", re.M)
+
+
+# the one module that opens connections to the daemon, and one that talks to an in-process
+# ASGI app through httpx (no socket, so no proxy can see it)
+LOCAL_HTTP_EXEMPT = {"bridge/local_http.py", "bridge/mcp_manifest.py"}
+
+
+def test_local_http_connections_start_in_one_place():
+    # urllib.request and httpx follow HTTP_PROXY and friends; bridge/local_http.py goes direct
+    assert HTTP_CLIENTS.search("import urllib.request") and HTTP_CLIENTS.search("    import httpx")
+    assert HTTP_CLIENTS.search('conn = http.client.HTTPConnection("127.0.0.1", 80)')
+    found = [rel for rel, path in _source_files()
+             if rel not in LOCAL_HTTP_EXEMPT and HTTP_CLIENTS.search(path.read_text(encoding="utf-8"))]
+    assert found == []
+
+
 def test_front_ends_set_no_attribute_on_the_service():
     assign = re.compile(r"^\s*(svc|service|self\.svc|self\.service)\.\w+(\.\w+)*\s*=[^=]", re.M)
     found = [f"{rel}: {m.group(0).strip()}" for rel, path in _source_files() if rel.startswith("bridge/")
@@ -193,14 +211,15 @@ DIRECT_WRITES_ALLOWED = {
     "vault_sync/ops/journal.py": "the move journal: the engine's own files in .mnemovault/, not notes",
     "vault_sync/lease.py": "the lease file (.mnemovault/), not a note",
     "vault_sync/vault.py": "writes the new vault's settings file at init",
-    "vault_sync/index/store.py": "sets a broken index file aside (outside the vault)",
+    "vault_sync/index/health.py": "sets a broken index file aside (outside the vault)",
     "vault_sync/sample.py": "builds the demo vault's copy before any service runs on it",
     "bridge/paths.py": "the front ends' config and token files",
-    "bridge/cli_transfer.py": "the export's output file",
+    "bridge/mcp_manifest.py": "a maintainer's command rewriting bridge/mcp_manifest.json in the source tree",
+    "vault_sync/transfer/export.py": "the export's output file, outside the vault (write_out refuses the vault)",
     "bridge/login_service.py": "the login service unit files",
     "bridge/mcp_proxy.py": "a debug report of loaded modules",
     "bridge/daemon_start.py": "the daemon's log file",
-    "bridge/server.py": "the daemon's pid/lock file",
+    "bridge/vault_lock.py": "the daemon's lock file in .mnemovault/, not a note",
     "bridge/bench/": "the bench plays the person (edits, generated vaults) and caches vectors",
 }
 WRITER_PRIMITIVES = {"update_file", "create_exclusive", "write_atomic", "write_many", "rename_noreplace", "patch_file"}

@@ -36,6 +36,8 @@ def test_bench_quick_on_200_notes(tmp_path):
     assert r["cli_search"]["direct_s"] > 0 and r["cli_search"]["daemon_s"] > 0
     assert r["rss_mb"]["model_off"] > 10
     assert "hybrid" not in r  # --quick leaves the model out
+    u = r["update_detection"]  # may_supersede on the labelled update set, model off only
+    assert list(u) == ["words"] and u["words"]["recall"] >= 0.85 and u["words"]["precision"] >= 0.85
     m = r["mcp"]  # `mnemovault mcp` as a relay to a daemon, against the in-process server
     assert m["tools"] >= 16 and m["semantic"] is False and m["runs"] > 0
     assert 0 < m["proxy_list_s"] < m["in_process_list_s"]
@@ -43,6 +45,8 @@ def test_bench_quick_on_200_notes(tmp_path):
     assert m["proxy_search_p50_ms"] > 0
     assert m["daemon_search_p50_ms"] > 0
     assert m["first_after_daemon_start_search_ms"] > 0
+    c = r["cold_start"]  # relays that had to start the daemon, each with its own config folder
+    assert c["runs"] == 3 and 0 < c["list_s"] <= c["list_max_s"] and 0 < c["first_save_ms"] <= c["first_save_max_ms"]
 
 
 def test_bench_semantic_figures(tmp_path):

@@ -172,3 +172,27 @@ def test_strongest_matches_a_brute_force_ranking(tmp_path, model):
                        {p for p, v in want if v > want[-1][1] * (1 + 1e-9)}
     finally:
         s.close()
+
+
+def test_the_briefing_answers_with_current_facts_and_a_hand_written_loop_keeps_both(tmp_path):
+    root = tmp_path / "vault"
+    (root / "STM").mkdir(parents=True)
+    s = make_service(root)
+    try:
+        old = s.save("My train leaves at 8:10 on weekdays", title="Train old")["note"]
+        new = s.save("My train leaves at 8:40 on weekdays", title="Train new", supersedes=[old["id"]])["note"]
+        x = s.save("Standup is at nine in room four", title="Standup X")["note"]
+        y = s.save("Standup is at ten in room four", title="Standup Y")["note"]
+        for rel, to in ((x["path"], "Standup Y"), (y["path"], "Standup X")):  # a loop written by hand
+            note = root / rel
+            note.write_text(note.read_text().replace("status: active", f'superseded_by: "[[{to}]]"', 1), encoding="utf-8")
+        s.sync()
+        for topic in ("train", "standup", None):
+            shown = {i["path"] for i in s.brief(topic)["included"]}
+            assert old["path"] not in shown
+            if topic != "standup":
+                assert new["path"] in shown
+            if topic != "train":
+                assert {x["path"], y["path"]} <= shown, (topic, shown)
+    finally:
+        s.close()

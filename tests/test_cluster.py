@@ -137,3 +137,18 @@ def test_consolidate_refuses_bad_input(svc):
         consolidate(svc, ["c-0000000000"])
     with pytest.raises(WrongState):
         consolidate(svc, [REDIS, "LTM/Espresso recipe.md"])
+
+
+def test_a_superseded_memory_is_never_offered_for_merging(svc):
+    old = svc.save("My train leaves at 8:10 every weekday", title="Train time")["note"]
+    new = svc.save("My train leaves at 8:40 every weekday", title="Train time now", supersedes=[old["id"]])["note"]
+    twin = svc.save("Every weekday my train leaves at 8:40", title="Weekday train")["note"]
+    clusters = cluster(svc)
+    assert not any(old["path"] in {m["path"] for m in c["members"]} for c in clusters)
+    pair = by_members(clusters)[frozenset({new["path"], twin["path"]})]
+    out = consolidate(svc, [pair["id"]], apply=True)
+    text = out["note"]["text"] if "text" in out["note"] else svc.get_memory([out["note"]["id"]])[0]["body"]
+    assert "8:40" in text and "8:10" not in text
+    top = search(svc, "what time does my train leave")["results"][0]
+    assert top["path"] == out["note"]["path"]
+    assert svc.get_memory([old["id"]])[0]["history"]["current"] == out["note"]["path"]

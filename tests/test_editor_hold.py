@@ -299,3 +299,87 @@ def test_the_cli_sweep_goes_through_the_daemon_and_skips_the_note_open_in_its_ed
         assert (vault / "STM" / "open.md").read_bytes() != original
     finally:
         d.close()
+
+
+def _fm_note(n: int, last, uses: int = 1, strength: float = 1.0, extra: str = "", status: str = "active") -> str:
+    return (f"---\nid: 00000000-0000-4000-8000-{n:012d}\ncreated: {last.strftime(STAMP)}\nlast_used: {last.strftime(STAMP)}\n"
+            f"use_count: {uses}\nstrength: {strength}\nstatus: {status}\n{extra}---\nMemory number {n} here.\n")
+
+
+def test_jobs_and_bulk_moves_through_a_real_daemon_leave_the_open_note_and_catch_up_later(tmp_path):
+    import json
+    from datetime import datetime, timezone
+
+    from daemon_util import QUIET_LIFECYCLE, Daemon, cli
+
+    vault = tmp_path / "vault"
+    stm = vault / "STM"
+    stm.mkdir(parents=True)
+    now = datetime.now(timezone.utc)  # the daemon runs on the real clock
+    old, recent = now - timedelta(days=90), now - timedelta(hours=1)
+    notes = {"old1": _fm_note(1, old), "old2": _fm_note(2, old), "fresh": _fm_note(3, recent, uses=6, strength=1.5),
+             "twin1": _fm_note(6, recent), "twin2": _fm_note(7, recent), "twin3": _fm_note(8, recent)}
+    for n, name in ((4, "rep1"), (5, "rep2")):  # replaced by a newer fact: GC archives them whatever their score
+        notes[name] = _fm_note(n, recent, uses=3, strength=2.0, extra='superseded_by: "[[fresh]]"\n', status="superseded")
+    for name, text in notes.items():
+        (stm / f"{name}.md").write_text(text, encoding="utf-8")
+    d = Daemon(vault, tmp_path / "home", MNEMOVAULT_QUIET_SECONDS="0", **QUIET_LIFECYCLE)
+
+    def indexed(*names: str) -> bool:
+        return all(d.get("/api/note", params={"path": f"STM/{x}.md"}).status_code == 200 for x in names)
+
+    def job(kind: str, **body) -> dict:
+        started = d.post("/api/jobs", {"kind": kind, **body})
+        assert started.status_code == 200, started.text
+
+        def finished():
+            found = [j for j in d.get("/api/jobs").json()["jobs"] if j["id"] == started.json()["id"]]
+            return found[0] if found and found[0]["state"] != "running" else None
+
+        return wait_for(finished, 60)
+
+    def hold(name: str) -> bytes:
+        assert d.post("/api/editing", {"path": f"STM/{name}.md"}).status_code == 200
+        return (stm / f"{name}.md").read_bytes()
+
+    try:
+        d.start()
+        assert wait_for(lambda: indexed(*notes))
+        # a GC asked for on the command line (a bulk move): the open note waits, here a superseded one
+        before = hold("rep1")
+        out = cli("gc", "--apply", "--json", "--vault", str(vault), env=d.env)
+        assert out.returncode == 0, out.stderr
+        report = json.loads(out.stdout)
+        assert sorted(m["from"] for m in report["archived"]) == ["STM/old1.md", "STM/old2.md", "STM/rep2.md"]
+        assert report["held"] == ["STM/rep1.md"] and (stm / "rep1.md").read_bytes() == before
+        # a GC job: the open note waits; the one let go is caught up
+        (stm / "old3.md").write_text(_fm_note(9, old), encoding="utf-8")
+        assert wait_for(lambda: indexed("old3"))
+        before = hold("old3")
+        done = job("gc")
+        assert done["state"] == "done", done
+        assert [m["from"] for m in done["result"]["archived"]] == ["STM/rep1.md"]
+        assert done["result"]["held"] == ["STM/old3.md"] and (stm / "old3.md").read_bytes() == before
+        # a promote job
+        before = hold("fresh")
+        done = job("promote")
+        assert done["result"]["promoted"] == [] and done["result"]["held"] == ["STM/fresh.md"]
+        assert (stm / "fresh.md").read_bytes() == before
+        # a consolidation job leaves the open note out; with fewer than two left it fails, saying why
+        before = hold("twin1")
+        failed = job("consolidate", ids=["STM/twin1.md", "STM/twin2.md"])
+        assert failed["state"] == "failed" and "open in the editor" in failed["error"]["message"]
+        done = job("consolidate", ids=["STM/twin1.md", "STM/twin2.md", "STM/twin3.md"])
+        assert done["state"] == "done", done
+        assert sorted(m["from"] for m in done["result"]["archived"]) == ["STM/twin2.md", "STM/twin3.md"]
+        assert done["result"]["held"] == ["STM/twin1.md"] and (stm / "twin1.md").read_bytes() == before
+        # let go: the next runs catch up
+        assert d.post("/api/editing", {"path": None}).status_code == 200
+        assert [m["from"] for m in job("gc")["result"]["archived"]] == ["STM/old3.md"]
+        assert "STM/fresh.md" in [m["from"] for m in job("promote")["result"]["promoted"]]
+        # what the person asks for on that one note still happens at once
+        hold("twin1")
+        r = d.post("/api/archive", {"ref": "STM/twin1.md"})
+        assert r.status_code == 200 and (vault / "Archive" / "twin1.md").exists()
+    finally:
+        d.close()

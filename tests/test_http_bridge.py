@@ -11,6 +11,8 @@ import time
 import httpx
 import pytest
 
+from bridge.version import version
+
 from conftest import SAMPLE
 from daemon_util import QUIET_LIFECYCLE, Daemon
 
@@ -104,6 +106,7 @@ def test_status(shared):
             "scoring", "daemon"} <= set(s)
     assert set(s["counts"]) == {"stm", "ltm", "archive", "note"} and s["counts"]["stm"] == 31
     assert s["daemon"]["pid"] == shared.proc.pid and s["daemon"]["started"]
+    assert s["daemon"]["version"] == version()  # pyproject's, the one version
     assert s["embeddings"]["enabled"] is False and {"done", "total"} <= set(s["embeddings"])
     assert {"decay_model", "half_life_days", "beta", "forget_threshold", "danger_zone_min", "danger_zone_max"} <= set(s["scoring"])
 
@@ -264,6 +267,7 @@ def test_mcp_initialize_behind_the_token(shared):
     payload = json.loads(body) if resp.headers["content-type"].startswith("application/json") else \
         json.loads(next(line[6:] for line in body.splitlines() if line.startswith("data: ")))
     assert payload["result"]["serverInfo"]["name"] == "mnemovault"
+    assert payload["result"]["serverInfo"]["version"] == version()  # not fastmcp's
     assert "tools" in payload["result"]["capabilities"]
 
     refused = httpx.post(shared.url + "/mcp", json=INIT, headers=MCP_HEADERS, timeout=10)

@@ -313,3 +313,36 @@ def test_tag_neighbours_equal_a_brute_force_ranking(empty_vault):
         checked += bool(want)
     assert checked > 50
     svc.close()
+
+
+def test_a_move_a_person_saves_into_is_still_reported_and_finished_later(vault):
+    """A person's in-place save empties the file before it writes; when that lands just after
+    the engine renamed the note, the keys cannot be written then, but the note has moved: the
+    run reports the move (and the keys as not yet written), and recover writes them."""
+    svc = make_service(vault)
+    real_move = svc.writes.move
+    saved: dict[Path, bytes] = {}
+
+    def move_then_person_truncates(src, dst, replace=False):
+        real_move(src, dst, replace)
+        path = vault / dst
+        saved[path] = path.read_bytes()
+        os.close(os.open(path, os.O_WRONLY | os.O_TRUNC))  # the save has truncated, not written yet
+
+    svc.writes.move = move_then_person_truncates
+    report = svc.run_lifecycle()
+    promoted = {m["to"] for m in report["promote"]["promoted"]}
+    assert promoted == {p.replace("STM/", "LTM/") for p in PROMOTE}
+    assert {e["path"] for e in report["promote"]["errors"]} == promoted  # the keys wait, said so
+    assert all(m.get("unfinished") for m in report["promote"]["promoted"])
+    for path, data in saved.items():  # the person's save completes
+        path.write_bytes(data + b"\nAdded by the person.\n")
+    svc.writes.move = real_move
+    svc.close()
+    svc = make_service(vault)
+    assert len(svc.recover()) >= len(promoted)
+    for rel in promoted:
+        text = (vault / rel).read_text(encoding="utf-8")
+        assert fm(vault / rel)["status"] == "promoted" and "Added by the person.\n" in text  # theirs kept
+    assert_index_matches_rebuild(svc)
+    svc.close()

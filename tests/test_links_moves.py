@@ -217,8 +217,10 @@ def test_crash_before_link_rolls_back(vault):
     before = (vault / STM).read_bytes()
     done = svc.recover()
     assert any("rolled back" in d for d in done)
+    assert any(d.startswith("refused the journal entry for ../outside.md") for d in done)
     assert (vault / STM).read_bytes() == before and not (vault / LTM).exists()
-    assert not list(journal.iterdir())
+    assert not list(journal.glob("*.json"))
+    assert [p.name for p in (journal / "quarantine").iterdir()] == ["evil.json"]  # set aside, not acted on
     assert_index_matches_rebuild(svc)
 
 

@@ -240,12 +240,25 @@ def test_no_daemon_starts_one_detached(vault, tmp_path):
         stop_pid(pid if pid is not None else bridge_pid(watcher))
 
 
+async def _status_once_answered(c, seconds: float = 90):
+    """status through the relay, asked again while the relay says "try again": with a short
+    call timeout a loaded machine can make a healthy daemon miss one (the event waited for is
+    an answer, not a time)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            return data(await c.call_tool("status", {}))
+        except Exception as exc:  # noqa: BLE001 - the JSON-RPC error fastmcp raises
+            if "try again" not in str(exc) or time.monotonic() > deadline:
+                raise
+
+
 def test_a_daemon_that_stops_answering_times_out_the_call(daemon, vault, tmp_path):
     env = dict(daemon.env, MNEMOVAULT_MCP_CALL_TIMEOUT="2")
 
     async def go():
         async with Client(proxy(env, vault, log=tmp_path / "proxy.err"), timeout=60) as c:
-            data(await c.call_tool("status", {}))
+            await _status_once_answered(c)
             os.kill(daemon.proc.pid, signal.SIGSTOP)  # alive, listening, never answering
             started = time.monotonic()
             try:
@@ -255,12 +268,12 @@ def test_a_daemon_that_stops_answering_times_out_the_call(daemon, vault, tmp_pat
                 stuck = str(exc)
             waited = time.monotonic() - started
             os.kill(daemon.proc.pid, signal.SIGCONT)
-            after = data(await c.call_tool("status", {}))  # a new session on the same daemon
+            after = await _status_once_answered(c)  # a new session on the same daemon
         return stuck, waited, after
 
-    stuck, waited, after = asyncio.run(asyncio.wait_for(go(), 120))
+    stuck, waited, after = asyncio.run(asyncio.wait_for(go(), 240))
     assert "timed out" in stuck, stuck
-    assert waited < 10
+    assert waited < 25, "the relay's own timeout ends the call, long before the test's 30 s"
     assert after["counts"]["stm"] == 31
     assert bridge_pid(daemon) == daemon.proc.pid, "a slow daemon is not replaced"
 

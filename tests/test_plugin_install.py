@@ -6,11 +6,12 @@ import json
 import shutil
 import subprocess
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from typer.testing import CliRunner
 
-from bridge import plugin_install
+from bridge import plugin_install, resources
 from bridge.cli import app
 from vault_sync.errors import InvalidInput
 
@@ -135,3 +136,52 @@ def test_a_vault_that_is_not_a_folder(src, tmp_path):
     result = CliRunner().invoke(app, ["plugin", "install", "--vault", str(tmp_path / "missing")])
     assert result.exit_code != 0
     assert "not a folder" in result.output
+
+
+@pytest.fixture
+def packaged(tmp_path, monkeypatch) -> Path:
+    """An installed copy: the release assets as package data (bridge/data/obsidian-plugin/);
+    neither a checkout nor npm is there."""
+    site = tmp_path / "site-packages" / "bridge"
+    folder = site / "data" / "obsidian-plugin"
+    folder.mkdir(parents=True)
+    shutil.copy2(REAL_SRC / "manifest.json", folder / "manifest.json")
+    shutil.copy2(REAL_SRC / "styles.css", folder / "styles.css")
+    (folder / "main.js").write_text("// the released build\n", encoding="utf-8")
+    # bridge/resources.py's importlib.resources only: the package's files are those of `site`
+    monkeypatch.setattr(resources, "resources", SimpleNamespace(files=lambda package: {"bridge": site}[package]))
+    monkeypatch.setattr(plugin_install, "PLUGIN_SRC", tmp_path / "no-checkout")
+
+    def no_npm(*args, **kwargs):
+        raise AssertionError(f"npm ran in an installed copy: {args}")
+
+    monkeypatch.setattr(plugin_install.subprocess, "run", no_npm)
+    return folder
+
+
+def test_a_checkout_has_no_package_data_and_uses_its_folders():
+    assert resources.packaged("obsidian-plugin") is None and resources.packaged("sample-vault") is None
+    assert resources.sample_vault() == resources.CHECKOUT / "sample-vault"
+    assert plugin_install.PLUGIN_SRC == resources.CHECKOUT / "obsidian-plugin"
+
+
+def test_an_installed_copy_installs_its_packaged_plugin(packaged, empty_vault):
+    result = CliRunner().invoke(app, ["plugin", "install", "--vault", str(empty_vault)])
+    assert result.exit_code == 0, result.output
+    target = empty_vault / ".obsidian" / "plugins" / PLUGIN_ID
+    for name in plugin_install.FILES:
+        assert (target / name).read_bytes() == (packaged / name).read_bytes()
+
+
+def test_an_installed_copy_without_the_built_plugin_says_so(packaged, empty_vault):
+    (packaged / "main.js").unlink()
+    result = CliRunner().invoke(app, ["plugin", "install", "--vault", str(empty_vault)])
+    assert result.exit_code != 0
+    assert "carries no built plugin (main.js missing" in result.output and "from a release" in result.output
+    assert not (empty_vault / ".obsidian").exists()
+
+
+def test_an_installed_copy_finds_its_packaged_sample_vault(packaged):
+    sample = packaged.parent / "sample-vault"
+    sample.mkdir()
+    assert resources.sample_vault() == sample

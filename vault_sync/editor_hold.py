@@ -1,7 +1,10 @@
-"""The note open in the person's editor, as the Obsidian plugin reports it (issue 16).
+"""The note open in the person's editor, as the Obsidian plugin reports it.
 
-Background writes (the sweep's score write-back, the scheduled lifecycle's automatic
-promote and archive) leave that note alone, so it never reloads under the cursor. The plugin
+Background and bulk writes leave that note alone, so it never reloads under the cursor: the
+sweep's score write-back, the scheduled lifecycle, GC and promote-all on any front end
+(archiving for supersession included), and the daemon's jobs (a consolidation job leaves the
+note out). What is asked for on that one note (touch, archive, promote, supersede, restore,
+consolidate by id) happens at once. The plugin
 reports the note on every change of the active file and, while the person types in it, again
 at most every 20 s. A note is held from a report until a report names another path or none,
 or until `hold_seconds` pass without a report (the editor was left idle, or the plugin went

@@ -6,6 +6,11 @@ class MnemovaultError(Exception):
 
     code = "error"
 
+    def tagged(self) -> str:
+        """`<code>: <message>`, without repeating a code the message already starts with."""
+        text = str(self)
+        return text if text.startswith(f"{self.code}:") else f"{self.code}: {text}"
+
 
 class SettingsError(MnemovaultError):
     code = "invalid_settings"
@@ -33,10 +38,23 @@ class Ambiguous(MnemovaultError):
     code = "ambiguous"
 
 
+class IndexDamaged(MnemovaultError):
+    """A table of the index (derived from the vault) is damaged. It is repaired from the
+    vault when found; the message says whether the operation should be run again."""
+
+    code = "index_damaged"
+
+
 class WrongState(MnemovaultError):
     """The operation does not apply to the note in its current state."""
 
     code = "wrong_state"
+
+
+class SupersessionCycle(WrongState):
+    """A supersession that would make the chain loop back on itself (A -> B -> A)."""
+
+    code = "supersession_cycle"
 
 
 class WriteConflict(MnemovaultError):

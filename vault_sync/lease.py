@@ -74,8 +74,15 @@ class Lease:
         data = {"device": self.device, "heartbeat": format_datetime(now), "expires": format_datetime(now + self.ttl)}
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_name(f".lease.{self.device}.tmp")
-        tmp.write_text(json.dumps(data), encoding="utf-8")
-        os.replace(tmp, self.path)
+        try:
+            tmp.write_text(json.dumps(data), encoding="utf-8")
+            os.replace(tmp, self.path)
+        except BaseException:
+            try:
+                tmp.unlink(missing_ok=True)  # a full disk must not leave a half-written temp file behind
+            except OSError:
+                pass
+            raise
         confirmed = self._read() or {}
         held = confirmed.get("device") == self.device
         self.state = LeaseState(held, confirmed.get("device"), confirmed.get("expires"))

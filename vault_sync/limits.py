@@ -14,6 +14,7 @@ from typing import Any
 from .errors import InvalidInput
 
 MAX_BODY_BYTES = 4 * 1024 * 1024  # an HTTP request body (a 200k-character text fits even \u-escaped)
+MAX_QUERY_STRING_BYTES = 16 * 1024  # an HTTP query string: room for a 1,000-character query percent-encoded
 MAX_TEXT_CHARS = 200_000  # a memory's text
 MAX_TITLE_CHARS = 200
 MAX_TAG_CHARS = 100
@@ -32,6 +33,7 @@ MAX_IMPORTED_CHARS = 40_000  # everything one imported record puts in frontmatte
 MAX_USE_COUNT = 1_000_000_000
 MAX_LIMIT = 1_000  # review, gc, and other list limits
 QUOTE_CHARS = 40
+REF_CHARS = 120  # a ref or path quoted in an error: enough to recognise it, never a whole 1,024-character input
 
 # bidi controls: they make a name display other than it is (U+202E "right-to-left override")
 _BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
@@ -59,8 +61,22 @@ def bad_char(s: str, allow_newlines: bool = False) -> str | None:
     return None
 
 
+def clean_name(s: str) -> str:
+    """A name in one spelling: NFC (an NFD "café" from macOS is the same name) and without
+    invisible format characters (zero-width spaces and joiners, soft hyphens, BOMs), which
+    would make look-alike names. Bidi controls are not removed here: check_name refuses them."""
+    s = unicodedata.normalize("NFC", s)
+    return "".join(ch for ch in s if ch in _BIDI or unicodedata.category(ch) != "Cf")
+
+
+def spellings(ref: str) -> list[str]:
+    """`ref` as given, then in NFC and NFD: the names a file system may hold it under."""
+    return list(dict.fromkeys((ref, unicodedata.normalize("NFC", ref), unicodedata.normalize("NFD", ref))))
+
+
 def check_name(what: str, value: Any, max_chars: int) -> str:
-    """A one-line name: a string, not too long, no line breaks, control or bidi characters."""
+    """A one-line name: a string, not too long, no line breaks, control or bidi characters;
+    returned in its one spelling (clean_name)."""
     if not isinstance(value, str):
         raise InvalidInput(f"{what} must be a string")
     if len(value) > max_chars:
@@ -68,7 +84,7 @@ def check_name(what: str, value: Any, max_chars: int) -> str:
     why = bad_char(value)
     if why:
         raise InvalidInput(f"{what} {quote(value)} contains {why}")
-    return value
+    return clean_name(value)
 
 
 def check_text(value: Any) -> str:
@@ -98,9 +114,7 @@ def check_tags(value: Any, what: str = "tags") -> list[str] | None:
         raise InvalidInput(f"{what} must be a list of strings")
     if len(value) > MAX_TAGS:
         raise InvalidInput(f"too many {what} ({len(value)}, limit {MAX_TAGS})")
-    for tag in value:
-        check_name("a tag", tag, MAX_TAG_CHARS)
-    return list(value)
+    return [check_name("a tag", tag, MAX_TAG_CHARS) for tag in value]
 
 
 MIN_STRENGTH, MAX_STRENGTH = 0.0, 2.0  # a memory's strength: given, read from frontmatter, reinforced
@@ -157,3 +171,23 @@ def check_query(value: Any) -> str:
     if len(value) > MAX_QUERY_CHARS:
         raise InvalidInput(f"the query is too long ({len(value)} characters, limit {MAX_QUERY_CHARS})")
     return value
+
+
+def limits_table() -> str:
+    """The README's table of limits, from the constants above (a test keeps the README equal)."""
+    rows = [
+        ("memory text", f"{MAX_TEXT_CHARS:,} characters"),
+        ("title", f"{MAX_TITLE_CHARS:,} characters, one line"),
+        ("tags", f"{MAX_TAGS:,} per memory, {MAX_TAG_CHARS:,} characters each; letters, digits, `_`, `-`, `/`"),
+        ("relation type", f"{MAX_RELATION_CHARS:,} characters: lower-case letters, digits, `_`"),
+        ("search query", f"{MAX_QUERY_CHARS:,} characters"),
+        ("id or path (`ref`)", f"{MAX_REF_CHARS:,} characters; {MAX_REFS:,} refs per call"),
+        ("`limit`", f"1-{MAX_SEARCH_LIMIT:,} for search, 1-{MAX_LIMIT:,} elsewhere "
+                    "(a hard cap: `gc --apply --limit 2` archives at most 2)"),
+        ("HTTP request body", f"{MAX_BODY_BYTES // (1024 * 1024)} MiB (413), query string {MAX_QUERY_STRING_BYTES // 1024} KiB (414)"),
+    ]
+    return "\n".join(["| input | limit |", "| --- | --- |", *(f"| {a} | {b} |" for a, b in rows)]) + "\n"
+
+
+if __name__ == "__main__":  # python -m vault_sync.limits: the table to paste into the README
+    print(limits_table(), end="")

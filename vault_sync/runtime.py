@@ -35,6 +35,8 @@ class Runtime:
         # on use (ops/sweep_memo.py, ops/brief.py): a new service starts without them
         self.quiet_sweep: Quiet | None = None
         self.brief_inputs: BriefInputs | None = None
+        # (index signature, supersession successors, loops): ops/supersede.py
+        self.supersession: tuple[Any, dict[str, set[str]], list[list[str]]] | None = None
 
     def use_embedder(self, embedder: Any) -> None:
         """Share a model already loaded elsewhere (a bench running many vaults in one
@@ -59,6 +61,7 @@ class Runtime:
         svc = self.service
         options.setdefault("reconcile_interval", svc.settings.reconcile_interval_seconds)
         options.setdefault("on_report", svc.after_sync)
+        options.setdefault("on_damage", svc.check_index)
         self.stop_watcher()
         watcher = VaultWatcher(svc.indexer, svc.layout, **options)
         self.watcher = watcher
@@ -93,6 +96,7 @@ class Runtime:
         watcher, lease = self.watcher, self.lease
         return {
             "watcher": None if watcher is None else {
-                "mode": watcher.mode, "missed_events": watcher.missed_events, "last_error": watcher.last_error},
+                "mode": watcher.mode, "missed_events": watcher.missed_events, "last_error": watcher.last_error,
+                "reconciles": watcher.reconciles, "last_reconcile": watcher.last_reconcile},
             "lease": lease.state.to_dict() if lease is not None else None,
         }

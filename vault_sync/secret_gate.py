@@ -286,6 +286,21 @@ def _raise(field: str, findings: list[SecretFinding], lines: bool) -> None:
     raise Refused(f"refused: the {field} contains a secret ({kinds}{where}); secrets are never stored")
 
 
+def shown(value: Any, n: int = 80) -> Any:
+    """A value from untrusted input as it may be printed (an id or a place in a refusal
+    list): a secret replaced by its kind, line breaks, control, bidi and invisible
+    characters escaped, at most `n` characters. None stays None."""
+    if value is None:
+        return None
+    text = value if isinstance(value, str) else str(value)
+    findings = scan(text)
+    if findings:
+        return f"[hidden: {', '.join(sorted({f.kind for f in findings}))}]"
+    out = "".join(f"\\u{ord(ch):04x}" if unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Zl", "Zp") else ch
+                  for ch in text)
+    return out if len(out) <= n else out[:n] + "…"
+
+
 def check_fields(fields: Mapping[str, Any]) -> None:
     """The intake gate for every field a write stores (text, title, tags, relation type,
     an importer's metadata): raises `Refused` naming the field and the kind of secret,

@@ -8,27 +8,26 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-from . import background
 from .dates import utc_now
 from .editor_hold import HOLD_SECONDS, EditorHold
 from .errors import Ambiguous, InvalidInput, NotFound, PathOutsideVault
 from .index import queries
-from .index.resolver import build_resolver
 from .index.store import IndexStore
 from .links import strip_md
-from .limits import check_limit, check_query, check_ref, check_refs, quote
+from .limits import REF_CHARS, check_limit, check_query, check_ref, check_refs, quote, spellings
 from .index.sync import Change, Indexer, SyncReport
 from .ops import conflicts as conflicts_op
 from .ops import ids as ids_op
-from .ops import journal
 from .ops import lifecycle, moves
 from .ops import relate as relate_op
+from .ops import repair as repair_op
+from .ops import review as review_op
 from .ops import save as save_op
+from .ops import status as status_op
 from .ops import supersede as supersede_op
 from .ops import sweep as sweep_op
 from .ops import touch as touch_op
 from .runtime import Runtime
-from .quiet import older_than_window
 from .scoring import ScoringParams
 from .settings import Settings
 from .vault import Layout
@@ -140,10 +139,15 @@ class MemoryService:
 
     # -- sync --
     def sync(self, rebuild: bool = False, progress: Progress | None = None) -> dict[str, Any]:
-        """Reconcile the index with the vault; the report as a plain dict (SyncReport.to_dict)."""
-        report = self.indexer.reconcile(rebuild=rebuild, progress=progress)
+        """Reconcile the index with the vault; the report as a plain dict (SyncReport.to_dict).
+        `rebuild` works on any damage to the index (ops/repair.py)."""
+        report = repair_op.rebuild(self, progress) if rebuild else self.indexer.reconcile(progress=progress)
         self.after_sync(report)
         return report.to_dict()
+
+    def check_index(self, reason: str) -> dict[str, Any] | None:
+        """Check the whole index; repair any damage from the vault (what was done, or None)."""
+        return repair_op.repair_index(self, reason)
 
     def after_sync(self, report: SyncReport) -> None:
         """What a sync of the vault may call for in the vault itself: a copied memory's
@@ -165,17 +169,21 @@ class MemoryService:
         ref = check_ref(ref).strip()
         rows = self.store.notes_with_id(ref)
         if not rows:
-            rel = self.layout.safe_rel(ref if ref.lower().endswith(".md") or "/" in ref else ref)
-            row = self.store.note(rel) or self.store.note(rel + ".md")
-            if row is None and "/" not in rel:
-                row = self._by_name(rel)
+            row = None
+            for spelling in spellings(ref):  # an NFD path from macOS finds the NFC note, and back
+                rel = self.layout.safe_rel(spelling)
+                row = self.store.note(rel) or self.store.note(rel + ".md")
+                if row is None and "/" not in rel:
+                    row = self._by_name(rel)
+                if row is not None:
+                    break
             rows = [row] if row is not None else []
         if kinds:
             rows = [r for r in rows if r["kind"] in kinds] or rows
         if not rows:
-            raise NotFound(f"no note with id or path {quote(ref, 200)}")
+            raise NotFound(f"no note with id or path {quote(ref, REF_CHARS)}")
         if len(rows) > 1:
-            raise Ambiguous(f"{quote(ref, 200)} matches {len(rows)} notes: {', '.join(r['path'] for r in rows)}")
+            raise Ambiguous(f"{quote(ref, REF_CHARS)} matches {len(rows)} notes: {', '.join(r['path'] for r in rows)}")
         return rows[0]
 
     def indexed(self, rel: str) -> sqlite3.Row:
@@ -209,64 +217,19 @@ class MemoryService:
         view["superseded_by"] = supersede_op.newest(self, row["path"]) if queries.any_superseded(self.store) else None
         return view
 
-    # -- status --
+    # -- status (vault_sync.ops.status) --
     def status(self) -> dict[str, Any]:
-        counts = {k: 0 for k in ("stm", "ltm", "archive", "note")}
-        counts.update(queries.counts_by_kind(self.store))
-        by_status = queries.counts_by_status(self.store)
-        now = self.now()
-        states: dict[str, int] = {}
-        stale = 0  # written scores older than score_refresh_hours (issue 16)
-        refresh_s, prec = self.settings.score_refresh_hours * 3600.0, self.settings.score_precision
-        for row in queries.stm_rows(self.store):
-            st = row_state(self.params, row, now)
-            states[st] = states.get(st, 0) + 1
-            stale += older_than_window(self.params, row, now, prec, refresh_s)
-        problems = queries.all_problems(self.store)
-        conflicts = queries.all_conflicts(self.store)
-        dangling = self.dangling_links()
-        runtime = self.runtime.status()
-        return {
-            "vault": str(self.layout.root),
-            "index": str(self.store.path),
-            "counts": counts,
-            "by_status": by_status,
-            "sources": queries.counts_by_source(self.store),
-            "stm_states": states,
-            "scores_older_than_refresh": stale,
-            "problems": problems,
-            "conflicts": conflicts,
-            "dangling_links": len(dangling),
-            "dangling": dangling[:50],
-            "last_sync": self.store.get_meta("last_sync"),
-            "watcher": runtime["watcher"],
-            "embeddings": self.embedding_status(),
-            "lease": runtime["lease"],
-            "scoring": self.params.public(),
-            "quarantined": journal.quarantined(self),
-            "background": background.state(self),
-            "supersession_cycles": supersede_op.cycles(self),
-            "editing": self.editor.held(),
-        }
+        return status_op.status(self)
 
     def embedding_status(self) -> dict[str, Any]:
-        total, done = queries.embedding_counts(self.store)
-        return {"enabled": bool(self.settings.embeddings), "model": self.settings.embedding_model, "done": done, "total": total}
+        return status_op.embedding_status(self)
 
     def dangling_links(self) -> list[dict[str, Any]]:
-        resolver = build_resolver(self.store)
-        out = []
-        for r in queries.all_links_by_source(self.store):
-            if resolver.resolve(r["target"], r["path"], bool(r["markdown"])) is None:
-                out.append({"source": r["path"], "target": r["target"] + r["subpath"]})
-        return sorted(out, key=lambda d: (d["source"], d["target"]))  # a stable order for paging
+        return status_op.dangling_links(self)
 
     def dangling(self, limit: int = 100, offset: int = 0) -> dict[str, Any]:
         """Every dangling link, a page at a time (`status` carries only the count and the first 50)."""
-        links = self.dangling_links()
-        end = offset + limit
-        return {"total": len(links), "offset": offset, "limit": limit, "links": links[offset:end],
-                "next_offset": end if end < len(links) else None}
+        return status_op.dangling(self, limit, offset)
 
     # -- lifecycle (each a few lines over vault_sync.ops) --
     def recover(self) -> list[str]:
@@ -294,12 +257,13 @@ class MemoryService:
         with self.writes.operation():
             return supersede_op.supersede(self, old, by)
 
-    def save_many(self, items: list[Any], conversation: str | None = None) -> dict[str, Any]:
-        """Many memories in one call (vault_sync.ops.save_batch): one model call, one index sync."""
+    def save_many(self, items: list[Any], conversation: str | None = None, batch_id: str | None = None) -> dict[str, Any]:
+        """Many memories in one call (vault_sync.ops.save_batch): one model call, one index sync;
+        with a `batch_id`, a retry of the same batch adds nothing twice."""
         from .ops.save_batch import save_many
 
         with self.writes.operation():
-            return save_many(self, items, conversation)
+            return save_many(self, items, conversation, batch_id)
 
     def save_said(self, text: str, tags: list[str] | None = None, title: str | None = None, strength: float = 1.0,
                   conversation: str | None = None, said_at: Any = None, supersedes: list[str] | None = None) -> dict[str, Any]:
@@ -317,10 +281,14 @@ class MemoryService:
     def import_memories(self, fmt: str, path: str | Path, dry_run: bool = False, tag: str | None = None,
                         progress: Callable[..., None] | None = None) -> dict[str, Any]:
         """Import a file or folder from another memory tool (vault_sync.transfer)."""
+        from .secret_gate import shown
         from .transfer import import_path
 
         with self.writes.operation():
-            return import_path(self, fmt, path, dry_run, tag, progress)
+            result = import_path(self, fmt, path, dry_run, tag, progress)
+        for item in result.get("refusals", []):  # ids and places come from the source: printed only filtered
+            item.update({k: shown(item[k]) for k in ("id", "where") if k in item})
+        return result
 
     def export(self, fmt: str = "jsonl", scope: str = "all") -> Iterator[str]:
         """Every memory as JSON lines or CSV, one chunk of text at a time (vault_sync.transfer.export)."""
@@ -355,9 +323,18 @@ class MemoryService:
         with self.writes.operation():
             return lifecycle.archive(self, ref, reason)
 
-    def restore(self, ref: str) -> dict[str, Any]:
+    def restore(self, ref: str, prior: dict[str, Any] | None = None) -> dict[str, Any]:
         with self.writes.operation():
-            return lifecycle.restore(self, ref)
+            return lifecycle.restore(self, ref, prior)
+
+    def review_memory(self, ref: str, grade: str) -> dict[str, Any]:
+        """A graded review with a bounded effect (ops/review.py)."""
+        with self.writes.operation():
+            return review_op.review_memory(self, ref, grade)
+
+    def undo_review(self, ref: str, prior: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+        with self.writes.operation():
+            return review_op.undo_review(self, ref, prior, after)
 
     def run_lifecycle(self) -> dict[str, Any]:
         with self.writes.operation():
@@ -396,14 +373,15 @@ class MemoryService:
         if not rel.lower().endswith(".md"):
             rel += ".md"
         if self.layout.is_ignored(rel):
-            raise PathOutsideVault(f"{path!r} is in a hidden folder of the vault")
+            raise PathOutsideVault(f"{quote(path, REF_CHARS)} is in a hidden folder of the vault")
+        rel = next((r for r in spellings(rel) if self.layout.abs(r).is_file()), rel)  # NFD or NFC, as on disk
         target = self.layout.abs(rel)
         try:
             if not target.is_file():
-                raise NotFound(f"no note at {rel}")
+                raise NotFound(f"no note at {quote(rel, REF_CHARS)}")
             size = target.stat().st_size
         except OSError as exc:
-            raise NotFound(f"cannot read {rel}: {exc.strerror or exc}") from None
+            raise NotFound(f"cannot read {quote(rel, REF_CHARS)}: {exc.strerror or exc}") from None
         if size > self.settings.max_note_bytes:
             raise InvalidInput(f"{rel} is too large to read here ({size} bytes)")
         try:
@@ -439,13 +417,24 @@ class MemoryService:
         return search(self, query, limit, scope, tags, status, since_days, blend_review,
                       since, until, used_since, include_superseded, include_archived)
 
+    def embedder_now(self) -> Any:
+        """The model if it can be used without waiting for a load (vault_sync.search.embeddings)."""
+        if not self.settings.embeddings:
+            return None
+        from .search.embeddings import embedder_now
+
+        return embedder_now(self)
+
     def semantic_neighbours(self, row: sqlite3.Row, limit: int = 3) -> list[str]:
-        """Names of memories closest in meaning (empty when embeddings are off)."""
+        """Names of memories closest in meaning (empty when embeddings are off or the model is
+        still loading: a promotion does not wait for it)."""
         if not self.settings.embeddings:
             return []
         try:
             from .search.embeddings import neighbours
         except ImportError:
+            return []
+        if self.embedder_now() is None:
             return []
         try:
             return neighbours(self, row, limit)
@@ -457,11 +446,12 @@ class MemoryService:
 
         return cluster(self, threshold)
 
-    def consolidate(self, ids: list[str], apply: bool = False) -> dict[str, Any]:
+    def consolidate(self, ids: list[str], apply: bool = False, leave_held: bool = False) -> dict[str, Any]:
+        """`leave_held`: a job's consolidation leaves out the note open in the editor."""
         from .search.consolidate import consolidate
 
         with self.writes.operation():
-            return consolidate(self, ids, apply)
+            return consolidate(self, ids, apply, leave_held=leave_held)
 
     def embed(self, progress: Progress | None = None) -> dict[str, Any]:
         """Embed every note missing a vector, then drop vectors no note uses any more."""
@@ -470,3 +460,12 @@ class MemoryService:
         report = backfill(self, progress)
         prune(self)
         return report
+
+
+# damage to the index met by these is repaired from the vault (ops/repair.py); reads then
+# run again, the rest report it (the vault may already hold their change)
+for _name in ("sync", "search", "brief", "status", "note", "thread", "review", "graph", "get_memory", "read_note", "conflicts"):
+    setattr(MemoryService, _name, repair_op.healing(retry=True)(getattr(MemoryService, _name)))
+for _name in ("save", "save_many", "save_said", "touch", "observe", "supersede", "promote", "promote_all", "gc", "archive",
+              "restore", "relate", "resolve_conflict", "sweep", "run_lifecycle", "import_memories"):
+    setattr(MemoryService, _name, repair_op.healing(retry=False)(getattr(MemoryService, _name)))

@@ -1,5 +1,5 @@
 """Settings: explicit arguments > MNEMOVAULT_* env vars > <vault>/.mnemovault/config.toml > the
-person's own config.toml > defaults. Paths (index_path) never come from the vault's file."""
+person's own config.toml > defaults. The vault's file sets only VAULT_SETTINGS."""
 
 from __future__ import annotations
 
@@ -110,9 +110,16 @@ class _DictSource(PydanticBaseSettingsSource):
         return dict(self._data)
 
 
-# settings that name places on this device: a vault synced from elsewhere must not choose
-# where this device writes the full text of every note (or which file it chmods)
-PATH_SETTINGS = ("vault", "index_path")
+# what a vault's own config.toml may set: how its memories fade and move, nothing else. A
+# vault synced from elsewhere (or shared) must not choose where this device writes the full
+# text of every note, which folder's notes count as memories (a `stm_dir` naming the daily
+# notes would have the sweep rewrite them), which model runs, or how much work a note is.
+VAULT_SETTINGS = frozenset({
+    "decay_model", "half_life_days", "beta", "pl_alpha", "tc_weight_fast", "tc_fast_half_life_hours",
+    "tc_slow_half_life_days", "forget_threshold", "promote_threshold", "promote_min_uses", "promote_use_count",
+    "promote_window_days", "danger_zone_min", "danger_zone_max", "review_blend_ratio", "touch_boost",
+    "cross_domain_threshold", "score_precision", "score_refresh_hours", "auto_promote", "auto_gc",
+})
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -137,14 +144,15 @@ def user_config_file() -> Path:
 
 
 def _vault_toml(vault: Path) -> dict[str, Any]:
-    """The vault's config.toml without path settings (ignored there, with a warning)."""
+    """The vault's config.toml, only what a vault may set (VAULT_SETTINGS); the rest is
+    ignored there, with a warning naming where to set it."""
     path = vault / CONFIG_RELPATH
     data = dict(_read_toml(path))
-    for name in PATH_SETTINGS:
-        if name in data:
-            del data[name]
-            log.warning("%s: ignoring %s (a vault's config cannot choose paths on this device); "
-                        "set it in %s or MNEMOVAULT_%s instead", path, name, user_config_file(), name.upper())
+    for name in sorted(set(data) - VAULT_SETTINGS):
+        del data[name]
+        log.warning("%s: ignoring %s (a vault's config sets only how memories fade and move, not paths, folders, "
+                    "the model or limits of this device); set it in %s or MNEMOVAULT_%s instead",
+                    path, name[:40], user_config_file(), name.upper()[:40])
     return data
 
 

@@ -9,6 +9,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from .errors import PathOutsideVault
+from .limits import REF_CHARS, quote
 from .writer import is_temp_file
 
 if TYPE_CHECKING:
@@ -96,20 +97,20 @@ class Layout:
         p = user_path.replace("\\", "/").strip()
         why = outside_reason(p)
         if why == "absolute":
-            raise PathOutsideVault(f"{user_path!r}: absolute paths are not accepted; give a path inside the vault")
+            raise PathOutsideVault(f"{quote(user_path, REF_CHARS)}: absolute paths are not accepted; give a path inside the vault")
         if why == "parent":
-            raise PathOutsideVault(f"{user_path!r}: '..' is not allowed; give a path inside the vault")
+            raise PathOutsideVault(f"{quote(user_path, REF_CHARS)}: '..' is not allowed; give a path inside the vault")
         parts = [x for x in p.split("/") if x not in ("", ".")]
         if not parts:
-            raise PathOutsideVault(f"{user_path!r} is not a note path")
+            raise PathOutsideVault(f"{quote(user_path, REF_CHARS)} is not a note path")
         if any(len(x.encode("utf-8", "surrogateescape")) > 255 for x in parts) or len(p) > 4000:
-            raise PathOutsideVault(f"{user_path[:80]!r}...: a name in this path is longer than any file system allows")
+            raise PathOutsideVault(f"{quote(user_path, REF_CHARS)}: a name in this path is longer than any file system allows")
         rel = "/".join(parts)
         target = self.root / rel
         real_root = os.path.realpath(self.root)
         real = os.path.realpath(target)
         if real != real_root and not real.startswith(real_root + os.sep):
-            raise PathOutsideVault(f"{user_path!r} resolves outside the vault (symlink?)")
+            raise PathOutsideVault(f"{quote(user_path, REF_CHARS)} resolves outside the vault (symlink?)")
         return rel
 
 

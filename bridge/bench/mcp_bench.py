@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -95,10 +96,10 @@ def one_session(args: list[str], env: dict, query: str) -> dict:
 
 def daemon_search(work: Path, query: str) -> float:
     """One search_memory-equivalent request straight to the daemon's /api/rpc (no MCP)."""
-    import http.client
+    from ..local_http import local_connection
 
     info = json.loads(next((work / "mcp-config" / "bridges").glob("*.json")).read_text(encoding="utf-8"))
-    conn = http.client.HTTPConnection("127.0.0.1", info["port"], timeout=300)
+    conn = local_connection(info["port"], timeout=300)
     try:
         t = time.perf_counter()
         conn.request("POST", "/api/rpc", json.dumps({"op": "search", "args": {"query": query, "limit": 10}}),
@@ -156,3 +157,79 @@ def mcp_timing(vault: Path, work: Path, queries: list[str], progress: Callable[[
             "proxy_rss_mb": max(s["rss_mb"] for s in sessions), "daemon_search_p50_ms": pct(direct, 0.5) * 1000,
             "in_process_list_s": inproc["list_s"], "in_process_search_ms": inproc["search_s"] * 1000,
             "in_process_rss_mb": inproc["rss_mb"], "first_after_daemon_start_search_ms": first["search_s"] * 1000}
+
+
+def _stop_daemon_of(config: Path, timeout: float = 60.0) -> None:
+    """SIGTERM the daemon whose bridge file is under `config` and wait until it has exited."""
+    import signal
+
+    for bfile in (config / "bridges").glob("*.json"):
+        try:
+            pid = int(json.loads(bfile.read_text(encoding="utf-8"))["pid"])
+            os.kill(pid, signal.SIGTERM)
+        except (OSError, ValueError, KeyError):
+            continue
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                os.kill(pid, 0)
+            except OSError:
+                break
+            time.sleep(0.05)
+
+
+def _wait_serving(config: Path, relay: subprocess.Popen, timeout: float = 300.0) -> None:
+    """Until the daemon the relay started listens (its bridge file names a port that accepts)."""
+    import socket
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and relay.poll() is None:
+        for bfile in (config / "bridges").glob("*.json"):
+            try:
+                socket.create_connection(("127.0.0.1", json.loads(bfile.read_text(encoding="utf-8"))["port"]), 1).close()
+                return
+            except (OSError, ValueError, KeyError):
+                pass
+        time.sleep(0.05)
+    raise RuntimeError("the daemon the relay started never listened")
+
+
+def cold_start(vault: Path, work: Path, index: Path, progress: Callable[[str], None], embeddings: bool,
+               runs: int = 3) -> dict:
+    """A relay with no daemon running: start to an answered tools/list (the relay starts the
+    daemon), then, once that daemon listens, the first save_memory, which must not wait for the
+    model the daemon is still loading. Each run has its own config folder and a copy of an indexed index, as after a login."""
+    lists, saves, loading = [], [], []
+    for i in range(runs):
+        home = work / f"cold-start-{i}"
+        home.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(index, home / "index.sqlite3")
+        env = dict(os.environ, MNEMOVAULT_CONFIG_DIR=str(home / "config"), MNEMOVAULT_DATA_DIR=str(home / "data"),
+                   MNEMOVAULT_LOG_DIR=str(home / "logs"), MNEMOVAULT_INDEX_PATH=str(home / "index.sqlite3"),
+                   MNEMOVAULT_EMBEDDINGS="true" if embeddings else "false",
+                   MNEMOVAULT_LIFECYCLE_INTERVAL_SECONDS="100000", MNEMOVAULT_AUTO_PROMOTE="false", MNEMOVAULT_AUTO_GC="false",
+                   FASTMCP_SHOW_SERVER_BANNER="false", FASTMCP_CHECK_FOR_UPDATES="off", PYTHONPATH=str(ROOT))
+        env.pop("MNEMOVAULT_NO_DAEMON", None)
+        progress(f"MCP: cold start {i + 1}/{runs} (the relay starts the daemon)")
+        s = Session(["--vault", str(vault)], env)
+        try:
+            s.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                     "clientInfo": {"name": "mnemovault-bench", "version": "1"}})
+            s.notify("notifications/initialized")
+            s.request("tools/list")
+            lists.append(time.perf_counter() - s.started)
+            _wait_serving(home / "config", s.proc)  # the first save after the daemon is up, as a client meets it
+            text = f"Cold start check {i}: the bench saved this memory right after the daemon started ({os.getpid()})."
+            t = time.perf_counter()
+            result = s.request("tools/call", {"name": "save_memory", "arguments": {"text": text}})
+            saves.append(time.perf_counter() - t)
+            if result.get("isError"):
+                raise RuntimeError(f"save_memory failed: {result.get('content')}")
+            found = s.request("tools/call", {"name": "search_memory", "arguments": {"query": "cold start check", "limit": 3}})
+            loading.append(json.dumps(found).find("still loading") >= 0)
+        finally:
+            s.close()
+            _stop_daemon_of(home / "config")
+    return {"runs": runs, "semantic": embeddings, "list_s": statistics.median(lists), "list_max_s": max(lists),
+            "first_save_ms": statistics.median(saves) * 1000, "first_save_max_ms": max(saves) * 1000,
+            "model_still_loading": sum(loading)}

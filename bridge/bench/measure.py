@@ -178,6 +178,9 @@ def run_bench(notes: int | None, vault_dir: Path | None, quick: bool, progress: 
                               "recall_at_5": r5, "mrr": mrr, "queries": len(queries)}
         if not quick:  # before promote and gc below move notes away from the queries' paths
             result.update(_semantic(vault, work, queries, progress))
+        from .update_bench import update_figures
+
+        result["update_detection"] = update_figures(work, not quick, lambda v, i, emb: _service(v, i, embeddings=emb), progress)
         progress("brief (model off)")
         result["brief"] = brief_timing(svc, queries[0][0] if queries else "project")
         progress("sweep")
@@ -208,10 +211,12 @@ def run_bench(notes: int | None, vault_dir: Path | None, quick: bool, progress: 
         result["import"] = import_figures(work / "import", min(notes or 10_000, 10_000),
                                           lambda v, i: _service(v, i, embeddings=False), progress, rounds=1 if quick else 3)
         result["cli_search"] = cli_timing(vault, work, progress, embeddings=not quick)
-        from .mcp_bench import mcp_timing
+        from .mcp_bench import cold_start, mcp_timing
 
         result["mcp"] = mcp_timing(vault, work, [q for q, _ in queries[:8]], progress, embeddings=not quick,
                                    index=None if quick else work / "emb.sqlite3")
+        result["cold_start"] = cold_start(vault, work, work / ("cold0.sqlite3" if quick else "emb.sqlite3"), progress,
+                                          embeddings=not quick)
         progress("memory use")
         result["rss_mb"] = {"model_off": rss_of(vault, work / "cold0.sqlite3", False)}
         if not quick:

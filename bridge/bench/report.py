@@ -98,6 +98,22 @@ def rows(r: dict) -> list[tuple[str, str, str]]:
             ("  the same search over the daemon's HTTP API p50 (ms)", _f(m.get("daemon_search_p50_ms"), "{:.0f}"), "the floor"),
             ("mcp proxy: peak RSS (MB) / in-process", f"{_f(m['proxy_rss_mb'], '{:.0f}')} / {_f(m['in_process_rss_mb'], '{:.0f}')}", "< 80 MB"),
         ]
+    if "cold_start" in r:
+        c = r["cold_start"]
+        out += [
+            ("cold start: relay starting the daemon, to tools/list (s) median / max", f"{_f(c['list_s'], '{:.2f}')} / {_f(c['list_max_s'], '{:.2f}')}", "< 2 s"),
+            ("cold start: first save_memory (ms) median / max" + (" (model loading)" if c["semantic"] else ""),
+             f"{_f(c['first_save_ms'], '{:.0f}')} / {_f(c['first_save_max_ms'], '{:.0f}')}", "< 200 ms"),
+        ]
+    for name, u in r.get("update_detection", {}).items():  # may_supersede on bridge/bench/update_set.py
+        kind = "model" if name == "model" else "model off"
+        held = u["held_out"]
+        out += [
+            (f"update detection, {kind}: recall / precision", f"{_f(u['recall'], '{:.2f}')} / {_f(u['precision'], '{:.2f}')}",
+             ">= 0.85 / >= 0.9" if name == "model" else ""),
+            ("  false alarms / held out: recall, precision",
+             f"{_f(u['false_alarms'], '{:.2f}')} / {_f(held['recall'], '{:.2f}')}, {_f(held['precision'], '{:.2f}')}", ""),
+        ]
     rss = r.get("rss_mb", {})
     out.append(("daemon RSS model off / on (MB)", f"{_f(rss.get('model_off'), '{:.0f}')} / {_f(rss.get('model_on'), '{:.0f}')}", "off < 150 MB"))
     return out

@@ -27,8 +27,8 @@ def vault_hashes(root: Path, skip=(".mnemovault/lease.json",)) -> dict[str, str]
         for name in filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]:
             p = Path(dirpath) / name
             rel = p.relative_to(root).as_posix()
-            if rel in skip:
-                continue
+            if rel in skip or (rel.startswith(".mnemovault/daemon-") and rel.endswith(".lock")):
+                continue  # the daemon's own bookkeeping: the lease, and its lock (who runs, on which port)
             if p.is_symlink():
                 out[rel] = "link:" + os.readlink(p)
             else:

@@ -24,14 +24,13 @@ import os
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from _harness import memory_ids, scale
 from conftest import index_dump, rebuild_dump
-from daemon_util import Daemon
+from daemon_util import Daemon, wait_for
 from _person import person_keys, split
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX daemon")
@@ -74,7 +73,17 @@ def test_person_and_daemon_never_lose_each_others_work(tmp_path):
         person = subprocess.run([sys.executable, str(Path(__file__).with_name("_person.py")), str(vault), str(seed),
                                  str(SECONDS), str(out)], capture_output=True, text=True, timeout=SECONDS + 120)
         assert person.returncode == 0, person.stderr[-3000:]
-        time.sleep(2.5)  # a last lifecycle round over the person's final edits
+        # a last lifecycle round over the person's final edits: two more runs (the second one
+        # began after the person stopped), and the index caught up with the vault
+        runs = [daemon.status()["background"]["last_run"]]
+
+        def settled() -> bool:
+            last = daemon.status()["background"]["last_run"]
+            if last != runs[-1]:
+                runs.append(last)
+            return len(runs) >= 3 and index_dump(daemon.index_path) == rebuild_dump(vault)
+
+        assert wait_for(settled, timeout=180, step=0.2), f"the daemon did not settle (lifecycle runs seen: {runs})"
         assert daemon.alive()
         status = daemon.status()
     finally:
@@ -121,7 +130,7 @@ def test_person_and_daemon_never_lose_each_others_work(tmp_path):
         if entry["touched"]:
             want_body, want_keys = entry["body"], entry["keys"]
         else:
-            src = original[entry["path"]]
+            src = original[start]  # the person may first have seen it after the daemon moved it
             want_body, want_keys = split(src.decode("utf-8"))[1], person_keys(src)
         if not _same_body(body, want_body, final.startswith("LTM/")):
             problems.append(f"{key} ({final}): body differs from the person's\n--- want\n{want_body[-300:]}\n--- got\n{body[-300:]}")

@@ -26,6 +26,7 @@ class Filters:
     created_to: tuple[str, int] | None = None
     used_from: tuple[str, int] | None = None
     exclude_superseded: bool = False
+    superseded_exempt: tuple[int, ...] = ()  # marked, but members of a hand-written loop: current
 
     @property
     def timed(self) -> bool:
@@ -63,7 +64,9 @@ class Filters:
                              f"ELSE coalesce({col}, '') {op} ? AND {col} IS NOT NULL END)")
                 params += [bound[1], bound[0]]
         if self.exclude_superseded:
-            parts.append(f"{alias}.rowid NOT IN {SUPERSEDED_SQL}")
+            exempt = f" OR {alias}.rowid IN ({marks(len(self.superseded_exempt))})" if self.superseded_exempt else ""
+            parts.append(f"({alias}.rowid NOT IN {SUPERSEDED_SQL}{exempt})")
+            params += list(self.superseded_exempt)
         return " AND ".join(parts), params
 
 

@@ -301,6 +301,14 @@ def memory_body_hashes(store: "IndexStore") -> dict[str, str]:
         "SELECT body_hash, path FROM notes WHERE kind IN ('stm', 'ltm') ORDER BY path DESC")}
 
 
+def body_hashes_of(store: "IndexStore", paths: list[str]) -> dict[str, str]:
+    """Normalized body hash -> path, for these notes (an import checks superseded texts)."""
+    if not paths:
+        return {}
+    return {r["body_hash"]: r["path"] for r in store.query(
+        f"SELECT body_hash, path FROM notes WHERE path IN ({marks(len(paths))}) ORDER BY path DESC", tuple(paths))}
+
+
 def counts_by_source(store: "IndexStore") -> dict[str, int]:
     """How many notes came from each import source."""
     return {r[0]: int(r[1]) for r in store.query(
@@ -338,12 +346,15 @@ def any_superseded(store: "IndexStore") -> bool:
     return row is not None and row[0] == 1
 
 
-def current_memory_scores(store: "IndexStore") -> list[tuple[Any, ...]]:
+def current_memory_scores(store: "IndexStore", exempt: list[int] | None = None) -> list[tuple[Any, ...]]:
     """(rowid, path, id, title, kind, use_count, strength, last_used, created) of every STM and
-    LTM memory that is not superseded: what a live score is computed from."""
+    LTM memory that is not superseded (the `exempt` rowids count as current whatever their
+    marks): what a live score is computed from."""
+    exempt = exempt or []
+    also = f" OR rowid IN ({marks(len(exempt))})" if exempt else ""
     return [tuple(r) for r in store.query(
         "SELECT rowid, path, id, title, kind, use_count, strength, last_used, created FROM notes "
-        f"WHERE kind IN ('stm', 'ltm') AND rowid NOT IN {SUPERSEDED_SQL}")]
+        f"WHERE kind IN ('stm', 'ltm') AND (rowid NOT IN {SUPERSEDED_SQL}{also})", tuple(exempt))]
 
 
 def rowids_of(store: "IndexStore", paths: list[str]) -> dict[str, int]:

@@ -14,7 +14,8 @@ from typing import Any, Callable, Iterator
 
 from ..dates import format_datetime, parse_datetime, utc_now
 from ..note import Note, content_hash, normalized_hash, related_links, stem_of
-from . import trigram, windows
+from . import health, trigram, windows
+from ..errors import IndexDamaged
 from .schema import SCHEMA, SCHEMA_VERSION, UPGRADES
 
 # Each single-note FTS write adds a small segment; FTS5 merges them only now and then, and
@@ -72,24 +73,6 @@ def _said_at(value: object) -> str | None:
     return format_datetime(when) if when is not None else None
 
 
-CORRUPT_CODES = {sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT}
-
-
-def _move_aside(path: Path, now: datetime) -> Path:
-    """Rename a corrupt index (and its WAL and shared-memory files) to <index>.corrupt-<time>."""
-    aside = path.with_name(f"{path.name}.corrupt-{now.strftime('%Y%m%dT%H%M%SZ')}")
-    n = 2
-    while aside.exists():
-        aside = path.with_name(f"{path.name}.corrupt-{now.strftime('%Y%m%dT%H%M%SZ')}-{n}")
-        n += 1
-    os.replace(path, aside)
-    for suffix in ("-wal", "-shm"):
-        side = path.with_name(path.name + suffix)
-        if side.exists():
-            os.replace(side, aside.with_name(aside.name + suffix))
-    return aside
-
-
 class IndexStore:
     """All access goes through one connection guarded by a lock (watcher + front ends)."""
 
@@ -106,6 +89,8 @@ class IndexStore:
         self.resolver_cache: tuple[int, Any] | None = None
         self.trigrams = trigrams
         self.set_aside: Path | None = None  # where a corrupt index file was moved, if it was
+        self.clock = clock
+        self.last_repair: dict[str, Any] | None = None  # when damage was last found and repaired, and how
         # conversation -> times of turns added, changed or removed in the open transaction:
         # their windows (index/windows.py) are rewritten before it commits
         self._windows_dirty: dict[str, set[str]] = {}
@@ -115,14 +100,24 @@ class IndexStore:
         except sqlite3.DatabaseError as exc:
             # the index is derived from the vault: a file SQLite cannot read is set aside and
             # rebuilt, instead of stopping every command (a lock or a missing folder is raised)
-            if not isinstance(self.path, Path) or getattr(exc, "sqlite_errorcode", None) not in CORRUPT_CODES:
+            if not isinstance(self.path, Path) or getattr(exc, "sqlite_errorcode", None) not in health.CORRUPT_CODES:
                 raise
             self.db.close()
-            self.set_aside = _move_aside(self.path, clock())
+            self.set_aside = health.move_aside(self.path, clock())
             log.warning("the index %s was unreadable (%s); moved it to %s and rebuilding it from the vault",
                         self.path, exc, self.set_aside)
             self._open()
             self.rebuilt = True
+            health.record_repair(self, "unreadable when opened", ["file"], "file")
+        try:
+            damaged = self.check_health(full=False)
+        except sqlite3.OperationalError as exc:  # busy (another process writes) or read-only: later
+            log.info("index %s: not checked at open (%s)", self.path, exc)
+            damaged = []
+        if damaged:  # emptied here; the first reconcile (every front end runs one) reads the vault
+            self.repair(damaged, "found when the index was opened")
+        elif self.last_repair is None:
+            self.last_repair = health.recorded_repair(self)
 
     def _open(self) -> None:
         self.db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
@@ -141,6 +136,31 @@ class IndexStore:
     def close(self) -> None:
         with self.lock:
             self.db.close()
+
+    # -- health (index/health.py) --
+    def check_health(self, full: bool = True) -> list[str]:
+        """The damaged parts: 'file' or full-text tables ([] when all is well)."""
+        with self.lock:
+            return health.damaged_parts(self.db, self.path, full)
+
+    def repair(self, parts: list[str], reason: str) -> str:
+        """Make the damaged parts anew, empty (health.repair); the caller then reconciles."""
+        with self.lock:
+            return health.repair(self, parts, reason, SCHEMA)
+
+    def reopen(self) -> None:
+        """A new, empty file in place of the current one (the old one is set aside)."""
+        self.db.close()
+        if isinstance(self.path, Path):
+            self.set_aside = health.move_aside(self.path, self.clock())
+        self._open()
+
+    def _damage(self, exc: BaseException) -> BaseException:
+        """A damage error as IndexDamaged (the service repairs it); any other error as it is."""
+        if not health.is_damage(exc):
+            return exc
+        log.warning("index %s: a query met damage: %s", self.path, exc)
+        return IndexDamaged(f"the index is damaged ({exc})")
 
     def _ensure_schema(self) -> bool:
         with self.lock:
@@ -187,11 +207,14 @@ class IndexStore:
                 yield self.db
                 if self._windows_dirty:
                     windows.refresh(self.db, self._windows_dirty)
-            except BaseException:
+            except BaseException as exc:
                 self._windows_dirty = {}
                 self.db.execute("ROLLBACK")
                 self.names_version += 1  # the cached resolver may describe rows rolled back
                 self.notes_version += 1
+                damage = self._damage(exc)
+                if damage is not exc:
+                    raise damage from exc
                 raise
             self._windows_dirty = {}
             self.db.execute("COMMIT")
@@ -355,7 +378,13 @@ class IndexStore:
     def reading(self) -> Iterator[sqlite3.Connection]:
         """The connection, for several reads that must see one state (search ranks in a few)."""
         with self.lock:
-            yield self.db
+            try:
+                yield self.db
+            except sqlite3.DatabaseError as exc:
+                damage = self._damage(exc)
+                if damage is exc:
+                    raise
+                raise damage from exc
 
     def change_signature(self) -> tuple[int, int]:
         """Differs after any write to the index file, ours (total_changes) or another process's
@@ -379,12 +408,12 @@ class IndexStore:
             return cur.rowcount
 
     def query(self, sql: str, params: tuple[Any, ...] | dict[str, Any] = ()) -> list[sqlite3.Row]:
-        with self.lock:
-            return self.db.execute(sql, params).fetchall()
+        with self.reading() as db:
+            return db.execute(sql, params).fetchall()
 
     def one(self, sql: str, params: tuple[Any, ...] | dict[str, Any] = ()) -> sqlite3.Row | None:
-        with self.lock:
-            row: sqlite3.Row | None = self.db.execute(sql, params).fetchone()
+        with self.reading() as db:
+            row: sqlite3.Row | None = db.execute(sql, params).fetchone()
             return row
 
     def replace_attachments(self, db: sqlite3.Connection, paths: list[str]) -> None:

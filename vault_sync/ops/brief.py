@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -25,6 +26,7 @@ from ..errors import InvalidInput
 from ..index import queries
 from ..limits import check_query
 from ..scoring import ScoringParams, decay_factor
+from .supersede import current_despite_marks
 
 if TYPE_CHECKING:
     from ..service import MemoryService
@@ -51,8 +53,16 @@ def _line(title: str, body: str, ident: str | None, mark: str = "") -> str:
     return f"- {mark}{head} (id {ident})\n" if ident else f"- {mark}{head}\n"
 
 
+def shown_topic(topic: str, n: int) -> str:
+    """The topic as one plain line for the briefing's heading and footer: line breaks,
+    control and bidi characters become spaces (a topic holding "\n- ..." must not read as
+    a memory of the list), quotes are kept out, at most `n` characters."""
+    plain = "".join(" " if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") else ch for ch in topic)
+    return " ".join(plain.replace('"', "'").split())[:n]
+
+
 def _footer(left: int, topic: str | None) -> str:
-    how = f'search_memory(query="{topic[:60]}")' if topic else "search_memory(query=...)"
+    how = f'search_memory(query="{shown_topic(topic, 60)}")' if topic else "search_memory(query=...)"
     return (f"\n{left} more memories left out; find them with {how}, "
             "or narrow by time with since/until.\n") if left else "\nNothing left out.\n"
 
@@ -77,7 +87,8 @@ def _groups(svc: "MemoryService") -> dict[str, _Group]:
         return hit[1]
     beta = svc.params.beta
     groups = {"ltm": _Group(), "stm": _Group()}
-    for rowid, path, ident, title, kind, uses, strength, last_used, created in queries.current_memory_scores(svc.store):
+    exempt = current_despite_marks(svc)  # a hand-written loop's members are all current
+    for rowid, path, ident, title, kind, uses, strength, last_used, created in queries.current_memory_scores(svc.store, exempt):
         last = parse_datetime(last_used) or parse_datetime(created)
         groups[kind].items.append((max(uses or 0, 0) ** beta, strength if strength is not None else 1.0,
                                    last.timestamp() if last is not None else None, rowid, path, ident, title))
@@ -149,7 +160,8 @@ def brief(svc: "MemoryService", topic: str | None = None, max_tokens: int = 800)
             seen.add(item["path"])
             picks.append(("strongest", item, ""))
     total = max(current, len(picks))
-    header = f"# What you know{f' about {topic[:80]}' if topic else ''} (mnemovault)\n"
+    about = f' about "{shown_topic(topic, 80)}"' if topic else ""
+    header = f"# What you know{about} (mnemovault)\n"
     text = header if len(header) <= budget else ""
     reserve = len(_footer(total, topic))  # the longest footer this briefing can need
     included: list[dict[str, Any]] = []

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..edit import edit_text, newline_of, patch_bytes
 from ..errors import InvalidInput, NotFound, WrongState
+from ..limits import REF_CHARS, quote
 from ..fmblock import find_block
 from ..index import queries
 from ..note import Note, parse_note
@@ -50,7 +51,7 @@ def resolve_conflict(svc: "MemoryService", path: str) -> dict[str, Any]:
     rel = svc.layout.safe_rel(path)
     row = queries.conflict(svc.store, rel)
     if row is None:
-        raise NotFound(f"{rel} is not a known conflict copy (see `mnemovault status`)")
+        raise NotFound(f"{quote(rel, REF_CHARS)} is not a known conflict copy (see `mnemovault status`)")
     copy_path, orig_path = svc.layout.abs(rel), svc.layout.abs(row["original"])
     copy_data = copy_path.read_bytes()
     copy = parse_note(rel, copy_data)

@@ -76,6 +76,25 @@ def quarantine(svc: "MemoryService", path: Path, entry: dict[str, Any], src_rel:
     return f"quarantined the unfinished move of {src_rel} to {dst_rel}: {cause}; {todo} ({rel})"
 
 
+def refuse(svc: "MemoryService", path: Path, entry: dict[str, Any], exc: Exception) -> str:
+    """Set aside, untouched, an entry naming a path outside the vault or through a symbolic
+    link: recovery never acts on it. The line to log."""
+    src, dst = (str(entry.get(k))[:200] for k in ("src", "dst"))
+    info = {"quarantined": {"cause": f"{type(exc).__name__}: {exc}"[:300], "at": format_datetime(svc.now()),
+                            "todo": "recovery refused this entry and moved nothing; check the paths it names by hand, "
+                                    "then delete this file"}, **entry}
+    folder = svc.layout.root / QUARANTINE
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = folder / f"{path.stem}.tmp"
+        tmp.write_text(json.dumps(info, indent=1, ensure_ascii=False), encoding="utf-8")
+        os.replace(tmp, folder / path.name)
+        path.unlink()
+    except OSError as err:
+        return f"refused the journal entry {path} ({src} to {dst}: {exc}) but could not set it aside ({err.strerror or err})"
+    return f"refused the journal entry for {src} to {dst}: {exc}; moved nothing ({QUARANTINE}/{path.name})"
+
+
 def quarantined(svc: "MemoryService") -> list[dict[str, Any]]:
     """Journal entries recovery set aside: file, cause, what to do."""
     folder = svc.layout.root / QUARANTINE

@@ -13,13 +13,15 @@ from ..errors import InvalidInput, WrongState
 from ..index import queries
 from ..index.resolver import build_resolver
 from ..limits import check_limit
-from ..note import Note, stem_of
+from ..note import Note, parse_note, stem_of
 from ..patch import REMOVE
 from ..scoring import in_danger_zone, review_priority
 from ..secret_gate import check_fields
 from ..views import row_decision, row_score
+from . import review as review_op
 from .ltm_index import add_to_index_note, wikilink_safe, with_related
 from .moves import Move, free_path, move_note
+from .supersede import newest, not_current, successors_map
 from .sweep import recently_modified, score_updates
 
 if TYPE_CHECKING:
@@ -36,7 +38,7 @@ def _stm_rows(svc: "MemoryService") -> list[sqlite3.Row]:
 def promote_candidates(svc: "MemoryService") -> list[dict[str, Any]]:
     now = svc.now()
     out = []
-    superseded = queries.superseded_paths(svc.store)
+    superseded = not_current(svc)
     for row in _stm_rows(svc):
         decision, reason, value = row_decision(svc.params, row, now)
         if decision == "promote" and row["path"] not in superseded:  # a replaced fact is not long-term knowledge
@@ -47,10 +49,12 @@ def promote_candidates(svc: "MemoryService") -> list[dict[str, Any]]:
 def gc_candidates(svc: "MemoryService") -> list[dict[str, Any]]:
     now = svc.now()
     out = []
-    superseded = queries.superseded_paths(svc.store)
+    superseded = not_current(svc)
     for row in _stm_rows(svc):
         decision, reason, value = row_decision(svc.params, row, now)
-        if row["path"] in superseded and not row["pinned"]:  # replaced by a newer fact: archived whatever its score
+        # replaced by a newer fact: archived whatever its score. Only while its status says
+        # so: a restored one (status active, its links kept as history) fades by its score
+        if row["path"] in superseded and row["status"] == "superseded" and not row["pinned"]:
             decision, reason = "forget", "superseded by a newer memory"
         if decision == "forget" and not row["pinned"]:
             out.append({"id": row["id"], "title": row["title"], "path": row["path"], "score": value, "reason": reason})
@@ -61,7 +65,7 @@ def review(svc: "MemoryService", limit: int = 20) -> list[dict[str, Any]]:
     limit = check_limit(limit)
     now = svc.now()
     items = []
-    superseded = queries.superseded_paths(svc.store)
+    superseded = not_current(svc)
     for row in queries.stm_rows(svc.store):
         if row["path"] in superseded:
             continue  # no longer true: not worth keeping alive
@@ -120,13 +124,29 @@ def _related_names(svc: "MemoryService", row: sqlite3.Row, dst_rel: str | None =
     names: list[str] = []
     seen = {row["path"]}
     after = resolver.changed(added=dst_rel, removed=row["path"]) if dst_rel else resolver
-    for p in paths:
+    for p in _current(svc, paths):
         if p in seen:
             continue
         seen.add(p)
         target = after.shortest_target(p)
         names.append(target if wikilink_safe(target) else p[:-3])
     return names[:MAX_RELATED]
+
+
+def _current(svc: "MemoryService", paths: list[str]) -> list[str]:
+    """The paths with each superseded memory replaced by the newest of its chain (dropped when
+    a loop stops the walk): a Related section never points at a replaced fact."""
+    superseded = not_current(svc)
+    if not superseded.intersection(paths):
+        return paths
+    succ = successors_map(svc)
+    out = []
+    for p in paths:
+        if p in superseded:
+            p = newest(svc, p, succ) or ""
+        if p and p not in superseded:
+            out.append(p)
+    return out
 
 
 def _check_promotable(svc: "MemoryService", row: sqlite3.Row) -> None:
@@ -175,15 +195,25 @@ def promote_all(svc: "MemoryService", dry_run: bool = False) -> dict[str, Any]:
     return _promote_all(svc, dry_run, None)
 
 
-def _quiet(svc: "MemoryService", path: str, quiet: set[str] | None) -> bool:
-    return path in quiet if quiet is not None else recently_modified(svc, path)
+def _waiting(svc: "MemoryService", cands: list[dict[str, Any]], quiet: set[str] | None) -> tuple[list[dict[str, Any]], list[str]]:
+    """(the candidates that move now, the paths held by the editor). Bulk moves (GC and
+    promote-all on any front end, jobs, the scheduled lifecycle) leave the note open in the
+    editor for a later run, and notes edited within quiet_seconds (or in `quiet`) too."""
+    held = held_matcher(svc.editor.held())
+    now, waiting = [], []
+    for c in cands:
+        if held(c["path"]):
+            waiting.append(c["path"])
+        elif not (c["path"] in quiet if quiet is not None else recently_modified(svc, c["path"])):
+            now.append(c)
+    return now, waiting
 
 
 def _promote_all(svc: "MemoryService", dry_run: bool, quiet: set[str] | None) -> dict[str, Any]:
-    cands = [c for c in promote_candidates(svc) if not _quiet(svc, c["path"], quiet)]
+    cands, held = _waiting(svc, promote_candidates(svc), quiet)
     if dry_run:
-        return {"dry_run": True, "candidates": cands, "promoted": []}
-    return _run_many(svc, cands, lambda row, c: promote_one(svc, row, c["reason"]), "promoted")
+        return {"dry_run": True, "candidates": cands, "promoted": [], "held": held}
+    return {**_run_many(svc, cands, lambda row, c: promote_one(svc, row, c["reason"]), "promoted"), "held": held}
 
 
 def _run_many(svc: "MemoryService", cands: list[dict[str, Any]], act: Callable[[sqlite3.Row, dict[str, Any]], Move],
@@ -194,9 +224,13 @@ def _run_many(svc: "MemoryService", cands: list[dict[str, Any]], act: Callable[[
         if row is None:
             continue
         try:
-            done.append(act(row, c).to_dict())
+            move = act(row, c)
         except Exception as exc:  # one bad note must not stop the batch
             errors.append({"path": c["path"], "error": str(exc)})
+            continue
+        done.append(move.to_dict())  # a move whose keys wait is still a move: reported as one
+        if move.unfinished:
+            errors.append({"path": move.dst, "error": move.unfinished})
     return {"dry_run": False, key: done, "errors": errors}
 
 
@@ -250,12 +284,13 @@ def gc(svc: "MemoryService", dry_run: bool = True, delete: bool = False, limit: 
 
 
 def _gc(svc: "MemoryService", dry_run: bool, delete: bool, quiet: set[str] | None, limit: int | None = None) -> dict[str, Any]:
-    cands = [c for c in gc_candidates(svc) if not _quiet(svc, c["path"], quiet)]
+    cands, held = _waiting(svc, gc_candidates(svc), quiet)
     if dry_run:
-        return {"dry_run": True, "candidates": cands, "archived": []}
+        return {"dry_run": True, "candidates": cands, "archived": [], "held": held}
     act = (lambda row, c: trash_one(svc, row, c["reason"])) if delete else (lambda row, c: archive_one(svc, row, c["reason"]))
     out = _run_many(svc, cands if limit is None else cands[:limit], act, "archived")
     out["candidates"] = cands
+    out["held"] = held
     return out
 
 
@@ -264,17 +299,35 @@ def archive(svc: "MemoryService", ref: str, reason: str = "archived on request")
     engine's own (consolidate passes `merged_into` through archive_one, inside the engine)."""
     check_fields({"reason": reason})  # written into the note
     row = svc.resolve(ref)
-    return archive_one(svc, row, reason).to_dict()
+    prior = _prior_on_disk(svc, row["path"])
+    return {**archive_one(svc, row, reason).to_dict(), "prior": prior}
 
 
-def restore(svc: "MemoryService", ref: str) -> dict[str, Any]:
+def _prior_on_disk(svc: "MemoryService", rel: str) -> dict[str, Any] | None:
+    """The owned values an undo of this archive writes back (None: the note is unreadable)."""
+    try:
+        return review_op.prior_of(parse_note(rel, svc.layout.abs(rel).read_bytes()).frontmatter, review_op.PRIOR_KEYS)
+    except OSError:
+        return None
+
+
+def restore(svc: "MemoryService", ref: str, prior: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Back to STM as a use (its score starts again from now); with `prior` (what archive
+    answered), the undo of that archive: exactly the values before it, and not a use."""
+    undo = review_op.prior_updates(prior, review_op.PRIOR_KEYS) if prior is not None else None
     row = svc.resolve(ref)
     if row["kind"] != "archive":
         raise WrongState(f"{row['path']} is not archived; only notes in {svc.layout.archive}/ can be restored")
     now = svc.now()
-    dst = f"{svc.layout.stm}/{row['path'].split('/', 1)[1]}"
+    home = svc.layout.ltm if undo is not None and undo["status"] == "promoted" else svc.layout.stm
+    dst = f"{home}/{row['path'].split('/', 1)[1]}"
 
     def keys(note: Note) -> dict[str, Any]:
+        if undo is not None:
+            out = {**undo, "archived_at": REMOVE, "archive_reason": REMOVE}
+            if "merged_into" in note.frontmatter:
+                out["merged_into"] = REMOVE
+            return out
         note.fields.last_used = now  # back in use: its score and due dates start again from now
         out = {**score_updates(svc, note.fields, now), "status": "active", "last_used": now, "archived_at": REMOVE,
                "archive_reason": REMOVE}
@@ -282,7 +335,7 @@ def restore(svc: "MemoryService", ref: str) -> dict[str, Any]:
             out["merged_into"] = REMOVE
         return out
 
-    move = move_note(svc, row, dst, keys, "restored on request")
+    move = move_note(svc, row, dst, keys, "archive undone" if undo is not None else "restored on request")
     svc.writes.emit("restored", move.to_dict())
     return move.to_dict()
 
@@ -297,10 +350,14 @@ def run_lifecycle(svc: "MemoryService") -> dict[str, Any]:
     promoted or archived on the first run after the editor lets it go.
     """
     paths = queries.stm_paths(svc.store)
-    held = held_matcher(svc.editor.held())
-    quiet = {p for p in paths if held(p) or recently_modified(svc, p)}
+    quiet = {p for p in paths if recently_modified(svc, p)}  # the held note: _waiting
     report: dict[str, Any] = {"sweep": svc.sweep()}
-    if svc.settings.auto_promote:
+    loading = svc.runtime.embedder is not None and svc.runtime.embedder.loading
+    if svc.settings.auto_promote and loading:
+        # a promotion links semantic neighbours: waiting for the model here would hold every
+        # save behind the write lock; the first run after the load promotes them
+        report["postponed"] = ["promote: the embedding model is still loading"]
+    elif svc.settings.auto_promote:
         report["promote"] = _promote_all(svc, False, quiet)
     if svc.settings.auto_gc:
         report["gc"] = _gc(svc, False, False, quiet)

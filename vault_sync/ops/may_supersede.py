@@ -1,52 +1,167 @@
-"""may_supersede: memories a new save may replace (close in meaning, not the same text).
+"""may_supersede: memories a new save may replace (the same fact with a changed value).
 
-With embeddings on, the save-time vector check (cosine >= COSINE_MIN); with them off,
-full-text overlap (the IDF-weighted share of the new text's words an existing memory holds,
->= COVERAGE_MIN). Advisory: a failure here never blocks a save.
+Each existing memory close to the new text gets a score: its closeness (the cosine of the
+save-time vectors with embeddings on; with them off, the share of words the two texts
+hold in common) plus two signs of an update that closeness alone misses:
+- ONE_SLOT: the two sentences are the same but for one run of words (a value, a name, a
+  date swapped in place). A different subject with a different value changes two runs
+  ("15 agents on weekdays" / "5 agents on weekends"), so it gets no bonus.
+- CHANGE_WORD: the new text says that something changed ("now", "moved", "instead",
+  "upgraded"...), which a reworded update usually does and a new fact rarely does.
+Listed: memories (not superseded) scoring at least the floor and within MARGIN of the best
+one, at most MAX_LISTED. Measured on bridge/bench/update_set.py (`mnemovault bench`).
+Advisory: a failure here never blocks a save.
 """
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from ..index import queries
+from ..index import vectors as vq
+from .supersede import not_current
 
 if TYPE_CHECKING:
+    from ..search.embeddings import Vectors
     from ..service import MemoryService
 
-COSINE_MIN = 0.6  # MiniLM: a changed fact about the same thing scores 0.6-0.95
-COVERAGE_MIN = 0.45
+COSINE_MIN = 0.725  # the score floor with embeddings (a cosine of 0.725 alone is enough)
+OVERLAP_MIN = 0.575  # the score floor without them
+ONE_SLOT = 0.15
+CHANGE_WORD = 0.2
+CHANGE_WORD_NO_MODEL = 0.3  # word overlap misses rewordings more than the model does
+SHORT = 40  # words: the bonuses read a one-fact statement; in a long text "now" says little and difflib costs more
+MARGIN = 0.05  # the runner-up of a close call is listed too; a distant one is noise
+POOL = 10  # closest memories scored
 MAX_LISTED = 3
 HINT = ("If this memory replaces one of these (the fact changed), call supersede_memory(old=<its id>, by=<the new id>), "
         "or save with supersedes=[<its id>] next time.")
 
+_WORD = re.compile(r"\d+(?:[.:,]\d+)*|[^\W_]+")
+CHANGE_WORDS = frozenset(
+    """now longer anymore instead changed moved switched replaced updated upgraded downgraded raised lowered
+    increased decreased reduced dropped rose fell grew shrank cut extended postponed rescheduled pushed delayed
+    slipped took migrated renamed became""".split()
+)
 
-def candidates(svc: "MemoryService", body: str, title: str | None, tags: list[str]) -> list[dict[str, Any]]:
-    """Existing memories (not superseded) this text may replace, closest first."""
-    superseded = queries.superseded_paths(svc.store)
+
+def candidates(svc: "MemoryService", body: str, title: str | None, tags: list[str],
+               vector: "Vectors | None" = None) -> list[dict[str, Any]]:
+    """Existing memories (not superseded) this text may replace, most likely first.
+
+    `vector`: the new text's save-time vector when the caller has it (the save path computes
+    it once for both checks); computed here otherwise."""
     try:
-        if svc.settings.embeddings and svc.get_embedder() is not None:  # type: ignore[no-untyped-call]
-            from ..search.embeddings import near_duplicates
+        if vector is None and svc.embedder_now() is not None:  # the model when at hand; words while it loads
+            from ..search.embeddings import query_vector
 
-            hits = near_duplicates(svc, body, threshold=COSINE_MIN, title=title, tags=tags)
-        else:
-            hits = _by_words(svc, body)
+            vector = query_vector(svc, body, title, tags)
+        if vector is not None:
+            pool = _by_vector(svc, vector)
+            floor, change = COSINE_MIN, CHANGE_WORD
+        else:  # embeddings off, the model loading or unable to load: words
+            pool = _by_words(svc, body)
+            floor, change = OVERLAP_MIN, CHANGE_WORD_NO_MODEL
+        return pick(body, pool, floor, change, not_current(svc))
     except Exception:  # an extra: never block a save over it
         return []
-    out = [{k: h[k] for k in ("id", "path", "title", "similarity")} for h in hits if h["path"] not in superseded]
-    return out[:MAX_LISTED]
+
+
+def pick(body: str, pool: list[dict[str, Any]], floor: float, change: float, superseded: set[str]) -> list[dict[str, Any]]:
+    """Score each pooled memory ({id, path, title, similarity, text}) and keep the likely ones."""
+    new_words = words(body)
+    short = len(new_words) <= SHORT
+    bonus = change if short and CHANGE_WORDS.intersection(new_words) else 0.0
+    kept = [w for w in new_words if w not in CHANGE_WORDS]
+    scored = []
+    for hit in pool:
+        if hit["path"] in superseded:
+            continue
+        score = hit["similarity"] + bonus
+        if short and score + ONE_SLOT >= floor:  # below it even with the bonus: never listed, never the best that counts
+            old_words = words(hit["text"])
+            score += ONE_SLOT if len(old_words) <= SHORT and one_slot(kept, old_words) else 0.0
+        scored.append((score, hit))
+    if not scored:
+        return []
+    best = max(s for s, _ in scored)
+    out = sorted(((s, h) for s, h in scored if s >= floor and s >= best - MARGIN), key=lambda sh: -sh[0])
+    return [{k: h[k] for k in ("id", "path", "title", "similarity")} for _, h in out[:MAX_LISTED]]
+
+
+def words(text: str) -> list[str]:
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+def one_slot(new: list[str], old: list[str]) -> bool:
+    """The same sentence but for one run of words (no word of which is on both sides), the
+    rest at least half of it."""
+    n = min(len(new), len(old))
+    head = 0
+    while head < n and new[head] == old[head]:
+        head += 1
+    tail = 0
+    while tail < n - head and new[-1 - tail] == old[-1 - tail]:
+        tail += 1
+    changed, was = new[head:len(new) - tail], old[head:len(old) - tail]
+    if not changed and not was or set(changed) & set(was):
+        return False  # the same words, or two runs around a shared word
+    return 2 * (head + tail) >= max(len(new), len(old))
+
+
+def _content(ws: list[str]) -> set[str]:
+    from ..search.fts import STOPWORDS
+
+    # a plural and its singular count as one word ("replicas" / "replica")
+    return {w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in ws if w not in STOPWORDS}
+
+
+def overlap(new: set[str], old: set[str]) -> float:
+    """Word closeness without a model, of two texts' content words (_content): mostly the
+    share of the old text's words the new one repeats (an update restates its subject),
+    partly the share of the new one's in the old."""
+    if not new or not old:
+        return 0.0
+    shared = len(new & old)
+    return 0.7 * shared / len(old) + 0.3 * shared / len(new)
+
+
+def _with_text(svc: "MemoryService", rowids: list[int]) -> dict[int, str]:
+    return {r[0]: r[2] for r in vq.embed_texts(svc.store, rowids)}
+
+
+def _by_vector(svc: "MemoryService", vector: "Vectors") -> list[dict[str, Any]]:
+    from ..search.embeddings import vector_cache
+
+    embedder = svc.get_embedder()  # type: ignore[no-untyped-call]
+    if embedder is None:  # turned off since the vector was made
+        return []
+    rowids, sims = vector_cache(svc, embedder).similarities(vector, ("stm", "ltm"))
+    lowest = COSINE_MIN - ONE_SLOT - CHANGE_WORD
+    order = [i for i in (-sims).argsort()[:POOL] if sims[i] >= lowest]
+    texts = _with_text(svc, [int(rowids[i]) for i in order])
+    out = []
+    for i in order:
+        rowid = int(rowids[i])
+        row = vq.hit_row(svc.store, rowid)
+        if row is not None and rowid in texts:
+            out.append({"id": row["id"], "path": row["path"], "title": row["title"], "similarity": round(float(sims[i]), 4),
+                        "text": texts[rowid]})
+    return out
 
 
 def _by_words(svc: "MemoryService", body: str) -> list[dict[str, Any]]:
     from ..search import fts as ftsmod
 
     filters = ftsmod.make_filters(svc, "memories")
+    hits = ftsmod.search(svc.store, body, filters, limit=2 * POOL)
+    texts = _with_text(svc, [h.rowid for h in hits])
+    mine = _content(words(body))
     out = []
-    for hit in ftsmod.search(svc.store, body, filters, limit=10):
-        if hit.coverage < COVERAGE_MIN:
-            continue
+    for hit in hits:
         row = queries.note_by_rowid(svc.store, hit.rowid)
-        if row is not None:
-            out.append({"id": row["id"], "path": row["path"], "title": row["title"], "similarity": round(hit.coverage, 4)})
-    out.sort(key=lambda h: -h["similarity"])
+        if row is not None and hit.rowid in texts:
+            out.append({"id": row["id"], "path": row["path"], "title": row["title"],
+                        "similarity": round(overlap(mine, _content(words(texts[hit.rowid]))), 4), "text": texts[hit.rowid]})
     return out

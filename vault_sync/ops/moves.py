@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import stat
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -20,18 +21,21 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ..dates import format_datetime, parse_datetime
 from ..edit import edit_text, patch_bytes
-from ..errors import InvalidInput, MnemovaultError, NoteProblem, WrongState
+from ..errors import InvalidInput, MnemovaultError, NoteProblem, PathOutsideVault, WriteConflict, WrongState
 from ..faults import writing
 from ..index import queries
 from ..index.resolver import Resolver, build_resolver
 from ..note import normalized_hash, parse_note
 from ..patch import REMOVE
-from .journal import journal_dir, quarantine, unlink_quietly, write_entry
+from .journal import journal_dir, quarantine, refuse, unlink_quietly, write_entry
 from .linkrewrite import rewrite_links
 from .ltm_index import STATUS_FOR_FOLDER, add_to_index_note, with_related
 
 if TYPE_CHECKING:
     from ..service import MemoryService
+
+TRASH = ".trash"  # Obsidian's trash folder: out of sight, recoverable by hand
+
 
 @dataclass
 class Move:
@@ -40,9 +44,13 @@ class Move:
     src: str
     dst: str
     reason: str
+    unfinished: str | None = None  # moved, but its keys are not written yet: why (recover writes them)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "title": self.title, "from": self.src, "to": self.dst, "reason": self.reason}
+        out = {"id": self.id, "title": self.title, "from": self.src, "to": self.dst, "reason": self.reason}
+        if self.unfinished:
+            out["unfinished"] = self.unfinished
+        return out
 
 
 def _encode_keys(keys: dict[str, Any]) -> dict[str, Any]:
@@ -153,12 +161,20 @@ def move_note(
             if not _taken(dst) or (src.exists() and not os.path.samefile(src, dst)):
                 journal.unlink(missing_ok=True)  # nothing moved: nothing to recover
             raise
-        svc.writes.update(dst_rel, transform, expected=data)  # a failure leaves the journal: recover finishes the move
+        unfinished = None
+        try:
+            svc.writes.update(dst_rel, transform, expected=data)
+        except (NoteProblem, WriteConflict) as exc:
+            # a person's save landed in the move (an in-place save empties the file before it
+            # writes): the note is at its new path all the same, so the move is reported and
+            # its links follow; the journal entry stays, and recover writes the keys
+            unfinished = str(exc)
         if rewrite:
             rewrite_links(svc, resolver, src_rel, dst_rel)
         svc.writes.synced([])  # indexed before the journal entry goes
-    journal.unlink(missing_ok=True)
-    return Move(note.fields.id, note.title, src_rel, dst_rel, reason)
+    if unfinished is None:
+        journal.unlink(missing_ok=True)
+    return Move(note.fields.id, note.title, src_rel, dst_rel, reason, unfinished)
 
 
 def recover(svc: "MemoryService") -> list[str]:
@@ -174,9 +190,16 @@ def recover(svc: "MemoryService") -> list[str]:
     for path in sorted(folder.glob("*.json")):
         try:
             entry = json.loads(path.read_text(encoding="utf-8"))
-            src_rel, dst_rel = svc.layout.safe_rel(entry["src"]), svc.layout.safe_rel(entry["dst"])
-        except (OSError, ValueError, KeyError, TypeError, MnemovaultError):
-            unlink_quietly(path)  # unreadable or pointing outside the vault: nothing to act on
+            raw_src, raw_dst = entry["src"], entry["dst"]
+        except (OSError, ValueError, KeyError, TypeError):
+            unlink_quietly(path)  # unreadable: names no note, nothing to act on
+            continue
+        try:
+            src_rel, dst_rel = svc.layout.safe_rel(raw_src), svc.layout.safe_rel(raw_dst)
+            for rel in (src_rel, dst_rel):
+                check_no_symlink(svc, rel)
+        except MnemovaultError as exc:  # outside the vault or through a link: never acted on
+            done.append(refuse(svc, path, entry, exc))
             continue
         try:
             done.append(_recover_one(svc, entry, src_rel, dst_rel))
@@ -212,17 +235,49 @@ def _same_note(src: Path, dst: Path, entry: dict[str, Any]) -> bool:
             and normalized_hash(a.body) == normalized_hash(b.body))
 
 
+def check_no_symlink(svc: "MemoryService", rel: str) -> None:
+    """Refuse a vault path any part of which is a symbolic link: recovery acts on real files
+    only (a destination linked to its source would otherwise read as "one note, two names")."""
+    at = svc.layout.root
+    for part in rel.split("/"):
+        at = at / part
+        if at.is_symlink():
+            raise PathOutsideVault(f"{rel} goes through the symbolic link {svc.layout.rel(at)}; recovery does not follow links")
+
+
+def _second_name(src: Path, dst: Path) -> bool:
+    """Two names of one regular file (a crash between link and unlink): dropping one loses nothing."""
+    a, b = os.lstat(src), os.lstat(dst)
+    return (stat.S_ISREG(a.st_mode) and stat.S_ISREG(b.st_mode) and (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+            and a.st_nlink >= 2)
+
+
+def _to_trash(svc: "MemoryService", rel: str) -> str:
+    """Set a file aside in .trash (never unlinked); its new path."""
+    trash = svc.layout.abs(TRASH)
+    if trash.is_symlink():
+        raise WrongState(f"{TRASH} is a symbolic link; not moving {rel} into it")
+    name = rel.rsplit("/", 1)[-1]
+    dst_rel = free_path(svc, TRASH, name[:-3] if name.endswith(".md") else name)
+    svc.writes.move(rel, dst_rel)
+    return dst_rel
+
+
 def _settle(svc: "MemoryService", src_rel: str, dst_rel: str, entry: dict[str, Any]) -> bool:
-    """Leave the note at exactly one path; True when that is the new one."""
+    """Leave the note at exactly one path; True when that is the new one. Nothing is deleted:
+    a second copy goes to .trash; only a second name of the same file is unlinked."""
     src, dst = svc.layout.abs(src_rel), svc.layout.abs(dst_rel)
     if src.exists() and dst.exists():
         if os.path.samefile(src, dst):
+            if not _second_name(src, dst):
+                raise WrongState(f"{src_rel} and {dst_rel} are one file but not two names of it; leaving both")
             os.unlink(src)  # crashed between link and unlink: one inode, two names
         elif _same_note(src, dst, entry):
             if src.stat().st_mtime_ns > dst.stat().st_mtime_ns:
-                svc.writes.move(src_rel, dst_rel, replace=True)  # the newer bytes win, at the new name
+                _to_trash(svc, dst_rel)  # the newer bytes win, at the new name
+                svc.writes.move(src_rel, dst_rel)
             else:
-                os.unlink(src)
+                _to_trash(svc, src_rel)
             data = dst.read_bytes()
             if parse_note("b.md", data).fields.id != entry["id"]:
                 svc.writes.update(dst_rel, lambda cur: patch_bytes(cur, {"id": entry["id"]}), expected=data)

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 from typing import Callable
 
 from ..errors import InvalidInput
-from ..limits import check_tags, quote
+from ..limits import check_tags, clean_name, quote
 
 _ILLEGAL = re.compile(r'[<>:"/\\|?*\x00-\x1f#^\[\]]')  # Windows + characters that break [[links]]
 _RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
@@ -22,8 +21,7 @@ def slug_from(text: str, max_words: int = 8) -> str:
     first = re.sub(r"^#+\s*", "", first)  # a heading's marks
     first = re.sub(r"\[\[([^\]|]*\|)?([^\]]*)\]\]", r"\2", first)  # [[a|b]] -> b
     words = re.sub(r"[*_`~]", "", first).split()
-    stem = " ".join(words[:max_words])
-    stem = unicodedata.normalize("NFC", stem)
+    stem = clean_name(" ".join(words[:max_words]))  # one spelling, no invisible characters
     stem = _ILLEGAL.sub(" ", stem)
     stem = re.sub(r"\s+", " ", stem).strip(" .")
     if len(stem) > MAX_NAME or len(stem.encode("utf-8")) > MAX_NAME_BYTES:

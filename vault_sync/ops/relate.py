@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from ..service import MemoryService
 
 # keys the engine reads or writes besides OWNED_KEYS: a relation list must not land in them
-_RESERVED = ("pinned", "aliases", "merged_into", "archive_reason", "supersedes", "superseded_by",
+_RESERVED = ("pinned", "aliases", "merged_into", "archive_reason", "supersedes", "superseded_by", "last_batch",
              "source", "source_id", "imported_ids", "relations")  # the last four: imports (transfer)
 _TYPE = re.compile(r"^[a-z][a-z0-9_]{0,40}$")
 

@@ -131,19 +131,21 @@ def save(svc: "MemoryService", text: str, tags: list[str] | None = None, title: 
         return {"saved": False, "duplicate_of": twin["path"], "reinforced": True, "note": touched["note"],
                 "message": f"the same memory exists in {twin['path']}; it was reinforced instead of copied"}
     near = []
-    embedder = svc.get_embedder() if svc.settings.embeddings else None
+    vector = None  # the new text's vector, encoded once for both checks below
+    embedder = svc.embedder_now()  # never waits for a model still loading
     if embedder is not None:
-        from ..search.embeddings import near_duplicates
+        from ..search.embeddings import near_duplicates, query_vector
 
         try:
-            near = near_duplicates(svc, body, title=title, tags=clean_tags(tags))
+            vector = query_vector(svc, body, title, clean_tags(tags))
+            near = near_duplicates(svc, body, title=title, tags=clean_tags(tags), query=vector) if vector is not None else []
         except Exception:  # embeddings are an extra: a failure never blocks saving
             near = []
     maybe = []
     if not old_rows:
         from .may_supersede import HINT, candidates
 
-        maybe = candidates(svc, body, title, clean_tags(tags))  # before the new note exists: never itself
+        maybe = candidates(svc, body, title, clean_tags(tags), vector)  # before the new note exists: never itself
     note = create_memory(svc, body, tags, title, strength, text_checked=True)
     result: dict[str, Any] = {"saved": True, "note": note, "near_duplicates": near, "reinforced": False}
     if maybe:

@@ -2,13 +2,16 @@
 
 One save at a time costs a model call for its near-duplicate check, then another for its
 vector when search backfills it. Here every item's text is encoded in ONE model call; the
-vectors serve both the near-duplicate check and the index (stored under each new note's
+vectors serve the near-duplicate check, may_supersede and the index (stored under each new note's
 content hash, so search has nothing left to embed). The notes are created as one batch of
 the write path (svc.writes.creating): no per-note fsync, one flush, one index sync.
 
 An item may name a `conversation` (any id) and `said_at` (an ISO time): the note gets those
 frontmatter keys, so the memories of one conversation can be found together (and seen as a
-thread in Obsidian). Items are independent: a refused one (too short, a secret, a
+thread in Obsidian). A client may give a `batch_id`: every note the batch creates or
+reinforces records it (`last_batch`) in the same write, so retrying the batch after a crash
+creates and counts nothing twice (an item whose memory already records this batch is
+reported as `already_saved`). Items are independent: a refused one (too short, a secret, a
 `supersedes` ref that does not resolve) gets an error in its result and the others are still
 saved. An item's `supersedes` works as in save(): the refs resolve before anything is
 written, and the old notes are marked once the new one is indexed (refs name notes that
@@ -27,13 +30,15 @@ from ..dates import parse_datetime
 from ..errors import InvalidInput, MnemovaultError
 from ..index import queries
 from ..limits import check_name, check_strength, check_tags, check_title, quote
-from ..note import embed_text, normalized_hash
+from ..note import embed_text, normalized_hash, parse_note
 from ..quiet import due_fields
 from ..secret_gate import check_fields
 from ..scoring import review_priority, score_at
+from .may_supersede import HINT, candidates
 from .names import clean_tags, create_under_free_name, slug_from
 from .save import check_intake, render_note, taken_names
 from .supersede import mark, supersede_refs
+from .touch import reinforce_in_batch
 
 if TYPE_CHECKING:
     from ..search.embeddings import Embedder
@@ -94,10 +99,33 @@ def _item(svc: "MemoryService", raw: Any, default_conversation: str | None
     return body, clean_tags(tags), title, float(strength), extra, old_rows
 
 
-def save_many(svc: "MemoryService", items: list[Any], conversation: str | None = None) -> dict[str, Any]:
+def check_batch_id(batch_id: Any) -> str | None:
+    if batch_id is None:
+        return None
+    check_fields({"batch_id": batch_id})  # written to frontmatter like any value
+    bid = check_name("batch_id", batch_id, MAX_CONVERSATION_ID).strip()
+    if not bid:
+        raise InvalidInput("batch_id must be a non-empty id (text)")
+    return bid
+
+
+def _counted(svc: "MemoryService", path: str, batch_id: str | None) -> bool:
+    """Does the memory at `path` already record a use by this batch (an earlier attempt)?"""
+    if batch_id is None:
+        return False
+    try:
+        note = parse_note(path, svc.layout.abs(path).read_bytes())
+    except OSError:
+        return False
+    return note.frontmatter.get("last_batch") == batch_id
+
+
+def save_many(svc: "MemoryService", items: list[Any], conversation: str | None = None,
+              batch_id: str | None = None) -> dict[str, Any]:
     """Save each item; returns {"saved", "reinforced", "refused", "results": [one per item, in order]}."""
     if not isinstance(items, list) or not items:
         raise InvalidInput("no memories given: pass a list of items")
+    batch_id = check_batch_id(batch_id)
     if len(items) > MAX_ITEMS:
         raise InvalidInput(f"too many items in one call ({len(items)}, limit {MAX_ITEMS}); split the list")
     results: list[dict[str, Any] | None] = [None] * len(items)
@@ -107,7 +135,7 @@ def save_many(svc: "MemoryService", items: list[Any], conversation: str | None =
         try:
             body, tags, title, strength, extra, old_rows = _item(svc, raw, conversation)
         except MnemovaultError as exc:
-            results[i] = {"saved": False, "error": f"{exc.code}: {exc}"}
+            results[i] = {"saved": False, "error": exc.tagged()}
             continue
         h = normalized_hash(body)
         if h in seen:
@@ -128,24 +156,30 @@ def save_many(svc: "MemoryService", items: list[Any], conversation: str | None =
         if twin is not None and entry[6]:  # as save(): supersede with the note that holds the text
             results[entry[0]] = {"saved": False, "error": f"invalid: this exact text is already saved in "
                                                           f"{twin['path']}; supersede with that note instead"}
+        elif twin is not None and _counted(svc, twin["path"], batch_id):
+            results[entry[0]] = {"saved": False, "duplicate_of": twin["path"], "reinforced": False,
+                                 "already_saved": True, "note": svc.note(twin["path"])}
         elif twin is not None:
-            note = svc.touch(twin["path"])["note"]
+            note = reinforce_in_batch(svc, twin["path"], batch_id)["note"]
             results[entry[0]] = {"saved": False, "duplicate_of": twin["path"], "reinforced": True, "note": note}
         else:
             fresh.append(entry)
 
     with svc.writes.creating() as batch:  # indexed as one batch when the block ends
-        paths = _write(svc, batch, fresh)
+        paths = _write(svc, batch, fresh, batch_id)
         # the text the index will embed: the title is the file's name (unless the body has a heading)
         texts = [embed_text(rel.rsplit("/", 1)[-1][:-3], e[2], e[1]) for rel, e in zip(paths, fresh)]
         vectors = _encode(svc, texts)
         near = _near(svc, vectors) if vectors is not None else [[] for _ in fresh]  # before the new notes are indexed
+        maybe = _may_supersede(svc, fresh, vectors)
     if vectors is not None:
         _store_vectors(svc, paths, vectors, texts)
-    for entry, rel, dups in zip(fresh, paths, near):
+    for entry, rel, dups, olds in zip(fresh, paths, near, maybe):
         row = svc.store.note(rel)
         result: dict[str, Any] = {"saved": True, "note": svc.view(row) if row is not None else {"path": rel},
                                   "near_duplicates": dups, "reinforced": False}
+        if olds:
+            result.update(may_supersede=olds, may_supersede_hint=HINT)
         if entry[6] and row is not None:
             result.update(_mark_all(svc, entry[6], row))
             result["note"] = svc.note(rel)
@@ -155,8 +189,10 @@ def save_many(svc: "MemoryService", items: list[Any], conversation: str | None =
         if r is not None and "duplicate_of_item" in r:
             first = results[r["duplicate_of_item"]] or {}
             path = (first.get("note") or {}).get("path") or first.get("duplicate_of")
-            if path:
-                r.update(svc.touch(path) | {"saved": False, "duplicate_of": path, "reinforced": True})
+            if path and first.get("already_saved"):  # a retry: its repeats were counted then, or never
+                r.update({"saved": False, "duplicate_of": path, "already_saved": True})
+            elif path:
+                r.update(reinforce_in_batch(svc, path, batch_id) | {"saved": False, "duplicate_of": path, "reinforced": True})
     return {
         "saved": sum(1 for r in results if r and r.get("saved")),
         "reinforced": sum(1 for r in results if r and r.get("reinforced")),
@@ -180,7 +216,7 @@ def _mark_all(svc: "MemoryService", old_rows: list[Any], new_row: Any) -> dict[s
     return out
 
 
-def _write(svc: "MemoryService", batch: "NewNotes", fresh: list[Item]) -> list[str]:
+def _write(svc: "MemoryService", batch: "NewNotes", fresh: list[Item], batch_id: str | None) -> list[str]:
     now = svc.now()
     taken = taken_names(svc)
     prec = svc.settings.score_precision
@@ -192,6 +228,7 @@ def _write(svc: "MemoryService", batch: "NewNotes", fresh: list[Item]) -> list[s
             "strength": strength, "status": "active", "decay_score": round(value, prec),
             "review_priority": round(review_priority(svc.params, value), prec),
             **{k: d for k, d in due_fields(svc.params, 1, strength, now).items() if d is not None}, **extra,
+            **({"last_batch": batch_id} if batch_id else {}),
         }
         data = render_note(fields, body).encode("utf-8")
         stem = slug_from(title or body)
@@ -209,7 +246,7 @@ def _encode(svc: "MemoryService", texts: list[str]) -> Vectors | None:
         return None
     from ..search.embeddings import EmbeddingUnavailable
 
-    embedder: Embedder | None = svc.get_embedder()
+    embedder: Embedder | None = svc.embedder_now()  # a loading model: the backfill embeds them later
     try:
         return embedder.encode(texts) if embedder is not None else None
     except EmbeddingUnavailable:
@@ -246,6 +283,15 @@ def _near(svc: "MemoryService", vectors: Vectors) -> list[list[dict[str, Any]]]:
                 found.append({"path": row["path"], "id": row["id"], "title": row["title"], "kind": row["kind"],
                               "similarity": round(sim, 4)})
         out.append(found)
+    return out
+
+
+def _may_supersede(svc: "MemoryService", fresh: list[Item], vectors: Vectors | None) -> list[list[dict[str, Any]]]:
+    """save()'s may_supersede for each item without `supersedes`, against the memories stored
+    before this call (the new notes are not indexed yet), with the vectors encoded for them."""
+    out: list[list[dict[str, Any]]] = []
+    for k, (_, body, tags, title, _strength, _extra, old_rows) in enumerate(fresh):
+        out.append([] if old_rows else candidates(svc, body, title, tags, vectors[k] if vectors is not None else None))
     return out
 
 

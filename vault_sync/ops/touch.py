@@ -18,7 +18,8 @@ if TYPE_CHECKING:
 
 
 
-def _reinforce(svc: "MemoryService", ref: str, boost: float, context_tags: list[str] | None) -> dict[str, Any]:
+def _reinforce(svc: "MemoryService", ref: str, boost: float, context_tags: list[str] | None,
+               also: dict[str, Any] | None = None) -> dict[str, Any]:
     row = svc.resolve(ref)
     if row["kind"] not in ("stm", "ltm"):
         hint = "; restore it first" if row["kind"] == "archive" else ""
@@ -44,6 +45,7 @@ def _reinforce(svc: "MemoryService", ref: str, boost: float, context_tags: list[
                 updates["cross_domain_count"] = f.cross_domain_count + 1
         f.last_used, f.use_count, f.strength = now, f.use_count + 1, updates.get("strength", f.strength)
         updates.update(score_updates(svc, f, now))
+        updates.update(also or {})  # e.g. the batch save this use belongs to, in the same write
         seen.update(old=old, new=score_at(svc.params, f.use_count, now, f.strength, now), cross=cross)
         return patch_bytes(current, updates)
 
@@ -59,6 +61,12 @@ def touch(svc: "MemoryService", ref: str, boost: bool = False) -> dict[str, Any]
     if not isinstance(boost, bool):  # "no" is truthy: only a real boolean decides
         raise InvalidInput("boost must be true or false")
     return _reinforce(svc, ref, svc.settings.touch_boost if boost else 0.0, None)
+
+
+def reinforce_in_batch(svc: "MemoryService", ref: str, batch_id: str | None) -> dict[str, Any]:
+    """touch() for a batch save's exact duplicate; with a batch id, the note records it in the
+    same write, so a retry of that batch can tell this use was counted (save_batch.py)."""
+    return _reinforce(svc, ref, 0.0, None, {"last_batch": batch_id} if batch_id else None)
 
 
 def observe(svc: "MemoryService", refs: list[str], context_tags: list[str] | None = None) -> dict[str, Any]:

@@ -3,7 +3,8 @@
 Two memories are linked when their cosine is at least the threshold (default 0.83); a cluster
 is a connected component of two or more. Cohesion is the mean pairwise cosine inside the
 cluster and suggests the action: >= 0.9 auto-merge (clear duplicates), 0.75-0.9 review,
-below that keep separate. Nothing is merged here: see consolidate.py.
+below that keep separate. Superseded memories are left out: an old fact is never offered for
+merging with the one that replaced it. Nothing is merged here: see consolidate.py.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import numpy as np
 
 from ..errors import InvalidInput
 from ..index import queries
+from ..ops.supersede import not_current
 from .embeddings import EmbeddingUnavailable, backfill, get_embedder, vector_cache
 
 if TYPE_CHECKING:
@@ -77,7 +79,8 @@ def cluster(svc: "MemoryService", threshold: float = 0.83) -> list[dict[str, Any
     report = backfill(svc)
     if report.get("error"):
         raise EmbeddingUnavailable(report["error"])
-    rows = queries.clusterable_stm_rows(svc.store)
+    superseded = not_current(svc)  # a replaced fact is never offered for merging
+    rows = [r for r in queries.clusterable_stm_rows(svc.store) if r["path"] not in superseded]
     cache = vector_cache(svc, embedder)
     kept, vectors = [], []
     for row in rows:

@@ -6,6 +6,11 @@ the strongest original plus 0.1 for every other one, capped at 2.0 (consolidatio
 reinforcement: seeds/000 boosts strength by 0.1 per reinforcement, capped at 2.0). The text
 is each original's body, oldest first, each followed by a link to the original; the
 originals move to the archive with `merged_into: "[[new note]]"`, so `restore` undoes it.
+
+A superseded memory is never merged: its text is a fact that no longer holds. It may be
+named with what replaced it (consolidating a chain): the new note then holds the current
+facts only, and every supersession link that pointed at a merged original moves to the new
+note (`supersedes` on it, `superseded_by` on the old fact), so the chain ends there.
 """
 
 from __future__ import annotations
@@ -13,12 +18,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..dates import format_datetime, parse_datetime
+from ..editor_hold import held_matcher
 from ..errors import InvalidInput, NoteProblem, WrongState
 from ..index import queries
 from ..limits import cap_strength, check_refs
 from ..note import stem_of
 from ..ops.lifecycle import archive_one
-from ..ops.supersede import link_name
+from ..ops.supersede import link_name, mark, newest, not_current, successors_map
 from ..secret_gate import check_fields
 from .cluster import cluster
 
@@ -51,14 +57,34 @@ def _members(svc: "MemoryService", ids: list[str] | str) -> list[Any]:
     return rows
 
 
+def _split(svc: "MemoryService", rows: list[Any]) -> tuple[list[Any], list[Any]]:
+    """(the current members, the superseded ones). A superseded member is only accepted when
+    what replaced it is a member too; its text is not merged, its link moves to the new note."""
+    superseded = not_current(svc)
+    old = [r for r in rows if r["path"] in superseded]
+    if not old:
+        return rows, []
+    current = [r for r in rows if r["path"] not in superseded]
+    if not current:
+        raise WrongState("every one of these memories is superseded; consolidate the ones that hold now")
+    succ = successors_map(svc)
+    paths = {r["path"] for r in rows}
+    for row in old:
+        if not succ.get(row["path"], set()) & paths:
+            newer = newest(svc, row["path"], succ) or ", ".join(sorted(succ.get(row["path"], ()))) or "a newer memory"
+            raise WrongState(f"{row['path']} is superseded by {newer}, which is not among these: a replaced fact is "
+                             "never merged; consolidate the memory that holds now")
+    return current, old
+
+
 def _link(svc: "MemoryService", path: str, folder: str) -> str:
     """A wikilink, written in a note of `folder`, that reaches `path`: the bare name, or the
     path where another note shares the name (moves then keep it pointing there)."""
     return f"[[{link_name(svc, path, f'{folder}/{stem_of(path)}.md')}]]"
 
 
-def plan(svc: "MemoryService", rows: list[Any], title: str | None = None) -> dict[str, Any]:
-    """What consolidating these memories would write."""
+def plan(svc: "MemoryService", rows: list[Any], title: str | None = None, superseded: list[Any] | None = None) -> dict[str, Any]:
+    """What consolidating these memories would write (`superseded`: members whose link moves)."""
     far = "9999-12-31T23:59:59Z"
     rows = sorted(rows, key=lambda r: (r["created"] or far, r["path"]))
     tags: list[str] = []
@@ -85,7 +111,24 @@ def plan(svc: "MemoryService", rows: list[Any], title: str | None = None) -> dic
         "created": min(created) if created else None,
         "last_used": max(used) if used else None,
         "sources": [{"id": r["id"], "path": r["path"], "title": r["title"]} for r in rows],
+        "superseded": [{"id": r["id"], "path": r["path"], "title": r["title"]} for r in superseded or []],
     }
+
+
+def _move_chain_links(svc: "MemoryService", merged: list[str], new_path: str) -> list[dict[str, Any]]:
+    """Every memory superseded by a merged original is superseded by the new note instead,
+    before the originals move (the chain must not end in the archive)."""
+    succ = successors_map(svc)
+    merged_set = set(merged)
+    earlier = sorted(p for p, after in succ.items() if after & merged_set and p not in merged_set)
+    errors = []
+    new_row = svc.resolve(new_path)
+    for path in earlier:
+        try:
+            mark(svc, svc.resolve(path), new_row)
+        except Exception as exc:  # keep going: report what is left
+            errors.append({"path": path, "error": str(exc)})
+    return errors
 
 
 def _public(p: dict[str, Any]) -> dict[str, Any]:
@@ -95,15 +138,27 @@ def _public(p: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def consolidate(svc: "MemoryService", ids: list[str], apply: bool = False, title: str | None = None) -> dict[str, Any]:
+def consolidate(svc: "MemoryService", ids: list[str], apply: bool = False, title: str | None = None,
+                leave_held: bool = False) -> dict[str, Any]:
     """Preview (default) or write the consolidated note and archive the originals.
 
-    Returns {"applied", "plan", "note" (the new note when applied), "archived": [Move], "errors"}.
+    `leave_held` (a job): the note open in the editor is left out, listed under `held`, and
+    offered again by the next clustering once it is closed.
+    Returns {"applied", "plan", "note" (the new note when applied), "archived": [Move], "errors", "held"}.
     """
-    rows = _members(svc, ids)
-    p = plan(svc, rows, title)
+    members = _members(svc, ids)
+    held: list[str] = []
+    if leave_held:
+        is_held = held_matcher(svc.editor.held())
+        held = [r["path"] for r in members if is_held(r["path"])]
+        members = [r for r in members if not is_held(r["path"])]
+        if held and len(members) < 2:
+            raise WrongState(f"{held[0]} is open in the editor, and a consolidation job leaves it alone; "
+                             "run it again once the note is closed")
+    rows, old = _split(svc, members)
+    p = plan(svc, rows, title, old)
     if not apply:
-        return {"applied": False, "plan": _public(p), "note": None, "archived": [], "errors": []}
+        return {"applied": False, "plan": _public(p), "note": None, "archived": [], "errors": [], "held": held}
     # the text and title come from notes a person may have written by hand: gate them
     # like any save, before anything is written
     check_fields({"consolidated text": p["text"], "consolidated title": p["title"], "consolidated tags": p["tags"]})
@@ -113,6 +168,7 @@ def consolidate(svc: "MemoryService", ids: list[str], apply: bool = False, title
     )
     link = _link(svc, note["path"], svc.layout.archive)
     archived, errors = [], []
+    errors += _move_chain_links(svc, [s["path"] for s in p["sources"]], note["path"])
     for source in p["sources"]:
         try:
             row = svc.resolve(source["path"])
@@ -120,4 +176,4 @@ def consolidate(svc: "MemoryService", ids: list[str], apply: bool = False, title
         except Exception as exc:  # keep going: the new note exists, report what is left
             errors.append({"path": source["path"], "error": str(exc)})
     svc.writes.emit("consolidated", {"path": note["path"], "id": note["id"], "sources": [s["path"] for s in p["sources"]]})
-    return {"applied": True, "plan": _public(p), "note": note, "archived": archived, "errors": errors}
+    return {"applied": True, "plan": _public(p), "note": note, "archived": archived, "errors": errors, "held": held}

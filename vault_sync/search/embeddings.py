@@ -219,6 +219,18 @@ def get_embedder(svc: "MemoryService") -> Embedder | None:
     return embedder
 
 
+def embedder_now(svc: "MemoryService") -> Embedder | None:
+    """The model, when using it now cannot wait on a load under way or a load that failed.
+
+    The save path asks this: a save never waits for the daemon's warm-up (its vector follows
+    from the background backfill). In a process that did not start a load, the model loads on
+    first use as before."""
+    embedder = get_embedder(svc)
+    if embedder is None or embedder.loading or embedder.error is not None:
+        return None
+    return embedder
+
+
 def warm_model(svc: "MemoryService", torch_threads: int | None = None) -> threading.Thread | None:
     """Start loading the embedding model in the background (None when embeddings are off)."""
     embedder = get_embedder(svc)
@@ -408,18 +420,13 @@ def prune(svc: "MemoryService") -> int:
     return svc.store.prune_embeddings()
 
 
-def near_duplicates(
-    svc: "MemoryService", text: str, threshold: float = 0.95, title: str | None = None, tags: list[str] | None = None,
-    kinds: tuple[str, ...] = ("stm", "ltm"),
-) -> list[dict[str, Any]]:
-    """Memories whose content is at least `threshold` cosine-similar to `text` (save-time check).
-
-    Stored vectors embed title, tags and body; pass the new note's title and tags to compare
-    like with like (without a title, the one a saved note would get is used). Empty when embeddings are off or the model cannot load: the check is advisory.
-    """
+def query_vector(svc: "MemoryService", text: str, title: str | None = None, tags: list[str] | None = None) -> Vectors | None:
+    """The vector a new memory's text would be stored under (the save-time checks compare it
+    with the stored ones). Without a title, the one a saved note would get is used. None
+    when embeddings are off, the text is empty or the model cannot load."""
     embedder = get_embedder(svc)
     if embedder is None or not text or not text.strip():
-        return []
+        return None
     try:
         inline_backfill(svc, embedder)
         if title is None:  # the title a saved note would get: its first words (ops.names.slug_from)
@@ -429,8 +436,27 @@ def near_duplicates(
                 title = slug_from(text)
             except ImportError:  # pragma: no cover - the save operation is not there
                 title = ""
-        query = embedder.encode_one(embed_text(title, tags or [], text))
+        return embedder.encode_one(embed_text(title, tags or [], text))
     except EmbeddingUnavailable:
+        return None
+
+
+def near_duplicates(
+    svc: "MemoryService", text: str, threshold: float = 0.95, title: str | None = None, tags: list[str] | None = None,
+    kinds: tuple[str, ...] = ("stm", "ltm"), query: Vectors | None = None,
+) -> list[dict[str, Any]]:
+    """Memories whose content is at least `threshold` cosine-similar to `text` (save-time check).
+
+    Stored vectors embed title, tags and body; pass the new note's title and tags to compare
+    like with like (query_vector). `query`: that vector when the caller has it already.
+    Empty when embeddings are off or the model cannot load: the check is advisory.
+    """
+    embedder = get_embedder(svc)
+    if embedder is None:
+        return []
+    if query is None:
+        query = query_vector(svc, text, title, tags)
+    if query is None:
         return []
     rowids, sims = vector_cache(svc, embedder).similarities(query, kinds)
     hits = [(int(r), float(s)) for r, s in zip(rowids, sims) if s >= threshold]

@@ -133,8 +133,12 @@ def make_filters(svc: MemoryService, scope: str = "all", tags: list[str] | None 
         cutoff = svc.now() - timedelta(days=days)
         since = format_datetime(cutoff)
         since_ns = int(cutoff.timestamp() * 1e9)
+    exclude = not include_superseded and queries.any_superseded(svc.store)
+    from ..ops.supersede import current_despite_marks
+
     filters = Filters(SCOPES[key], clean_tags, (status or "").strip().lower() or None, since, since_ns,
-                      *bounds, exclude_superseded=not include_superseded and queries.any_superseded(svc.store))
+                      *bounds, exclude_superseded=exclude,
+                      superseded_exempt=tuple(current_despite_marks(svc)) if exclude else ())
     if "archive" not in filters.kinds and (include_archived or filters.status == "archived"
                                            or (include_archived is None and filters.timed)):
         filters = replace(filters, kinds=(*filters.kinds, "archive"))

@@ -235,7 +235,11 @@ def search(
     successor); the time bounds filter the candidates before anything is ranked. Archived
     memories: see archive.py (`include_archived` None: only when the search is bounded in
     time; when they are left out of a time-bounded search or of one that found nothing,
-    `archived_matches` counts those that match and the notice says how to see them)."""
+    `archived_matches` counts those that match and the notice says how to see them). A search
+    of the archive itself is a search of history: it shows superseded memories too (gc archives
+    every one), each naming its successor."""
+    if scope == "archive" and include_superseded is False:
+        include_superseded = True
     filters = ftsmod.make_filters(svc, scope, tags, status, since_days, since, until, used_since, include_superseded,
                                   include_archived)
     limit = max(1, min(int(limit or 10), MAX_LIMIT))

@@ -22,7 +22,11 @@ def parse_when(name: str, value: object, now: datetime) -> datetime | None:
         raise InvalidInput(f"{name} must be an ISO date (2026-05-01) or a duration such as 7d; got {quote(value, 40)}")
     m = _DURATION.match(value)
     if m:
-        return now - float(m.group(1)) * _UNIT[m.group(2).lower()]
+        try:
+            return now - float(m.group(1)) * _UNIT[m.group(2).lower()]
+        except OverflowError:  # 999999w: before the year 1
+            raise InvalidInput(f"{name} {quote(value, 40)} reaches back before the year 1; give a shorter duration "
+                               f"or a date") from None
     when = parse_datetime(value.strip())
     if when is None:
         raise InvalidInput(f"{name} must be an ISO date (2026-05-01) or a duration such as 7d; got {quote(value, 40)}")

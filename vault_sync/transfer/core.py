@@ -9,6 +9,10 @@ Idempotence across sources: an item whose exact twin came from ANOTHER source (o
 person's own memory that already records a source) reinforces that twin once, and the pair
 is written on the twin as `imported_ids: ["<source>:<id>"]`. The vault holds the record (the
 index stays a function of the vault); a re-run reads the twin's list and skips the item.
+
+An item whose text is a superseded memory's (in STM, LTM or the archive) is not imported:
+that fact was replaced in the vault, and an import must not bring it back as current. It is
+reported under `replaced`, with the note that holds the old text.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from ..limits import (MAX_FIELD_CHARS, MAX_IMPORTED_CHARS, MAX_METADATA_CHARS, M
 from ..note import normalized_hash, parse_note
 from ..ops.names import MAX_NAME_BYTES, clean_tags
 from ..ops.save import check_intake
+from ..ops.supersede import not_current
 from ..secret_gate import check_fields
 
 if TYPE_CHECKING:
@@ -110,6 +115,7 @@ class Plan:
     reinforce: list[tuple[Item, str]] = field(default_factory=list)  # item, twin path ("" = an earlier item)
     skip: list[tuple[Item, str]] = field(default_factory=list)  # already imported: item, its note
     refuse: list[tuple[Item, str]] = field(default_factory=list)  # item, why
+    replaced: list[tuple[Item, str]] = field(default_factory=list)  # item, the superseded note holding its text
 
 
 def pair(source: str, source_id: str) -> str:
@@ -147,6 +153,7 @@ def plan(svc: "MemoryService", source: str, items: list[Item], tag: str | None =
     out = Plan()
     known = queries.source_ids(svc.store, source)
     twins = queries.memory_body_hashes(svc.store)
+    replaced = queries.body_hashes_of(svc.store, sorted(not_current(svc)))
     mine = set(known.values())
     # our own export carries our ids: one already in the vault is that note
     present = {r["id"]: r["path"] for r in queries.rows_with_ids(svc.store, [i.source_id for i in items if i.raw is not None])}
@@ -165,6 +172,9 @@ def plan(svc: "MemoryService", source: str, items: list[Item], tag: str | None =
             out.refuse.append((item, str(exc)))
             continue
         h = normalized_hash(item.text)
+        if h in replaced:  # an old fact the vault has replaced: never current again
+            out.replaced.append((item, replaced[h]))
+            continue
         twin = twins.get(h)
         if twin is not None and twin not in mine and item.raw is None and twin not in folded:
             folded[twin] = imported_ids(svc, twin)

@@ -1,21 +1,30 @@
 """export: every memory with its text, owned keys, links and path, read from the vault
 (the source of truth) as JSON lines or CSV. The JSON lines keep each note's frontmatter
-block verbatim, so `import jsonl` rebuilds the same notes byte for byte."""
+block verbatim, so `import jsonl` rebuilds the same notes byte for byte. CSV cells that a
+spreadsheet would run as a formula are neutralised; `write_out` writes the file as carefully
+as the engine writes a note (never into the vault, never over a special file, atomically,
+an existing file replaced only when asked and keeping its mode)."""
 
 from __future__ import annotations
 
 import csv
 import io
 import json
+import os
+import stat
 from datetime import date, datetime
-from typing import TYPE_CHECKING, Any, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from ..dates import format_datetime
-from ..errors import InvalidInput
+from ..errors import InvalidInput, WrongState
+from ..faults import writing
 from ..fmblock import find_block
 from ..index import queries
 from ..limits import quote
 from ..note import OWNED_KEYS, parse_note
+from ..rename import exchange, rename_noreplace
+from ..writer import fsync_dir, temp_name
 
 if TYPE_CHECKING:
     from ..service import MemoryService
@@ -65,6 +74,17 @@ def to_jsonl(svc: "MemoryService", scope: str = "all") -> Iterator[str]:
         yield json.dumps(rec, ensure_ascii=False, sort_keys=True) + "\n"
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: Any) -> Any:
+    """A text cell a spreadsheet would read as a formula, with a leading apostrophe (so it
+    shows as text); numbers stay numbers."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 def to_csv(svc: "MemoryService", scope: str = "all") -> Iterator[str]:
     buf = io.StringIO()
     writer = csv.writer(buf)
@@ -72,12 +92,12 @@ def to_csv(svc: "MemoryService", scope: str = "all") -> Iterator[str]:
     for rec in records(svc, scope):
         owned = rec["owned"]
         tags = owned.get("tags")
-        writer.writerow([
+        writer.writerow([csv_cell(cell) for cell in (
             rec["path"], rec["kind"], rec["id"], rec["title"], ";".join(tags) if isinstance(tags, list) else tags or "",
             owned.get("created", ""), owned.get("last_used", ""), owned.get("use_count", ""), owned.get("strength", ""),
             owned.get("status", ""), owned.get("decay_score", ""), rec["source"] or "", rec["source_id"] or "",
             ";".join(rec["links"]), rec["text"],
-        ])
+        )])
         yield buf.getvalue()
         buf.seek(0)
         buf.truncate()
@@ -89,3 +109,91 @@ def export(svc: "MemoryService", fmt: str = "jsonl", scope: str = "all") -> Iter
     if fmt not in FORMATS:
         raise InvalidInput(f"format must be one of {', '.join(FORMATS)}, got {quote(fmt)}")
     return to_jsonl(svc, scope) if fmt == "jsonl" else to_csv(svc, scope)
+
+
+_KINDS = {stat.S_IFIFO: "a FIFO", stat.S_IFCHR: "a device", stat.S_IFBLK: "a device", stat.S_IFSOCK: "a socket",
+          stat.S_IFDIR: "a folder", stat.S_IFLNK: "a symbolic link"}
+
+
+def check_out(out: Path, vault_root: Path, force: bool) -> os.stat_result | None:
+    """Where an export may be written: outside the vault (else it would be read as notes), a
+    new name or, with `force`, a regular file (never a link, FIFO or device). The stat of
+    the file to replace, or None for a new one."""
+    out = Path(os.path.abspath(out))
+    real_root = os.path.realpath(vault_root)
+    real = os.path.join(os.path.realpath(out.parent), out.name)
+    if real == real_root or real.startswith(real_root + os.sep):
+        raise InvalidInput(f"{out} is inside the vault {vault_root}: the export would be read as notes; "
+                           f"write it outside the vault")
+    try:
+        st = os.lstat(out)
+    except FileNotFoundError:
+        if not os.path.isdir(out.parent):
+            raise InvalidInput(f"{out.parent} is not a folder") from None
+        return None
+    kind = _KINDS.get(stat.S_IFMT(st.st_mode))
+    if kind is not None:
+        raise InvalidInput(f"{out} is {kind}; export writes regular files only")
+    if not force:
+        raise WrongState(f"{out} exists; pass --force to replace it (its permissions are kept)")
+    return st
+
+
+def write_out(out: Path, vault_root: Path, chunks: Iterable[str], force: bool = False) -> None:
+    """Write `chunks` to `out` atomically (a complete file or none): a temp file beside it,
+    synced, then renamed over it; a new file is private (0600: it holds every memory)."""
+    out = Path(os.path.abspath(out))
+    old = check_out(out, vault_root, force)
+    tmp = Path(temp_name(out))
+    with writing(str(out)):
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+                for chunk in chunks:
+                    fh.write(chunk)
+                fh.flush()
+                os.fsync(fh.fileno())
+            if old is None:
+                try:
+                    rename_noreplace(tmp, out)
+                except FileExistsError:
+                    raise WrongState(f"{out} was created meanwhile; not replacing it") from None
+            else:
+                _replace(tmp, out, old)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+    fsync_dir(out.parent)
+
+
+def _replace(tmp: Path, out: Path, old: os.stat_result) -> None:
+    """Put `tmp` in place of the regular file `old` names, with its mode (and owner, where
+    allowed); refuse if another file took that name since it was checked."""
+    os.chmod(tmp, stat.S_IMODE(old.st_mode))
+    if (old.st_uid, old.st_gid) != (os.getuid(), os.getgid()):
+        try:
+            os.chown(tmp, old.st_uid, old.st_gid)
+        except OSError:
+            pass  # not ours to give away: the mode is still kept
+    changed = WrongState(f"{out} changed while exporting; not replacing it")
+    try:
+        swapped = exchange(tmp, out)
+    except FileNotFoundError:
+        raise changed from None
+    if swapped:  # one atomic swap, then check what was swapped out
+        now = os.lstat(tmp)
+        if (now.st_dev, now.st_ino) != (old.st_dev, old.st_ino):
+            exchange(tmp, out)  # put the newcomer back
+            raise changed
+        os.unlink(tmp)  # the old export, replaced as asked
+        return
+    try:
+        now = os.lstat(out)
+    except FileNotFoundError:
+        raise changed from None
+    if (now.st_dev, now.st_ino) != (old.st_dev, old.st_ino):
+        raise changed
+    os.replace(tmp, out)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import MnemovaultError
 from ..ops.names import slug_from
 from .core import Item, Progress, plan
-from .write import link_plan, reinforce, write_batch
+from .write import link_plan, reinforce, write_batch, write_supersessions
 
 if TYPE_CHECKING:
     from ..service import MemoryService
@@ -22,6 +22,9 @@ def run(svc: "MemoryService", source: str, items: list[Item], dry_run: bool = Fa
     created: list[str] = []
     if not dry_run:
         created = write_batch(svc, source, p.create, links, progress)
+        if links.supersede:
+            write_supersessions(svc, links, {i.source_id: path for i, path in zip(p.create, created)},
+                                {i.source_id: path for i, path in [*p.skip, *p.reinforce, *p.replaced] if path})
         for item, twin in list(p.reinforce):
             if twin:
                 try:
@@ -37,6 +40,7 @@ def run(svc: "MemoryService", source: str, items: list[Item], dry_run: bool = Fa
         if dry_run else [],
         "reinforcements": [{"where": i.where, "id": i.source_id, "twin": t or "an earlier item"} for i, t in p.reinforce],
         "refusals": [{"where": i.where, "id": i.source_id, "cause": why} for i, why in p.refuse],
+        "replaced": [{"where": i.where, "id": i.source_id, "note": path} for i, path in p.replaced],
         "links": links.linked,
         "unlinked": links.unlinked,
     }

@@ -5,7 +5,10 @@ batch (svc.writes.creating: no per-note fsync, one flush to disk, ONE index sync
 Relations between imported memories become wikilinks in frontmatter, the way `relate`
 writes them: `related: ["[[Other memory]]"]`, or a list named by the relation's type
 (`causes: [...]`) when that type can be a key. A relation whose target is not in the source
-(or was refused) stays as text in `relations` and is reported in `unlinked`.
+(or was refused) stays as text in `relations` and is reported in `unlinked`. A `supersedes`
+or `superseded_by` relation is a supersession: written after the notes exist, the way
+`supersede` writes it (both sides, the old one `status: superseded`; a loop is refused and
+reported in `unlinked`), so an imported old fact is never a current answer.
 """
 
 from __future__ import annotations
@@ -44,6 +47,16 @@ class Links:
     as_text: dict[str, list[str]] = field(default_factory=dict)
     linked: int = 0
     unlinked: list[dict[str, str]] = field(default_factory=list)
+    # (old, new, the item that named it): each end an item's source_id or an existing note's path
+    supersede: list[tuple[str, str, Item]] = field(default_factory=list)
+
+
+SUPERSESSION = ("supersedes", "superseded_by")
+
+
+def _supersession(rel_type: str) -> str | None:
+    key = rel_type.strip().lower().replace("-", "_").replace(" ", "_")
+    return key if key in SUPERSESSION else None
 
 
 def _key(rel_type: str, item: Item) -> str:
@@ -57,11 +70,17 @@ def _key(rel_type: str, item: Item) -> str:
 def link_plan(p: Plan) -> Links:
     out = Links()
     created = {i.source_id for i in p.create}
-    existing = {i.source_id: path for i, path in [*p.skip, *p.reinforce] if path}
+    existing = {i.source_id: path for i, path in [*p.skip, *p.reinforce, *p.replaced] if path}
     refused = {i.source_id for i, _ in p.refuse}
     for item in p.create:
         for rel_type, to in item.relations:
             key = _key(rel_type, item)
+            sup = _supersession(rel_type)
+            if sup and to != item.source_id and (to in created or to in existing):
+                ends = (to, item.source_id) if sup == "supersedes" else (item.source_id, to)
+                out.supersede.append((*ends, item))
+                out.linked += 1
+                continue
             if to == item.source_id:
                 cause = "a relation to itself"
             elif to in created:
@@ -81,6 +100,23 @@ def link_plan(p: Plan) -> Links:
             out.unlinked.append({"where": item.where, "id": item.source_id, "type": rel_type, "to": to,
                                  "cause": f"the memory repeats {twin}, which was reinforced instead"})
     return out
+
+
+def write_supersessions(svc: "MemoryService", links: Links, created: dict[str, str], existing: dict[str, str]) -> None:
+    """The supersession relations, once every new note exists (`created`/`existing`: source_id -> path)."""
+    from ..errors import MnemovaultError
+    from ..ops.supersede import mark
+
+    for old, new, item in links.supersede:
+        ends = [created.get(x) or existing.get(x) for x in (old, new)]
+        try:
+            if ends[0] is None or ends[1] is None:
+                raise InvalidInput("its target was not written")
+            mark(svc, svc.resolve(ends[0]), svc.resolve(ends[1]))
+        except MnemovaultError as exc:
+            links.linked -= 1
+            links.unlinked.append({"where": item.where, "id": item.source_id, "type": "supersedes" if new == item.source_id
+                                   else "superseded_by", "to": old if new == item.source_id else new, "cause": str(exc)})
 
 
 def fields_for(svc: "MemoryService", source: str, item: Item, now: datetime) -> dict[str, Any]:

@@ -7,6 +7,10 @@ import type { SaveResponse } from "./capture";
 import { TimeoutError, withTimeout, type Timers } from "./timers";
 import type {
 	ArchiveResponse,
+	ArchivedValues,
+	GradeResponse,
+	ReviewGrade,
+	ReviewValues,
 	Cluster,
 	EditingResponse,
 	GcResponse,
@@ -289,8 +293,19 @@ export class BridgeClient {
 		return this.request("POST", "/api/archive", { ref });
 	}
 
-	restore(ref: string): Promise<RestoreResponse> {
-		return this.request("POST", "/api/restore", { ref });
+	/** Back from the archive; with `prior` (what archive answered) an exact undo, not a use. */
+	restore(ref: string, prior?: ArchivedValues | null): Promise<RestoreResponse> {
+		return this.request("POST", "/api/restore", prior ? { ref, prior } : { ref });
+	}
+
+	/** A graded review: "remember" keeps it alive below the promote threshold, "fade" lets it go. */
+	grade(ref: string, grade: ReviewGrade): Promise<GradeResponse> {
+		return this.request("POST", "/api/grade", { ref, grade });
+	}
+
+	/** Writes a review's `prior` back; 409 when the memory changed since. */
+	undoGrade(ref: string, prior: ReviewValues, after: ReviewValues): Promise<{ note: Note; undone: boolean }> {
+		return this.request("POST", "/api/ungrade", { ref, prior, after });
 	}
 
 	gc(dryRun: boolean): Promise<GcResponse> {
@@ -301,8 +316,9 @@ export class BridgeClient {
 		return this.request("GET", `/api/review?limit=${limit}`);
 	}
 
-	search(q: string, limit = 10, scope: SearchScope = "all"): Promise<SearchResponse> {
-		const query = `q=${encodeURIComponent(q)}&limit=${limit}&scope=${scope}`;
+	/** `includeArchived`: archived memories too, each with its `status` (the daemon's `include_archived`). */
+	search(q: string, limit = 10, scope: SearchScope = "all", includeArchived = false): Promise<SearchResponse> {
+		const query = `q=${encodeURIComponent(q)}&limit=${limit}&scope=${scope}${includeArchived ? "&include_archived=true" : ""}`;
 		return this.request("GET", `/api/search?${query}`);
 	}
 

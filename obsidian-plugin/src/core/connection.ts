@@ -14,26 +14,41 @@ export function startHint(vaultPath: string): string {
 	return `mnemovault daemon --vault ${quoted}`;
 }
 
-export function offlineMessage(state: ConnectionState, vaultPath: string): string {
-	if (state.status !== "offline") return "";
+/** What is wrong, and the one command that fixes it (null when no command does). */
+export interface OfflineInfo {
+	text: string;
+	command: string | null;
+}
+
+export function offlineInfo(state: ConnectionState, vaultPath: string): OfflineInfo {
+	if (state.status !== "offline") return { text: "", command: null };
 	if (state.reason === "unauthorized") {
-		return "The mnemovault daemon is running but refused the token (HTTP 401). Clear or correct the token override in the plugin settings, or restart the daemon so it writes a fresh bridge file.";
+		return {
+			text: "The mnemovault daemon is running but refused the token (HTTP 401). Clear or correct the token override in the plugin settings; without an override, restart the daemon so it writes a fresh bridge file:",
+			command: startHint(vaultPath),
+		};
 	}
 	if (state.reason === "incompatible") {
-		return `The mnemovault daemon is running but incompatible: ${state.detail}.`;
+		return { text: `The mnemovault daemon is running but incompatible: ${state.detail}.`, command: null };
 	}
 	if (state.reason === "too_new") {
-		return `The mnemovault daemon is newer than this plugin (${state.detail}). Update the plugin.`;
+		return { text: `The mnemovault daemon is newer than this plugin (${state.detail}). Update the plugin.`, command: null };
 	}
-	return `The mnemovault daemon is not running. Start it with: ${startHint(vaultPath)}`;
+	return { text: "The mnemovault daemon is not running. Start it with:", command: startHint(vaultPath) };
+}
+
+/** One line for a notice: the text with its command. */
+export function offlineMessage(state: ConnectionState, vaultPath: string): string {
+	const info = offlineInfo(state, vaultPath);
+	return info.command ? `${info.text} ${info.command}` : info.text;
 }
 
 /** Short status bar text for a state (the tooltip carries the full message). */
 export function offlineLabel(state: ConnectionState): string {
 	if (state.status !== "offline") return "";
-	if (state.reason === "unauthorized") return "Memory daemon: token refused";
-	if (state.reason === "incompatible" || state.reason === "too_new") return "Memory daemon: incompatible version";
-	return "Memory daemon offline";
+	if (state.reason === "unauthorized") return "Mnemovault daemon: token refused";
+	if (state.reason === "incompatible" || state.reason === "too_new") return "Mnemovault daemon: incompatible version";
+	return "Mnemovault daemon offline";
 }
 
 export class ConnectionMonitor {
@@ -64,6 +79,10 @@ export class ConnectionMonitor {
 
 	message(): string {
 		return offlineMessage(this.current, this.vaultPath);
+	}
+
+	info(): OfflineInfo {
+		return offlineInfo(this.current, this.vaultPath);
 	}
 
 	onChange(listener: (state: ConnectionState) => void): () => void {

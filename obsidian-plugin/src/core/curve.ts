@@ -15,12 +15,12 @@ export interface CurveLayout {
 }
 
 export const DEFAULT_CURVE_LAYOUT: CurveLayout = {
-	width: 240,
-	height: 72,
-	padLeft: 4,
-	padRight: 4,
-	padTop: 6,
-	padBottom: 14,
+	width: 260,
+	height: 96,
+	padLeft: 24,
+	padRight: 6,
+	padTop: 8,
+	padBottom: 16,
 };
 
 export interface CurveMemory {

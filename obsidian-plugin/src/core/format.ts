@@ -50,10 +50,27 @@ export function kindFromPath(path: string): NoteKind {
  * pieces are matches. The text is never parsed as Markdown or HTML.
  */
 export function snippetParts(snippet: string): { text: string; match: boolean }[] {
-	const pieces = snippet.split("**");
+	const pieces = plainMarkdown(snippet).split("**");
 	// an odd number of markers (a note's own stray `**`): the text after the last one is plain
 	const unclosed = pieces.length % 2 === 0 ? pieces.length - 1 : -1;
 	return pieces.map((text, i) => ({ text, match: i % 2 === 1 && i !== unclosed })).filter((p) => p.text !== "");
+}
+
+/**
+ * Markdown syntax a snippet may carry, turned into the words a person reads: links show
+ * their text, headings, list markers, code ticks and other emphasis go. `**` (the match
+ * markers) is kept for snippetParts.
+ */
+export function plainMarkdown(text: string): string {
+	return text
+		.replace(/!?\[\[([^\]|]*)\|([^\]]*)\]\]/g, "$2")
+		.replace(/!?\[\[([^\]]*)\]\]/g, (_m, target: string) => target.split("#")[0].split("/").pop() ?? target)
+		.replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1")
+		.replace(/(^|\n)\s{0,3}#{1,6}\s+/g, "$1")
+		.replace(/(^|\n)\s*(?:[-*+]|\d+\.)\s+(?:\[[ xX]\]\s+)?/g, "$1")
+		.replace(/`+/g, "")
+		.replace(/__|~~|==/g, "")
+		.replace(/(^|[\s(])_([^_\n]+)_(?=[\s).,;:!?]|$)/g, "$1$2");
 }
 
 /** A note's text after its YAML frontmatter (the whole text when it has none). */

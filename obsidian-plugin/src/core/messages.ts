@@ -5,6 +5,7 @@ import type {
 	ArchiveResponse,
 	ConsolidateResult,
 	GcResponse,
+	GradeResponse,
 	Job,
 	PromoteResponse,
 	RestoreResponse,
@@ -14,6 +15,11 @@ import type {
 
 export function reinforcedMessage(r: TouchResponse): string {
 	return `Reinforced "${r.note.title}": score ${formatScore(r.old_score)} → ${formatScore(r.new_score)}.`;
+}
+
+export function gradedMessage(r: GradeResponse): string {
+	const what = r.grade === "remember" ? "Remembered" : "Letting fade";
+	return `${what} "${r.note.title}": score ${formatScore(r.old_score)} → ${formatScore(r.new_score)} (a review, not a use).`;
 }
 
 export function promotedMessage(r: PromoteResponse): string {

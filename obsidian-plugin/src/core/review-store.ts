@@ -3,6 +3,7 @@
  * and (debounced) on every bridge event that may change it.
  */
 import { BridgeOfflineError, type BridgeClient } from "./bridge-client";
+import type { OfflineInfo } from "./connection";
 import { DEFAULT_SCORING } from "./decay";
 import { debounceLatest, type Timers } from "./timers";
 import { EVENT_TYPES, type BridgeEvent, type Note, type Scoring } from "./types";
@@ -16,6 +17,8 @@ export interface ReviewState {
 	/** Whether `scoring` came from the daemon (else DESIGN.md's defaults). */
 	scoringKnown: boolean;
 	message: string;
+	/** Offline: the one command that fixes it (shown once, apart from the message). */
+	command: string | null;
 }
 
 /** Every change that can move a note in or out of the queue (all but reports of problems). */
@@ -55,6 +58,7 @@ export class ReviewStore {
 		scoring: DEFAULT_SCORING,
 		scoringKnown: false,
 		message: "",
+		command: null,
 	};
 	private readonly listeners = new Set<(state: ReviewState, change: ReviewChange) => void>();
 	private readonly debounced: () => Promise<void>;
@@ -62,7 +66,7 @@ export class ReviewStore {
 	constructor(
 		private readonly source: ReviewSource,
 		timers: Timers,
-		private readonly offlineMessage: () => string,
+		private readonly offlineInfo: () => OfflineInfo | string,
 		private readonly limit = 50,
 		debounceMs = 300,
 	) {
@@ -86,6 +90,7 @@ export class ReviewStore {
 		const whole =
 			before.status !== this.current.status ||
 			before.message !== this.current.message ||
+			before.command !== this.current.command ||
 			before.scoring !== this.current.scoring;
 		const change: ReviewChange | null = whole ? { kind: "all" } : rows;
 		if (!change) return;
@@ -98,7 +103,9 @@ export class ReviewStore {
 	}
 
 	setOffline(): void {
-		this.set({ status: "offline", message: this.offlineMessage() });
+		const info = this.offlineInfo();
+		const { text, command } = typeof info === "string" ? { text: info, command: null } : info;
+		this.set({ status: "offline", message: text, command });
 	}
 
 	async refresh(): Promise<void> {
@@ -109,10 +116,10 @@ export class ReviewStore {
 			}
 			const review = await this.source.review(this.limit);
 			const rows = this.current.status === "ready" ? diffItems(this.current.items, review.items) : { kind: "all" as const };
-			this.set({ status: "ready", items: review.items, message: "" }, rows);
+			this.set({ status: "ready", items: review.items, message: "", command: null }, rows);
 		} catch (error) {
 			if (error instanceof BridgeOfflineError) this.setOffline();
-			else this.set({ status: "error", message: error instanceof Error ? error.message : String(error) });
+			else this.set({ status: "error", message: error instanceof Error ? error.message : String(error), command: null });
 		}
 	}
 

@@ -9,6 +9,8 @@ export interface MnemovaultSettings {
 	bridgeToken: string;
 	autoReinforceOnOpen: boolean;
 	curveHorizonDays: number;
+	/** Related memories less similar than this (percent) are left out. */
+	relatedMinSimilarity: number;
 }
 
 export const DEFAULT_SETTINGS: MnemovaultSettings = {
@@ -17,6 +19,7 @@ export const DEFAULT_SETTINGS: MnemovaultSettings = {
 	bridgeToken: "",
 	autoReinforceOnOpen: false,
 	curveHorizonDays: 30,
+	relatedMinSimilarity: 30,
 };
 
 export const MIN_HORIZON_DAYS = 1;
@@ -35,6 +38,8 @@ export function normalizeSettings(raw: unknown): MnemovaultSettings {
 	if (Number.isFinite(days)) {
 		s.curveHorizonDays = Math.round(Math.min(MAX_HORIZON_DAYS, Math.max(MIN_HORIZON_DAYS, days)));
 	}
+	const floor = Number(o.relatedMinSimilarity);
+	if (Number.isFinite(floor)) s.relatedMinSimilarity = Math.round(Math.min(100, Math.max(0, floor)));
 	return s;
 }
 
@@ -93,6 +98,21 @@ export const SETTING_ROWS: SettingRow[] = [
 				Number.isFinite(v) && v >= MIN_HORIZON_DAYS && v <= MAX_HORIZON_DAYS
 					? undefined
 					: `Enter a number of days from ${MIN_HORIZON_DAYS} to ${MAX_HORIZON_DAYS}.`,
+		},
+	},
+	{
+		name: "Related memories: minimum similarity",
+		desc: "In percent. Memories less similar than this to the open note are not listed (the panel says how many were left out).",
+		group: "general",
+		control: {
+			type: "number",
+			key: "relatedMinSimilarity",
+			defaultValue: 30,
+			placeholder: "30",
+			min: 0,
+			max: 100,
+			step: 5,
+			validate: (v) => (Number.isFinite(v) && v >= 0 && v <= 100 ? undefined : "Enter a percentage from 0 to 100."),
 		},
 	},
 	{

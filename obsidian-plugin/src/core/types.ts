@@ -77,6 +77,11 @@ export interface SearchResult {
 	score: number;
 	parts: { fts: number | null; semantic: number | null; decay: number | null };
 	review: boolean;
+	/** From daemons that send them (with `include_archived`): the memory's status and dates. */
+	status?: string | null;
+	created?: string | null;
+	last_used?: string | null;
+	tags?: string[];
 }
 
 export interface StatusResponse {
@@ -145,10 +150,38 @@ export interface TouchResponse {
 export interface PromoteResponse {
 	promoted: Move[];
 	dry_run: boolean;
+	/** With dry_run: what would be promoted. */
+	candidates?: Candidate[];
+}
+
+/** The owned values a review changes, as the note held them (null: the key was absent). */
+export interface ReviewValues {
+	last_used: string | null;
+	decay_score: number | null;
+	review_priority: number | null;
+	review_on: string | null;
+	archive_on: string | null;
+}
+
+/** What an archive undo writes back: the review values and the status before. */
+export interface ArchivedValues extends ReviewValues {
+	status: string | null;
+}
+
+export type ReviewGrade = "remember" | "fade";
+
+/** A graded review: bounded by the daemon (a review never makes a promotion candidate). */
+export interface GradeResponse {
+	note: Note;
+	grade: ReviewGrade;
+	old_score: number;
+	new_score: number;
+	prior: ReviewValues;
+	after: ReviewValues;
 }
 
 export interface ArchiveResponse {
-	archived: Move[];
+	archived: (Move & { prior?: ArchivedValues | null })[];
 }
 
 export interface RestoreResponse {
@@ -221,7 +254,7 @@ export interface SyncResponse {
 	problems: number | unknown[];
 }
 
-export type SearchScope = "stm" | "ltm" | "all";
+export type SearchScope = "stm" | "ltm" | "all" | "archive";
 
 /** One event of `GET /api/events`. */
 export type BridgeEvent =

@@ -101,6 +101,11 @@ export class ActiveNote {
 		}
 	}
 
+	/** The plugin unloads: nothing of it stays in a note. */
+	removeBanners(): void {
+		this.banner(null);
+	}
+
 	/** The banner over every open view of the superseded note; gone from all the others. */
 	private banner(note: Note | null): void {
 		for (const leaf of this.deps.app.workspace.getLeavesOfType("markdown")) {

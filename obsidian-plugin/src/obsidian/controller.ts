@@ -15,7 +15,17 @@ import { RelatedStore } from "../core/related-store";
 import { ReviewStore, type ReviewState } from "../core/review-store";
 import { bridgeOverride, type MnemovaultSettings } from "../core/settings";
 import type { Timers } from "../core/timers";
-import { eventPaths, type BackgroundError, type BridgeEvent, type Note, type NoteKind, type StatusResponse } from "../core/types";
+import { errorMessage } from "../core/messages";
+import {
+	eventPaths,
+	type BackgroundError,
+	type BridgeEvent,
+	type Move,
+	type Note,
+	type NoteKind,
+	type ReviewGrade,
+	type StatusResponse,
+} from "../core/types";
 import { StatusBarRenderer } from "../ui/status-bar";
 import { ActiveNote } from "./active-note";
 import { registerCommands } from "./commands";
@@ -78,6 +88,8 @@ export class MnemovaultController {
 	readonly actions: NoteActions;
 	readonly jobs: JobsUi;
 	private statusBar: StatusBarRenderer | null = null;
+	/** The review flow while it is open (closed when the plugin unloads). */
+	private flow: ReviewFlowModal | null = null;
 	private readonly policy: ReinforceOnOpenPolicy;
 	/** Keys of health reports already shown, so each one is told once. */
 	private readonly reported = new Set<string>();
@@ -103,7 +115,7 @@ export class MnemovaultController {
 					: Promise.resolve({ found: false, reason: "no_file", detail: "this vault is not a folder on disk" }),
 			onReachability: (r) => this.monitor.report(r),
 		});
-		this.store = new ReviewStore(this.client, deps.timers, () => this.monitor.message());
+		this.store = new ReviewStore(this.client, deps.timers, () => this.monitor.info());
 		this.stream = new EventStream({
 			transport: deps.sse,
 			target: () => this.client.streamTarget(),
@@ -158,10 +170,9 @@ export class MnemovaultController {
 			new ReviewView(leaf, {
 				store: this.store,
 				horizonDays: () => this.deps.settings().curveHorizonDays,
-				hint: () => this.monitor.hint(),
 				now: () => this.deps.timers.now(),
 				open: (note: Note) => this.openPath(note.path),
-				reinforce: (note: Note) => this.reinforce(note.path),
+				grade: (note: Note, grade: ReviewGrade) => this.actions.grade(note.path, grade),
 				promote: (note: Note) => this.promote(note.path),
 				archive: (note: Note) => this.archive(note.path),
 				refresh: () => this.refreshAll(),
@@ -172,9 +183,13 @@ export class MnemovaultController {
 				store: this.related,
 				activePath: () => this.activePath(),
 				offlineText: () => this.monitor.message(),
-				open: (item) => this.openPath(item.path),
+				minSimilarity: () => this.deps.settings().relatedMinSimilarity / 100,
+				open: (item, newTab) => this.openPath(item.path, newTab),
+				copy: (text) => void navigator.clipboard.writeText(text).then(() => this.notify("Link copied.")),
 			}),
 		);
+		// hovering a related memory shows Obsidian's page preview of it
+		plugin.registerHoverLinkSource(RELATED_VIEW_TYPE, { display: "Related memories", defaultMod: false });
 		const item = plugin.addStatusBarItem();
 		item.addClass("mod-clickable");
 		item.addEventListener("click", () => void this.openReview());
@@ -225,6 +240,9 @@ export class MnemovaultController {
 
 	/** The plugin unloads: no note is open any more for the daemon; the stream closes. */
 	stop(): void {
+		this.active.removeBanners();
+		this.flow?.close();
+		this.flow = null;
 		this.active.editing.close();
 		this.jobs.stop();
 		this.stream.stop();
@@ -232,6 +250,9 @@ export class MnemovaultController {
 
 	/** Settings changed: forget the endpoint, reconnect, redraw. */
 	settingsChanged(): void {
+		for (const leaf of this.app.workspace.getLeavesOfType(RELATED_VIEW_TYPE)) {
+			if (leaf.view instanceof RelatedView) leaf.view.redraw();
+		}
 		this.client.reset();
 		this.stream.reconnectNow();
 		this.store.refreshSoon();
@@ -285,7 +306,7 @@ export class MnemovaultController {
 		this.reported.add(key);
 		const text = `mnemovault background ${failure.task} failed: ${failure.message}`;
 		this.notify(text);
-		this.statusBar?.showWarning("Memory daemon: background error", text);
+		this.statusBar?.showWarning("Mnemovault daemon: background error", text);
 	}
 
 	private onEvent(event: BridgeEvent): void {
@@ -371,17 +392,30 @@ export class MnemovaultController {
 		);
 	}
 
+	/** The review flow; its requests go straight to the client (the flow tells their outcome itself). */
 	reviewFlow(): void {
-		new ReviewFlowModal(this.app, {
+		const client = this.client;
+		const moved = <T>(moves: (r: T) => Move[]) => (r: T) => {
+			this.actions.afterMoves(moves(r));
+			return r;
+		};
+		this.flow?.close();
+		this.flow = new ReviewFlowModal(this.app, {
 			store: this.store,
 			readNote: (path) => this.readNote(path),
-			reinforce: (p) => this.reinforce(p),
-			promote: (p) => this.promote(p),
-			archive: (p) => this.archive(p),
+			grade: (p, g) => client.grade(p, g),
+			undoGrade: (p, prior, after) => client.undoGrade(p, prior, after),
+			promote: (p) => client.promote(p).then(moved((r) => r.promoted)),
+			archive: (p) => client.archive(p).then(moved((r) => r.archived)),
+			restore: (p, prior) => client.restore(p, prior).then(moved((r) => r.restored)),
+			errorText: (e) => errorMessage(e, this.monitor.message()),
+			offlineInfo: () => this.monitor.info(),
+			retry: () => this.refreshAll(),
 			open: (p) => this.openPath(p),
 			now: () => this.deps.timers.now(),
 			horizonDays: () => this.deps.settings().curveHorizonDays,
-		}).open();
+		});
+		this.flow.open();
 	}
 
 	/** A note's text without frontmatter, and its `archive_on`, from Obsidian's copy. */
@@ -415,8 +449,8 @@ export class MnemovaultController {
 		return this.actions.act(() => showThread(this.app, this.client, path, (p) => this.openPath(p)));
 	}
 
-	openPath(path: string): void {
-		void this.app.workspace.openLinkText(path, "", false);
+	openPath(path: string, newTab = false): void {
+		void this.app.workspace.openLinkText(path, "", newTab);
 	}
 
 	openReview(): Promise<void> {

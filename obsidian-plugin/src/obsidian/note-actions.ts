@@ -6,10 +6,10 @@ import type { App } from "obsidian";
 import type { ReinforceOnOpenPolicy } from "../core/auto-reinforce";
 import { BridgeOfflineError, type BridgeClient } from "../core/bridge-client";
 import type { ConnectionMonitor } from "../core/connection";
-import { archivedMessage, errorMessage, promotedMessage, reinforcedMessage, restoredMessage } from "../core/messages";
+import { archivedMessage, errorMessage, gradedMessage, promotedMessage, reinforcedMessage, restoredMessage } from "../core/messages";
 import type { ReviewStore } from "../core/review-store";
 import type { Timers } from "../core/timers";
-import type { Move } from "../core/types";
+import type { ArchivedValues, Move, ReviewGrade } from "../core/types";
 import type { ActiveNote } from "./active-note";
 
 export interface NoteActionsDeps {
@@ -52,6 +52,23 @@ export class NoteActions {
 		});
 	}
 
+	/** A graded review (bounded by the daemon), with an Undo on its notice that puts back exactly what was. */
+	grade(path: string, grade: ReviewGrade): Promise<void> {
+		return this.act(async () => {
+			const r = await this.deps.client.grade(path, grade);
+			this.deps.store.refreshSoon();
+			if (path === this.deps.active.path) this.deps.active.score(r.note.score ?? r.new_score, r.note.state);
+			this.deps.notifyAction(gradedMessage(r), "Undo", () =>
+				void this.act(async () => {
+					await this.deps.client.undoGrade(path, r.prior, r.after);
+					this.deps.store.refreshSoon();
+					return `Undone: "${r.note.title}" is back as it was.`;
+				}),
+			);
+			return null;
+		});
+	}
+
 	promote(path: string): Promise<void> {
 		return this.act(async () => {
 			const r = await this.deps.client.promote(path);
@@ -67,14 +84,16 @@ export class NoteActions {
 			this.afterMoves(r.archived);
 			const moved = r.archived[0];
 			if (r.archived.length !== 1 || !moved) return archivedMessage(r);
-			this.deps.notifyAction(archivedMessage(r), "Undo", () => void this.restore(moved.to));
+			const prior = moved.prior;
+			// the undo of an archive puts back the values before it: a restore that is not a use
+			this.deps.notifyAction(archivedMessage(r), "Undo", () => void this.restore(moved.to, prior ?? undefined));
 			return null;
 		});
 	}
 
-	restore(path: string): Promise<void> {
+	restore(path: string, prior?: ArchivedValues): Promise<void> {
 		return this.act(async () => {
-			const r = await this.deps.client.restore(path);
+			const r = await this.deps.client.restore(path, prior);
 			this.afterMoves(r.restored);
 			return restoredMessage(r);
 		});

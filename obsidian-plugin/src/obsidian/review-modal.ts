@@ -1,90 +1,142 @@
-/** "Review memories": the queue one memory at a time, driven by keys (see ui/review-card). */
+/**
+ * "Review memories": the queue one memory at a time. Keys go through the modal's scope (so
+ * they work wherever focus is), and after every action the focus is on the next card's
+ * first action. Offline or refused, no card can be acted on (ui/review-card.ts).
+ */
 import { Modal, type App } from "obsidian";
+import type { OfflineInfo } from "../core/connection";
+import { ReviewFlow, type ReviewFlowDeps } from "../core/review-flow";
 import type { ReviewStore } from "../core/review-store";
-import { ReviewSession, type ReviewOutcome } from "../core/review-session";
-import type { Note } from "../core/types";
-import { cardKey, renderReviewCard, type ReviewCardActions } from "../ui/review-card";
+import { ReviewSession } from "../core/review-session";
+import { cardKey, renderReviewCard, type CardAction, type ReviewCardModel } from "../ui/review-card";
 
 export interface NoteText {
 	text: string;
 	archiveOn: string | null;
 }
 
-export interface ReviewModalDeps {
+export interface ReviewModalDeps extends Omit<ReviewFlowDeps, "changed" | "refresh"> {
 	store: ReviewStore;
 	readNote: (path: string) => Promise<NoteText | null>;
-	reinforce: (path: string) => Promise<void>;
-	promote: (path: string) => Promise<void>;
-	archive: (path: string) => Promise<void>;
 	open: (path: string) => void;
+	/** Offline: what is wrong and the command that fixes it. */
+	offlineInfo: () => OfflineInfo;
+	/** Reconnect and re-read (Try again). */
+	retry: () => void;
 	now: () => number;
 	horizonDays: () => number;
 }
 
+/** Keys of the card; each is looked up against the card shown (ui/review-card.ts cardKey). */
+const KEYS = ["r", "f", "p", "a", "s", "o", "u", "Enter", "ArrowRight"];
+
 export class ReviewFlowModal extends Modal {
-	session = new ReviewSession([]);
+	flow: ReviewFlow;
 	private readonly texts = new Map<string, NoteText | null>();
 	private readonly loading = new Set<string>();
 	private unsubscribe: (() => void) | null = null;
-	private readonly actions: ReviewCardActions;
+	private shown = false;
 
 	constructor(
 		app: App,
 		private readonly deps: ReviewModalDeps,
 	) {
 		super(app);
-		const settle = (note: Note, outcome: ReviewOutcome, run: (path: string) => Promise<void>) => {
-			this.session.settle(note.path, outcome);
-			this.render();
-			void run(note.path);
-		};
-		this.actions = {
-			reinforce: (n) => settle(n, "reinforced", (p) => deps.reinforce(p)),
-			promote: (n) => settle(n, "promoted", (p) => deps.promote(p)),
-			archive: (n) => settle(n, "archived", (p) => deps.archive(p)),
-			skip: (n) => settle(n, "skipped", () => Promise.resolve()),
-			open: (n) => {
-				this.close();
-				deps.open(n.path);
-			},
-			close: () => this.close(),
-		};
+		this.flow = this.makeFlow(new ReviewSession([]));
+		for (const key of KEYS) {
+			this.scope.register([], key, () => {
+				const action = cardKey(key, this.model());
+				if (!action) return;
+				this.run(action);
+				return false;
+			});
+		}
+	}
+
+	private makeFlow(session: ReviewSession): ReviewFlow {
+		const d = this.deps;
+		return new ReviewFlow(session, {
+			grade: (p, g) => d.grade(p, g),
+			undoGrade: (p, prior, after) => d.undoGrade(p, prior, after),
+			promote: (p) => d.promote(p),
+			archive: (p) => d.archive(p),
+			restore: (p, prior) => d.restore(p, prior),
+			errorText: (e) => d.errorText(e),
+			refresh: () => d.store.refresh(),
+			changed: () => this.render(),
+		});
 	}
 
 	override onOpen(): void {
 		this.titleEl.setText("Review memories");
 		this.modalEl.addClass("mnemovault-review-modal");
-		this.session = new ReviewSession(this.deps.store.state.items);
+		this.shown = true;
+		this.flow = this.makeFlow(new ReviewSession(this.deps.store.state.items));
 		this.unsubscribe = this.deps.store.subscribe((state) => {
-			this.session.update(state.items);
+			this.flow.session.update(state.items);
+			if (state.status === "ready") this.flow.online();
 			this.render();
-		});
-		this.modalEl.addEventListener("keydown", (evt) => {
-			if (evt.ctrlKey || evt.metaKey || evt.altKey) return;
-			if (cardKey(evt.key, this.session.current(), this.actions)) evt.preventDefault();
 		});
 		void this.deps.store.refresh();
 	}
 
-	private render(): void {
-		const note = this.session.current();
+	run(action: CardAction): void {
+		const note = this.flow.session.current();
+		if (action === "close") return this.close();
+		if (action === "retry") return this.deps.retry();
+		if (action === "undo") return void this.flow.undo();
+		if (action === "again") {
+			this.flow.session.again();
+			return this.render();
+		}
+		if (!note) return;
+		if (action === "open") {
+			this.close();
+			return this.deps.open(note.path);
+		}
+		void this.flow.act(action, note);
+	}
+
+	model(): ReviewCardModel {
+		const session = this.flow.session;
+		const note = session.current();
 		const state = this.deps.store.state;
 		const loaded = note ? this.texts.get(note.path) : undefined;
-		if (note && loaded === undefined) this.load(note.path);
-		renderReviewCard(
-			this.contentEl,
-			{
-				note,
-				text: loaded === undefined ? null : (loaded?.text ?? "(this note could not be read)"),
-				archiveOn: loaded?.archiveOn ?? null,
-				remaining: this.session.remaining(),
-				summary: this.session.summary(),
-				scoring: state.scoring,
-				nowMs: this.deps.now(),
-				horizonDays: this.deps.horizonDays(),
-			},
-			this.actions,
-		);
+		const last = session.last();
+		const offline = state.status === "offline" || this.flow.offline;
+		return {
+			note,
+			text: loaded === undefined ? null : (loaded?.text ?? "(this note could not be read)"),
+			archiveOn: loaded?.archiveOn ?? null,
+			remaining: session.remaining(),
+			summary: session.summary(),
+			scoring: state.scoring,
+			nowMs: this.deps.now(),
+			horizonDays: this.deps.horizonDays(),
+			loading: state.status === "loading",
+			offline: offline ? this.offlineInfo() : null,
+			busy: this.flow.busy,
+			error: this.flow.error ?? (state.status === "error" ? state.message : null),
+			notice: this.flow.notice,
+			skippedDue: session.skippedDue(),
+			undoable: last ? `Undo: ${last.outcome} "${last.note.title}"` : null,
+		};
+	}
+
+	private offlineInfo(): OfflineInfo {
+		const state = this.deps.store.state;
+		if (state.status === "offline" && state.message) return { text: state.message, command: state.command };
+		return this.deps.offlineInfo();
+	}
+
+	private render(): void {
+		if (!this.shown) return;
+		const model = this.model();
+		if (model.note && !model.offline && model.text === null) this.load(model.note.path);
+		const focus = renderReviewCard(this.contentEl, model, (action) => this.run(action));
+		this.contentEl.setAttr("tabindex", "-1");
+		// never let a redraw drop the focus to the page: the next card's first action has it
+		(focus ?? this.contentEl).focus({ preventScroll: true });
 	}
 
 	private load(path: string): void {
@@ -93,13 +145,14 @@ export class ReviewFlowModal extends Modal {
 		void this.deps.readNote(path).then(
 			(text) => {
 				this.texts.set(path, text);
-				if (this.session.current()?.path === path) this.render();
+				if (this.flow.session.current()?.path === path) this.render();
 			},
 			() => this.texts.set(path, null),
 		);
 	}
 
 	override onClose(): void {
+		this.shown = false;
 		this.unsubscribe?.();
 		this.unsubscribe = null;
 		this.contentEl.empty();

@@ -1,18 +1,20 @@
-/** The review queue side view: a ReviewPanel over the shared ReviewStore. */
-import { ItemView, type WorkspaceLeaf } from "obsidian";
+/** The review queue side view: a ReviewPanel over the shared ReviewStore; keys through the view's scope. */
+import { ItemView, Scope, type WorkspaceLeaf } from "obsidian";
 import type { ReviewStore } from "../core/review-store";
-import type { Note } from "../core/types";
+import type { Note, ReviewGrade } from "../core/types";
 import { ReviewPanel } from "../ui/review-panel";
 
 export const REVIEW_VIEW_TYPE = "mnemovault-review";
 
+/** The keys the list answers; each goes to the focused row (ui/review-list.ts listKey). */
+const LIST_KEYS = ["ArrowDown", "ArrowUp", "j", "k", "Enter", "o", "r", "f", "p", "a"];
+
 export interface ReviewViewDeps {
 	store: ReviewStore;
 	horizonDays: () => number;
-	hint: () => string;
 	now: () => number;
 	open: (note: Note) => void;
-	reinforce: (note: Note) => Promise<void>;
+	grade: (note: Note, grade: ReviewGrade) => Promise<void>;
 	promote: (note: Note) => Promise<void>;
 	archive: (note: Note) => Promise<void>;
 	refresh: () => void;
@@ -26,6 +28,9 @@ export class ReviewView extends ItemView {
 		private readonly deps: ReviewViewDeps,
 	) {
 		super(leaf);
+		// keys work wherever focus is in the view, and survive every redraw
+		this.scope = new Scope(this.app.scope);
+		for (const key of LIST_KEYS) this.scope.register([], key, () => (this.panel?.key(key) ? false : undefined));
 	}
 
 	getViewType(): string {
@@ -51,11 +56,12 @@ export class ReviewView extends ItemView {
 				nowMs: d.now(),
 				horizonDays: d.horizonDays(),
 				message: state.message,
-				hint: d.hint(),
+				command: state.command,
 			}),
 			actions: {
 				open: (note) => d.open(note),
-				reinforce: (note) => void d.reinforce(note),
+				remember: (note) => void d.grade(note, "remember"),
+				fade: (note) => void d.grade(note, "fade"),
 				promote: (note) => void d.promote(note),
 				archive: (note) => void d.archive(note),
 				refresh: () => d.refresh(),

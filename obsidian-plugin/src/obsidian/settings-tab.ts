@@ -19,42 +19,83 @@ import {
 	type SettingKey,
 	type SettingRow,
 } from "../core/settings";
+import type { Timers } from "../core/timers";
+import { windowTimers } from "./adapters";
 
 export interface SettingsHost {
 	readonly settings: MnemovaultSettings;
 	updateSettings(next: MnemovaultSettings): Promise<void>;
 }
 
-/** The 1.13 declarative shape of one row. */
-function definition(row: SettingRow): SettingDefinition {
-	return { name: row.name, desc: row.desc, control: { ...row.control } };
-}
+/** Settings typed into are saved this long after the typing stops: one save, one reconnect. */
+export const SAVE_DELAY_MS = 800;
+
+/** The token is a secret: its field is masked. */
+const MASKED: SettingKey[] = ["bridgeToken"];
 
 export class MnemovaultSettingTab extends PluginSettingTab {
+	private pending: Partial<Record<SettingKey, unknown>> = {};
+	private timer: unknown = null;
+
 	constructor(
 		app: App,
 		plugin: Plugin,
 		private readonly host: SettingsHost,
+		private readonly timers: Timers = windowTimers(),
+		private readonly delayMs = SAVE_DELAY_MS,
 	) {
 		super(app, plugin);
 	}
 
+	/** The 1.13 declarative shape of one row (a masked field is drawn by hand: no such control). */
+	private definition(row: SettingRow): SettingDefinition {
+		if (MASKED.includes(row.control.key)) return { name: row.name, desc: row.desc, render: (setting) => this.fill(setting, row) };
+		return { name: row.name, desc: row.desc, control: { ...row.control } };
+	}
+
 	override getSettingDefinitions(): SettingDefinitionItem[] {
-		const general = SETTING_ROWS.filter((r) => r.group === "general").map(definition);
-		const bridge = SETTING_ROWS.filter((r) => r.group === "bridge").map(definition);
+		const general = SETTING_ROWS.filter((r) => r.group === "general").map((r) => this.definition(r));
+		const bridge = SETTING_ROWS.filter((r) => r.group === "bridge").map((r) => this.definition(r));
 		return [...general, { type: "group", heading: BRIDGE_HEADING, items: bridge }];
 	}
 
 	override getControlValue(key: string): unknown {
-		return this.host.settings[key as SettingKey];
+		const k = key as SettingKey;
+		return k in this.pending ? this.pending[k] : this.host.settings[k];
 	}
 
+	/** A toggle is saved at once; typed values once the typing stops (or the tab closes). */
 	override async setControlValue(key: string, value: unknown): Promise<void> {
-		await this.host.updateSettings(withSetting(this.host.settings, key as SettingKey, value));
+		this.pending = { ...this.pending, [key]: value };
+		if (this.timer !== null) this.timers.clearTimeout(this.timer);
+		this.timer = null;
+		const row = SETTING_ROWS.find((r) => r.control.key === key);
+		if (row?.control.type === "toggle") return this.flush();
+		this.timer = this.timers.setTimeout(() => void this.flush(), this.delayMs);
+	}
+
+	/** Saves what is pending, in one update (one save, one reconnect). */
+	async flush(): Promise<void> {
+		if (this.timer !== null) this.timers.clearTimeout(this.timer);
+		this.timer = null;
+		const pending = this.pending;
+		this.pending = {};
+		const keys = Object.keys(pending) as SettingKey[];
+		if (!keys.length) return;
+		let next = this.host.settings;
+		for (const key of keys) next = withSetting(next, key, pending[key]);
+		await this.host.updateSettings(next);
+	}
+
+	override hide(): void {
+		void this.flush();
 	}
 
 	private addRow(containerEl: HTMLElement, row: SettingRow): void {
-		const setting = new Setting(containerEl).setName(row.name).setDesc(row.desc);
+		this.fill(new Setting(containerEl).setName(row.name).setDesc(row.desc), row);
+	}
+
+	private fill(setting: Setting, row: SettingRow): void {
 		const c = row.control;
 		const current = this.getControlValue(c.key);
 		if (c.type === "toggle") {
@@ -67,6 +108,10 @@ export class MnemovaultSettingTab extends PluginSettingTab {
 			const shown = typeof current === "string" || typeof current === "number" ? current : c.defaultValue;
 			t.setPlaceholder(c.placeholder).setValue(String(shown));
 			if (c.type === "number") t.inputEl.type = "number";
+			if (MASKED.includes(c.key)) {
+				t.inputEl.type = "password";
+				t.inputEl.autocomplete = "off";
+			}
 			t.onChange((raw) => {
 				const value = c.type === "number" ? Number(raw) : raw;
 				const problem = c.type === "number" ? c.validate?.(value as number) : c.validate?.(value as string);

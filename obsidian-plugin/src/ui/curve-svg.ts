@@ -76,9 +76,34 @@ export function renderCurve(
 	const baseline = layout.height - 3;
 	label(svg, "mnemovault-curve-label-today", g.plot.left, baseline, "today");
 	label(svg, "mnemovault-curve-label-end", g.plot.right, baseline, `+${formatDays(g.horizonDays)}`, "end");
+	// the y scale: score 0 at the axis, the top of the plot, and the zone's band named in place
+	label(svg, "mnemovault-curve-label-scale", g.plot.left - 3, g.plot.bottom + 3, "0", "end");
+	label(svg, "mnemovault-curve-label-scale", g.plot.left - 3, g.plot.top + 3, formatScore(g.yMax), "end");
+	label(svg, "mnemovault-curve-label-band", g.plot.right - 2, (g.dangerTopY + g.dangerBottomY) / 2 + 3, "review zone", "end");
+	const title = svg.createSvg("title");
+	title.textContent =
+		`Projected score over the next ${formatDays(g.horizonDays)} if unused. The dot is its score now; ` +
+		`the shaded band is the review zone (${formatScore(scoring.danger_zone_min)}–${formatScore(scoring.danger_zone_max)}); ` +
+		`above ${formatScore(scoring.promote_threshold)} (with 2 uses) it is promoted, below ${formatScore(scoring.forget_threshold)} archived.`;
 	// Threshold labels sit just right of today's marker: the curve falls from there,
 	// so it is above the forget line and (in the danger zone) below the promote line.
 	label(svg, "mnemovault-curve-label-promote", g.plot.left + 6, g.promoteY - 2, `promote ${formatScore(scoring.promote_threshold)}`);
 	label(svg, "mnemovault-curve-label-forget", g.plot.left + 6, g.forgetY + 7, `forget ${formatScore(scoring.forget_threshold)}`);
 	return { svg, geometry: g };
+}
+
+/** The key to the curve, under it: what each mark means. */
+export function renderCurveLegend(parent: HTMLElement, scoring: Scoring): HTMLElement {
+	const legend = parent.createDiv({ cls: "mnemovault-curve-legend" });
+	const item = (cls: string, text: string) => {
+		const el = legend.createSpan({ cls: "mnemovault-legend-item" });
+		el.createSpan({ cls: ["mnemovault-legend-swatch", cls] });
+		el.createSpan({ text });
+	};
+	item("is-line", "score if unused");
+	item("is-now", "now");
+	item("is-band", `review zone ${formatScore(scoring.danger_zone_min)}–${formatScore(scoring.danger_zone_max)}`);
+	item("is-promote", `promote ≥ ${formatScore(scoring.promote_threshold)}`);
+	item("is-forget", `forgotten < ${formatScore(scoring.forget_threshold)}`);
+	return legend;
 }

@@ -4,7 +4,27 @@ import type { RelatedState } from "../core/related-store";
 import type { RelatedItem } from "../core/types";
 
 export interface RelatedActions {
-	open(item: RelatedItem): void;
+	/** `newTab`: a middle or Ctrl/Cmd click. */
+	open(item: RelatedItem, newTab: boolean): void;
+	/** Hover: a preview of the memory (Obsidian's page preview). */
+	hover?(item: RelatedItem, evt: MouseEvent, row: HTMLElement): void;
+	/** Right click: open in a new tab, copy link, hide. */
+	menu?(item: RelatedItem, evt: MouseEvent): void;
+	/** Shows the hidden ones again. */
+	unhide?(): void;
+}
+
+/** How the panel filters: the similarity floor (0-1) and the rows hidden for this note. */
+export interface RelatedFilter {
+	minSimilarity: number;
+	hidden: ReadonlySet<string>;
+}
+
+export const NO_FILTER: RelatedFilter = { minSimilarity: 0, hidden: new Set() };
+
+/** The note's name as a person reads it. */
+function nameOf(path: string): string {
+	return (path.split("/").pop() ?? path).replace(/\.md$/i, "");
 }
 
 /** The wikilink a drag inserts: the vault path without `.md`, shown as the title. */
@@ -13,10 +33,20 @@ export function linkFor(item: RelatedItem): string {
 	return item.title && item.title !== target.split("/").pop() ? `[[${target}|${item.title}]]` : `[[${target}]]`;
 }
 
-export function renderRelated(el: HTMLElement, state: RelatedState, offlineText: string, actions: RelatedActions): void {
+export function renderRelated(
+	el: HTMLElement,
+	state: RelatedState,
+	offlineText: string,
+	actions: RelatedActions,
+	filter: RelatedFilter = NO_FILTER,
+): void {
 	el.empty();
 	el.addClass("mnemovault-related");
-	el.createDiv({ cls: "mnemovault-related-heading", text: "Related memories" });
+	const heading = el.createDiv({ cls: "mnemovault-related-heading", text: "Related memories" });
+	if (state.status !== "idle") {
+		heading.setText("Related to ");
+		heading.createSpan({ cls: "mnemovault-related-source", text: nameOf(state.path), attr: { "aria-label": state.path } });
+	}
 	if (state.status === "idle") {
 		el.createDiv({ cls: "mnemovault-related-empty", text: "Open a note to see the memories closest to it." });
 		return;
@@ -31,12 +61,30 @@ export function renderRelated(el: HTMLElement, state: RelatedState, offlineText:
 	}
 	const { answer } = state;
 	if (answer.notice) el.createDiv({ cls: "mnemovault-related-notice", text: answer.notice });
-	if (answer.items.length === 0) {
-		el.createDiv({ cls: "mnemovault-related-empty", text: "No related memories yet." });
+	// the floor applies to similarities (semantic, shared tags); a title search has no such scale
+	const floor = answer.method === "text" ? 0 : filter.minSimilarity;
+	const shown = answer.items.filter((i) => i.similarity >= floor && !filter.hidden.has(i.path));
+	const below = answer.items.filter((i) => i.similarity < floor).length;
+	const hidden = answer.items.filter((i) => i.similarity >= floor && filter.hidden.has(i.path)).length;
+	const left: string[] = [];
+	if (below) left.push(`${below} less than ${Math.round(floor * 100)}% similar not shown`);
+	if (hidden) left.push(`${hidden} hidden`);
+	if (left.length) {
+		const note = el.createDiv({ cls: "mnemovault-related-notice mnemovault-related-left", text: `${left.join(" · ")}.` });
+		if (hidden && actions.unhide) {
+			const unhide = note.createEl("a", { text: " Show hidden", href: "#" });
+			unhide.addEventListener("click", (evt) => {
+				evt.preventDefault();
+				actions.unhide?.();
+			});
+		}
+	}
+	if (shown.length === 0) {
+		el.createDiv({ cls: "mnemovault-related-empty", text: answer.items.length ? "No memory is close enough to this note." : "No related memories yet." });
 		return;
 	}
 	const list = el.createDiv({ cls: "mnemovault-related-list" });
-	for (const item of answer.items) {
+	for (const item of shown) {
 		const row = list.createDiv({
 			cls: "mnemovault-related-row",
 			attr: { draggable: "true", "data-path": item.path, "aria-label": item.path },
@@ -45,7 +93,16 @@ export function renderRelated(el: HTMLElement, state: RelatedState, offlineText:
 		const meta = row.createDiv({ cls: "mnemovault-related-meta" });
 		meta.createSpan({ cls: "mnemovault-related-sim", text: `${Math.round(item.similarity * 100)}% similar` });
 		meta.createSpan({ cls: `mnemovault-related-state is-${item.state}`, text: `${formatScore(item.score)} · ${stateLabel(item.state)}` });
-		row.addEventListener("click", () => actions.open(item));
+		row.addEventListener("click", (evt) => actions.open(item, evt.ctrlKey || evt.metaKey));
+		row.addEventListener("auxclick", (evt) => {
+			if (evt.button === 1) actions.open(item, true);
+		});
+		row.addEventListener("mouseover", (evt) => actions.hover?.(item, evt, row));
+		row.addEventListener("contextmenu", (evt) => {
+			if (!actions.menu) return;
+			evt.preventDefault();
+			actions.menu(item, evt);
+		});
 		row.addEventListener("dragstart", (evt) => {
 			evt.dataTransfer?.setData("text/plain", linkFor(item));
 		});

@@ -15,13 +15,15 @@ export interface ReviewModel {
 	horizonDays: number;
 	/** Offline or error text for a person. */
 	message: string;
-	/** The command that starts the daemon. */
-	hint: string;
+	/** Offline: the one command that fixes it, shown once under the message. */
+	command: string | null;
 }
 
 export interface ReviewActions {
 	open(note: Note): void;
-	reinforce(note: Note): void;
+	/** A graded review: "remember" keeps it alive (never up to a promotion), "fade" lets it go. */
+	remember(note: Note): void;
+	fade(note: Note): void;
 	promote(note: Note): void;
 	archive(note: Note): void;
 	refresh(): void;
@@ -36,10 +38,10 @@ export function curveMemory(note: Note): CurveMemory {
 	};
 }
 
-/** "forgotten in ~5 d" from the model, or null if it stays above the threshold. */
-export function forgetEta(note: Note, scoring: Scoring, nowMs: number, horizonDays: number): string | null {
+/** "forgotten in ~5 d", or "safe for 30+ d" when it stays above the forget threshold that long. */
+export function forgetEta(note: Note, scoring: Scoring, nowMs: number, horizonDays: number): string {
 	const m = curveMemory(note);
-	if (m.lastUsedMs === null) return null;
+	if (m.lastUsedMs === null) return "no date of last use";
 	const from = Math.max(0, (nowMs - m.lastUsedMs) / 1000);
 	const s = secondsUntilBelow(
 		scoring.forget_threshold,
@@ -48,7 +50,7 @@ export function forgetEta(note: Note, scoring: Scoring, nowMs: number, horizonDa
 		scoring,
 		horizonDays * SECONDS_PER_DAY,
 	);
-	if (s === null) return null;
+	if (s === null) return `safe for ${Math.round(horizonDays)}+ days`;
 	if (s === 0) return "below the forget threshold";
 	return `forgotten in ~${formatDays(s / SECONDS_PER_DAY)}`;
 }
@@ -72,29 +74,31 @@ function renderHeader(container: HTMLElement, model: ReviewModel, actions: Revie
 	refresh.addEventListener("click", () => actions.refresh());
 }
 
-/** Keys of the review list: move with arrows or j/k; Enter/o open, r reinforce, p promote, a archive. */
-export const ROW_KEYS = "↑/↓ move · Enter open · r reinforce · p promote · a archive";
+/** Keys of the review list (through the view's scope): move with arrows or j/k, act on the focused row. */
+export const ROW_KEYS = "↑/↓ move · Enter open · r remember · f fade · p promote · a archive";
 
-function rowKey(evt: KeyboardEvent, row: HTMLElement, note: Note, actions: ReviewActions): void {
-	if (evt.target !== row || evt.ctrlKey || evt.metaKey || evt.altKey) return;
-	const move = (next: Element | null) => {
-		if (next instanceof HTMLElement) next.focus();
-	};
-	const handlers: Record<string, () => void> = {
-		ArrowDown: () => move(row.nextElementSibling),
-		j: () => move(row.nextElementSibling),
-		ArrowUp: () => move(row.previousElementSibling),
-		k: () => move(row.previousElementSibling),
-		Enter: () => actions.open(note),
-		o: () => actions.open(note),
-		r: () => actions.reinforce(note),
-		p: () => actions.promote(note),
-		a: () => actions.archive(note),
-	};
-	const run = handlers[evt.key];
-	if (!run) return;
-	evt.preventDefault();
-	run();
+const ROW_ACTIONS: Record<string, keyof ReviewActions> = {
+	Enter: "open",
+	o: "open",
+	r: "remember",
+	f: "fade",
+	p: "promote",
+	a: "archive",
+};
+
+/** The key's action on the focused row of `container`; false when the key is not ours. */
+export function listKey(container: HTMLElement, key: string, items: Note[], actions: ReviewActions): boolean {
+	const rows = Array.from(container.querySelectorAll<HTMLElement>(".mnemovault-review-row"));
+	const focused = rows.find((r) => r.contains(document.activeElement));
+	const at = focused ? rows.indexOf(focused) : -1;
+	const move = (to: number) => rows[Math.max(0, Math.min(rows.length - 1, to))]?.focus();
+	if (key === "ArrowDown" || key === "j") return move(at + 1), true;
+	if (key === "ArrowUp" || key === "k") return move(at < 0 ? 0 : at - 1), true;
+	const action = ROW_ACTIONS[key];
+	const note = focused ? items.find((n) => n.path === focused.getAttribute("data-path")) : undefined;
+	if (!action || !note || action === "refresh") return false;
+	actions[action](note);
+	return true;
 }
 
 export function renderRow(list: HTMLElement, note: Note, model: ReviewModel, actions: ReviewActions): HTMLElement {
@@ -103,28 +107,30 @@ export function renderRow(list: HTMLElement, note: Note, model: ReviewModel, act
 	const title = head.createEl("a", {
 		cls: "mnemovault-review-title",
 		text: note.title || note.path,
-		attr: { href: "#", "aria-label": note.path },
+		attr: { href: "#", "aria-label": note.path, tabindex: "-1" },
 	});
 	title.addEventListener("click", (evt) => {
 		evt.preventDefault();
 		actions.open(note);
 	});
 	const button = head.createEl("button", {
-		cls: "mnemovault-review-reinforce",
-		text: "Reinforce",
-		attr: { "aria-label": "Reinforce: count this memory as used now" },
+		cls: "mnemovault-review-remember",
+		text: "Remember",
+		attr: { "aria-label": "Remember: keep it alive (a review, not a use; never promotes it)", tabindex: "-1" },
 	});
 	button.addEventListener("click", (evt) => {
 		evt.stopPropagation();
 		button.disabled = true;
-		actions.reinforce(note);
+		actions.remember(note);
 	});
-	row.addEventListener("keydown", (evt) => rowKey(evt, row, note, actions));
 	const meta = row.createDiv({ cls: "mnemovault-review-meta" });
 	meta.createSpan({ cls: "mnemovault-review-score", text: `Score ${formatScore(note.score ?? note.decay_score)}` });
-	meta.createSpan({ cls: "mnemovault-review-priority", text: `Priority ${formatScore(note.review_priority)}` });
-	const eta = forgetEta(note, model.scoring, model.nowMs, model.horizonDays);
-	if (eta) meta.createSpan({ cls: "mnemovault-review-eta", text: eta });
+	meta.createSpan({
+		cls: "mnemovault-review-priority",
+		text: `Priority ${formatScore(note.review_priority)}`,
+		attr: { title: "Review priority: highest in the middle of the danger zone, where a review helps most" },
+	});
+	meta.createSpan({ cls: "mnemovault-review-eta", text: forgetEta(note, model.scoring, model.nowMs, model.horizonDays) });
 	const curveBox = row.createDiv({ cls: "mnemovault-review-curve" });
 	renderCurve(curveBox, curveMemory(note), model.scoring, model.nowMs, model.horizonDays);
 	curveBox.addEventListener("click", () => actions.open(note));
@@ -157,10 +163,7 @@ export function renderReviewList(container: HTMLElement, model: ReviewModel, act
 	if (model.status === "offline" || model.status === "error") {
 		const box = container.createDiv({ cls: "mnemovault-review-offline" });
 		box.createDiv({ cls: "mnemovault-review-offline-text", text: model.message });
-		if (model.status === "offline") {
-			box.createDiv({ cls: "mnemovault-review-offline-label", text: "Start the daemon in a terminal:" });
-			box.createEl("code", { cls: "mnemovault-review-hint", text: model.hint });
-		}
+		if (model.status === "offline" && model.command) box.createEl("code", { cls: "mnemovault-review-hint", text: model.command });
 		const retry = box.createEl("button", { text: "Try again" });
 		retry.addEventListener("click", () => actions.refresh());
 		return;

@@ -3,7 +3,7 @@
  * applied once per animation frame, and only the rows whose note changed are redrawn.
  */
 import type { ReviewChange, ReviewState } from "../core/review-store";
-import { renderReviewList, updateRows, type ReviewActions, type ReviewModel } from "./review-list";
+import { listKey, renderReviewList, updateRows, type ReviewActions, type ReviewModel } from "./review-list";
 
 export type FrameScheduler = (run: () => void) => void;
 
@@ -58,6 +58,26 @@ export class ReviewPanel {
 		this.deps.frame(() => this.flush());
 	}
 
+	/** The row focused now (path and place): a redraw keeps the focus there, or on the next row. */
+	private focusedRow(): { path: string | null; index: number } | null {
+		const rows = Array.from(this.el.querySelectorAll<HTMLElement>(".mnemovault-review-row"));
+		const at = rows.findIndex((r) => r.contains(document.activeElement));
+		if (at < 0) return null;
+		return { path: rows[at].getAttribute("data-path"), index: at };
+	}
+
+	private refocus(was: { path: string | null; index: number }): void {
+		const rows = Array.from(this.el.querySelectorAll<HTMLElement>(".mnemovault-review-row"));
+		const same = rows.find((r) => r.getAttribute("data-path") === was.path);
+		(same ?? rows[Math.min(was.index, rows.length - 1)] ?? this.el.querySelector<HTMLElement>("button"))?.focus();
+	}
+
+	/** A key through the view's scope; true when it was ours. */
+	key(key: string): boolean {
+		if (!this.state) return false;
+		return listKey(this.el, key, this.state.items, this.deps.actions);
+	}
+
 	flush(): void {
 		const change = this.pending;
 		const state = this.state;
@@ -65,8 +85,10 @@ export class ReviewPanel {
 		if (!change || !state || !this.unsubscribe) return;
 		const model = this.deps.model(state);
 		if (change.kind === "all") {
+			const focus = this.focusedRow();
 			renderReviewList(this.el, model, this.deps.actions);
 			this.stats.fullRenders++;
+			if (focus) this.refocus(focus);
 		} else {
 			this.stats.rowRenders += updateRows(this.el, change.paths, model, this.deps.actions);
 		}

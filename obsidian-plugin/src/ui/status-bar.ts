@@ -43,7 +43,7 @@ export class StatusBarRenderer {
 		this.set("Memory superseded", "is-superseded", `${by} Click to open the review queue.`);
 	}
 
-	showOffline(message: string, label = "Memory daemon offline"): void {
+	showOffline(message: string, label = "Mnemovault daemon offline"): void {
 		this.set(label, "is-offline", message);
 	}
 

@@ -7,7 +7,7 @@ import { DEFAULT_SCORING, reviewPriority, scoreAt } from "../../src/core/decay";
 import { ReviewSession } from "../../src/core/review-session";
 import { ReviewStore } from "../../src/core/review-store";
 import type { Note, RelatedItem } from "../../src/core/types";
-import { renderReviewCard, cardKey, type ReviewCardActions } from "../../src/ui/review-card";
+import { renderReviewCard, cardKey, type CardAction, type ReviewCardModel } from "../../src/ui/review-card";
 import { ReviewPanel } from "../../src/ui/review-panel";
 import { renderRelated } from "../../src/ui/related-list";
 import { StatusBarRenderer } from "../../src/ui/status-bar";
@@ -60,7 +60,7 @@ const items: Note[] = samples
 const bar = document.getElementById("statusbar")!;
 new StatusBarRenderer(bar.createDiv()).showScore(0.31, "danger");
 bar.createDiv({ cls: "mnemovault-status mnemovault-queue", text: `${items.length} to review` });
-new StatusBarRenderer(bar.createDiv()).showOffline("token refused", "Memory daemon: token refused");
+new StatusBarRenderer(bar.createDiv()).showOffline("token refused", "Mnemovault daemon: token refused");
 
 // Review view: a real ReviewStore and ReviewPanel, frames from requestAnimationFrame.
 const timers = { now: () => Date.now(), setTimeout: (f: () => void, ms: number) => window.setTimeout(f, ms), clearTimeout: (h: unknown) => window.clearTimeout(h as number) };
@@ -73,10 +73,11 @@ store.setScoring(DEFAULT_SCORING);
 window.mvStore = store;
 const panel = new ReviewPanel(document.getElementById("review")!, {
 	subscribe: (l) => store.subscribe(l),
-	model: (s) => ({ ...s, nowMs: now, horizonDays: 30, hint: "mnemovault daemon --vault ~/Notes" }),
+	model: (s) => ({ ...s, nowMs: now, horizonDays: 30, command: "mnemovault daemon --vault ~/Notes" }),
 	actions: {
 		open: (n) => log(`open ${n.path}`),
-		reinforce: (n) => log(`reinforce ${n.path}`),
+		remember: (n) => log(`remember ${n.path}`),
+		fade: (n) => log(`fade ${n.path}`),
 		promote: (n) => log(`promote ${n.path}`),
 		archive: (n) => log(`archive ${n.path}`),
 		refresh: () => log("refresh"),
@@ -94,40 +95,45 @@ const texts: Record<string, string> = {
 	"Auth service signs JWTs with RS256":
 		"The auth service signs JWTs with RS256; keys rotate every 90 days through the vault job.",
 };
-const actions: ReviewCardActions = {
-	reinforce: (n) => settle(n, "reinforced"),
-	promote: (n) => settle(n, "promoted"),
-	archive: (n) => settle(n, "archived"),
-	skip: (n) => settle(n, "skipped"),
-	open: (n) => log(`open ${n.path}`),
-	close: () => log("close"),
-};
-function settle(n: Note, outcome: "reinforced" | "promoted" | "archived" | "skipped") {
+const OUTCOME = { remember: "remembered", fade: "faded", promote: "promoted", archive: "archived", skip: "skipped" } as const;
+function run(action: CardAction) {
+	const n = session.current();
+	if (!n) return;
+	if (action === "open" || action === "close") return log(`${action} ${n.path}`);
+	if (!(action in OUTCOME)) return;
+	const outcome = OUTCOME[action as keyof typeof OUTCOME];
 	log(`${outcome} ${n.path}`);
-	session.settle(n.path, outcome);
+	session.settle(n, outcome);
 	drawCard();
 }
-function drawCard() {
+function model(): ReviewCardModel {
 	const note = session.current();
-	renderReviewCard(
-		cardEl,
-		{
-			note,
-			text: note ? (texts[note.title] ?? `${note.title}.`) : null,
-			archiveOn: note ? "2026-12-06" : null,
-			remaining: session.remaining(),
-			summary: session.summary(),
-			scoring: DEFAULT_SCORING,
-			nowMs: now,
-			horizonDays: 30,
-		},
-		actions,
-	);
+	return {
+		note,
+		text: note ? (texts[note.title] ?? `${note.title}.`) : null,
+		archiveOn: note ? "2026-12-06" : null,
+		remaining: session.remaining(),
+		summary: session.summary(),
+		scoring: DEFAULT_SCORING,
+		nowMs: now,
+		horizonDays: 30,
+	};
 }
-// Obsidian's modal scope takes keys wherever focus is inside it; here the whole page is that scope.
+function drawCard() {
+	renderReviewCard(cardEl, model(), run)?.focus();
+}
+// Obsidian's scopes: the review view's while focus is in it, else the card's (the modal's) for the whole page.
 document.addEventListener("keydown", (evt) => {
-	if (!cardEl.isConnected || (evt.target as HTMLElement).closest?.("#review")) return;
-	if (cardKey(evt.key, session.current(), actions)) evt.preventDefault();
+	if ((evt.target as HTMLElement).closest?.("#review")) {
+		if (panel.key(evt.key)) evt.preventDefault();
+		return;
+	}
+	if (!cardEl.isConnected) return;
+	const action = cardKey(evt.key, model());
+	if (action) {
+		evt.preventDefault();
+		run(action);
+	}
 });
 drawCard();
 
@@ -136,12 +142,14 @@ const related: RelatedItem[] = [
 	{ path: "STM/Key rotation runs from the vault job.md", id: "a", title: "Key rotation runs from the vault job", score: 0.82, state: "fresh", similarity: 0.81 },
 	{ path: "LTM/Auth tokens live 15 minutes.md", id: "b", title: "Auth tokens live 15 minutes", score: 1.4, state: "promoted", similarity: 0.74 },
 	{ path: "STM/Billing API rate limit.md", id: "c", title: "Billing API rate limit", score: 0.3, state: "danger", similarity: 0.52 },
+	{ path: "STM/Coffee grinder setting.md", id: "d", title: "Coffee grinder setting", score: 0.9, state: "fresh", similarity: 0.06 },
 ];
 renderRelated(
 	document.getElementById("related")!,
 	{ status: "ready", path: "Projects/Auth.md", answer: { items: related, method: "semantic", notice: null } },
 	"offline",
-	{ open: (i) => log(`open ${i.path}`) },
+	{ open: (i, newTab) => log(`open ${i.path}${newTab ? " in a new tab" : ""}`) },
+	{ minSimilarity: 0.3, hidden: new Set() },
 );
 // A superseded note: the banner over the note, the status bar saying so.
 renderSupersededBanner(document.getElementById("note")!, "STM/Prefers Go for backend services.md", (path) => log(`open ${path}`));

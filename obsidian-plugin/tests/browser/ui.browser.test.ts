@@ -5,7 +5,7 @@
  * types through them, and keeps screenshots in docs/. Skipped, saying so, without Chromium.
  */
 import { existsSync } from "node:fs";
-import { readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import esbuild from "esbuild";
@@ -20,8 +20,11 @@ if (!CHROMIUM) console.warn("browser test SKIPPED: no Chromium at /usr/bin/chrom
 let browser: Browser;
 let page: Page;
 
+/** Into docs/ (the README's pictures) and tests/browser/screenshots/ (git-ignored, to look at). */
 async function shot(selector: string, name: string): Promise<void> {
-	await page.locator(selector).screenshot({ path: join(ROOT, "docs", name) });
+	const png = await page.locator(selector).screenshot({ path: join(ROOT, "docs", name) });
+	await mkdir(join(ROOT, "tests/browser/screenshots"), { recursive: true });
+	await writeFile(join(ROOT, "tests/browser/screenshots", name), png);
 }
 
 describe.skipIf(!CHROMIUM)("plugin UI in headless Chromium", () => {
@@ -67,7 +70,7 @@ describe.skipIf(!CHROMIUM)("plugin UI in headless Chromium", () => {
 
 	it("status bar: score, queue count and a distinct token message, styled by the real CSS", async () => {
 		const texts = await page.locator("#statusbar > div").allTextContents();
-		expect(texts).toEqual(["Memory 0.31 · danger", "4 to review", "Memory daemon: token refused"]);
+		expect(texts).toEqual(["Memory 0.31 · danger", "4 to review", "Mnemovault daemon: token refused"]);
 		// styles.css is applied: the danger state has its own colour, not the default text colour
 		const colors = await page.locator("#statusbar > div").evaluateAll((els) => els.map((e) => getComputedStyle(e).color));
 		expect(colors[0]).not.toBe(colors[1]);
@@ -85,9 +88,9 @@ describe.skipIf(!CHROMIUM)("plugin UI in headless Chromium", () => {
 		await page.keyboard.press("ArrowDown");
 		await page.keyboard.press("r");
 		const second = await rows.nth(1).getAttribute("data-path");
-		expect(await log()).toContain(`reinforce ${second}`);
-		await rows.nth(2).locator(".mnemovault-review-reinforce").click();
-		expect((await log()).at(-1)).toBe(`reinforce ${await rows.nth(2).getAttribute("data-path")}`);
+		expect(await log()).toContain(`remember ${second}`);
+		await rows.nth(2).locator(".mnemovault-review-remember").click();
+		expect((await log()).at(-1)).toBe(`remember ${await rows.nth(2).getAttribute("data-path")}`);
 		await shot("#review-scene", "review-view.png");
 		// a burst of events for one listed note: one frame, one row redrawn, the rest untouched
 		const stats = await page.evaluate(async (path) => {
@@ -120,17 +123,19 @@ describe.skipIf(!CHROMIUM)("plugin UI in headless Chromium", () => {
 		await page.locator("#card-scene .modal").focus();
 		await page.keyboard.press("s");
 		expect(await title.textContent()).not.toBe(first);
-		await page.locator('#card button[data-action="reinforce"]').click();
+		await page.locator('#card button[data-action="remember"]').click();
 		await page.keyboard.press("a");
 		await page.keyboard.press("p");
 		expect(await page.locator("#card .mnemovault-card-summary").textContent()).toBe(
-			"This pass: 1 reinforced, 1 promoted, 1 archived, 1 skipped.",
+			"This pass: 1 remembered, 1 promoted, 1 archived, 1 skipped.",
 		);
 	});
 
 	it("related panel: similarity and state per memory; click opens", async () => {
 		const rows = page.locator("#related .mnemovault-related-row");
 		expect(await rows.count()).toBe(3);
+		expect(await page.locator("#related .mnemovault-related-heading").textContent()).toBe("Related to Auth");
+		expect(await page.locator("#related .mnemovault-related-left").textContent()).toBe("1 less than 30% similar not shown.");
 		expect(await rows.first().locator(".mnemovault-related-sim").textContent()).toBe("81% similar");
 		expect(await rows.first().getAttribute("draggable")).toBe("true");
 		await shot("#related-scene", "related-panel.png");

@@ -5,7 +5,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, readdir, realpath, rm } from "node:fs/promises";
+import { mkdtemp, readFile, readdir, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -45,6 +45,14 @@ export function runPython(python: string, script: string, args: string[]): strin
 	return run.stdout;
 }
 
+function pidOf(text: string): number | null {
+	try {
+		return (JSON.parse(text) as { pid?: number }).pid ?? null;
+	} catch {
+		return null; // being written
+	}
+}
+
 export interface RealDaemon {
 	vault: string;
 	/** The daemon's config folder (its bridge file): a plugin's locator env points here. */
@@ -65,6 +73,9 @@ export interface RealDaemon {
 	 * folder; returns the signal that ended the process (null when it exited by itself).
 	 */
 	halt: () => Promise<NodeJS.Signals | null>;
+	/** The daemon alone goes away (SIGTERM) / a new one starts on the same vault and config. */
+	down: () => Promise<NodeJS.Signals | null>;
+	up: () => Promise<void>;
 	/** halt, then delete the temp folder. */
 	stop: () => Promise<void>;
 }
@@ -83,36 +94,47 @@ export async function startRealDaemon(opts: {
 	const vault = join(root, "vault");
 	const configDir = join(root, "config");
 	opts.prepare(python, vault);
-	const child: ChildProcess = spawn(python, ["-m", "bridge.cli", "daemon", "--vault", vault], {
-		cwd: REPO,
-		stdio: ["ignore", "ignore", "pipe"],
-		env: {
-			...process.env,
-			MNEMOVAULT_CONFIG_DIR: configDir,
-			MNEMOVAULT_DATA_DIR: join(root, "data"),
-			MNEMOVAULT_LOG_DIR: join(root, "log"),
-			MNEMOVAULT_EMBEDDINGS: "false",
-			MNEMOVAULT_QUIET_SECONDS: "0",
-			MNEMOVAULT_LIFECYCLE_INTERVAL_SECONDS: "3600",
-			// The first lifecycle run comes 10 s after start: keep it from moving notes under the test.
-			MNEMOVAULT_AUTO_PROMOTE: "false",
-			MNEMOVAULT_AUTO_GC: "false",
-			...opts.env,
-		},
-	});
+	const daemonEnv = {
+		...process.env,
+		MNEMOVAULT_CONFIG_DIR: configDir,
+		MNEMOVAULT_DATA_DIR: join(root, "data"),
+		MNEMOVAULT_LOG_DIR: join(root, "log"),
+		MNEMOVAULT_EMBEDDINGS: "false",
+		MNEMOVAULT_QUIET_SECONDS: "0",
+		MNEMOVAULT_LIFECYCLE_INTERVAL_SECONDS: "3600",
+		// The first lifecycle run comes 10 s after start: keep it from moving notes under the test.
+		MNEMOVAULT_AUTO_PROMOTE: "false",
+		MNEMOVAULT_AUTO_GC: "false",
+		...opts.env,
+	};
 	let log = "";
-	child.stderr?.setEncoding("utf8");
-	child.stderr?.on("data", (chunk: string) => (log += chunk));
-	const exited = new Promise<void>((done) => child.once("exit", () => done()));
-	const running = () => child.exitCode === null && child.signalCode === null;
-	const start = Date.now();
-	for (;;) {
-		if (!running()) throw new Error(`the daemon exited early (code ${String(child.exitCode)}):\n${log}`);
-		const files = await readdir(join(configDir, "bridges")).catch(() => [] as string[]);
-		if (files.some((n) => n.endsWith(".json"))) break;
-		if (Date.now() - start > 60_000) throw new Error(`no bridge file after 60 s; daemon output:\n${log}`);
-		await sleep(100);
-	}
+	const launch = async () => {
+		const child: ChildProcess = spawn(python, ["-m", "bridge.cli", "daemon", "--vault", vault], {
+			cwd: REPO,
+			stdio: ["ignore", "ignore", "pipe"],
+			env: daemonEnv,
+		});
+		child.stderr?.setEncoding("utf8");
+		child.stderr?.on("data", (chunk: string) => (log += chunk));
+		const exited = new Promise<void>((done) => child.once("exit", () => done()));
+		const running = () => child.exitCode === null && child.signalCode === null;
+		const start = Date.now();
+		for (;;) {
+			if (!running()) throw new Error(`the daemon exited early (code ${String(child.exitCode)}):\n${log}`);
+			// this process's bridge file (a daemon that was stopped may have left its own)
+			const files = await readdir(join(configDir, "bridges")).catch(() => [] as string[]);
+			const pids = await Promise.all(
+				files
+					.filter((n) => n.endsWith(".json"))
+					.map((n) => readFile(join(configDir, "bridges", n), "utf8").then(pidOf, () => null)),
+			);
+			if (pids.includes(child.pid ?? -1)) break;
+			if (Date.now() - start > 60_000) throw new Error(`no bridge file after 60 s; daemon output:\n${log}`);
+			await sleep(100);
+		}
+		return { child, exited, running };
+	};
+	let proc = await launch();
 	const env = nodeLocatorEnv({ env: { MNEMOVAULT_CONFIG_DIR: configDir } });
 	const makeClient = (override: BridgeOverride | null = null, onReachability?: (r: Reachability) => void) =>
 		new BridgeClient({
@@ -136,8 +158,8 @@ export async function startRealDaemon(opts: {
 	});
 	stream.start();
 	await waitFor(() => events.some((e) => e.type === "hello"), 15_000, "the event stream's hello");
-	const halt = async () => {
-		stream.stop();
+	const stopProcess = async () => {
+		const { child, exited, running } = proc;
 		if (running()) {
 			child.kill("SIGTERM");
 			const done = await Promise.race([exited.then(() => true), sleep(5000).then(() => false)]);
@@ -148,10 +170,16 @@ export async function startRealDaemon(opts: {
 		}
 		return child.signalCode;
 	};
+	const halt = async () => {
+		stream.stop();
+		return stopProcess();
+	};
 	return {
 		vault,
 		configDir,
-		pid: child.pid,
+		get pid() {
+			return proc.child.pid;
+		},
 		client,
 		reachability,
 		events,
@@ -159,6 +187,10 @@ export async function startRealDaemon(opts: {
 		makeClient,
 		log: () => log,
 		halt,
+		down: stopProcess,
+		up: async () => {
+			proc = await launch();
+		},
 		stop: async () => {
 			await halt();
 			await rm(root, { recursive: true, force: true });

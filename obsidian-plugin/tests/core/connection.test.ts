@@ -50,9 +50,9 @@ describe("ConnectionMonitor", () => {
 		expect(offlineMessage(at("unauthorized"), "/v")).not.toMatch(/not running|Start it/);
 		expect(offlineMessage(at("incompatible"), "/v")).toMatch(/running but incompatible: the daemon 0.0.9/);
 		expect([at("refused"), at("unauthorized"), at("incompatible")].map(offlineLabel)).toEqual([
-			"Memory daemon offline",
-			"Memory daemon: token refused",
-			"Memory daemon: incompatible version",
+			"Mnemovault daemon offline",
+			"Mnemovault daemon: token refused",
+			"Mnemovault daemon: incompatible version",
 		]);
 	});
 

@@ -80,7 +80,7 @@ describe("related list", () => {
 		expect(row.querySelector(".mnemovault-related-sim")!.textContent).toBe("91% similar");
 		expect(row.querySelector(".mnemovault-related-state")!.textContent).toBe("0.42 · fading");
 		row.click();
-		expect(open).toHaveBeenCalledWith(a);
+		expect(open).toHaveBeenCalledWith(a, false);
 		const data = new Map<string, string>();
 		const drag = new Event("dragstart") as DragEvent;
 		Object.defineProperty(drag, "dataTransfer", { value: { setData: (k: string, v: string) => data.set(k, v) } });

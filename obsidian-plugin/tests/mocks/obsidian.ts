@@ -43,6 +43,67 @@ export class FileSystemAdapter {
 	}
 }
 
+export type Modifier = "Mod" | "Ctrl" | "Meta" | "Shift" | "Alt";
+type KeyHandler = (evt: KeyboardEvent, ctx: { key: string; modifiers: string }) => unknown;
+interface Registered {
+	scope: Scope;
+	modifiers: Modifier[];
+	key: string | null;
+	func: KeyHandler;
+}
+
+/** Obsidian's Scope: keys handled while it is on top of the keymap (a modal, a focused view). */
+export class Scope {
+	readonly keys: Registered[] = [];
+	constructor(public parent?: Scope) {}
+	register(modifiers: Modifier[] | null, key: string | null, func: KeyHandler): Registered {
+		const h: Registered = { scope: this, modifiers: modifiers ?? [], key, func };
+		this.keys.push(h);
+		return h;
+	}
+	unregister(handler: Registered): void {
+		const i = this.keys.indexOf(handler);
+		if (i >= 0) this.keys.splice(i, 1);
+	}
+	/** As the app's keymap: the first matching handler runs; `false` stops the key (preventDefault). */
+	handle(evt: KeyboardEvent): boolean {
+		const held = new Set<string>();
+		if (evt.ctrlKey) held.add("Ctrl");
+		if (evt.metaKey) held.add("Meta");
+		if (evt.altKey) held.add("Alt");
+		if (evt.shiftKey) held.add("Shift");
+		for (const h of this.keys) {
+			const want = new Set<string>(h.modifiers.map((m) => (m === "Mod" ? "Ctrl" : m)));
+			const keyOk = h.key === null || h.key.toLowerCase() === evt.key.toLowerCase();
+			const modsOk = want.size === held.size && [...want].every((m) => held.has(m));
+			if (!keyOk || !modsOk) continue;
+			if (h.func(evt, { key: evt.key, modifiers: [...held].join(",") }) === false) {
+				evt.preventDefault();
+				return true;
+			}
+		}
+		return this.parent ? this.parent.handle(evt) : false;
+	}
+}
+
+/** The app's keymap: one document listener; the top open modal's scope, else the focused view's. */
+const keymap = { modals: [] as Modal[], views: new Set<ItemView>(), installed: null as Document | null };
+function installKeymap(): void {
+	if (typeof document === "undefined" || keymap.installed === document) return;
+	keymap.installed = document;
+	document.addEventListener("keydown", (evt) => {
+		const modal = keymap.modals[keymap.modals.length - 1];
+		if (modal) {
+			modal.scope.handle(evt);
+			return;
+		}
+		const focused = document.activeElement;
+		for (const view of keymap.views) {
+			if (view.scope && focused && view.containerEl.contains(focused)) view.scope.handle(evt);
+		}
+	});
+}
+
 export class Component {
 	private cleanups: (() => void)[] = [];
 	register(cb: () => void): void {
@@ -59,6 +120,7 @@ export class Component {
 }
 
 export class WorkspaceLeaf {
+	app?: App;
 	view: unknown = null;
 	viewType: string | null = null;
 	async setViewState(state: { type: string; active?: boolean }): Promise<void> {
@@ -76,8 +138,11 @@ export class Workspace extends Events {
 	onLayoutReady(cb: () => void): void {
 		cb();
 	}
-	async openLinkText(path: string): Promise<void> {
+	/** Paths opened in a new tab (openLinkText's newLeaf). */
+	openedInNewTab: string[] = [];
+	async openLinkText(path: string, _source = "", newLeaf: unknown = false): Promise<void> {
 		this.opened.push(path);
+		if (newLeaf) this.openedInNewTab.push(path);
 	}
 	getLeavesOfType(type: string): WorkspaceLeaf[] {
 		return this.leaves.filter((l) => l.viewType === type);
@@ -125,6 +190,7 @@ export class MetadataCache {
 }
 
 export class App {
+	scope = new Scope();
 	workspace = new Workspace();
 	metadataCache: MetadataCache;
 	vault: Vault;
@@ -172,6 +238,10 @@ export class Plugin extends Component {
 		return el;
 	}
 	addSettingTab(_tab: unknown): void {}
+	hoverSources = new Map<string, unknown>();
+	registerHoverLinkSource(id: string, info: unknown): void {
+		this.hoverSources.set(id, info);
+	}
 	async loadData(): Promise<unknown> {
 		return this.data;
 	}
@@ -183,10 +253,16 @@ export class Plugin extends Component {
 export class ItemView extends Component {
 	containerEl: HTMLElement;
 	contentEl: HTMLElement;
+	scope: Scope | null = null;
+	app: App;
 	constructor(public leaf: WorkspaceLeaf) {
 		super();
+		this.app = leaf.app ?? new App();
 		this.containerEl = createDiv();
 		this.contentEl = this.containerEl.createDiv({ cls: "view-content" });
+		installKeymap();
+		keymap.views.add(this);
+		this.register(() => keymap.views.delete(this));
 	}
 	getIcon(): string {
 		return "document";
@@ -199,28 +275,43 @@ export class Modal {
 	titleEl: HTMLElement;
 	contentEl: HTMLElement;
 	isOpen = false;
+	scope: Scope;
 	constructor(public app: App) {
-		this.containerEl = createDiv();
-		this.modalEl = this.containerEl.createDiv({ cls: "modal" });
+		this.containerEl = createDiv({ cls: "modal-container" });
+		this.modalEl = this.containerEl.createDiv({ cls: "modal", attr: { tabindex: "-1" } });
 		this.titleEl = this.modalEl.createDiv({ cls: "modal-title" });
 		this.contentEl = this.modalEl.createDiv({ cls: "modal-content" });
+		this.scope = new Scope(app.scope);
+		this.scope.register([], "Escape", () => {
+			this.close();
+			return false;
+		});
 	}
 	/** Every modal opened, last one last (tests reach the modal a command opened). */
 	static opened: Modal[] = [];
+	/** Where open() puts the modal (the browser page sets a visible parent). */
+	static parent: HTMLElement | null = null;
 	open(): void {
 		this.isOpen = true;
 		Modal.opened.push(this);
+		installKeymap();
+		keymap.modals.push(this);
+		(Modal.parent ?? (typeof document !== "undefined" ? document.body : null))?.appendChild(this.containerEl);
 		this.onOpen();
 	}
 	close(): void {
+		if (!this.isOpen) return;
 		this.isOpen = false;
+		keymap.modals.splice(keymap.modals.indexOf(this), 1);
 		this.onClose();
+		this.containerEl.remove();
 	}
 	onOpen(): void {}
 	onClose(): void {}
 }
 
 export abstract class SuggestModal<T> extends Modal {
+	inputEl: HTMLInputElement = document.createElement("input");
 	emptyStateText = "";
 	placeholder = "";
 	instructions: unknown[] = [];
@@ -327,10 +418,6 @@ export abstract class PluginSettingTab {
 	abstract display(): void;
 }
 
-export function requestUrl(): never {
-	throw new Error("requestUrl is not available in tests: inject an HttpRequester");
-}
-
 export function setIcon(): void {}
 
 /** An open Markdown note in a leaf (the superseded banner goes into its contentEl). */
@@ -342,5 +429,55 @@ export class MarkdownView extends ItemView {
 		super(leaf);
 		leaf.view = this;
 		leaf.viewType = "markdown";
+	}
+}
+
+export interface RequestUrlParam {
+	url: string;
+	method?: string;
+	headers?: Record<string, string>;
+	body?: string;
+	contentType?: string;
+	throw?: boolean;
+}
+
+/** Obsidian's requestUrl; a page or test sets what answers it (`requestUrlHandler.fn`). */
+export const requestUrlHandler: { fn: ((req: RequestUrlParam) => Promise<{ status: number; text: string }>) | null } = { fn: null };
+export function requestUrl(req: RequestUrlParam): Promise<{ status: number; text: string }> {
+	if (!requestUrlHandler.fn) throw new Error("requestUrl is not available in tests: inject an HttpRequester");
+	return requestUrlHandler.fn(req);
+}
+
+export class MenuItem {
+	title = "";
+	icon = "";
+	run: (() => unknown) | null = null;
+	setTitle(title: string): this {
+		this.title = title;
+		return this;
+	}
+	setIcon(icon: string): this {
+		this.icon = icon;
+		return this;
+	}
+	onClick(run: () => unknown): this {
+		this.run = run;
+		return this;
+	}
+}
+
+/** Obsidian's context menu; the last one shown is `Menu.shown` (tests pick an item). */
+export class Menu {
+	static shown: Menu | null = null;
+	items: MenuItem[] = [];
+	addItem(cb: (item: MenuItem) => unknown): this {
+		const item = new MenuItem();
+		cb(item);
+		this.items.push(item);
+		return this;
+	}
+	showAtMouseEvent(_evt: MouseEvent): this {
+		Menu.shown = this;
+		return this;
 	}
 }

@@ -8,7 +8,7 @@ import { nodeTimers } from "../../src/platform/node-env";
 import { setup } from "../helpers/controller-setup";
 import { error } from "../helpers/fake-daemon";
 import { makeNote } from "../helpers/fixtures";
-import { MarkdownView, TFile, WorkspaceLeaf } from "../mocks/obsidian";
+import { MarkdownView, Modal, TFile, WorkspaceLeaf } from "../mocks/obsidian";
 import { waitFor } from "../helpers/wait";
 
 /** Real timers with a clock the test can move forward. */
@@ -95,6 +95,24 @@ describe("a superseded note", () => {
 		await waitFor(() => bar().textContent === "Memory 1.00 · fresh", 3000, "successor's score");
 		expect(banner()).toBeNull();
 		expect(document.querySelectorAll(".mnemovault-superseded-banner")).toHaveLength(0);
+	});
+
+	it("the plugin unloads: the banner leaves the open note, and an open review flow closes", async () => {
+		const { controller, daemon, app, bar } = await setup();
+		const old = makeNote({ status: "superseded", superseded_by: "STM/Prefers Go.md", score: 0.8, state: "fresh" });
+		daemon.routes.set("GET /api/note", () => ({ body: old }));
+		const view = new MarkdownView(new WorkspaceLeaf(), new TFile(old.path));
+		app.workspace.leaves.push(view.leaf);
+		controller.start();
+		await waitFor(() => bar().textContent === "Memory superseded", 3000, "status bar");
+		expect(view.contentEl.querySelector(".mnemovault-superseded-banner")).not.toBeNull();
+		controller.reviewFlow();
+		const modal = Modal.opened.at(-1)!;
+		expect(modal.isOpen).toBe(true);
+		controller.stop();
+		expect(view.contentEl.querySelector(".mnemovault-superseded-banner")).toBeNull();
+		expect(modal.isOpen).toBe(false);
+		expect(document.querySelectorAll("[class^=mnemovault], [class*=' mnemovault']")).toHaveLength(0);
 	});
 
 	it("reinforce-on-open leaves a superseded note alone", async () => {

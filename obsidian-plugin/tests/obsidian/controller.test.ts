@@ -6,7 +6,7 @@ import { RELATED_VIEW_TYPE, type RelatedView } from "../../src/obsidian/related-
 import { makeRelated, setup } from "../helpers/controller-setup";
 import { error } from "../helpers/fake-daemon";
 import { makeMove, makeNote, makeStatus } from "../helpers/fixtures";
-import { Modal, TFile, WorkspaceLeaf } from "../mocks/obsidian";
+import { Menu, TFile, WorkspaceLeaf } from "../mocks/obsidian";
 import { waitFor } from "../helpers/wait";
 
 describe("MnemovaultController with a real HTTP daemon", () => {
@@ -17,9 +17,18 @@ describe("MnemovaultController with a real HTTP daemon", () => {
 		await waitFor(() => daemon.streams() === 1, 3000, "event stream");
 		// the stream's hello makes the controller re-read the note once; let that land first
 		await waitFor(() => daemon.requests.filter((r) => r.path === "/api/note").length >= 2, 3000, "re-read after hello");
-		await sleep(30);
-		daemon.send("score_changed", { path: "STM/jwt-rotation.md", id: "x", score: 0.3, state: "danger" });
-		await waitFor(() => bar().textContent === "Memory 0.30 · danger", 3000, "live update");
+		// the daemon's note now holds what the event says; the re-read's answer may still be on
+		// its way and land after the event, so the (idempotent) event is sent again until it shows
+		daemon.routes.set("GET /api/note", () => ({ body: makeNote({ path: "STM/jwt-rotation.md", score: 0.3, state: "danger" }) }));
+		let sentAt = 0;
+		await waitFor(() => {
+			if (bar().textContent === "Memory 0.30 · danger") return true;
+			if (Date.now() - sentAt > 200) {
+				daemon.send("score_changed", { path: "STM/jwt-rotation.md", id: "x", score: 0.3, state: "danger" });
+				sentAt = Date.now();
+			}
+			return false;
+		}, 3000, "live update");
 		daemon.send("score_changed", { path: "STM/other.md", id: "y", score: 0.1, state: "danger" });
 		await sleep(30);
 		expect(bar().textContent).toBe("Memory 0.30 · danger");
@@ -77,7 +86,7 @@ describe("MnemovaultController with a real HTTP daemon", () => {
 		controller.start();
 		await waitFor(() => daemon.streams() === 1, 3000, "stream");
 		await daemon.close();
-		await waitFor(() => bar().textContent === "Memory daemon offline", 3000, "offline status bar");
+		await waitFor(() => bar().textContent === "Mnemovault daemon offline", 3000, "offline status bar");
 		await sleep(100);
 		const offline = () => notices.filter((n) => n.includes("not running"));
 		expect(offline()).toHaveLength(1);
@@ -101,6 +110,32 @@ describe("MnemovaultController with a real HTTP daemon", () => {
 		view.unload();
 	});
 
+	it("review view: `r` on the focused row (the view's scope) is a graded review whose notice has an exact Undo", async () => {
+		const { controller, plugin, daemon, actions } = await setup();
+		const note = makeNote({ title: "Fading fact", score: 0.25, review_priority: 1, state: "danger" });
+		const prior = { last_used: "2026-11-01T10:00:00Z", decay_score: 0.25, review_priority: 1, review_on: null, archive_on: "2026-12-20" };
+		const after = { ...prior, last_used: "2026-11-20T09:00:00Z", decay_score: 0.5, review_priority: 0 };
+		daemon.routes.set("POST /api/grade", () => ({ body: { note, grade: "remember", old_score: 0.25, new_score: 0.5, prior, after } }));
+		daemon.routes.set("POST /api/ungrade", () => ({ body: { note, undone: true } }));
+		controller.start();
+		const view = plugin.views.get(REVIEW_VIEW_TYPE)!(new WorkspaceLeaf()) as ReviewView;
+		document.body.appendChild(view.containerEl);
+		await view.onOpen();
+		await waitFor(() => view.contentEl.querySelectorAll(".mnemovault-review-row").length === 1, 3000, "rows");
+		view.contentEl.querySelector<HTMLElement>(".mnemovault-review-row")!.focus();
+		document.activeElement!.dispatchEvent(new KeyboardEvent("keydown", { key: "r", bubbles: true }));
+		await waitFor(() => actions.length === 1, 3000, "notice with Undo");
+		expect(daemon.requests.find((r) => r.path === "/api/grade")!.body).toEqual({ ref: note.path, grade: "remember" });
+		expect(actions[0].message).toBe('Remembered "Fading fact": score 0.25 → 0.50 (a review, not a use).');
+		expect(actions[0].label).toBe("Undo");
+		actions[0].run();
+		await waitFor(() => daemon.requests.some((r) => r.path === "/api/ungrade"), 3000, "undo sent");
+		expect(daemon.requests.find((r) => r.path === "/api/ungrade")!.body).toEqual({ ref: note.path, prior, after });
+		await view.onClose();
+		view.unload();
+		view.containerEl.remove();
+	});
+
 	it("a slow GC is waited for; a slow quick request says busy; neither goes offline", async () => {
 		const { controller, daemon, notices, bar } = await setup({}, 150);
 		daemon.routes.set("POST /api/gc", async () => {
@@ -121,7 +156,7 @@ describe("MnemovaultController with a real HTTP daemon", () => {
 	it("a wrong token says so, and never asks to start a daemon that runs", async () => {
 		const { controller, notices, bar } = await setup({ bridgeToken: "wrong" });
 		controller.start();
-		await waitFor(() => bar().textContent === "Memory daemon: token refused", 3000, "token label");
+		await waitFor(() => bar().textContent === "Mnemovault daemon: token refused", 3000, "token label");
 		expect(notices).toHaveLength(1);
 		expect(notices[0]).toMatch(/running but refused the token/);
 		expect(notices[0]).not.toMatch(/not running|Start it/);
@@ -131,7 +166,7 @@ describe("MnemovaultController with a real HTTP daemon", () => {
 		const { controller, daemon, notices, bar, vault } = await setup();
 		daemon.routes.set("GET /api/status", () => ({ body: { ...makeStatus(vault), daemon: { pid: 1, started: "x" } } }));
 		controller.start();
-		await waitFor(() => bar().textContent === "Memory daemon: incompatible version", 3000, "incompatible label");
+		await waitFor(() => bar().textContent === "Mnemovault daemon: incompatible version", 3000, "incompatible label");
 		expect(notices.at(-1)).toMatch(/running but incompatible: the daemon speaks bridge API 0, this plugin needs 1/);
 		// other requests are not sent to it, and nothing flips the state back to online
 		const sent = daemon.requests.length;
@@ -159,7 +194,7 @@ describe("MnemovaultController with a real HTTP daemon", () => {
 		await waitFor(() => reviews() > before, 3000, "refresh after resync");
 		expect(notices.filter((n) => n.includes("STM/huge.md"))).toHaveLength(1);
 		daemon.send("background_error", { at: "2026-11-22T12:00:00Z", task: "sweep", message: "disk full" });
-		await waitFor(() => bar().textContent === "Memory daemon: background error", 3000, "warning");
+		await waitFor(() => bar().textContent === "Mnemovault daemon: background error", 3000, "warning");
 		expect(notices.at(-1)).toBe("mnemovault background sweep failed: disk full");
 	});
 
@@ -207,47 +242,6 @@ describe("MnemovaultController with a real HTTP daemon", () => {
 		expect(app.workspace.opened[1]).toBe("STM/jwt-rotation.md");
 	});
 
-	it("review flow: ribbon opens the next memory with text, curve and history; keys act and move on", async () => {
-		const { controller, app, plugin, daemon, vault } = await setup();
-		const first = makeNote({ path: "STM/a.md", title: "Alpha", score: 0.2, state: "danger", review_priority: 1, use_count: 3 });
-		const second = makeNote({ path: "STM/b.md", title: "Beta", score: 0.3, state: "danger", review_priority: 0.5 });
-		let queue = [first, second];
-		daemon.routes.set("GET /api/review", () => ({ body: { items: queue } }));
-		daemon.routes.set("GET /api/status", () => ({ body: makeStatus(vault) }));
-		daemon.routes.set("POST /api/touch", () => ({ body: { note: first, old_score: 0.2, new_score: 1 } }));
-		daemon.routes.set("POST /api/archive", () => ({ body: { archived: [makeMove({ from: "STM/b.md", to: "Archive/b.md", title: "Beta" })] } }));
-		app.vault.contents.set("STM/a.md", "---\nid: 1\narchive_on: 2026-12-01\n---\nAlpha fact text.\n");
-		app.vault.contents.set("STM/b.md", "Beta body.\n");
-		controller.start();
-		const queueItem = plugin.statusBarItems[1];
-		await waitFor(() => queueItem.textContent === "2 to review", 3000, "queue count");
-		expect(plugin.ribbon.map((r) => r.title)).toEqual(["Review memories"]);
-		plugin.ribbon[0].run();
-		await waitFor(() => Modal.opened.at(-1)?.contentEl.querySelector(".mnemovault-card-title") != null, 3000, "card");
-		const card = Modal.opened.at(-1)!.contentEl;
-		await waitFor(() => card.querySelector(".mnemovault-card-text")?.textContent === "Alpha fact text.", 3000, "text");
-		expect(card.querySelector(".mnemovault-card-title")!.textContent).toBe("Alpha");
-		expect(card.querySelector(".mnemovault-card-count")!.textContent).toBe("2 to review");
-		expect(card.querySelector("svg.mnemovault-curve")).not.toBeNull();
-		const history = Array.from(card.querySelectorAll("dt, dd")).map((e) => e.textContent);
-		expect(history).toEqual(expect.arrayContaining(["Uses", "3", "Archive on", "2026-12-01"]));
-		const key = (k: string) => card.closest(".modal")!.dispatchEvent(new KeyboardEvent("keydown", { key: k, bubbles: true }));
-		key("r");
-		await waitFor(() => card.querySelector(".mnemovault-card-title")?.textContent === "Beta", 3000, "next memory");
-		await waitFor(() => daemon.requests.some((r) => r.path === "/api/touch"), 3000, "touch sent");
-		expect(daemon.requests.find((r) => r.path === "/api/touch")!.body).toMatchObject({ ref: "STM/a.md" });
-		queue = [second];
-		key("a");
-		await waitFor(() => card.querySelector(".mnemovault-card-done") !== null, 3000, "done");
-		expect(card.querySelector(".mnemovault-card-summary")!.textContent).toBe(
-			"This pass: 1 reinforced, 0 promoted, 1 archived, 0 skipped.",
-		);
-		await waitFor(() => daemon.requests.some((r) => r.path === "/api/archive"), 3000, "archive sent");
-		expect(daemon.requests.find((r) => r.path === "/api/archive")!.body).toEqual({ ref: "STM/b.md" });
-		key("Escape");
-		expect(Modal.opened.at(-1)!.isOpen).toBe(false);
-	});
-
 	it("related panel: follows the open note, cached per note, click opens", async () => {
 		const { controller, app, plugin, daemon, command } = await setup();
 		daemon.routes.set("GET /api/related", (req) => ({
@@ -279,6 +273,46 @@ describe("MnemovaultController with a real HTTP daemon", () => {
 		expect(daemon.requests.filter((r) => r.path === "/api/related").map((r) => r.query.get("limit"))).toEqual(["15", "15"]);
 		view.contentEl.querySelector<HTMLElement>(".mnemovault-related-row")!.click();
 		expect(app.workspace.opened.at(-1)).toBe("STM/near STM/jwt-rotation.md.md");
+		await view.onClose();
+	});
+
+	it("related panel: names its note, leaves out what is not similar enough, previews, opens in a new tab, copies, hides", async () => {
+		const { controller, app, plugin, daemon, command, notices } = await setup({ relatedMinSimilarity: 30 });
+		const item = (title: string, similarity: number) => ({ ...makeRelated(`STM/${title}.md`), similarity });
+		daemon.routes.set("GET /api/related", () => ({
+			body: { items: [item("VPN split tunnel", 0.62), item("VPN on the train", 0.41), item("Sourdough", 0.08), item("Coffee grinder", 0.03)], method: "semantic", notice: null },
+		}));
+		const copied: string[] = [];
+		Object.defineProperty(navigator, "clipboard", { value: { writeText: async (t: string) => void copied.push(t) }, configurable: true });
+		controller.start();
+		expect(plugin.hoverSources.has(RELATED_VIEW_TYPE)).toBe(true);
+		command("open-related").callback!();
+		const leaf = new WorkspaceLeaf();
+		leaf.app = app;
+		const view = plugin.views.get(RELATED_VIEW_TYPE)!(leaf) as RelatedView;
+		await view.onOpen();
+		const titles = () => Array.from(view.contentEl.querySelectorAll(".mnemovault-related-title")).map((e) => e.textContent);
+		await waitFor(() => titles().length === 2, 3000, "list");
+		expect(titles()).toEqual(["VPN split tunnel", "VPN on the train"]);
+		expect(view.contentEl.querySelector(".mnemovault-related-heading")!.textContent).toBe("Related to jwt-rotation");
+		expect(view.contentEl.querySelector(".mnemovault-related-left")!.textContent).toBe("2 less than 30% similar not shown.");
+		const row = () => view.contentEl.querySelector<HTMLElement>(".mnemovault-related-row")!;
+		const hovers: unknown[] = [];
+		app.workspace.on("hover-link", (info) => hovers.push(info));
+		row().dispatchEvent(new MouseEvent("mouseover", { bubbles: true }));
+		expect(hovers).toMatchObject([{ source: RELATED_VIEW_TYPE, linktext: "STM/VPN split tunnel.md" }]);
+		row().dispatchEvent(new MouseEvent("click", { bubbles: true, ctrlKey: true }));
+		expect(app.workspace.openedInNewTab).toEqual(["STM/VPN split tunnel.md"]);
+		row().dispatchEvent(new MouseEvent("contextmenu", { bubbles: true, cancelable: true }));
+		expect(Menu.shown!.items.map((i) => i.title)).toEqual(["Open in new tab", "Copy link", "Hide from this list"]);
+		Menu.shown!.items[1].run!();
+		await waitFor(() => notices.includes("Link copied."), 3000, "copied");
+		expect(copied).toEqual(["[[STM/VPN split tunnel]]"]);
+		Menu.shown!.items[2].run!();
+		expect(titles()).toEqual(["VPN on the train"]);
+		expect(view.contentEl.querySelector(".mnemovault-related-left")!.textContent).toBe("2 less than 30% similar not shown · 1 hidden. Show hidden");
+		view.contentEl.querySelector<HTMLElement>(".mnemovault-related-left a")!.click();
+		expect(titles()).toEqual(["VPN split tunnel", "VPN on the train"]);
 		await view.onClose();
 	});
 

@@ -13,7 +13,7 @@ function model(patch: Partial<ReviewModel> = {}): ReviewModel {
 		nowMs: NOW,
 		horizonDays: 30,
 		message: "",
-		hint: "mnemovault daemon --vault /v",
+		command: "mnemovault daemon --vault /v",
 		...patch,
 	};
 }
@@ -21,7 +21,8 @@ function model(patch: Partial<ReviewModel> = {}): ReviewModel {
 function actions() {
 	return {
 		open: vi.fn<(n: Note) => void>(),
-		reinforce: vi.fn<(n: Note) => void>(),
+		remember: vi.fn<(n: Note) => void>(),
+		fade: vi.fn<(n: Note) => void>(),
 		promote: vi.fn<(n: Note) => void>(),
 		archive: vi.fn<(n: Note) => void>(),
 		refresh: vi.fn(),
@@ -110,16 +111,16 @@ describe("review list DOM", () => {
 		expect(svg.querySelector(".mnemovault-curve-label-end")!.textContent).toBe("+30 d");
 	});
 
-	it("opens on click and reinforces with the button", () => {
+	it("opens on click and remembers (a graded review) with the button", () => {
 		const el = createDiv();
 		const a = actions();
 		const note = makeNote({ title: "Alpha" });
 		renderReviewList(el, model({ items: [note] }), a);
 		(el.querySelector(".mnemovault-review-title") as HTMLElement).click();
-		const button = el.querySelector(".mnemovault-review-reinforce") as HTMLButtonElement;
+		const button = el.querySelector(".mnemovault-review-remember") as HTMLButtonElement;
 		button.click();
 		expect(a.open).toHaveBeenCalledWith(note);
-		expect(a.reinforce).toHaveBeenCalledWith(note);
+		expect(a.remember).toHaveBeenCalledWith(note);
 		expect(button.disabled).toBe(true);
 	});
 
@@ -128,9 +129,18 @@ describe("review list DOM", () => {
 		const a = actions();
 		renderReviewList(el, model({ status: "offline", items: [], message: "The mnemovault daemon is not running." }), a);
 		expect(el.querySelector(".mnemovault-review-hint")!.textContent).toBe("mnemovault daemon --vault /v");
+		expect(el.textContent.split("mnemovault daemon --vault").length).toBe(2); // the command once
 		expect(el.querySelector(".mnemovault-review-row")).toBeNull();
 		(el.querySelector(".mnemovault-review-offline button") as HTMLElement).click();
 		expect(a.refresh).toHaveBeenCalled();
+	});
+
+	it("a refused token names the token, never 'start the daemon'", () => {
+		const el = createDiv();
+		const message = "The mnemovault daemon is running but refused the token (HTTP 401). Clear or correct the token override in the plugin settings; without an override, restart the daemon so it writes a fresh bridge file:";
+		renderReviewList(el, model({ status: "offline", items: [], message }), actions());
+		expect(el.textContent).toContain("refused the token");
+		expect(el.textContent).not.toMatch(/not running|Start the daemon/);
 	});
 
 	it("says so when nothing is in the danger zone", () => {
@@ -142,7 +152,9 @@ describe("review list DOM", () => {
 	it("estimates when a memory will be forgotten", () => {
 		const exp = { ...DEFAULT_SCORING, decay_model: "exponential" as const };
 		expect(forgetEta(makeNote(), exp, NOW, 30)).toBe("forgotten in ~13 d");
-		expect(forgetEta(makeNote({ last_used: null, created: null }), exp, NOW, 30)).toBeNull();
+		expect(forgetEta(makeNote({ last_used: null, created: null }), exp, NOW, 30)).toBe("no date of last use");
+		const strong = makeNote({ use_count: 8, strength: 2, last_used: new Date(NOW).toISOString() });
+		expect(forgetEta(strong, exp, NOW, 14)).toBe("safe for 14+ days");
 		const old = makeNote({ last_used: new Date(NOW - 40 * SECONDS_PER_DAY * 1000).toISOString() });
 		expect(forgetEta(old, exp, NOW, 30)).toBe("below the forget threshold");
 	});

@@ -23,10 +23,10 @@ function setup(items: Note[]) {
 	const frames: (() => void)[] = [];
 	const el = createDiv();
 	const act = () => vi.fn<(n: Note) => void>();
-	const actions = { open: act(), reinforce: act(), promote: act(), archive: act(), refresh: vi.fn() };
+	const actions = { open: act(), remember: act(), fade: act(), promote: act(), archive: act(), refresh: vi.fn() };
 	const panel = new ReviewPanel(el, {
 		subscribe: (l) => store.subscribe(l),
-		model: (s) => ({ ...s, nowMs: NOW, horizonDays: 30, hint: "h", scoring: DEFAULT_SCORING }),
+		model: (s) => ({ ...s, nowMs: NOW, horizonDays: 30, command: "h", scoring: DEFAULT_SCORING }),
 		actions,
 		frame: (run) => frames.push(run),
 	});
@@ -91,7 +91,7 @@ describe("ReviewPanel redraws", () => {
 		expect(rows(t.el).map((r) => r.dataset.path)).toEqual(["STM/a.md", "STM/b.md"]);
 	});
 
-	it("keyboard: arrows move between rows, r/p/a/Enter act on the focused row", async () => {
+	it("keyboard (the view's scope): arrows move between rows, r/f/p/a/Enter act on the focused row", async () => {
 		const t = setup([a, b]);
 		await t.store.refresh();
 		t.panel.start();
@@ -99,19 +99,36 @@ describe("ReviewPanel redraws", () => {
 		const [rowA, rowB] = rows(t.el);
 		document.body.appendChild(t.el);
 		rowA.focus();
-		const key = (el: HTMLElement, k: string) => el.dispatchEvent(new KeyboardEvent("keydown", { key: k, bubbles: true }));
-		key(rowA, "ArrowDown");
+		expect(t.panel.key("ArrowDown")).toBe(true);
 		expect(document.activeElement).toBe(rowB);
-		key(rowB, "r");
-		key(rowB, "p");
-		key(rowB, "a");
-		key(rowB, "Enter");
-		expect(t.actions.reinforce.mock.calls[0][0].path).toBe("STM/b.md");
+		for (const k of ["r", "f", "p", "a", "Enter"]) expect(t.panel.key(k)).toBe(true);
+		expect(t.panel.key("x")).toBe(false);
+		expect(t.actions.remember.mock.calls[0][0].path).toBe("STM/b.md");
+		expect(t.actions.fade.mock.calls[0][0].path).toBe("STM/b.md");
 		expect(t.actions.promote.mock.calls[0][0].path).toBe("STM/b.md");
 		expect(t.actions.archive.mock.calls[0][0].path).toBe("STM/b.md");
 		expect(t.actions.open.mock.calls[0][0].path).toBe("STM/b.md");
-		key(rowB, "k");
+		t.panel.key("k");
 		expect(document.activeElement).toBe(rowA);
+		t.el.remove();
+	});
+
+	it("after an action takes the focused row out of the queue, the focus is on the next row, never the page", async () => {
+		const c = makeNote({ path: "STM/c.md", title: "C", score: 0.2, state: "danger", review_priority: 0.3 });
+		const t = setup([a, b, c]);
+		await t.store.refresh();
+		t.panel.start();
+		t.runFrames();
+		document.body.appendChild(t.el);
+		rows(t.el)[1].focus();
+		for (const [left, next] of [[[a, c], "STM/c.md"], [[a], "STM/a.md"]] as const) {
+			t.setItems([...left]);
+			await t.store.refresh();
+			t.runFrames();
+			expect(document.activeElement).not.toBe(document.body);
+			expect((document.activeElement as HTMLElement).dataset.path).toBe(next);
+			expect(t.panel.key("r")).toBe(true); // and the keys go on working
+		}
 		t.el.remove();
 	});
 });

@@ -12,7 +12,7 @@ describe("status bar", () => {
 		expect(el.textContent).toBe("Memory 0.43 · promote candidate");
 		expect(el.classList.contains("is-promote_candidate")).toBe(true);
 		bar.showOffline("Start it with: mnemovault daemon --vault /v");
-		expect(el.textContent).toBe("Memory daemon offline");
+		expect(el.textContent).toBe("Mnemovault daemon offline");
 		expect(el.getAttribute("aria-label")).toContain("mnemovault daemon --vault /v");
 		expect(el.classList.contains("is-promote_candidate")).toBe(false);
 		bar.clear();
@@ -36,7 +36,7 @@ describe("search item", () => {
 		expect(el.querySelector(".mnemovault-search-title")!.textContent).toBe("JWT <b>rotation</b>");
 		expect(el.querySelector("script")).toBeNull();
 		expect(el.querySelector(".mnemovault-search-kind")!.textContent).toBe("short-term");
-		expect(el.querySelector(".mnemovault-search-score")!.textContent).toBe("0.81");
+		expect(el.querySelector(".mnemovault-search-score")!.textContent).toBe("relevance 0.81");
 		expect(el.querySelector(".mnemovault-search-review")).not.toBeNull();
 	});
 

@@ -1,0 +1,156 @@
+"""Graded review: a bounded effect (never a promotion candidate by itself) and an exact undo."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from conftest import FIXED_NOW, assert_index_matches_rebuild, make_service
+from vault_sync.errors import InvalidInput, WrongState
+from vault_sync.ops.lifecycle import promote_candidates
+
+# (use_count, strength, days since last use) -> score before, after "remember", after "fade",
+# at FIXED_NOW with the default power-law model (promote threshold 0.65, danger zone 0.15-0.35)
+GOLDEN = [
+    ((3, 1.0, 20.0), 0.2327, 0.5000, 0.1485),  # in the danger zone: out of it, below promotion
+    ((1, 1.0, 5.0), 0.3710, 0.5000, 0.1485),
+    ((1, 0.4, 1.0), 0.3016, 0.4000, 0.1485),  # its best (a use now) is 0.4: no higher
+    ((8, 2.0, 60.0), 0.2802, 0.5000, 0.1485),  # 8 uses, strength 2: a touch would give 7.0
+    ((2, 1.0, 1.0), 1.1429, 1.1429, 0.1485),  # already above the target: never lowered by "remember"
+    ((1, 1.0, 40.0), 0.0610, 0.5000, 0.0610),  # already below the zone: never raised by "fade"
+]
+
+
+@pytest.fixture
+def svc(empty_vault):
+    s = make_service(empty_vault)
+    yield s
+    s.close()
+
+
+def _memory(svc, i: int, use_count: int, strength: float, days: float) -> str:
+    when = FIXED_NOW - timedelta(days=days)
+    view = svc.create_memory(f"Memory number {i} about topic {i}.", title=f"Memory {i}", strength=strength,
+                             use_count=use_count, created=when - timedelta(days=30), last_used=when)
+    return view["path"]
+
+
+@pytest.mark.parametrize("grade,column", [("remember", 2), ("fade", 3)])
+def test_golden_table_of_scores_per_grade(svc, empty_vault, grade, column):
+    paths = [_memory(svc, i, *row[0]) for i, row in enumerate(GOLDEN)]
+    svc.sweep(full=True)
+    candidates_before = {c["path"] for c in promote_candidates(svc)}
+    got = []
+    for path, row in zip(paths, GOLDEN):
+        out = svc.review_memory(path, grade)
+        got.append((row[0], round(out["old_score"], 4), round(out["new_score"], 4)))
+        note = svc.store.note(path)
+        assert note["use_count"] == row[0][0] and note["strength"] == row[0][1]  # a review is not a use
+    assert got == [(row[0], row[1], row[column]) for row in GOLDEN]
+    # never a promotion candidate because of a review: the candidates are the ones before
+    assert {c["path"] for c in promote_candidates(svc)} <= candidates_before
+    report = svc.run_lifecycle()
+    assert {m["from"] for m in report.get("promote", {}).get("promoted", [])} <= candidates_before
+    assert_index_matches_rebuild(svc)
+
+
+def test_remember_takes_a_fading_memory_out_of_the_queue_not_to_ltm(svc):
+    path = _memory(svc, 0, 3, 1.0, 20.0)
+    assert [n["path"] for n in svc.review()] == [path]
+    out = svc.review_memory(path, "remember")
+    assert out["new_score"] < svc.params.promote_threshold
+    assert svc.review() == [] and promote_candidates(svc) == []
+    later = make_service(svc.settings.vault, now=FIXED_NOW + timedelta(days=3), sync=False)
+    try:  # it decays from there like any memory, back into the queue, never up to LTM
+        assert later.run_lifecycle().get("promote", {}).get("promoted", []) == []
+    finally:
+        later.close()
+
+
+def test_undo_review_writes_back_exactly_the_bytes_before(svc, empty_vault):
+    path = _memory(svc, 0, 3, 1.0, 20.0)
+    svc.sweep(full=True)
+    before = (empty_vault / path).read_bytes()
+    for grade in ("remember", "fade"):
+        out = svc.review_memory(path, grade)
+        assert (empty_vault / path).read_bytes() != before
+        svc.undo_review(path, out["prior"], out["after"])
+        assert (empty_vault / path).read_bytes() == before
+    assert_index_matches_rebuild(svc)
+
+
+def test_undo_review_refuses_when_the_memory_changed_since(svc, empty_vault):
+    path = _memory(svc, 0, 3, 1.0, 20.0)
+    out = svc.review_memory(path, "remember")
+    svc.touch(path)
+    used = (empty_vault / path).read_bytes()
+    with pytest.raises(WrongState, match="changed since the review"):
+        svc.undo_review(path, out["prior"], out["after"])
+    assert (empty_vault / path).read_bytes() == used
+
+
+def test_bad_grade_and_bad_prior_are_refused_and_change_nothing(svc, empty_vault):
+    path = _memory(svc, 0, 3, 1.0, 20.0)
+    before = (empty_vault / path).read_bytes()
+    with pytest.raises(InvalidInput, match="grade"):
+        svc.review_memory(path, "easy")
+    out = svc.review_memory(path, "fade")
+    after_review = (empty_vault / path).read_bytes()
+    for bad in ({**out["prior"], "last_used": "yesterday"}, {**out["prior"], "use_count": 9},
+                {k: v for k, v in out["prior"].items() if k != "decay_score"}, {**out["prior"], "review_on": "soon"}):
+        with pytest.raises(InvalidInput):
+            svc.undo_review(path, bad, out["after"])
+    assert (empty_vault / path).read_bytes() == after_review != before
+
+
+def test_undo_of_archive_restores_exactly_and_is_not_a_use(svc, empty_vault):
+    path = _memory(svc, 0, 3, 1.0, 20.0)
+    svc.sweep(full=True)
+    before = (empty_vault / path).read_bytes()
+    moved = svc.archive(path)
+    assert not (empty_vault / path).exists()
+    back = svc.restore(moved["to"], prior=moved["prior"])
+    assert back["to"] == path
+    assert (empty_vault / path).read_bytes() == before
+    assert [n["path"] for n in svc.review()] == [path]  # still due: an undo is not a use
+    assert_index_matches_rebuild(svc)
+
+
+def test_http_grade_undo_and_archive_undo_over_the_daemon(daemon, vault):
+    """The bridge routes on a real daemon: grade, undo, archive then restore with its prior."""
+    item = daemon.get("/api/review", {"limit": 50}).json()["items"][0]
+    rel = item["path"]
+    before = (vault / rel).read_bytes()
+    graded = daemon.post("/api/grade", {"ref": rel, "grade": "remember"})
+    assert graded.status_code == 200, graded.text
+    body = graded.json()
+    assert body["new_score"] < 0.65 and body["note"]["use_count"] == item["use_count"]
+    bad = daemon.post("/api/grade", {"ref": rel, "grade": "easy"})
+    assert bad.status_code == 400 and bad.json()["error"]["code"] == "invalid"
+    undone = daemon.post("/api/ungrade", {"ref": rel, "prior": body["prior"], "after": body["after"]})
+    assert undone.status_code == 200, undone.text
+    assert (vault / rel).read_bytes() == before
+    again = daemon.post("/api/ungrade", {"ref": rel, "prior": body["prior"], "after": body["after"]})
+    assert again.status_code == 409  # it holds `prior` now, not `after`: nothing to undo
+    moved = daemon.post("/api/archive", {"ref": rel}).json()["archived"][0]
+    back = daemon.post("/api/restore", {"ref": moved["to"], "prior": moved["prior"]})
+    assert back.status_code == 200, back.text
+    assert (vault / rel).read_bytes() == before
+
+
+def test_cli_review_grade(svc, empty_vault):
+    import json
+
+    from typer.testing import CliRunner
+
+    from bridge.cli import app
+
+    path = _memory(svc, 0, 3, 1.0, 20.0)
+    r = CliRunner().invoke(app, ["review", path, "--grade", "remember", "--vault", str(empty_vault), "--json"])
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    assert out["grade"] == "remember" and out["note"]["use_count"] == 3
+    assert out["new_score"] <= max(out["old_score"], 0.5) + 1e-6
+    bad = CliRunner().invoke(app, ["review", "--grade", "fade", "--vault", str(empty_vault)])
+    assert bad.exit_code != 0 and "together" in bad.output

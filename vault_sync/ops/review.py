@@ -1,0 +1,181 @@
+"""A graded review: keep a memory alive or let it fade, with a bounded effect and an exact undo.
+
+A review is a person looking at a memory, not a use of it. Its effect is bounded so that
+reviewing can never by itself make a memory a promotion candidate:
+
+- "remember": last_used moves forward to the instant that gives the memory the review target
+  score as of now (midway between the danger zone's top and the promote threshold; 0.5 by
+  default), or to now if its best score is lower. The score is never lowered, and use_count
+  and strength are never changed, so neither promotion rule can fire because of it.
+- "fade": last_used moves back to the instant that puts the score just below the danger zone;
+  the memory leaves the review queue and keeps decaying towards the forget threshold. A score
+  already below that is left alone.
+
+Both answer `prior` (the owned values before, as written in the note) and `after`;
+`undo_review` writes `prior` back exactly, and only while the note still holds `after`.
+`prior_of` also serves archive's undo (a restore that is not a use; see lifecycle.restore).
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import date, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from ..dates import format_datetime, parse_datetime
+from ..edit import patch_bytes
+from ..errors import InvalidInput, NoteProblem, WrongState
+from ..note import parse_note
+from ..patch import REMOVE
+from ..scoring import ScoringParams, decay_factor, score_at
+from .moves import check_size
+from .sweep import score_updates
+
+if TYPE_CHECKING:
+    from ..service import MemoryService
+
+GRADES = ("remember", "fade")
+REVIEW_KEYS = ("last_used", "decay_score", "review_priority", "review_on", "archive_on")
+PRIOR_KEYS = REVIEW_KEYS + ("status",)
+_DATE_KEYS = ("review_on", "archive_on")
+_NUMBER_KEYS = ("decay_score", "review_priority")
+STATUSES_BACK = ("active", "promoted")
+MAX_DT = 100 * 365 * 86400.0
+
+
+def target_score(p: ScoringParams, grade: str) -> float:
+    if grade == "remember":
+        return (p.danger_zone_max + p.promote_threshold) / 2
+    return p.danger_zone_min * 0.99
+
+
+def seconds_to_reach(p: ScoringParams, peak: float, target: float) -> float:
+    """The smallest whole number of seconds after a use at which the score is at most `target`
+    (0 when even a use now scores no more). Bisection: every decay model falls monotonically."""
+    if peak <= target:
+        return 0.0
+    lo, hi = 0.0, 86400.0
+    while peak * decay_factor(p, hi) > target:
+        if hi >= MAX_DT:
+            return MAX_DT
+        lo, hi = hi, hi * 2
+    for _ in range(80):
+        mid = (lo + hi) / 2
+        if peak * decay_factor(p, mid) > target:
+            lo = mid
+        else:
+            hi = mid
+    return float(math.ceil(hi))
+
+
+def reviewed_last_used(p: ScoringParams, grade: str, use_count: int, strength: float, last_used: datetime,
+                       now: datetime) -> datetime:
+    """The last_used a review with `grade` writes (see the module docstring)."""
+    peak = score_at(p, use_count, now, strength, now)
+    at = now.replace(microsecond=0) - timedelta(seconds=seconds_to_reach(p, peak, target_score(p, grade)))
+    return max(last_used, at) if grade == "remember" else min(last_used, at)
+
+
+def _plain(value: Any) -> Any:
+    """A frontmatter value as JSON carries it (None: the key is absent)."""
+    if isinstance(value, datetime):
+        return format_datetime(value)
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        return None
+    return value
+
+
+def prior_of(frontmatter: dict[str, Any], keys: tuple[str, ...] = REVIEW_KEYS) -> dict[str, Any]:
+    return {key: _plain(frontmatter.get(key)) for key in keys}
+
+
+def prior_updates(prior: dict[str, Any], keys: tuple[str, ...] = REVIEW_KEYS) -> dict[str, Any]:
+    """`prior` checked and turned back into the values to write (REMOVE for an absent key)."""
+    if set(prior) != set(keys):
+        raise InvalidInput(f"prior must give exactly these keys: {', '.join(keys)}")
+    out: dict[str, Any] = {}
+    for key in keys:
+        value = prior[key]
+        if value is None:
+            out[key] = REMOVE
+        elif key == "last_used":
+            when = parse_datetime(value) if isinstance(value, str) else None
+            if when is None:
+                raise InvalidInput("prior.last_used must be an ISO date and time")
+            out[key] = when
+        elif key in _NUMBER_KEYS:
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1e6:
+                raise InvalidInput(f"prior.{key} must be a number from 0")
+            out[key] = value
+        elif key in _DATE_KEYS:
+            try:
+                out[key] = date.fromisoformat(value) if isinstance(value, str) else None
+            except ValueError:
+                out[key] = None
+            if out[key] is None:
+                raise InvalidInput(f"prior.{key} must be a date (YYYY-MM-DD)")
+        elif key == "status":
+            if value not in STATUSES_BACK:
+                raise InvalidInput(f"prior.status must be one of {', '.join(STATUSES_BACK)}")
+            out[key] = value
+    return out
+
+
+def _writable(svc: "MemoryService", ref: str) -> Any:
+    row = svc.resolve(ref)
+    if row["kind"] not in ("stm", "ltm"):
+        hint = "; restore it first" if row["kind"] == "archive" else ""
+        raise WrongState(f"{row['path']} is not a memory in STM or LTM{hint}")
+    check_size(svc, row)
+    return row
+
+
+def _parsed(rel: str, current: bytes) -> Any:
+    note = parse_note(rel, current)
+    if not note.writable:
+        raise NoteProblem(f"{rel}: {'; '.join(p.cause for p in note.problems if p.blocking)}; fix it first")
+    return note
+
+
+def review_memory(svc: "MemoryService", ref: str, grade: str) -> dict[str, Any]:
+    if grade not in GRADES:
+        raise InvalidInput(f"grade must be one of {', '.join(GRADES)}")
+    row = _writable(svc, ref)
+    now = svc.now()
+    seen: dict[str, Any] = {}
+
+    def transform(current: bytes) -> bytes | None:
+        note = _parsed(row["path"], current)
+        f = note.fields
+        last = f.last_used or f.created or now
+        old = score_at(svc.params, f.use_count, last, f.strength, now)
+        f.last_used = reviewed_last_used(svc.params, grade, f.use_count, f.strength, last, now)
+        updates: dict[str, Any] = {"last_used": f.last_used, **score_updates(svc, f, now)}
+        seen.update(old=old, new=score_at(svc.params, f.use_count, f.last_used, f.strength, now),
+                    prior=prior_of(note.frontmatter), after=prior_of({**note.frontmatter, **updates}))
+        return patch_bytes(current, updates)
+
+    svc.writes.update(row["path"], transform, scores=True)
+    note = svc.view(svc.indexed(row["path"]))
+    return {"note": note, "grade": grade, "old_score": round(seen["old"], 6), "new_score": round(seen["new"], 6),
+            "prior": seen["prior"], "after": seen["after"]}
+
+
+def undo_review(svc: "MemoryService", ref: str, prior: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+    """Write `prior` back, exactly; refused when the note no longer holds `after` (it was used,
+    reviewed or edited since, and undoing would lose that)."""
+    updates = prior_updates(prior)
+    if not isinstance(after, dict) or set(after) != set(REVIEW_KEYS):
+        raise InvalidInput(f"after must give exactly these keys: {', '.join(REVIEW_KEYS)}")
+    row = _writable(svc, ref)
+
+    def transform(current: bytes) -> bytes | None:
+        note = _parsed(row["path"], current)
+        if prior_of(note.frontmatter) != after:
+            raise WrongState(f"{row['path']} changed since the review; nothing was undone")
+        return patch_bytes(current, updates)
+
+    svc.writes.update(row["path"], transform, scores=True)
+    return {"note": svc.view(svc.indexed(row["path"])), "undone": True}
