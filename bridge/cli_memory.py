@@ -13,7 +13,7 @@ from vault_sync.limits import MAX_LIMIT
 
 from . import output
 from .cli import JsonOpt, VaultOpt, app, emit, run
-from .operations import call
+from .operations import call, search as search_op
 
 TagsOpt = typer.Option(None, "--tags", "-t", help="Comma-separated tags (nested with /).")
 
@@ -243,13 +243,20 @@ def search(query: str = typer.Argument(...), limit: int = typer.Option(10, "--li
                None, "--include-archived/--no-include-archived",
                help="Also show archived memories (default: only with --since, --until or --used-since)."),
            vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
-    """Search memories and notes (full text, plus meaning when embeddings are on)."""
+    """Search memories and notes: full text, plus meaning through a running daemon (without one,
+    full text only, with a notice: loading the model for one query takes seconds)."""
     extra: dict[str, object] = {k: v for k, v in (("since", since), ("until", until), ("used_since", used_since),
                                                   ("include_archived", include_archived)) if v is not None}
     if include_superseded:
         extra["include_superseded"] = True
-    run(lambda: emit(call(vault, "search", query=query, limit=limit, scope=scope, tags=_tags(tags), **extra), as_json,
-                     output.render_search))
+
+    def go():
+        results, notice = search_op(vault, query=query, limit=limit, scope=scope, tags=_tags(tags), **extra)
+        if notice:
+            print(f"mnemovault: {notice}", file=sys.stderr)
+        emit(results, as_json, output.render_search)
+
+    run(go)
 
 
 @app.command()

@@ -19,6 +19,10 @@ def quiet_libraries() -> None:
     os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
 
 
+def meaning_search_on(vault: Path | None) -> bool:
+    return load_settings(vault=vault).embeddings
+
+
 @contextmanager
 def open_service(vault: Path | None, initial_sync: bool = True, **overrides) -> Iterator[MemoryService]:
     quiet_libraries()

@@ -20,7 +20,12 @@ def run_local(svc, op: str, args: dict) -> Any:
     return plain(getattr(svc, op)(**rpc_args(op, args)))
 
 
-def call(vault: Path | None, op: str, **args: Any) -> Any:
+_NO_DAEMON = object()
+FULL_TEXT_NOTICE = ("full text only: meaning search needs the embedding model, which a running daemon keeps "
+                    "loaded; start one with `mnemovault daemon` and search again")
+
+
+def _via_daemon(vault: Path | None, op: str, args: dict) -> Any:
     from .bridge_client import daemon_for
 
     rpc_args(op, args)  # the same checks and messages with or without a daemon
@@ -30,7 +35,28 @@ def call(vault: Path | None, op: str, **args: Any) -> Any:
             return daemon.rpc(op, args)
         except OSError:
             pass  # a stale bridge file (the daemon died): work directly
+    return _NO_DAEMON
+
+
+def call(vault: Path | None, op: str, **args: Any) -> Any:
+    result = _via_daemon(vault, op, args)
+    if result is not _NO_DAEMON:
+        return result
     from .context import open_service
 
     with open_service(vault) as svc:
         return run_local(svc, op, args)
+
+
+def search(vault: Path | None, **args: Any) -> tuple[Any, str | None]:
+    """(results, notice): through the daemon when one runs (full text and meaning); else full
+    text in this process, never loading the model for one query (seconds and hundreds of MB),
+    with a notice saying how to get meaning search when the settings have it on."""
+    result = _via_daemon(vault, "search", args)
+    if result is not _NO_DAEMON:
+        return result, None
+    from .context import meaning_search_on, open_service
+
+    notice = FULL_TEXT_NOTICE if meaning_search_on(vault) else None
+    with open_service(vault, embeddings=False) as svc:
+        return run_local(svc, "search", args), notice

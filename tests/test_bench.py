@@ -19,6 +19,8 @@ def test_bench_quick_on_200_notes(tmp_path):
     assert r["vault"]["notes"] == 200
     assert r["cold_index_s"] > 0 and r["floor_s"] > 0 and r["cold_ratio_to_floor"] > 0
     assert r["cold_index_no_trigram_s"] > 0  # the same cold index without the trigram table, for its cost
+    c = r["code_heavy"]  # a vault of the same size where most notes hold code
+    assert c["notes"] == 200 and c["with_code"] > 120 and c["floor_s"] > 0 and c["ratio"] > 0
     assert r["restart_s"] < r["cold_index_s"]
     assert r["edit_to_searchable_ms"]["n"] == 50 and r["edit_to_searchable_ms"]["p95"] < 5000
     assert r["fulltext"]["recall_at_5"] >= 0.9

@@ -95,9 +95,10 @@ def test_cli_goes_through_the_running_daemon(daemon, vault, tmp_path):
     assert json.loads(out.stdout)["note"]["use_count"] == 2
     assert daemon.get("/api/note", params={"path": STAGING}).json()["use_count"] == 2
 
-    search = cli("search", "postgres", "--vault", str(vault), "--json", env=env)
+    search = cli("search", "postgres", "--vault", str(vault), "--json", env={**env, "MNEMOVAULT_EMBEDDINGS": "true"})
     assert search.returncode == 0, search.stderr
     assert json.loads(search.stdout)["results"][0]["path"] == STAGING
+    assert "full text only" not in search.stderr  # the daemon answers with whatever it has loaded
 
     err = cli("touch", "no-such-memory", "--vault", str(vault), env=env)
     assert err.returncode == 4 and "no note with id or path" in err.stderr
@@ -105,6 +106,23 @@ def test_cli_goes_through_the_running_daemon(daemon, vault, tmp_path):
     # the same CLI without the daemon fails on that data dir: the answers above were the daemon's
     direct = cli("touch", STAGING, "--vault", str(vault), env={**env, "MNEMOVAULT_NO_DAEMON": "1"})
     assert direct.returncode != 0
+
+
+def test_cli_search_without_a_daemon_answers_from_full_text_without_the_model(vault):
+    # meaning search on (the default): one query must not load the model; the notice says how
+    env = child_env(MNEMOVAULT_NO_DAEMON="1", MNEMOVAULT_EMBEDDINGS="true")
+    code = ("import sys\nfrom bridge.cli import app\n"
+            "try:\n    app(sys.argv[1:])\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
+            "print('model imported:', 'sentence_transformers' in sys.modules, file=sys.stderr)\n")
+    out = subprocess.run([sys.executable, "-c", code, "search", "postgres", "--vault", str(vault), "--json"], env=env,
+                         capture_output=True, text=True, timeout=120, cwd=str(Path(__file__).resolve().parents[1]))
+    assert out.returncode == 0, out.stderr
+    assert STAGING in [r["path"] for r in json.loads(out.stdout)["results"]]
+    assert "model imported: False" in out.stderr
+    assert "full text only" in out.stderr and "mnemovault daemon" in out.stderr
+
+    off = cli("search", "postgres", "--vault", str(vault), "--json", env=child_env(MNEMOVAULT_NO_DAEMON="1"))
+    assert off.returncode == 0 and "full text only" not in off.stderr  # meaning search off: nothing to say
 
 
 def test_cli_works_directly_without_a_daemon(vault):

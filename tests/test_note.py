@@ -348,7 +348,8 @@ _md_lines = st.lists(st.one_of(
 @settings(max_examples=1500, deadline=None)
 @given(lines=_md_lines, nl=st.sampled_from(["\n", "\r\n"]))
 def test_fast_path_only_skips_notes_without_code(lines, nl):
-    from vault_sync.links import _block_parser, maybe_indented_code, strip_code
+    from vault_sync.codeblocks import block_parser as _block_parser
+    from vault_sync.links import maybe_indented_code, strip_code
 
     text = nl.join(lines)
     if "`" in text or "~~~" in text or maybe_indented_code(text):

@@ -1,8 +1,8 @@
 """Wikilinks, embeds, Markdown links and inline #tags, ignoring code.
 
-Most notes have no code at all; for those a regex pass over the text is exact. Notes with
-fences, inline code or indented blocks go through markdown-it-py's block parser first,
-so only text outside code is scanned.
+Most notes have no code at all; for those a regex pass over the text is exact. In notes with
+fences, inline code or indented blocks, code blocks are found by the CommonMark block rules
+(codeblocks.py) and code spans by backtick runs, so only text outside code is scanned.
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any
 from urllib.parse import unquote
+
+from .codeblocks import code_lines, maybe_indented_code
 
 # no optional '!' in front: a pattern starting with a literal is searched much faster (the
 # engine skips ahead to each '[['); the embed mark is read from the character before the match
@@ -21,18 +21,9 @@ MDLINK = re.compile(
     r"\[([^\]\n]*)\]\(\s*(<[^>\n]+>|[^)\s]+)(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^)\n]*\)))?\s*\)"
 )
 TAG = re.compile(r"#([\w/-]+)")
-# an indented line can only be code after a blank line, a heading or a rule (not inside a
-# paragraph or a list, where Obsidian's tab-indented sub-items are the common case)
-_INDENTED = r"(?: {4}| {0,3}\t)"  # 4 columns
-_CONTAINER = r"(?:[ ]{0,3}(?:>|[-*+]|\d{1,9}[.)])[ \t]?)"  # a quote or list marker opening a block
-_MAYBE_INDENTED_CODE = re.compile(
-    r"(?:\A|\n)" + _CONTAINER + "+" + _INDENTED  # a container starting with indented code
-    + r"|\A" + _INDENTED  # the first line
-    # after a blank line, a heading, a rule, an empty quote or list item
-    + r"|(?:\A|\n)(?:[ \t>*+-]|\d{1,9}[.)])*(?:#[^\n]*|[-*_=][-*_= \t]*)?\r?\n" + _CONTAINER + "*" + _INDENTED
-)
-_QUOTE_LINE = re.compile(r"(?:\A|\n)[ ]{0,3}>")
 BACKTICKS = re.compile(r"`+")
+# a code span of single backticks: no blank line inside (a paragraph's end closes nothing)
+SINGLE_SPAN = re.compile(r"`(?:[^`\n]|\n(?![ \t]*\r?\n))*`")
 BLANK_LINE = re.compile(r"\n[ \t]*\r?\n")
 H1 = re.compile(r"#[ \t]+([^\n]+?)(?:[ \t]+#+)?[ \t]*\r?(?=\n|\Z)")
 _NUMERIC = re.compile(r"[\d/]+")
@@ -58,41 +49,33 @@ def _kind(embed: bool, subpath: str) -> str:
     return "link"
 
 
-@lru_cache(maxsize=1)
-def _block_parser() -> Any:
-    from markdown_it import MarkdownIt
-
-    md = MarkdownIt("commonmark")
-    md.disable("inline")  # we only need where code blocks are
-    return md
-
-
 def strip_code(text: str) -> str:
     """Text with code blocks and inline code blanked out (line count kept)."""
     if "`" not in text and "~~~" not in text and not maybe_indented_code(text):
         return text
     lines = text.split("\n")
-    for token in _block_parser().parse(text):
-        if token.type in ("fence", "code_block") and token.map:
-            start, end = token.map
-            for i in range(start, min(end, len(lines))):
-                lines[i] = ""
+    for start, end in code_lines(text):
+        for i in range(start, min(end, len(lines))):
+            lines[i] = ""
     out = "\n".join(lines)
     return _strip_inline_code(out) if "`" in out else out
-
-
-def maybe_indented_code(text: str) -> bool:
-    """False only when the text surely has no indented code block (most notes: no markdown-it)."""
-    if "    " not in text and "\t" not in text:
-        return False
-    if _QUOTE_LINE.search(text):
-        return True  # lazy lines in block quotes are subtle: let markdown-it decide
-    return _MAYBE_INDENTED_CODE.search(text) is not None
 
 
 def _strip_inline_code(text: str) -> str:
     """Code spans blanked: a run of n backticks up to the next run of exactly n in the same
     paragraph (CommonMark); an unmatched run is plain text. Linear, whatever the input."""
+    if "``" not in text:  # single backticks only (most notes): each to the next, one regex pass
+        return SINGLE_SPAN.sub(_blank, text)
+    return _strip_code_spans(text)
+
+
+def _blank(m: re.Match[str]) -> str:
+    span = m.group()
+    return re.sub(r"[^\n]", " ", span) if "\n" in span else " " * len(span)
+
+
+def _strip_code_spans(text: str) -> str:
+    """`_strip_inline_code` for runs of any length."""
     runs = [(m.start(), m.end()) for m in BACKTICKS.finditer(text)]
     by_len: dict[int, list[int]] = {}
     for idx, (a, b) in enumerate(runs):
@@ -118,7 +101,8 @@ def _strip_inline_code(text: str) -> str:
     parts, pos = [], 0
     for a, d in spans:
         parts.append(text[pos:a])
-        parts.append(re.sub(r"[^\n]", " ", text[a:d]))
+        span = text[a:d]
+        parts.append(re.sub(r"[^\n]", " ", span) if "\n" in span else " " * len(span))
         pos = d
     parts.append(text[pos:])
     return "".join(parts)
@@ -156,7 +140,11 @@ def _parse_mdlink(url: str, text: str, embed: bool) -> Link | None:
 
 def extract(body: str) -> tuple[list[Link], list[str], str | None]:
     """(links, inline tags, first H1) of a note body."""
-    text = strip_code(body)
+    return extract_outside_code(strip_code(body))
+
+
+def extract_outside_code(text: str) -> tuple[list[Link], list[str], str | None]:
+    """`extract` of a text whose code is already blanked."""
     links: list[Link] = []
     hidden: list[tuple[int, int]] = []  # link spans, where a '#' is not a tag
     if "[[" in text:

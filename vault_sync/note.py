@@ -11,7 +11,6 @@ import math
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import PurePosixPath
 from typing import Any, overload
 
 from . import links as linkmod
@@ -90,7 +89,7 @@ def checksum_of(data: bytes) -> str:
 
 def stem_of(path: str) -> str:
     """The note's name: its file name without `.md`."""
-    return linkmod.strip_md(PurePosixPath(path).name)
+    return linkmod.strip_md(path[path.rfind("/") + 1:])  # a vault path: no "." or "//" parts
 
 
 def parse_note(path: str, data: bytes) -> Note:

@@ -35,8 +35,34 @@ def _words(rng: random.Random, n: int) -> str:
     return " ".join(rng.choice(FILLER) for _ in range(n))
 
 
-def generate(root: Path, n: int, now: datetime, seed: int = 7, stm_share: float = 0.4) -> Generated:
-    """Write `n` notes under `root` (which must not exist)."""
+def _code(rng: random.Random, names: list[str]) -> str:
+    """Code as notes about software hold it: inline spans and fenced, tilde and indented blocks,
+    some inside list items, all holding text that looks like links and tags but is not."""
+    fake = rng.choice(names) if names else "nothing"
+    service, tech = rng.choice(SERVICES), rng.choice(TECH)
+    parts = [f"Run `{service} --sync [[{fake}]]` first, or ``grep '#{service}' `log` `` when it fails."]
+    for _ in range(rng.randint(1, 3)):
+        lang = rng.choice(["python", "bash", "yaml", "sql", ""])
+        lines = [f"# connect to {tech} #{service} [[{fake}]]", f"client = {tech.lower()}.connect('{service}')",
+                 f"rows = client.query('select * from {service} where tag = \"#{lang or 'x'}\"')",
+                 "for row in rows:", f"    print(row)  # see [docs](https://{service}.example/#setup)"]
+        body = "\n".join(lines[:rng.randint(2, len(lines))])
+        form = rng.random()
+        if form < 0.55:
+            parts.append(f"```{lang}\n{body}\n```")
+        elif form < 0.7:
+            parts.append(f"~~~~{lang}\n{body}\n```\n~~~~")
+        elif form < 0.85:
+            parts.append("1. Install it:\n\n   ```bash\n   pip install " + service + "  # [[" + fake + "]]\n   ```\n2. Then run it.")
+        else:
+            parts.append("\n".join("    " + line for line in body.split("\n")))
+        parts.append(_words(rng, rng.randint(10, 40)))
+    return "\n\n".join(parts)
+
+
+def generate(root: Path, n: int, now: datetime, seed: int = 7, stm_share: float = 0.4,
+             code_share: float = 0.0) -> Generated:
+    """Write `n` notes under `root` (which must not exist); `code_share` of them hold code."""
     rng = random.Random(seed)
     root.mkdir(parents=True)
     for folder in ("STM", "LTM", "Archive", "Projects", "Daily", "Areas/People", "Areas/Home"):
@@ -65,6 +91,8 @@ def generate(root: Path, n: int, now: datetime, seed: int = 7, stm_share: float 
                 else:
                     links.append(f"![[{target}]]")
         body = f"{fact}. {_words(rng, body_words)}\n\n## Details\n\n{' '.join(links)} #{rng.choice(TOPICS)}\n"
+        if code_share and rng.random() < code_share:
+            body += "\n## How to\n\n" + _code(rng, names) + "\n"
         kind = rng.random()
         if kind < stm_share:
             folder, fm = "STM", _memory_fm(rng, now, tags)

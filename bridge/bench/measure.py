@@ -154,6 +154,10 @@ def run_bench(notes: int | None, vault_dir: Path | None, quick: bool, progress: 
         result["cold_index_s"] = statistics.median(colds)
         result["cold_index_no_trigram_s"] = statistics.median(plains)
         result["cold_ratio_to_floor"] = result["cold_index_s"] / floor
+        from .cold_index import code_heavy_figures
+
+        result["code_heavy"] = code_heavy_figures(notes or 10_000, work, now,
+                                                  lambda v, i: _service(v, i, embeddings=False), progress)
         progress("no-change restart")
         restarts = []
         for _ in range(3):
@@ -206,7 +210,7 @@ def run_bench(notes: int | None, vault_dir: Path | None, quick: bool, progress: 
 
         result["import"] = import_figures(work / "import", min(notes or 10_000, 10_000),
                                           lambda v, i: _service(v, i, embeddings=False), progress, rounds=1 if quick else 3)
-        result["cli_search"] = cli_timing(vault, work, progress)
+        result["cli_search"] = cli_timing(vault, work, progress, embeddings=not quick)
         from .mcp_bench import cold_start, mcp_timing
 
         result["mcp"] = mcp_timing(vault, work, [q for q, _ in queries[:8]], progress, embeddings=not quick,
@@ -300,12 +304,13 @@ def _compile_sources() -> None:
         compileall.compile_dir(root / package, quiet=2)
 
 
-def cli_timing(vault: Path, work: Path, progress, runs: int = 5) -> dict:
-    """Whole-process time of `mnemovault search`, without and with a running daemon."""
+def cli_timing(vault: Path, work: Path, progress, runs: int = 5, embeddings: bool = True) -> dict:
+    """Whole-process time of `mnemovault search`, without and with a running daemon, with the
+    default settings (meaning search on) unless `embeddings` is off (`--quick`)."""
     exe = shutil.which("mnemovault") or str(Path(sys.executable).with_name("mnemovault"))
     env = dict(os.environ, MNEMOVAULT_CONFIG_DIR=str(work / "config"), MNEMOVAULT_DATA_DIR=str(work / "data"),
-               MNEMOVAULT_LOG_DIR=str(work / "logs"), MNEMOVAULT_EMBEDDINGS="false", MNEMOVAULT_VAULT=str(vault),
-               MNEMOVAULT_LIFECYCLE_INTERVAL_SECONDS="3600")
+               MNEMOVAULT_LOG_DIR=str(work / "logs"), MNEMOVAULT_EMBEDDINGS=str(embeddings).lower(),
+               MNEMOVAULT_VAULT=str(vault), MNEMOVAULT_LIFECYCLE_INTERVAL_SECONDS="3600")
     cmd = [exe, "search", "postgres deploys", "--json"]
 
     def once() -> float:

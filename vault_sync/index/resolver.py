@@ -63,6 +63,19 @@ class Resolver:
     def _stem(path: str) -> str:
         return strip_md(path[path.rfind("/") + 1:]).lower()
 
+    def shortest_target(self, path: str, min_parts: int = 1) -> str:
+        """The shortest link target that means the note at `path` from any note in the vault:
+        its name when no other note has that name, else the shortest end of its path no other
+        note's path ends with, else the whole path (each without .md); with at least
+        `min_parts` parts (2: keep a folder where one was written)."""
+        parts = strip_md(path).split("/")
+        others = [c.lower() for c in self.by_name.get(self._stem(path), []) if c.lower() != path.lower()]
+        for k in range(max(1, min_parts), len(parts)):
+            end = ("/" + "/".join(parts[-k:]) + ".md").lower()
+            if not any(("/" + c).endswith(end) for c in others):
+                return "/".join(parts[-k:])
+        return "/".join(parts)
+
     @staticmethod
     def _rank(candidates: list[str]) -> list[str]:
         # Obsidian's tie-break for a shared name: the shortest path first

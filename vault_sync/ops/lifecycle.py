@@ -114,7 +114,7 @@ def _tag_neighbours(svc: "MemoryService", row: sqlite3.Row) -> list[str]:
 
 def _related_names(svc: "MemoryService", row: sqlite3.Row, dst_rel: str | None = None) -> list[str]:
     """Names to link from a promoted note: its `related` list, then notes sharing its rare tags,
-    then semantic neighbours; each written so that [[name]] resolves to the intended note."""
+    then semantic neighbours; each as the shortest link target no note reads as another."""
     resolver = build_resolver(svc.store)
     paths: list[str] = []
     for target in queries.related_targets(svc.store, row["rowid"]):
@@ -128,14 +128,13 @@ def _related_names(svc: "MemoryService", row: sqlite3.Row, dst_rel: str | None =
             paths.append(hit)
     names: list[str] = []
     seen = {row["path"]}
-    where = dst_rel or row["path"]
+    after = resolver.changed(added=dst_rel, removed=row["path"]) if dst_rel else resolver
     for p in _current(svc, paths):
         if p in seen:
             continue
         seen.add(p)
-        stem = stem_of(p)
-        # a name shared with another note would resolve elsewhere: qualify it with its folder
-        names.append(stem if resolver.resolve(stem, where) == p and wikilink_safe(stem) else p[:-3])
+        target = after.shortest_target(p)
+        names.append(target if wikilink_safe(target) else p[:-3])
     return names[:MAX_RELATED]
 
 
@@ -176,9 +175,9 @@ def promote_one(svc: "MemoryService", row: sqlite3.Row, reason: str) -> Move:
         lambda note: {"status": "promoted", "promoted_at": now},
         reason,
         body_edit=lambda text, note: with_related(text, names),
-        journal_extra={"related": names, "index_entry": stem_of(dst), "at": format_datetime(now)},
+        journal_extra={"related": names, "index_entry": dst, "at": format_datetime(now)},
     )
-    add_to_index_note(svc, stem_of(dst), now)
+    add_to_index_note(svc, dst, now)
     svc.writes.emit("promoted", move.to_dict())
     return move
 

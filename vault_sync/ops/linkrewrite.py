@@ -1,8 +1,9 @@
 """Rewriting links when a note moves, so that no link changes target.
 
 Every link whose name matches the moved note is resolved before and after the move; where
-the two differ, it is rewritten to the path of the note it meant: links naming a folder
-follow the note, and a bare [[name]] that a shared name would retarget gets a path.
+the two differ, it is rewritten to the note it meant: a wikilink by the shortest target no
+note reads as another (the bare name when no other note has it, else the shortest unique end
+of its path; a link written with a folder keeps one), a Markdown link by its path.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from ..edit import edit_text
 from ..errors import MnemovaultError
 from ..index import queries
 from ..index.resolver import Resolver
-from ..links import MDLINK, SCHEME, WIKILINK, _block_parser, _strip_inline_code, strip_md
+from ..codeblocks import code_lines
+from ..links import MDLINK, SCHEME, WIKILINK, _strip_inline_code, strip_md
 
 if TYPE_CHECKING:
     from ..service import MemoryService
@@ -27,10 +29,9 @@ def _masked(text: str) -> str:
     if "`" not in text and "~~~" not in text and "    " not in text and "\t" not in text:
         return text
     lines = text.split("\n")
-    for token in _block_parser().parse(text):
-        if token.type in ("fence", "code_block") and token.map:
-            for i in range(token.map[0], min(token.map[1], len(lines))):
-                lines[i] = " " * len(lines[i])
+    for start, end in code_lines(text):
+        for i in range(start, min(end, len(lines))):
+            lines[i] = " " * len(lines[i])
     out = "\n".join(lines)
     return _strip_inline_code(out) if "`" in out else out
 
@@ -56,7 +57,9 @@ def rewrite_text(text: str, source: str, resolver: Resolver, old_rel: str, new_r
         want = _moved(resolver.resolve(target.strip(), was), old_rel, new_rel)
         if want is None or after.resolve(target.strip(), source) == want:
             continue
-        stem = strip_md(want)
+        # the shortest form no note reads as another, keeping a folder if one was written
+        short = after.shortest_target(want, 2 if "/" in target.strip().strip("/") else 1)
+        stem = short if after.resolve(short, source) == want else strip_md(want)
         ext = ".md" if target.strip().lower().endswith(".md") and want != stem else ""
         edits.append((m.start(1), m.end(1), f"{stem}{ext}{escape}{rest}"))
     for m in MDLINK.finditer(masked):

@@ -12,7 +12,8 @@ from urllib.parse import quote
 from ..dates import format_datetime
 from ..edit import newline_of
 from ..errors import MnemovaultError
-from ..links import extract
+from ..index.resolver import Resolver, build_resolver
+from ..links import extract, strip_md
 from .linkrewrite import _masked
 
 if TYPE_CHECKING:
@@ -35,6 +36,23 @@ def link_markup(target: str) -> str:
         return f"[[{target}]]"
     shown = target.rsplit("/", 1)[-1].replace("[", "(").replace("]", ")")
     return f"[{shown}]({quote(target + '.md', safe='/-._~')})"
+
+
+def link_to(resolver: Resolver, path: str) -> str:
+    """Markup for a link to the note at `path` that no note in the vault reads as another:
+    the shortest unambiguous wikilink, else a Markdown link with the whole path."""
+    target = resolver.shortest_target(path)
+    return f"[[{target}]]" if wikilink_safe(target) else link_markup(strip_md(path))
+
+
+def resolver_with(svc: "MemoryService", paths: list[str]) -> Resolver:
+    """The vault's resolver, with `paths` in it even before they are indexed."""
+    resolver = build_resolver(svc.store)
+    missing = [p for p in paths if p.lower() not in resolver.by_path]
+    if not missing:
+        return resolver
+    known = [p for p in resolver.by_path.values() if p]
+    return Resolver(known + missing, list(resolver.file_by_path.values()))
 
 
 def with_related(text: str, names: list[str]) -> str:
@@ -61,19 +79,21 @@ def with_related(text: str, names: list[str]) -> str:
 
 
 
-def add_to_index_note(svc: "MemoryService", name: str, now: datetime) -> None:
-    add_many_to_index_note(svc, [(name, now)])
+def add_to_index_note(svc: "MemoryService", note: str, now: datetime) -> None:
+    add_many_to_index_note(svc, [(note, now)])
 
 
 def add_many_to_index_note(svc: "MemoryService", entries: list[tuple[str, datetime]]) -> None:
-    """One line per (note name, promoted at) in the LTM index note, in one write (an import
-    brings many long-term memories at once)."""
+    """One line per (note path, promoted at) in the LTM index note, in one write (an import
+    brings many long-term memories at once). Each links by the shortest form no other note
+    shares; an entry that is a bare name (a journal of an older version) links by it."""
     if not entries:
         return
     rel = f"{svc.layout.ltm}/{INDEX_NOTE}.md"
     path = svc.layout.abs(rel)
-    # the index note sits beside the notes: their names resolve
-    lines = [(link_markup(name), f"- {link_markup(name)} (promoted {format_datetime(at)[:10]})") for name, at in entries]
+    resolver = resolver_with(svc, [n for n, _ in entries if n.lower().endswith(".md")])
+    links = [link_to(resolver, n) if n.lower().endswith(".md") else link_markup(n) for n, _ in entries]
+    lines = [(link, f"- {link} (promoted {format_datetime(at)[:10]})") for link, (_, at) in zip(links, entries)]
     if not path.exists():
         text = f"# {INDEX_NOTE}\n\nLong-term memories, newest last.\n\n" + "".join(line + "\n" for _, line in lines)
         try:

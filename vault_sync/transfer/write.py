@@ -192,7 +192,7 @@ def write_batch(svc: "MemoryService", source: str, items: list[Item], links: Lin
     if renamed:
         _relink(svc, [rel for (item, _, _), rel in zip(places, paths) if item.source_id in links.to_items], renamed)
     # long-term memories are listed in the LTM index note, as a promotion lists them
-    add_many_to_index_note(svc, [(stem_of(rel), item.state_at or now) for (item, _, _), rel in zip(places, paths)
+    add_many_to_index_note(svc, [(rel, item.state_at or now) for (item, _, _), rel in zip(places, paths)
                                  if item.raw is None and item.state == "promoted"])
     return paths
 
