@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .dates import format_datetime, parse_datetime, utc_now
+from .writer import removed_on_failure
 
 LEASE_RELPATH = Path(".mnemovault") / "lease.json"
 
@@ -75,15 +76,9 @@ class Lease:
         # never `parents`: a vault folder deleted under a running daemon must stay deleted
         self.path.parent.mkdir(exist_ok=True)
         tmp = self.path.with_name(f".lease.{self.device}.tmp")
-        try:
+        with removed_on_failure(tmp):  # a full disk must not leave a half-written temp file behind
             tmp.write_text(json.dumps(data), encoding="utf-8")
             os.replace(tmp, self.path)
-        except BaseException:
-            try:
-                tmp.unlink(missing_ok=True)  # a full disk must not leave a half-written temp file behind
-            except OSError:
-                pass
-            raise
         confirmed = self._read() or {}
         held = confirmed.get("device") == self.device
         self.state = LeaseState(held, confirmed.get("device"), confirmed.get("expires"))

@@ -5,9 +5,10 @@ from __future__ import annotations
 import errno
 import os
 import secrets
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Iterator
 
 from .errors import WriteConflict
 from .faults import writing
@@ -24,6 +25,20 @@ def temp_name(target: Path | str) -> Path | str:
     stem = name.encode("utf-8", "surrogateescape")[:200].decode("utf-8", "ignore")
     tmp = os.path.join(folder, f".{stem}{TEMP_MARK}{secrets.token_hex(4)}")
     return Path(tmp) if isinstance(target, Path) else tmp
+
+
+@contextmanager
+def removed_on_failure(tmp: Path | str) -> Iterator[None]:
+    """The block writes `tmp`; if it fails (a full disk, a crash of the step after), the temp
+    file goes too, so nothing half-written is left beside the target."""
+    try:
+        yield
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def is_temp_file(name: str) -> bool:
@@ -54,7 +69,7 @@ def write_atomic(target: Path, data: bytes, mode: int | None = None,
     """
     tmp = temp_name(target)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644 if mode is None else mode & 0o7777)
-    try:
+    with removed_on_failure(tmp):
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
@@ -69,12 +84,6 @@ def write_atomic(target: Path, data: bytes, mode: int | None = None,
             swapped = False  # a new note: nothing to swap with
         if not swapped:
             os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
     late = None
     if swapped:
         late = take_old_copy(tmp, expected_old)
@@ -161,18 +170,11 @@ class NewFiles:
 
 def _create_exclusive(target: Path, data: bytes, durable: bool = True) -> None:
     tmp = temp_name(target)
-    try:
-        with open(tmp, "xb") as fh:
-            fh.write(data)
-            if durable:
-                fh.flush()
-                os.fsync(fh.fileno())
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    with removed_on_failure(tmp), open(tmp, "xb") as fh:
+        fh.write(data)
+        if durable:
+            fh.flush()
+            os.fsync(fh.fileno())
     try:
         os.link(tmp, target)  # fails if target exists: no overwrite race
     except FileExistsError:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..dates import format_datetime
 from ..faults import writing
+from ..writer import removed_on_failure
 
 if TYPE_CHECKING:
     from ..service import MemoryService
@@ -32,17 +33,10 @@ def write_entry(svc: "MemoryService", entry: dict[str, Any]) -> Path:
     folder = journal_dir(svc)
     path = folder / f"{uuid.uuid4().hex}.json"
     tmp = path.with_suffix(".tmp")
-    try:
-        with writing(f"{entry['src']} (to move it, the journal in {JOURNAL} is written first)"):
-            folder.mkdir(parents=True, exist_ok=True)
-            tmp.write_text(json.dumps(entry), encoding="utf-8")
-            os.replace(tmp, path)
-    except BaseException:
-        try:
-            tmp.unlink(missing_ok=True)
-        except OSError:
-            pass
-        raise
+    with removed_on_failure(tmp), writing(f"{entry['src']} (to move it, the journal in {JOURNAL} is written first)"):
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(json.dumps(entry), encoding="utf-8")
+        os.replace(tmp, path)
     return path
 
 

@@ -24,7 +24,7 @@ from ..index import queries
 from ..limits import quote
 from ..note import OWNED_KEYS, parse_note
 from ..rename import exchange, rename_noreplace
-from ..writer import fsync_dir, temp_name
+from ..writer import fsync_dir, removed_on_failure, temp_name
 
 if TYPE_CHECKING:
     from ..service import MemoryService
@@ -147,7 +147,7 @@ def write_out(out: Path, vault_root: Path, chunks: Iterable[str], force: bool = 
     tmp = Path(temp_name(out))
     with writing(str(out)):
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        try:
+        with removed_on_failure(tmp):
             with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
                 for chunk in chunks:
                     fh.write(chunk)
@@ -160,12 +160,6 @@ def write_out(out: Path, vault_root: Path, chunks: Iterable[str], force: bool = 
                     raise WrongState(f"{out} was created meanwhile; not replacing it") from None
             else:
                 _replace(tmp, out, old)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
     fsync_dir(out.parent)
 
 
