@@ -86,7 +86,10 @@ def init(vault: Path = typer.Argument(..., help="The vault folder.")):
     from vault_sync.vault import init_vault
 
     def go():
-        root = init_vault(load_settings(vault=vault))
+        target = vault.expanduser()
+        if not target.exists() and not target.is_symlink():
+            target.mkdir(parents=True)  # `init ~/Notes` on a new machine: the vault starts here
+        root = init_vault(load_settings(vault=target))
         output.console.print(f"ready: {root} (next: mnemovault daemon --vault {root})")
 
     run(go)
