@@ -71,10 +71,18 @@ def mcp(vault: Optional[Path] = VaultOpt,
 
         from .paths import not_a_vault
 
-        problem = not_a_vault(load_settings(vault=vault).vault_path())
+        root = load_settings(vault=vault).vault_path()
+        problem = not_a_vault(root)
         if problem:
             raise InvalidInput(problem)
-        run_stdio(vault)
+        from .server import hold_vault
+
+        # one engine per vault: beside a daemon, this one's watcher would index the same notes
+        lock = hold_vault(root, None, "; `mnemovault mcp` without --in-process relays to it")
+        try:
+            run_stdio(vault)
+        finally:
+            lock.release()
 
     run(go)
 

@@ -112,17 +112,25 @@ def serve(vault: Path | None, port: int | None = None, verbose: bool = False, id
     log_path = setup_logging(verbose)
     private_dir(config_dir())  # the first thing a daemon creates in the config folder
     root = load_settings(vault=vault).vault_path()
-    lock = VaultLock(root)
-    try:  # in the vault, not the config folder: a second config folder must not mean a second daemon
-        lock.acquire({"pid": os.getpid(), "host": socket.gethostname(), "config": str(config_dir()),
-                      "bridge": str(bridge_file(root)), "started": format_datetime(utc_now())})
-    except LockHeld as exc:
-        raise AlreadyRunning(str(exc)) from None
+    lock = hold_vault(root, str(bridge_file(root)))
     try:  # the index is opened only once the vault is ours
         with open_service(vault, initial_sync=False) as svc:
             _serve(svc, port, log_path, lock, idle_exit)
     finally:
         lock.release()
+
+
+def hold_vault(root: Path, bridge: str | None, hint: str = "") -> VaultLock:
+    """The vault's daemon lock, for a process that runs the engine and its watcher on it (the
+    daemon, `mcp --in-process`). In the vault, not the config folder: a second config folder
+    must not mean a second engine writing the same notes."""
+    lock = VaultLock(root)
+    try:
+        lock.acquire({"pid": os.getpid(), "host": socket.gethostname(), "config": str(config_dir()),
+                      "bridge": bridge, "started": format_datetime(utc_now())})
+    except LockHeld as exc:
+        raise AlreadyRunning(f"{exc}{hint}") from None
+    return lock
 
 
 def _serve(svc, port: int | None, log_path: Path, lock: VaultLock, idle_exit: float = 0.0) -> None:

@@ -140,3 +140,17 @@ def test_daemon_info_prints_the_mcp_url(vault, tmp_path):
         d.close()
     r = cli("daemon", "--info", "--vault", str(vault), env=d.env)
     assert r.returncode != 0 and "no mnemovault daemon" in (r.stdout + r.stderr)
+
+
+def test_an_in_process_server_refuses_a_vault_a_daemon_serves(vault, tmp_path):
+    d = Daemon(vault, tmp_path / "home", **QUIET_LIFECYCLE).start()
+    try:
+        before = {p: p.read_bytes() for p in vault.rglob("*.md")}
+        out = subprocess.run([sys.executable, "-m", "bridge.cli", "mcp", "--in-process", "--vault", str(vault)],
+                             env=d.env, cwd=str(ROOT), capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+        assert out.returncode != 0
+        assert "already serves this vault" in out.stderr and "without --in-process" in out.stderr, out.stderr
+        assert {p: p.read_bytes() for p in vault.rglob("*.md")} == before
+        assert d.alive() and d.get("/api/status").status_code == 200
+    finally:
+        d.close()
