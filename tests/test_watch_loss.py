@@ -64,12 +64,15 @@ def test_a_real_queue_overflow_under_a_paused_daemon_is_reconciled(vault, tmp_pa
             os.kill(d.proc.pid, signal.SIGCONT)
 
         def reconciled():
+            # watchdog may report the overflow more than once; a later reconcile then finds
+            # nothing left to do, so the lost changes are counted over every reconcile
             w = d.status()["watcher"]
-            return w if w["last_reconcile"] and "overflow" in w["last_reconcile"]["reason"] else None
+            overflow = w["last_reconcile"] and "overflow" in w["last_reconcile"]["reason"]
+            return w if overflow and w["missed_events"] >= 200 else None
 
         w = wait_for(reconciled, timeout=180, step=0.2)
         assert w, d.status()["watcher"]
-        assert w["last_reconcile"]["changes"] >= 200 and w["missed_events"] >= 200 and w["reconciles"] >= 1
+        assert w["reconciles"] >= 1
         assert "overflow" in d.log_text()
         # the reconcile read the vault after every lost change: the index equals a rebuild
         expected = rebuild_dump(vault)
