@@ -48,6 +48,24 @@ def test_bench_quick_on_200_notes(tmp_path):
     c = r["cold_start"]  # relays that had to start the daemon, each with its own config folder
     assert c["runs"] == 3 and 0 < c["list_s"] <= c["list_max_s"] and 0 < c["first_save_ms"] <= c["first_save_max_ms"]
 
+    # docs/benchmarks.md's tables: this very JSON rendered as a dated Markdown table
+    from bridge.bench.report import rows
+
+    src = tmp_path / "bench.json"
+    src.write_text(out.stdout, encoding="utf-8")
+    md = subprocess.run([sys.executable, "-m", "bridge.bench.markdown", str(src)],
+                        env=env, cwd=str(ROOT), capture_output=True, text=True, timeout=120)
+    assert md.returncode == 0, md.stderr
+    lines = md.stdout.splitlines()
+    assert lines[0].startswith(f"Measured {r['measured'][:10]} (")
+    assert "`mnemovault bench --notes 200 --quick --json`" in lines[0]
+    assert lines[2:4] == ["| measure | value | target |", "| --- | ---: | --- |"]
+    table = {cells[0]: cells[1:] for cells in ([c.strip() for c in line.strip("|").split(" | ")] for line in lines[4:])}
+    assert len(table) == len(lines) - 4 == len(rows(r))
+    assert table["notes"] == ["200", ""]
+    assert table["cold index (s)"] == [f"{r['cold_index_s']:.3f}", "< 3 s at 10k"]
+    assert table["second sweep (s) / written"][0].endswith("/ 0")
+
 
 def test_bench_semantic_figures(tmp_path):
     # the model part of `bench` (left out by --quick above): backfill rate and hybrid recall

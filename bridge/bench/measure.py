@@ -121,7 +121,9 @@ def run_bench(notes: int | None, vault_dir: Path | None, quick: bool, progress: 
     rng = random.Random(11)
     work = Path(tempfile.mkdtemp(prefix="mnemovault-bench-"))
     now = utc_now()
-    result: dict = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]}, "quick": quick}
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None  # shared machines: say how shared
+    result: dict = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0], "load": load},
+                    "measured": now.isoformat(), "quick": quick}
     try:
         vault = work / "vault"
         if vault_dir is not None:
