@@ -280,11 +280,11 @@ def test_an_imported_reply_is_found_through_the_turn_before_it(empty_vault, tmp_
     svc.close()
 
 
-def test_the_readme_example_imports_as_documented(empty_vault, tmp_path):
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("- `chat` — a chat history"):]
+def test_the_import_docs_chat_example_imports_as_documented(empty_vault, tmp_path):
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "import.md").read_text(encoding="utf-8")
+    section = doc[doc.index("- `chat` — a chat history"):]
     block = section[section.index("```\n") + 4:section.index("\n  ```", section.index("```\n"))]
-    src = tmp_path / "readme.jsonl"
+    src = tmp_path / "example.jsonl"
     src.write_text("\n".join(line.strip() for line in block.splitlines()) + "\n", encoding="utf-8")
     svc = make_service(empty_vault)
     assert svc.import_memories("chat", src)["created"] == 2
