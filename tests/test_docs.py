@@ -1,7 +1,7 @@
 """The README names every MCP tool and every CLI command, and nothing that does not exist.
 
-Format expected in README.md: a `## Commands` section and a `## MCP tools` (or `## MCP`)
-section, each with a bullet list whose items start with the name in backticks:
+Format expected in README.md: a `## Commands` section and an `MCP tools` section (`##` or
+`###`; else `## MCP`), each with a bullet list whose items start with the name in backticks:
 
     - `save` — save a memory ...
     - `save_memory`
