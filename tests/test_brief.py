@@ -1,4 +1,4 @@
-"""The briefing (issue 17, item 5): never over budget, current memories only, topic first,
+"""The briefing: never over budget, current memories only, topic first,
 and fast at 10,000 notes with the model off."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Property (issue 18 target): the engine's dangling-link report equals an independent
+"""Property: the engine's dangling-link report equals an independent
 resolver written from Obsidian's rules (tests/obsidian_resolver.py) over generated vaults
 with shared names, attachments, aliases, relative and URL-encoded Markdown links, escaped
 table pipes, headings, and links inside code that are not links."""

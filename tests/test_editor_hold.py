@@ -1,4 +1,4 @@
-"""Issue 16: the note open in the editor is not rewritten by background work.
+"""The note open in the editor is not rewritten by background work.
 
 The plugin reports the open note over the real HTTP bridge (uvicorn on 127.0.0.1, the app
 the daemon serves); the lifecycle the daemon schedules (`run_lifecycle`) and the sweep run

@@ -1,4 +1,4 @@
-"""Fact updates (issue 17 targets): saved with `supersedes`, the new fact is the top result and
+"""Fact updates: saved with `supersedes`, the new fact is the top result and
 the old one absent; saved without, `may_supersede` names the old fact. Embeddings off and on."""
 
 from __future__ import annotations

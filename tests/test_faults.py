@@ -72,8 +72,8 @@ def snapshot(root: Path) -> dict[str, bytes]:
 # -- 3. recovery never blocks start-up --
 
 def _poison_journal(vault: Path) -> Path:
-    """A move that reached Archive/ whose journal holds a key with a newline (the attack of
-    issue 23): completing it raises a PatchError on every start."""
+    """A move that reached Archive/ whose journal holds a key with a newline (a hostile
+    key smuggled into the journal): completing it raises a PatchError on every start."""
     (vault / "Archive").mkdir(exist_ok=True)
     os.replace(vault / "STM" / NOTE, vault / "Archive" / NOTE)
     journal = vault / ".mnemovault" / "journal"

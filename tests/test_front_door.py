@@ -1,4 +1,4 @@
-"""The front door (issue 23): typed, bounded arguments on every front end; owned keys only
+"""The front door: typed, bounded arguments on every front end; owned keys only
 the engine writes; the same defaults everywhere; clean errors for hostile or careless input.
 
 Real daemons over real HTTP on 127.0.0.1, the MCP in-memory Client, the CLI in a subprocess.

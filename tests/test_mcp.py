@@ -18,8 +18,8 @@ from bridge.mcp_server import build_mcp
 
 from conftest import ROOT, make_service
 
-# the tool set named in issue 6
-ISSUE_TOOLS = {
+# every tool the server offers: a tool added or dropped must change this set on purpose
+MCP_TOOLS = {
     "save_memory", "search_memory", "get_memory", "touch_memory", "observe_memory_usage", "review_queue",
     "promote_memory", "gc", "restore_memory", "create_relation", "read_graph", "cluster_memories",
     "consolidate_memories", "read_note", "status", "sync", "save_memories", "archive_memory", "supersede_memory", "recall_context",
@@ -68,14 +68,14 @@ def svc(vault):
     service.close()
 
 
-def test_tool_list_is_the_issue_set(svc):
+def test_tool_list_is_exactly_the_known_tools_each_described(svc):
     async def go():
         async with Client(build_mcp(lambda: svc)) as c:
             tools = await c.list_tools()
         return tools
 
     tools = run(go())
-    assert {t.name for t in tools} == ISSUE_TOOLS
+    assert {t.name for t in tools} == MCP_TOOLS
     for t in tools:
         assert t.description and len(t.description) > 20, f"{t.name} needs a docstring an assistant can act on"
         for name, prop in t.inputSchema.get("properties", {}).items():
@@ -320,7 +320,7 @@ def test_stdio_server_in_a_subprocess(vault, tmp_path):
         return names, status, touched, bad
 
     names, status, touched, bad = asyncio.run(asyncio.wait_for(go(), 90))
-    assert names == ISSUE_TOOLS
+    assert names == MCP_TOOLS
     assert status["counts"]["stm"] == 31
     assert touched["note"]["use_count"] == 2
     assert "use_count: 2" in (vault / STAGING).read_text(encoding="utf-8")

@@ -1,4 +1,4 @@
-"""Issue 22 item 3: what a client learns from tools/list before it calls anything
+"""What a client learns from tools/list before it calls anything
 (annotations, output schemas, described parameters), checked through fastmcp's in-memory
 Client on a temp copy of the sample vault; and the tools added or tightened with it."""
 

@@ -1,4 +1,4 @@
-"""Owned keys (issue 18, item 5): archive and restore refresh the score and due dates;
+"""Owned keys: archive and restore refresh the score and due dates;
 capitalised owned keys a person wrote are read, reported, and written back in place, never
 duplicated."""
 

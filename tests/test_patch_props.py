@@ -309,7 +309,7 @@ def test_bom_is_kept_through_bytes_and_file_writes(tmp_path_factory, data, bom):
 
 # ---------------------------------------------------------------- examples
 
-def test_issue_case_decay_score_with_comment_changes_one_line():
+def test_decay_score_with_trailing_comment_changes_one_line():
     text = ("---\nid: 7d4f\nuse_count: 6\nlast_used: 2026-11-18T12:00:00Z\n"
             "decay_score: 0.5   # a comment\nreview_priority: 0.0\n---\nBody.\n")
     out = patch_frontmatter(text, {"decay_score": 1.846, "review_priority": 0.0})

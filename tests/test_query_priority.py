@@ -1,4 +1,4 @@
-"""Issue 22: the first semantic search on a never-embedded index does not wait behind the
+"""The first semantic search on a never-embedded index does not wait behind the
 background backfill. The backfill encodes in small slices and a waiting query takes the
 model before the next one (vault_sync/search/turns.py). With the real model; the proof is
 the backfill's own progress when the answer came, not a wall-clock threshold."""

@@ -1,4 +1,4 @@
-"""Issue 16: a quiet vault. Time alone rewrites a note at most once a day; a use, an edited
+"""A quiet vault. Time alone rewrites a note at most once a day; a use, an edited
 input or a new lifecycle state is written at once; due dates move only with the inputs."""
 
 from __future__ import annotations

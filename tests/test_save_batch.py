@@ -137,7 +137,7 @@ def test_mcp_save_memory_with_conversation(empty_vault):
 
 
 def test_save_memories_and_save_said_take_supersedes(empty_vault):
-    """Issue 17: an item's `supersedes` marks the old memories as save_memory's does; a bad
+    """An item's `supersedes` marks the old memories as save_memory's does; a bad
     ref refuses that item alone (nothing written for it); chains resolve to the newest."""
     (empty_vault / "Projects").mkdir()
     (empty_vault / "Projects" / "Plan.md").write_text("The person's own plan.\n", encoding="utf-8")

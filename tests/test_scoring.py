@@ -1,4 +1,4 @@
-"""DESIGN.md's scoring test vectors, for every model."""
+"""The scoring test vectors (exponential model, beta 0.6, half-life 3 days), for every model."""
 
 import math
 
@@ -24,7 +24,7 @@ TC = ScoringParams(model="two_component")
     ],
 )
 def test_decay_factor_table(dt, exp, pl, tc):
-    # exponential in DESIGN uses lambda 2.673e-6 (differs from ln2/H in the 4th decimal)
+    # the exponential column was computed with lambda 2.673e-6 (differs from ln2/H in the 4th decimal)
     assert decay_factor(EXP, dt) == pytest.approx(exp, abs=1e-3)
     assert decay_factor(PL, dt) == pytest.approx(pl, abs=1e-5)
     assert decay_factor(TC, dt) == pytest.approx(tc, abs=1e-3)
@@ -57,7 +57,7 @@ def test_configured_model_is_the_model_that_runs():
 )
 def test_worked_examples(n, dt, s, expected, decision):
     value = score(EXP, n, dt, s)
-    # each vector is checked to the digits DESIGN.md prints (3.82 is 3.829 truncated)
+    # each vector is checked to the digits it is given with (3.82 is 3.829 truncated)
     digits = len(str(expected).split(".")[1])
     assert value == pytest.approx(expected, abs=10 ** -digits)
     assert decide(EXP, value, n, age_seconds=dt)[0] == decision

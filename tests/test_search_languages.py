@@ -1,4 +1,4 @@
-"""A sentence copied from a note finds that note (issue 18, item 4): over every note of the
+"""A sentence copied from a note finds that note: over every note of the
 sample vault with enough text, and over a vault of notes in 33 languages written here."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Full text in scripts the word index cannot cut (issue 18, item 4): Chinese, Japanese,
+"""Full text in scripts the word index cannot cut: Chinese, Japanese,
 Korean, Thai and the Indic scripts go through the trigram index (vault_sync/index/trigram.py).
 
 Notes are generated here from small vocabularies (seeded), written to a real vault and

@@ -1,4 +1,4 @@
-"""Recall by time (issue 17, item 4): since/until on created, used_since on last use, applied
+"""Recall by time: since/until on created, used_since on last use, applied
 before ranking; checked against a brute-force reference and on a 10,000-note vault."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 23, item 4: the secret gate runs on every stored field and sees through
+"""The secret gate runs on every stored field and sees through
 obfuscation (split, re-cased, full-width, invisible characters), without refusing
 ordinary text.
 

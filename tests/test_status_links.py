@@ -1,4 +1,4 @@
-"""Status that scales (issue 18, item 5): `status` through a running daemon, every dangling
+"""Status that scales: `status` through a running daemon, every dangling
 link listed a page at a time (`mnemovault links --dangling`)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Supersession as links (issue 17): save --supersedes, supersede, by hand in a note, chains,
+"""Supersession as links: save --supersedes, supersede, by hand in a note, chains,
 cycles, GC and restore, and search returning what holds now."""
 
 from __future__ import annotations

@@ -46,7 +46,7 @@ def test_sweep_writes_one_line_and_keeps_the_comment(empty_vault):
     report = svc.sweep()
     after = note.read_text(encoding="utf-8").splitlines()
     changed = [d for d in difflib.ndiff(before, after) if d[:2] in ("- ", "+ ")]
-    # the score line changes in place; the due dates (issue 16) are added, solved from the inputs
+    # the score line changes in place; the due dates are added, solved from the inputs
     due = due_dates(svc.params, 6, 1.0, FIXED_NOW - timedelta(days=2))
     assert changed == ["- decay_score: 0.5   # a comment", "+ decay_score: 1.846   # a comment",
                        f"+ review_on: {due['review_on']}", f"+ archive_on: {due['archive_on']}"]

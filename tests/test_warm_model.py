@@ -1,4 +1,4 @@
-"""Issue 22 item 2: the daemon warms the embedding model in the background; a search while
+"""The daemon warms the embedding model in the background; a search while
 it loads answers at once from full text and says so, and the next one after it is semantic.
 With the real all-MiniLM-L6-v2 (a fresh Embedder, so the load is real)."""
 
