@@ -82,3 +82,15 @@ def test_known_item_recall_refuses_a_moved_target(tmp_path):
     with pytest.raises(RuntimeError, match="known-item targets are not in the index"):
         recall(svc, gen.queries)
     svc.close()
+
+
+def test_thresholds_bench_measures_each_threshold_and_restores_syncfs_from(tmp_path):
+    from bridge.bench.thresholds import measure
+    from vault_sync import batch
+
+    before = batch.SYNCFS_FROM
+    r = measure(notes=30, files=4, work=tmp_path)
+    assert batch.SYNCFS_FROM == before
+    assert r["notes"] == 30 and r["files"] == 4
+    assert r["full_check_s"] > 0 and r["index_mb"] > 0 and r["quick_check_s_per_mb"] > 0
+    assert r["fsync_each_s"] > 0 and r["syncfs_s"] > 0

@@ -11,7 +11,8 @@ from retrieval_set import shared_embedder
 from bridge.bench.update_bench import update_figures
 from vault_sync.ops.may_supersede import candidates, one_slot, words
 
-# the figures measured when the weights were set, less a little slack (update_set.py, README)
+# the figures measured when the weights were set, less a little slack (update_set.py, README);
+# re-measured by `mnemovault bench` (the update-detection rows; `--quick` gives the model-off one)
 FLOORS = {
     True: {"recall": 0.88, "precision": 0.9, "false_alarms": 0.1, "held_out": 0.8},
     False: {"recall": 0.87, "precision": 0.85, "false_alarms": 0.1, "held_out": 0.8},
