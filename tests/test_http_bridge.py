@@ -100,7 +100,7 @@ def test_binds_loopback_only(shared):
 
 # -- endpoints: happy paths (docs/bridge-api.md) --
 
-def test_status(shared):
+def test_status_endpoint_reports_counts_daemon_and_embeddings(shared):
     s = shared.get("/api/status").json()
     assert {"vault", "counts", "by_status", "problems", "conflicts", "dangling_links", "last_sync", "embeddings",
             "scoring", "daemon"} <= set(s)
@@ -111,7 +111,7 @@ def test_status(shared):
     assert {"decay_model", "half_life_days", "beta", "forget_threshold", "danger_zone_min", "danger_zone_max"} <= set(s["scoring"])
 
 
-def test_note(shared):
+def test_note_endpoint_reads_memories_and_plain_notes(shared):
     note = shared.get("/api/note", params={"path": STAGING}).json()
     assert NOTE_KEYS <= set(note)
     assert note["path"] == STAGING and note["kind"] == "stm" and note["title"] == "Staging runs Postgres 16"
@@ -119,14 +119,14 @@ def test_note(shared):
     assert other["kind"] == "note" and other["id"] is None
 
 
-def test_review(shared):
+def test_review_endpoint_lists_by_priority_within_the_limit(shared):
     items = shared.get("/api/review", params={"limit": 3}).json()["items"]
     assert 1 <= len(items) <= 3 and all(NOTE_KEYS <= set(i) for i in items)
     prios = [i["review_priority"] for i in items]
     assert prios == sorted(prios, reverse=True)
 
 
-def test_search(shared):
+def test_search_endpoint_ranks_hits_with_their_score_parts(shared):
     r = shared.get("/api/search", params={"q": "postgres", "limit": 5, "scope": "stm"}).json()
     assert r["semantic"] is False and "notice" in r
     assert r["results"][0]["path"] == STAGING
@@ -177,7 +177,7 @@ def test_touch_promote_archive_restore_gc_sync(daemon, vault):
 
 # -- endpoints: errors --
 
-def test_error_statuses(shared):
+def test_errors_map_to_http_statuses_and_error_codes(shared):
     missing = shared.get("/api/note", params={"path": "STM/Nope.md"})
     assert missing.status_code == 404 and error_code(missing) == "not_found" and "Nope" in missing.json()["error"]["message"]
     assert shared.post("/api/touch", {"ref": "no-such-memory"}).status_code == 404

@@ -80,7 +80,7 @@ def test_observe_reports_bad_refs_and_goes_on(service, vault):
 
 
 # -- bad references --
-def test_bad_refs(service, vault, tmp_path):
+def test_unknown_ids_and_paths_outside_the_vault_are_refused(service, vault, tmp_path):
     with pytest.raises(NotFound):
         service.touch("00000000-0000-0000-0000-000000000000")
     with pytest.raises(PathOutsideVault):
@@ -235,7 +235,7 @@ def test_relate_and_graph(service, vault):
     assert_index_matches_rebuild(service)
 
 
-def test_review_order(service):
+def test_review_lists_the_danger_zone_by_priority(service):
     items = service.review()
     assert len(items) == 7
     prios = [i["review_priority"] for i in items]

@@ -20,7 +20,7 @@ from conftest import ROOT
 TASK_NS = "{http://schemas.microsoft.com/windows/2004/02/mit/task}"
 
 
-def test_systemd_unit(vault, tmp_path):
+def test_linux_systemd_unit_runs_the_daemon_at_login(vault, tmp_path):
     sf = service_file(vault, "linux", home=tmp_path)
     assert sf.platform == "linux"
     assert sf.path == tmp_path / ".config/systemd/user" / f"mnemovault-{vault_key(vault)}.service"
@@ -55,7 +55,7 @@ def test_systemd_analyze_verify(vault, tmp_path):
     assert done.returncode == 0 and not complaints, done.stdout + done.stderr
 
 
-def test_launchd_plist(vault, tmp_path):
+def test_macos_launchd_plist_runs_the_daemon_at_login(vault, tmp_path):
     sf = service_file(vault, "macos", home=tmp_path)
     label = f"md.mnemovault.daemon.{vault_key(vault)}"
     assert sf.path == tmp_path / "Library/LaunchAgents" / f"{label}.plist"

@@ -190,7 +190,7 @@ def test_gc_dry_run_default_and_paginated(svc, vault):
         assert move["to"].startswith("Archive/") and (vault / move["to"]).exists() and not (vault / move["from"]).exists()
 
 
-def test_restore_memory(svc, vault):
+def test_restore_memory_moves_an_archived_memory_back_and_refuses_an_active_one(svc, vault):
     move = run(call(svc, "restore_memory", ref=ARCHIVED))
     assert move["from"] == ARCHIVED and move["to"] == "STM/Team channel was atlas-dev.md"
     assert (vault / move["to"]).exists() and not (vault / ARCHIVED).exists()

@@ -174,7 +174,7 @@ def test_tag_list_with_an_empty_item_is_fine(tmp_path):
     assert n.fields.tags == ["a", "b"] and n.writable
 
 
-def test_duplicate_keys(tmp_path):
+def test_duplicate_keys_make_the_note_read_only_naming_the_key(tmp_path):
     n = read(tmp_path, "---\nid: a\nuse_count: 2\nid: b\n---\n")
     assert not n.writable and "duplicate" in causes(n)[0] and "id" in causes(n)[0]
 
@@ -199,7 +199,7 @@ def test_small_bomb_under_alias_limits_still_refused(tmp_path):
     assert time.perf_counter() - t < 1 and not n.writable
 
 
-def test_recursive_alias(tmp_path):
+def test_recursive_yaml_alias_makes_the_note_read_only(tmp_path):
     n = read(tmp_path, "---\ntags: &t [a, *t]\n---\n")
     assert not n.writable
 
@@ -256,7 +256,7 @@ def test_problem_messages_name_the_line(tmp_path):
     ("#NotATitle\n", "My note"),
     ("# Title\r\nnext\r\n", "Title"),
 ])
-def test_title(tmp_path, body, want):
+def test_title_is_the_first_h1_outside_code_else_the_file_name(tmp_path, body, want):
     assert read(tmp_path, "---\nid: a\n---\n" + body).title == want
 
 
@@ -285,7 +285,7 @@ def links_of(tmp_path, body):
     ("[t](Note%20name)", [("Note name", "", "t", "link", True)]),
     ("https://example.com/page#frag", []),
 ])
-def test_links(tmp_path, body, want):
+def test_link_forms_parse_to_target_subpath_alias_and_kind(tmp_path, body, want):
     assert links_of(tmp_path, body) == want
 
 
@@ -314,7 +314,7 @@ def test_nested_list_is_not_code(tmp_path):
     assert [l.target for l in n.links] == ["deep"] and n.inline_tags == ["deep"]
 
 
-def test_inline_tags(tmp_path):
+def test_inline_tags_found_and_lookalikes_ignored(tmp_path):
     n = read(tmp_path, "# Title\n## Heading #inheading\nText #a/b, #simple. #123 #1/2 #x-y_z #日本\n"
                        "not#tag [go](#anchor) [[Note#heading]] https://x.org/#frag C# \\#escaped (#paren)\n")
     assert n.inline_tags == ["inheading", "a/b", "simple", "x-y_z", "日本", "paren"]

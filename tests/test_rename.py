@@ -6,7 +6,7 @@ from vault_sync import rename
 
 
 @pytest.mark.parametrize("native", [True, False])
-def test_rename_noreplace(tmp_path, monkeypatch, native):
+def test_rename_noreplace_never_overwrites_a_file(tmp_path, monkeypatch, native):
     if not native:
         monkeypatch.setattr(rename, "_renameat2", lambda: None)  # the portable link + unlink path
     a, b, c = tmp_path / "a.md", tmp_path / "b.md", tmp_path / "c.md"

@@ -55,7 +55,7 @@ def test_configured_model_is_the_model_that_runs():
         (3, 1 * HOUR, 2.0, 3.82, "promote"),  # scenario 1
     ],
 )
-def test_worked_examples(n, dt, s, expected, decision):
+def test_worked_examples_score_and_decision(n, dt, s, expected, decision):
     value = score(EXP, n, dt, s)
     # each vector is checked to the digits it is given with (3.82 is 3.829 truncated)
     digits = len(str(expected).split(".")[1])
@@ -76,11 +76,11 @@ def test_usage_rule_promotes_within_window_only():
 
 
 @pytest.mark.parametrize("value, prio", [(0.25015, 1.0), (0.31514, 0.57567), (0.17691, 0.46581), (0.1, 0.0), (0.4, 0.0)])
-def test_review_priority(value, prio):
+def test_review_priority_peaks_mid_danger_zone_and_is_zero_outside(value, prio):
     assert review_priority(PL, value) == pytest.approx(prio, abs=1e-4)
 
 
-def test_cross_domain():
+def test_cross_domain_is_tag_jaccard_below_the_threshold():
     assert jaccard(["a", "b"], ["b", "c"]) == pytest.approx(1 / 3)
     assert is_cross_domain(PL, ["security", "jwt"], ["cooking"])
     assert not is_cross_domain(PL, ["security", "jwt"], ["security", "jwt", "auth"])

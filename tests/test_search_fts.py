@@ -131,7 +131,7 @@ def test_coverage_agrees_with_each_words_whole_match_list(service, monkeypatch, 
     assert len({round(h.coverage, 6) for h in hits}) >= 3  # notes matching different words
 
 
-def test_scopes(service):
+def test_search_scope_keeps_its_kinds_and_all_leaves_out_the_archive(service):
     stm = search(service, "atlas", limit=50, scope="stm")["results"]
     ltm = search(service, "atlas", limit=50, scope="ltm")["results"]
     every = search(service, "atlas", limit=50, scope="all")["results"]

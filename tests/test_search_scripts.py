@@ -170,7 +170,7 @@ def test_an_index_of_the_previous_version_is_rebuilt_with_the_trigram_table(empt
     svc.close()
 
 
-def test_script_detection():
+def test_dense_scripts_detected_and_cut_into_trigrams():
     assert trigram.needs("笔记") and trigram.needs("カタカナ") and trigram.needs("한국어") and trigram.needs("ภาษา")
     assert not trigram.needs("Plain, accented café and Ελληνικά and русский and العربية")
     assert trigram.runs("Python 学习笔记，数学。한국어 단어") == ["学习笔记", "数学", "한국어", "단어"]

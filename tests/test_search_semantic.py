@@ -41,7 +41,7 @@ def test_embedder_encodes_unit_float32(embedder):
     assert embedder.encode([]).shape == (0, 384)
 
 
-def test_retrieval_quality(vault, embedder, tmp_path, record_property):
+def test_hybrid_recall_at_5_holds_on_paraphrases_and_beats_full_text(vault, embedder, tmp_path, record_property):
     """Known-item recall@5 over sample-vault + topical distractors: hybrid vs full text alone."""
     write_distractors(vault, FIXED_NOW)
     hybrid = semantic_service(vault, embedder)
@@ -187,7 +187,7 @@ def test_embeddings_off_means_no_embedder(service):
     assert answer["semantic"] is False and answer["notice"] is None
 
 
-def test_near_duplicates(svc):
+def test_near_duplicates_find_the_note_and_its_rewording(svc):
     row = svc.store.note("STM/Staging runs Postgres 16.md")
     body = svc.store.one("SELECT body FROM fts WHERE rowid=?", (row["rowid"],))[0]
     tags = svc.store.tags_of(row["rowid"])

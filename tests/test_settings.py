@@ -13,7 +13,7 @@ def _config(vault, text: str) -> None:
     (vault / ".mnemovault" / "config.toml").write_text(text, encoding="utf-8")
 
 
-def test_defaults(empty_vault):
+def test_defaults_without_any_configuration(empty_vault):
     s = load_settings(vault=empty_vault)
     assert (s.decay_model, s.half_life_days, s.beta, s.pl_alpha) == ("power_law", 3.0, 0.6, 1.1)
     assert (s.forget_threshold, s.promote_threshold, s.promote_min_uses) == (0.05, 0.65, 2)
