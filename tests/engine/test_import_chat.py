@@ -281,7 +281,7 @@ def test_an_imported_reply_is_found_through_the_turn_before_it(empty_vault, tmp_
 
 
 def test_the_readme_example_imports_as_documented(empty_vault, tmp_path):
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parent.parent.parent / "README.md").read_text(encoding="utf-8")
     section = readme[readme.index("- `chat` — a chat history"):]
     block = section[section.index("```\n") + 4:section.index("\n  ```", section.index("```\n"))]
     src = tmp_path / "readme.jsonl"

@@ -115,7 +115,7 @@ def test_cli_search_without_a_daemon_answers_from_full_text_without_the_model(va
             "try:\n    app(sys.argv[1:])\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
             "print('model imported:', 'sentence_transformers' in sys.modules, file=sys.stderr)\n")
     out = subprocess.run([sys.executable, "-c", code, "search", "postgres", "--vault", str(vault), "--json"], env=env,
-                         capture_output=True, text=True, timeout=120, cwd=str(Path(__file__).resolve().parents[1]))
+                         capture_output=True, text=True, timeout=120, cwd=str(Path(__file__).resolve().parents[2]))
     assert out.returncode == 0, out.stderr
     assert STAGING in [r["path"] for r in json.loads(out.stdout)["results"]]
     assert "model imported: False" in out.stderr

@@ -20,7 +20,7 @@ from bridge.cli import app
 from vault_sync.limits import MAX_METADATA_CHARS, MAX_RELATIONS
 from vault_sync.transfer import BadSource
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).parent.parent / "fixtures"
 BM = FIXTURES / "basic_memory"
 
 
@@ -196,7 +196,7 @@ def test_a_chatgpt_export_keeps_what_was_said_including_voice(empty_vault, tmp_p
 def test_the_bounds_table_in_the_import_doc_is_the_codes():
     from vault_sync import limits
 
-    doc = (Path(__file__).parent.parent / "docs" / "import.md").read_text(encoding="utf-8")
+    doc = (Path(__file__).parent.parent.parent / "docs" / "import.md").read_text(encoding="utf-8")
     rows = re.findall(r"^\| [^|]+ \| ([\d,]+) [^|]*\| `(MAX_\w+)` \|$", doc, re.M)
     assert len(rows) == 7
     for value, name in rows:

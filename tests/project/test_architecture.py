@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent.parent
 ENGINE = ROOT / "vault_sync"
 
 
@@ -178,7 +178,7 @@ def test_nothing_outside_sets_the_runtime_state():
     for folder in ("vault_sync", "bridge", "tests"):
         for path in sorted((ROOT / folder).rglob("*.py")):
             rel = path.relative_to(ROOT).as_posix()
-            if rel in RUNTIME_STATE_OWNERS or rel == "tests/test_architecture.py":
+            if rel in RUNTIME_STATE_OWNERS or rel == "tests/project/test_architecture.py":
                 continue
             found += [f"{rel}: {m.group(0)}" for m in RUNTIME_STATE.finditer(path.read_text(encoding="utf-8"))]
     assert found == []

@@ -164,7 +164,7 @@ def test_new_files_appear_whole_and_never_over_an_existing_one(tmp_path):
 
 
 # -- a store written by CortexGraph 1.2.1 itself (tests/fixtures/cortexgraph/make_store.py) --
-FIXTURE = Path(__file__).parent / "fixtures" / "cortexgraph"
+FIXTURE = Path(__file__).parent.parent / "fixtures" / "cortexgraph"
 EXPECTED = json.loads((FIXTURE / "expected.json").read_text(encoding="utf-8"))
 
 

@@ -449,7 +449,7 @@ def test_mcp_stdio_starts_over_a_poisoned_journal_entry(vault, tmp_path):
     # --in-process: the relay would start a daemon (its start-up is test_daemon_starts_over_...)
     proc = subprocess.Popen([sys.executable, "-m", "bridge.cli", "mcp", "--in-process", "--vault", str(vault)],
                             env=child_env(tmp_path / "home"),
-                            cwd=str(Path(__file__).resolve().parent.parent), stdin=subprocess.PIPE,
+                            cwd=str(Path(__file__).resolve().parent.parent.parent), stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         proc.stdin.write(json.dumps(init) + "\n")

@@ -14,7 +14,7 @@ with the guarantees checked after every step:
 
 Default run: EXAMPLES sequences of up to STEPS steps. Slow mode, by hand (not MNEMOVAULT_*:
 tests/conftest.py clears those):
-    LIFECYCLE_MODEL_EXAMPLES=5000 .venv/bin/python -m pytest tests/test_lifecycle_model.py -q
+    LIFECYCLE_MODEL_EXAMPLES=5000 .venv/bin/python -m pytest tests/engine/test_lifecycle_model.py -q
 (LIFECYCLE_MODEL_STEPS sets the longest sequence).
 """
 
