@@ -2,7 +2,7 @@
 
     python tests/cli_reference.py --write    # rewrite docs/cli.md below its marker
 
-tests/test_cli_docs.py fails when the file differs from what this prints.
+tests/project/test_cli_docs.py fails when the file differs from what this prints.
 """
 
 from __future__ import annotations

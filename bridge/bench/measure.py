@@ -229,7 +229,7 @@ def run_bench(notes: int | None, vault_dir: Path | None, quick: bool, progress: 
 
 
 def brief_timing(svc, topic: str, runs: int = 9) -> dict:
-    """`brief` with and without a topic, 800 tokens, on the bench vault with the model off (issue 17)."""
+    """`brief` with and without a topic, 800 tokens, on the bench vault with the model off."""
     svc.brief(None, 800)  # the per-index score inputs are built once per index change
     plain = timed(lambda: svc.brief(None, 800), runs)
     svc.brief(topic, 800)
