@@ -179,11 +179,11 @@ def links_to_names(store: "IndexStore", names: list[str]) -> Rows:
         f"WHERE l.target_name IN ({marks(len(names))})", tuple(names))
 
 
-def sources_linking(store: "IndexStore", name: str) -> list[str]:
-    """Paths of notes with a link whose target name is `name` or `name.md`."""
+def sources_linking(store: "IndexStore", names: list[str]) -> list[str]:
+    """Paths of notes with a link whose target's last part (lower case) is one of `names`."""
     return [r[0] for r in store.query(
-        "SELECT DISTINCT n.path FROM links l JOIN notes n ON n.rowid = l.source WHERE l.target_name IN (?, ?)",
-        (name, name + ".md"))]
+        f"SELECT DISTINCT n.path FROM links l JOIN notes n ON n.rowid = l.source WHERE l.target_name IN ({marks(len(names))})",
+        tuple(names))]
 
 
 def outlinks_of(store: "IndexStore", rowid: int) -> Rows:

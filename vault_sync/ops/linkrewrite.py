@@ -16,7 +16,7 @@ from urllib.parse import quote, unquote
 from ..edit import edit_text
 from ..errors import MnemovaultError
 from ..index import queries
-from ..index.resolver import Resolver
+from ..index.resolver import Resolver, link_names
 from ..codeblocks import code_lines
 from ..links import MDLINK, SCHEME, WIKILINK, _strip_inline_code, strip_md
 
@@ -102,8 +102,7 @@ def rewrite_links(svc: "MemoryService", resolver: Resolver, old_rel: str, new_re
     """Rewrite links to `old_rel` everywhere (resolver built before the move), each note
     through the write path (re-indexed there, or with the move inside `writes.together`);
     returns changed paths."""
-    name = strip_md(old_rel.rsplit("/", 1)[-1]).lower()
-    sources = queries.sources_linking(svc.store, name)
+    sources = queries.sources_linking(svc.store, link_names(strip_md(old_rel.rsplit("/", 1)[-1])))
     after = resolver.changed(added=new_rel, removed=old_rel)
     changed = []
     # the moved note's own links too: they were read from its old folder
