@@ -22,13 +22,13 @@ _FRONTMATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
 _QUOTED = re.compile(r"\"[^\"\n]*\"|'[^'\n]*'")
 
 
-def links_in(text: str) -> list[tuple[str, bool]]:
+def links_in(text: str, frontmatter: bool = True) -> list[tuple[str, bool]]:
     """(target without subpath, is a Markdown link) for every vault link in a note's text:
     wikilinks in quoted frontmatter values (Obsidian's properties), and in the body those not
     in code fences or inline code, nor external URLs."""
     out = []
     front = _FRONTMATTER.match(text)
-    if front:
+    if front and frontmatter:
         for quoted in _QUOTED.finditer(front.group()):
             for m in _WIKI.finditer(quoted.group()):
                 out.append((m.group(1).split("|", 1)[0].split("#", 1)[0].strip(), False))

@@ -126,7 +126,8 @@ def counts_by_kind(store: "IndexStore") -> dict[str, int]:
 
 def counts_by_status(store: "IndexStore") -> dict[str, int]:
     return {r["status"]: r["c"] for r in store.query(
-        "SELECT status, count(*) c FROM notes WHERE kind != 'note' AND status IS NOT NULL GROUP BY status")}
+        "SELECT status, count(*) c FROM notes WHERE kind != 'note' AND status IS NOT NULL AND id IS NOT NULL "
+        "AND writable = 1 GROUP BY status")}  # memories only: a blocked note's status is not read as one
 
 
 def embedding_counts(store: "IndexStore") -> tuple[int, int]:
