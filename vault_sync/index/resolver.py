@@ -30,8 +30,8 @@ class Resolver:
             by_name[self._stem(p)].append(p)
             by_path[note_key(p)].append(p)
         # maps, or layers of maps after moves (see `changed`); an empty list is a removed note
-        self.by_path: Mapping[str, list[str]] = by_path
-        self.by_name: Mapping[str, list[str]] = by_name
+        self.by_path: Mapping[str, list[str]] = dict(by_path)
+        self.by_name: Mapping[str, list[str]] = dict(by_name)
         # attachments: any other file in the vault, linked with its extension
         self.file_by_path: dict[str, list[str]] = defaultdict(list)
         self.file_by_name: dict[str, list[str]] = defaultdict(list)
@@ -126,7 +126,7 @@ class Resolver:
 def name_key(name: str) -> str:
     """A name or path as links match it: composed Unicode (NFC), lower case, each part without
     the spaces around it (a file `Note .md` is linked as [[Note]])."""
-    key = unicodedata.normalize("NFC", name).lower()
+    key = name.lower() if name.isascii() else unicodedata.normalize("NFC", name).lower()
     return "/".join(p.strip() for p in key.split("/")) if " " in key or "\t" in key else key
 
 

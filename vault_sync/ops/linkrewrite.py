@@ -3,7 +3,9 @@
 Every link whose name matches the moved note is resolved before and after the move; where
 the two differ, it is rewritten to the note it meant: a wikilink by the shortest target no
 note reads as another (the bare name when no other note has it, else the shortest unique end
-of its path; a link written with a folder keeps one), a Markdown link by its path.
+of its path; a link written with a folder keeps one), a Markdown link by its path; a path
+from the vault root stays rooted. A link a previous move rewrote gets its written form back
+when that form means the note again (linkforms.py: a move undone restores every link).
 """
 
 from __future__ import annotations
