@@ -62,10 +62,13 @@ def _note_fold(path: str) -> str:
 
 
 def _best(found: list[str], written: str, folder: str) -> str | None:
-    """Ties (several files the target matches): the linking note's folder, else the shortest
-    path in UTF-16 units (JavaScript's length); then the name spelled as written, then path order."""
+    """Ties (several files the target matches): a path spelled as written, else the linking
+    note's folder, else the shortest path in UTF-16 units (JavaScript's length); then the name
+    spelled as written, then path order."""
     if not found:
         return None
+    if written in found:  # spelled exactly so: not one of its case or spacing variants
+        return written
     here = [f for f in found if posixpath.dirname(f) == folder]
     pool = here if len(found) > 1 and here else found
     return sorted(pool, key=lambda f: (len(f.encode("utf-16-le")) // 2, _name(f) != _name(written), f))[0]

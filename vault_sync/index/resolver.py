@@ -137,11 +137,14 @@ def note_key(path: str) -> str:
 
 def pick(candidates: list[str], written: str, folder: str) -> str | None:
     """The note (or file) a link means among those its target matches, by Obsidian's
-    tie-break (docs/links.md, "Same-name ties"): one in the linking note's folder, else
-    the shortest path; then the one whose name is spelled as written, then path order.
+    tie-break (docs/links.md, "Same-name ties"): the one whose path is spelled as written,
+    else one in the linking note's folder, else the shortest path; then the one whose name is
+    spelled as written, then path order.
     The resolver, the dangling-link report and the rewrites on a move all decide here."""
     if len(candidates) <= 1:
         return candidates[0] if candidates else None
+    if written in candidates:  # a path spelled exactly so, before its case or spacing variants
+        return written
     here = [c for c in candidates if posixpath.dirname(c) == folder]
     name = written.rsplit("/", 1)[-1]
     return min(here or candidates, key=lambda c: (_js_length(c), c.rsplit("/", 1)[-1] != name, c))
