@@ -151,6 +151,14 @@ def test_the_property_saw_every_kind_of_move():
 @given(vaults)
 @example(([("STM", "Home"), ("People", "Home"), ("", "Plan"), ("it/deep", "Plan")],
           [(2, 0, 0), (3, 0, 5), (2, 0, 7), (3, 0, 8), (1, 0, 3)], [("archive", 0)]))
+# [[Home]] in Archive/ means LTM/Home.md until the archived STM/Home.md lands beside it; after
+# the undo the rewritten [[LTM/Home]] would still do, and [[Home]] is what was written
+@example(([("STM", "Home"), ("LTM", "Home"), ("Archive", "Plan")], [(2, 0, 0)], [("archive", 0)]))
+# [[Plan]] and [[STM/Plan]] in one note both become [[Archive/Plan]]: each gets its own back
+@example(([("LTM", "Home"), ("STM", "Plan"), ("People", "Plan")], [(0, 1, 0), (0, 1, 1)], [("archive", 0)]))
+# [L2](<Home>) becomes [L2](<LTM/Home>) after a link already written (LTM/Home): the undo
+# tells the two apart by their places in the text
+@example(([("STM", "Home"), ("LTM", "Home"), ("Archive", "Plan")], [(2, 1, 3), (2, 0, 5)], [("archive", 0)]))
 def test_an_archive_and_its_undo_leave_every_other_note_as_written(spec):
     """Whatever a move had to rewrite (a bare name another note would now take, a path), the
     undo writes each link back as it was: every other note's bytes are the original's."""

@@ -24,38 +24,48 @@ MAX_FORMS = 5000  # the oldest are dropped first
 
 
 class LinkForms:
+    """(linking note, target as the engine wrote it) -> {which of the links so written in that
+    note, counted in text order: the form it replaced}. Two links both rewritten to
+    `[[Archive/x]]` may have been `[[x]]` and `[[STM/x]]`. Targets carry their kind: "[[x"
+    for a wikilink, "](x" for a Markdown link; the forms kept are as written."""
+
     def __init__(self, root: Path):
         self.path = root / FORMS
-        self.forms: dict[tuple[str, str], str] = {}
+        self.forms: dict[tuple[str, str], dict[int, str]] = {}
         self.dirty = False
-        self.pending: list[tuple[str, str, str | None, str | None]] = []
+        self.pending: list[tuple[str, int, str, str, str]] = []
         try:
             for source, written, was in json.loads(self.path.read_text(encoding="utf-8")):
-                self.forms[(str(source), str(written))] = str(was)
+                self.forms[(str(source), str(written))] = {int(i): str(w) for i, w in dict(was).items()}
         except (OSError, ValueError, TypeError):
             pass  # none yet, or unreadable: links keep the forms a rewrite chooses
 
-    def original(self, source: str, written: str) -> str | None:
-        """The form the link at `source` written `written` had before the engine rewrote it."""
-        return self.forms.get((source, written))
+    def original(self, source: str, written: str, nth: int) -> str | None:
+        """The form the `nth` link at `source` written `written` had before the engine rewrote it."""
+        return self.forms.get((source, written), {}).get(nth)
 
-    def rewrote(self, source: str, was: str, written: str, now_at: str | None = None) -> None:
-        """A link at `source` written `was` is now written `written` (at `now_at` when the
-        linking note itself moved); a form remembered for `was` is the one kept. Staged
-        until `commit` (a rewrite retried after a person's edit stages again)."""
-        self.pending.append((source, was, written, now_at or source))
+    def saw(self, written: str, nth: int, now: str, fate: str = "kept", raw: str = "") -> None:
+        """One link of the note being rewritten, in text order: the `nth` written `written`,
+        now written `now`; its fate "kept", "restored" (back to its original form) or
+        "rewrote" (from `raw`). Staged until `commit`; a rewrite retried after a person's
+        edit stages again."""
+        self.pending.append((written, nth, now, fate, raw))
 
-    def restored(self, source: str, written: str) -> None:
-        """The link is back in its original form: nothing left to remember for it."""
-        self.pending.append((source, written, None, None))
-
-    def commit(self) -> None:
-        """Keep what the last rewrite of one note staged: it was written."""
-        for source, was, written, now_at in self.pending:
-            first = self.forms.pop((source, was), was)
-            if written is not None and now_at is not None and first != written:
-                self.forms[(now_at, written)] = first
-        self.dirty |= bool(self.pending)
+    def commit(self, was: str, now_at: str) -> None:
+        """The note that was at `was` (now at `now_at`) was written as staged: every form
+        remembered for it follows its link to its new spelling and place in the text."""
+        old = {k[1]: v for k, v in self.forms.items() if k[0] == was}
+        for key in [k for k in self.forms if k[0] == was]:
+            del self.forms[key]
+        counts: dict[str, int] = {}
+        for written, nth, now, fate, raw in self.pending:
+            at = counts.get(now, 0)
+            counts[now] = at + 1
+            first = old.get(written, {}).get(nth)
+            keep = (raw if first is None else first) if fate == "rewrote" else first if fate == "kept" else None
+            if keep is not None:
+                self.forms.setdefault((now_at, now), {})[at] = keep
+        self.dirty = True
         self.pending = []
 
     def save(self) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections import Counter
 from typing import TYPE_CHECKING
 from urllib.parse import quote, unquote
 
@@ -53,19 +54,27 @@ def rewrite_text(text: str, source: str, resolver: Resolver, old_rel: str, new_r
     after = after or resolver.changed(added=new_rel, removed=old_rel)
     folder = posixpath.dirname(source)
     edits: list[tuple[int, int, str]] = []
+    seen: Counter[str] = Counter()  # links written alike so far: which of them a remembered form is for
     for m in WIKILINK.finditer(masked):
         inner = text[m.start(1):m.end(1)]
         parts = re.match(r"([^#|]*?)(\\?)([#|].*)?$", inner, re.S)
         if parts is None:
             continue
         target, escape, rest = parts.group(1), parts.group(2), parts.group(3) or ""
+        key = "[[" + target
+        nth = seen[key]
+        seen[key] += 1
         want = _moved(resolver.resolve(target.strip(), was), old_rel, new_rel)
-        if want is None or after.resolve(target.strip(), source) == want:
-            continue
-        first = forms.original(was, target) if forms else None
+        # a form an earlier move replaced, meaning this note again: written back, also where
+        # the current form would still do (a move undone)
+        first = forms.original(was, key, nth) if forms and want else None
         if forms and first is not None and after.resolve(first.strip(), source) == want:
-            forms.restored(was, target)
+            forms.saw(key, nth, "[[" + first, "restored")
             edits.append((m.start(1), m.end(1), f"{first}{escape}{rest}"))
+            continue
+        if want is None or after.resolve(target.strip(), source) == want:
+            if forms:
+                forms.saw(key, nth, key)
             continue
         # the shortest form no note reads as another, keeping a folder if one was written
         short = after.shortest_target(want, 2 if "/" in target.strip().strip("/") else 1)
@@ -74,7 +83,7 @@ def rewrite_text(text: str, source: str, resolver: Resolver, old_rel: str, new_r
             stem = "/" + strip_md(want)
         ext = ".md" if target.strip().lower().endswith(".md") and want != stem else ""
         if forms:
-            forms.rewrote(was, target, f"{stem}{ext}", source)
+            forms.saw(key, nth, f"[[{stem}{ext}", "rewrote", target)
         edits.append((m.start(1), m.end(1), f"{stem}{ext}{escape}{rest}"))
     for m in MDLINK.finditer(masked):
         url = text[m.start(2):m.end(2)]
@@ -83,13 +92,18 @@ def rewrite_text(text: str, source: str, resolver: Resolver, old_rel: str, new_r
         plain = unquote(path)
         if not plain or SCHEME.match(path):
             continue
+        key = "](" + path
+        nth = seen[key]
+        seen[key] += 1
         want = _moved(resolver.resolve(plain, was, markdown=True), old_rel, new_rel)
-        if want is None or after.resolve(plain, source, markdown=True) == want:
-            continue
-        first = forms.original(was, path) if forms else None
+        first = forms.original(was, key, nth) if forms and want else None
         if forms and first is not None and after.resolve(unquote(first), source, markdown=True) == want:
-            forms.restored(was, path)
+            forms.saw(key, nth, "](" + first, "restored")
             edits.append((m.start(2), m.end(2), f"<{first}{hash_}{sub}>" if angle else first + hash_ + sub))
+            continue
+        if want is None or after.resolve(plain, source, markdown=True) == want:
+            if forms:
+                forms.saw(key, nth, key)
             continue
         rooted = plain.startswith("/")  # written from the vault root: it stays so
         relative = not rooted and (plain.startswith(("./", "../")) or bool(posixpath.dirname(was))
@@ -105,7 +119,7 @@ def rewrite_text(text: str, source: str, resolver: Resolver, old_rel: str, new_r
         target = next((f for f in paths if after.resolve(f, source, markdown=True) == want), paths[0])
         written = target if angle else quote(target, safe="/-._~")
         if forms:
-            forms.rewrote(was, path, written, source)
+            forms.saw(key, nth, "](" + written, "rewrote", path)
         edits.append((m.start(2), m.end(2), f"<{written}{hash_}{sub}>" if angle else written + hash_ + sub))
     out = text
     for start, end, replacement in sorted(edits, reverse=True):
@@ -148,7 +162,7 @@ def rewrite_links(svc: "MemoryService", resolver: Resolver, old_rel: str, new_re
         try:  # compare-and-swap through the write path: a person's edit meanwhile is kept
             if svc.writes.update(src, transform).written:
                 changed.append(src)
-                forms.commit()
+                forms.commit(was, src)
         except (MnemovaultError, OSError):
             continue  # the note vanished or keeps changing: the person is editing it; leave it
     forms.save()
