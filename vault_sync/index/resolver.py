@@ -12,6 +12,7 @@ from __future__ import annotations
 import posixpath
 import unicodedata
 from collections import ChainMap, defaultdict
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Mapping, cast
 
 from ..links import strip_md
@@ -104,7 +105,7 @@ class Resolver:
 
     def _find(self, t: str, source: str, markdown: bool, ext: str, by_path: Mapping[str, list[str]],
               by_name: Mapping[str, list[str]]) -> str | None:
-        folder = posixpath.dirname(source)
+        folder = source.rpartition("/")[0]
         if markdown or t.startswith(("./", "../")):
             # Markdown links are relative to the source note, then to the vault root
             rel = posixpath.normpath(posixpath.join(folder, t)) if folder else posixpath.normpath(t)
@@ -123,6 +124,7 @@ class Resolver:
         return pick(candidates, name + ext, folder)
 
 
+@lru_cache(maxsize=1 << 16)  # the same names are looked up again and again (a dangling report: every link)
 def name_key(name: str) -> str:
     """A name or path as links match it: composed Unicode (NFC), lower case, each part without
     the spaces around it (a file `Note .md` is linked as [[Note]])."""
@@ -145,7 +147,7 @@ def pick(candidates: list[str], written: str, folder: str) -> str | None:
         return candidates[0] if candidates else None
     if written in candidates:  # a path spelled exactly so, before its case or spacing variants
         return written
-    here = [c for c in candidates if posixpath.dirname(c) == folder]
+    here = [c for c in candidates if c.rpartition("/")[0] == folder]
     name = written.rsplit("/", 1)[-1]
     return min(here or candidates, key=lambda c: (_js_length(c), c.rsplit("/", 1)[-1] != name, c))
 
