@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+import unicodedata
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -18,15 +19,22 @@ _INLINE_CODE = re.compile(r"`[^`\n]*`")
 _WIKI = re.compile(r"!?\[\[([^\[\]\n]*?)\]\]")
 _MD = re.compile(r"!?\[[^\[\]\n]*\]\((<[^<>\n]*>|[^()\s]*)\)")
 _FRONTMATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
+_QUOTED = re.compile(r"\"[^\"\n]*\"|'[^'\n]*'")
 
 
-def links_in(text: str) -> list[tuple[str, bool]]:
+def links_in(text: str, frontmatter: bool = True) -> list[tuple[str, bool]]:
     """(target without subpath, is a Markdown link) for every vault link in a note's text:
-    not in frontmatter, code fences or inline code, not external URLs."""
+    wikilinks in quoted frontmatter values (Obsidian's properties), and in the body those not
+    in code fences or inline code, nor external URLs."""
+    out = []
+    front = _FRONTMATTER.match(text)
+    if front and frontmatter:
+        for quoted in _QUOTED.finditer(front.group()):
+            for m in _WIKI.finditer(quoted.group()):
+                out.append((m.group(1).split("|", 1)[0].split("#", 1)[0].strip(), False))
     text = _FRONTMATTER.sub("", text)
     text = _FENCE.sub("", text)
     text = _INLINE_CODE.sub("", text)
-    out = []
     for m in _WIKI.finditer(text):
         inner = m.group(1).replace("\\|", "|")
         target = inner.split("|", 1)[0].split("#", 1)[0]
@@ -44,27 +52,46 @@ def _name(path: str) -> str:
     return path.rsplit("/", 1)[-1]
 
 
+def _fold(path: str) -> str:
+    """Case, Unicode composition and the spaces around each part do not tell names apart."""
+    return "/".join(part.strip() for part in unicodedata.normalize("NFC", path).lower().split("/"))
+
+
+def _note_fold(path: str) -> str:
+    return _fold(path[:-3]) + ".md" if path.lower().endswith(".md") else _fold(path)
+
+
+def _best(found: list[str], written: str, folder: str) -> str | None:
+    """Ties (several files the target matches): a path spelled as written, else the linking
+    note's folder, else the shortest path in UTF-16 units (JavaScript's length); then the name
+    spelled as written, then path order."""
+    if not found:
+        return None
+    if written in found:  # spelled exactly so: not one of its case or spacing variants
+        return written
+    here = [f for f in found if posixpath.dirname(f) == folder]
+    pool = here if len(found) > 1 and here else found
+    return sorted(pool, key=lambda f: (len(f.encode("utf-16-le")) // 2, _name(f) != _name(written), f))[0]
+
+
 def _lookup(target: str, source: str, markdown: bool, files: list[str], suffix: str) -> str | None:
     """Rules 2-4: relative first (Markdown links, ./ and ../), then a vault path, then the end
-    of a path or a bare name (case-insensitive); among several, the linking note's folder,
-    else the shortest path."""
-    lower = {f.lower(): f for f in files}
+    of a path or a bare name (case, composition and surrounding spaces aside); among several,
+    `_best`."""
     folder = posixpath.dirname(source)
     if markdown or target.startswith(("./", "../")):
         joined = posixpath.normpath(posixpath.join(folder, target)) if folder else posixpath.normpath(target)
-        if (joined + suffix).lower() in lower:
-            return lower[(joined + suffix).lower()]
-    if (target.lstrip("/") + suffix).lower() in lower:
-        return lower[(target.lstrip("/") + suffix).lower()]
-    want = ("/" + target.lstrip("/") + suffix).lower()
-    found = [f for f in files if ("/" + f.lower()).endswith(want)] if "/" in target else \
-        [f for f in files if _name(f).lower() == (target + suffix).lower()]
-    if not found:
-        return None
-    here = [f for f in found if posixpath.dirname(f) == folder]
-    if len(found) > 1 and here:
-        return here[0]
-    return sorted(found, key=lambda f: (f.count("/"), len(f), f))[0]
+        hit = _best([f for f in files if _note_fold(f) == _note_fold(joined + suffix)], joined + suffix, folder)
+        if hit:
+            return hit
+    whole = target.lstrip("/") + suffix
+    hit = _best([f for f in files if _note_fold(f) == _note_fold(whole)], whole, folder)
+    if hit:
+        return hit
+    want = "/" + _note_fold(whole)
+    found = [f for f in files if ("/" + _note_fold(f)).endswith(want)] if "/" in target else \
+        [f for f in files if _note_fold(_name(f)) == _note_fold(_name(whole))]
+    return _best(found, whole, folder)
 
 
 def resolve(target: str, source: str, markdown: bool, notes: list[str], attachments: list[str]) -> str | None:

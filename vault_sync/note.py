@@ -333,8 +333,8 @@ def related_links(note: Note) -> list[linkmod.Link]:
         for item in items:
             if not isinstance(item, str) or "[[" not in item:
                 continue
-            m = linkmod.WIKILINK.search(item)
-            link = linkmod.parse_wikilink(m.group(1), False) if m else None
-            if link:
-                out.append(linkmod.Link(link.target, link.subpath, link.alias, "related" if key == "related" else f"related:{key}", False))
+            for m in linkmod.WIKILINK.finditer(item):  # "[[A]] and [[B]]": both are links
+                link = linkmod.parse_wikilink(m.group(1), False)
+                if link:
+                    out.append(linkmod.Link(link.target, link.subpath, link.alias, "related" if key == "related" else f"related:{key}", False))
     return out

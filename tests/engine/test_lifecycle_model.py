@@ -158,13 +158,14 @@ class LifecycleMachine(RuleBasedStateMachine):
 
     def link_map(self) -> dict[str, dict[bool, list[str | None]]]:
         """note key -> {markdown?: [target note key or None, in order]}, read from disk by
-        the tests' own reading of Obsidian's rules."""
+        the tests' own reading of Obsidian's rules; body links only (the engine re-points
+        its own frontmatter links, e.g. superseded_by, on purpose)."""
         files = self.files()
         keys = {rel: self.key_of(rel) for rel in files}
         out: dict[str, dict[bool, list[str | None]]] = {}
         for rel in files:
             seen: dict[bool, list[str | None]] = {False: [], True: []}
-            for target, markdown in obsidian_resolver.links_in(self.disk()[rel][0].decode("utf-8")):
+            for target, markdown in obsidian_resolver.links_in(self.disk()[rel][0].decode("utf-8"), frontmatter=False):
                 hit = obsidian_resolver.resolve(target, rel, markdown, files, [])
                 seen[markdown].append(keys.get(hit) if hit else None)
             out[keys[rel]] = seen

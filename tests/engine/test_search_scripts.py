@@ -175,3 +175,28 @@ def test_dense_scripts_detected_and_cut_into_trigrams():
     assert not trigram.needs("Plain, accented café and Ελληνικά and русский and العربية")
     assert trigram.runs("Python 学习笔记，数学。한국어 단어") == ["学习笔记", "数学", "한국어", "단어"]
     assert trigram.grams("学习笔记") == ["学习笔", "习笔记"]
+
+
+PHRASES = {"th": ("ห้องสมุด", "ดินสอ"), "ja": ("勉強", "美術館"), "zh": ("笔记", "图书馆")}
+
+
+@pytest.mark.parametrize("lang", sorted(PHRASES))
+def test_a_phrase_finds_the_notes_holding_it_and_no_note_holding_only_its_pieces(empty_vault, lang):
+    first, second = PHRASES[lang]
+    rng = random.Random(11)
+    holders = set()
+    for i in range(90):
+        sentences = body(rng, lang)
+        if i < 47:  # the phrase, glued inside a sentence as the script writes it
+            k = rng.randrange(len(sentences))
+            cut = rng.randrange(1, len(sentences[k]) - 1)
+            sentences[k] = sentences[k][:cut] + first + second + sentences[k][cut:]
+            holders.add(f"{lang}-{i:03d}.md")
+        else:  # both of its words, apart
+            sentences[0], sentences[-1] = first + sentences[0], sentences[-1] + second
+        (empty_vault / f"{lang}-{i:03d}.md").write_text("\n\n".join(sentences) + "\n", encoding="utf-8")
+    svc = make_service(empty_vault)
+    assert set(found(svc, first + second, limit=200)) == holders
+    # a phrase no note holds as written still finds the notes closest to it
+    assert found(svc, first + second + first, limit=200)
+    svc.close()

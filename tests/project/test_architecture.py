@@ -210,6 +210,7 @@ DIRECT_WRITES_ALLOWED = {
     "vault_sync/ops/sweep.py": "hands its batch to batch.write_many, then indexes via writes.scores_recorded",
     "vault_sync/ops/journal.py": "the move journal: the engine's own files in .mnemovault/, not notes",
     "vault_sync/lease.py": "the lease file (.mnemovault/), not a note",
+    "vault_sync/linkforms.py": "the forms of links moves rewrote (.mnemovault/), not a note",
     "vault_sync/vault.py": "writes the new vault's settings file at init",
     "vault_sync/index/health.py": "sets a broken index file aside (outside the vault)",
     "vault_sync/sample.py": "builds the demo vault's copy before any service runs on it",

@@ -126,7 +126,8 @@ def counts_by_kind(store: "IndexStore") -> dict[str, int]:
 
 def counts_by_status(store: "IndexStore") -> dict[str, int]:
     return {r["status"]: r["c"] for r in store.query(
-        "SELECT status, count(*) c FROM notes WHERE kind != 'note' AND status IS NOT NULL GROUP BY status")}
+        "SELECT status, count(*) c FROM notes WHERE kind != 'note' AND status IS NOT NULL AND id IS NOT NULL "
+        "AND writable = 1 GROUP BY status")}  # memories only: a blocked note's status is not read as one
 
 
 def embedding_counts(store: "IndexStore") -> tuple[int, int]:
@@ -179,11 +180,11 @@ def links_to_names(store: "IndexStore", names: list[str]) -> Rows:
         f"WHERE l.target_name IN ({marks(len(names))})", tuple(names))
 
 
-def sources_linking(store: "IndexStore", name: str) -> list[str]:
-    """Paths of notes with a link whose target name is `name` or `name.md`."""
+def sources_linking(store: "IndexStore", names: list[str]) -> list[str]:
+    """Paths of notes with a link whose target's last part (lower case) is one of `names`."""
     return [r[0] for r in store.query(
-        "SELECT DISTINCT n.path FROM links l JOIN notes n ON n.rowid = l.source WHERE l.target_name IN (?, ?)",
-        (name, name + ".md"))]
+        f"SELECT DISTINCT n.path FROM links l JOIN notes n ON n.rowid = l.source WHERE l.target_name IN ({marks(len(names))})",
+        tuple(names))]
 
 
 def outlinks_of(store: "IndexStore", rowid: int) -> Rows:

@@ -10,7 +10,9 @@ adding or removing a note never leaves stale resolutions behind (Index = f(vault
 from __future__ import annotations
 
 import posixpath
+import unicodedata
 from collections import ChainMap, defaultdict
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Mapping, cast
 
 from ..links import strip_md
@@ -24,16 +26,19 @@ MAX_LAYERS = 32  # moves stacked on a resolver before its maps are flattened aga
 class Resolver:
     def __init__(self, paths: list[str], files: list[str] | None = None):
         by_name: dict[str, list[str]] = defaultdict(list)
+        by_path: dict[str, list[str]] = defaultdict(list)
         for p in paths:
             by_name[self._stem(p)].append(p)
-        # maps, or layers of maps after moves (see `changed`); a None path is a removed note
-        self.by_path: Mapping[str, str | None] = {p.lower(): p for p in paths}
-        self.by_name: Mapping[str, list[str]] = by_name
+            by_path[note_key(p)].append(p)
+        # maps, or layers of maps after moves (see `changed`); an empty list is a removed note
+        self.by_path: Mapping[str, list[str]] = dict(by_path)
+        self.by_name: Mapping[str, list[str]] = dict(by_name)
         # attachments: any other file in the vault, linked with its extension
-        self.file_by_path = {f.lower(): f for f in files or []}
+        self.file_by_path: dict[str, list[str]] = defaultdict(list)
         self.file_by_name: dict[str, list[str]] = defaultdict(list)
         for f in files or []:
-            self.file_by_name[f[f.rfind("/") + 1:].lower()].append(f)
+            self.file_by_path[name_key(f)].append(f)
+            self.file_by_name[name_key(f[f.rfind("/") + 1:])].append(f)
 
     def changed(self, added: str | None = None, removed: str | None = None) -> "Resolver":
         """A new resolver with one path added and/or removed; this one is left as it was
@@ -42,16 +47,15 @@ class Resolver:
         The change is a small layer over this resolver's maps rather than a copy of them,
         which costs O(notes) per move on a large vault; layers are flattened now and then.
         """
-        paths: dict[str, str | None] = {}  # None: removed
+        paths: dict[str, list[str]] = {}
         names: dict[str, list[str]] = {}
-        if removed:
-            paths[removed.lower()] = None
-            stem = self._stem(removed)
-            names[stem] = [p for p in self.by_name.get(stem, []) if p != removed]
-        if added:
-            paths[added.lower()] = added
-            stem = self._stem(added)
-            names[stem] = [*names.get(stem, self.by_name.get(stem, [])), added]
+        for key, table, stem_of in ((paths, self.by_path, note_key), (names, self.by_name, self._stem)):
+            if removed:
+                k = stem_of(removed)
+                key[k] = [p for p in table.get(k, []) if p != removed]
+            if added:
+                k = stem_of(added)
+                key[k] = [*key.get(k, table.get(k, [])), added]
         new = Resolver.__new__(Resolver)
         new.file_by_path = self.file_by_path
         new.file_by_name = self.file_by_name
@@ -59,9 +63,19 @@ class Resolver:
         new.by_name = _layer(names, self.by_name)
         return new
 
+    def has(self, path: str) -> bool:
+        """True when `path` is a note of this vault."""
+        return path in self.by_path.get(note_key(path), [])
+
+    def note_paths(self) -> list[str]:
+        return [p for ps in self.by_name.values() for p in ps]
+
+    def file_paths(self) -> list[str]:
+        return [f for fs in self.file_by_path.values() for f in fs]
+
     @staticmethod
     def _stem(path: str) -> str:
-        return strip_md(path[path.rfind("/") + 1:]).lower()
+        return name_key(strip_md(path[path.rfind("/") + 1:]))
 
     def shortest_target(self, path: str, min_parts: int = 1) -> str:
         """The shortest link target that means the note at `path` from any note in the vault:
@@ -69,17 +83,12 @@ class Resolver:
         note's path ends with, else the whole path (each without .md); with at least
         `min_parts` parts (2: keep a folder where one was written)."""
         parts = strip_md(path).split("/")
-        others = [c.lower() for c in self.by_name.get(self._stem(path), []) if c.lower() != path.lower()]
+        others = ["/" + note_key(c) for c in self.by_name.get(self._stem(path), []) if c != path]
         for k in range(max(1, min_parts), len(parts)):
-            end = ("/" + "/".join(parts[-k:]) + ".md").lower()
-            if not any(("/" + c).endswith(end) for c in others):
+            end = "/" + note_key("/".join(parts[-k:]) + ".md")
+            if not any(c.endswith(end) for c in others):
                 return "/".join(parts[-k:])
         return "/".join(parts)
-
-    @staticmethod
-    def _rank(candidates: list[str]) -> list[str]:
-        # Obsidian's tie-break for a shared name: the shortest path first
-        return sorted(candidates, key=lambda p: (p.count("/"), len(p), p))
 
     def resolve(self, target: str, source: str, markdown: bool = False) -> str | None:
         """The vault path a link target points at (a note or an attachment), or None (dangling)."""
@@ -94,29 +103,67 @@ class Resolver:
             hit = self._find(t, source, markdown, "", self.file_by_path, self.file_by_name)
         return hit
 
-    def _find(self, t: str, source: str, markdown: bool, ext: str, by_path: Mapping[str, Any],
-              by_name: Mapping[str, Any]) -> str | None:
-        folder = posixpath.dirname(source)
+    def _find(self, t: str, source: str, markdown: bool, ext: str, by_path: Mapping[str, list[str]],
+              by_name: Mapping[str, list[str]]) -> str | None:
+        folder = source.rpartition("/")[0]
         if markdown or t.startswith(("./", "../")):
             # Markdown links are relative to the source note, then to the vault root
             rel = posixpath.normpath(posixpath.join(folder, t)) if folder else posixpath.normpath(t)
-            hit = by_path.get(rel.lower() + ext)
+            hit = pick(by_path.get(name_key(rel + ext), []), rel + ext, folder)
             if hit:
-                return str(hit)
-        hit = by_path.get(t.lstrip("/").lower() + ext)
+                return hit
+        exact = t.lstrip("/") + ext
+        hit = pick(by_path.get(name_key(exact), []), exact, folder)
         if hit:
-            return str(hit)
-        name = t.rsplit("/", 1)[-1].lower()
-        candidates = by_name.get(name, [])
+            return hit
+        name = t.rsplit("/", 1)[-1]
+        candidates = by_name.get(name_key(name), [])
         if "/" in t:
-            suffix = "/" + t.lstrip("/").lower() + ext
-            candidates = [c for c in candidates if ("/" + c.lower()).endswith(suffix)]
-        if not candidates:
-            return None
-        if len(candidates) == 1:
-            return str(candidates[0])
-        same_folder = [c for c in candidates if posixpath.dirname(c) == folder]
-        return (same_folder or self._rank(candidates))[0]
+            suffix = "/" + name_key(exact)
+            candidates = [c for c in candidates if ("/" + name_key(c)).endswith(suffix)]
+        return pick(candidates, name + ext, folder)
+
+
+@lru_cache(maxsize=1 << 16)  # the same names are looked up again and again (a dangling report: every link)
+def name_key(name: str) -> str:
+    """A name or path as links match it: composed Unicode (NFC), lower case, each part without
+    the spaces around it (a file `Note .md` is linked as [[Note]])."""
+    key = name.lower() if name.isascii() else unicodedata.normalize("NFC", name).lower()
+    return "/".join(p.strip() for p in key.split("/")) if " " in key or "\t" in key else key
+
+
+def note_key(path: str) -> str:
+    """`name_key` of a note's path, its `.md` kept."""
+    return name_key(strip_md(path)) + ".md"
+
+
+def pick(candidates: list[str], written: str, folder: str) -> str | None:
+    """The note (or file) a link means among those its target matches, by Obsidian's
+    tie-break (docs/links.md, "Same-name ties"): the one whose path is spelled as written,
+    else one in the linking note's folder, else the shortest path; then the one whose name is
+    spelled as written, then path order.
+    The resolver, the dangling-link report and the rewrites on a move all decide here."""
+    if len(candidates) <= 1:
+        return candidates[0] if candidates else None
+    if written in candidates:  # a path spelled exactly so, before its case or spacing variants
+        return written
+    here = [c for c in candidates if c.rpartition("/")[0] == folder]
+    name = written.rsplit("/", 1)[-1]
+    return min(here or candidates, key=lambda c: (_js_length(c), c.rsplit("/", 1)[-1] != name, c))
+
+
+def _js_length(path: str) -> int:
+    # Obsidian compares path lengths as JavaScript does: in UTF-16 code units
+    return len(path.encode("utf-16-le")) // 2
+
+
+def link_names(stem: str) -> list[str]:
+    """The lower-cased last parts a link to a note named `stem` may be stored under (as
+    written: composed or decomposed Unicode, with or without the spaces around it, with or
+    without .md), for finding its linking notes in the index."""
+    forms = {stem.lower(), stem.strip().lower()}
+    forms |= {unicodedata.normalize(f, s) for f in ("NFC", "NFD") for s in list(forms)}
+    return sorted(forms | {f + ".md" for f in forms})
 
 
 def _layer(top: dict[str, Any], below: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -126,7 +173,7 @@ def _layer(top: dict[str, Any], below: Mapping[str, Any]) -> Mapping[str, Any]:
     flat: dict[str, Any] = {}
     for m in reversed(maps):
         flat.update(m)
-    return {k: v for k, v in flat.items() if v is not None}
+    return {k: v for k, v in flat.items() if v}
 
 
 def build_resolver(store: "IndexStore") -> Resolver:

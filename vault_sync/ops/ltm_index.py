@@ -48,11 +48,10 @@ def link_to(resolver: Resolver, path: str) -> str:
 def resolver_with(svc: "MemoryService", paths: list[str]) -> Resolver:
     """The vault's resolver, with `paths` in it even before they are indexed."""
     resolver = build_resolver(svc.store)
-    missing = [p for p in paths if p.lower() not in resolver.by_path]
+    missing = [p for p in paths if not resolver.has(p)]
     if not missing:
         return resolver
-    known = [p for p in resolver.by_path.values() if p]
-    return Resolver(known + missing, list(resolver.file_by_path.values()))
+    return Resolver(resolver.note_paths() + missing, resolver.file_paths())
 
 
 def with_related(text: str, names: list[str]) -> str:

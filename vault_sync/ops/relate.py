@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from ..edit import patch_bytes
 from ..errors import InvalidInput, NoteProblem
 from ..index import queries
-from ..index.resolver import build_resolver
+from ..index.resolver import build_resolver, link_names
 from ..limits import MAX_RELATION_CHARS, check_name, quote
 from ..note import OWNED_KEYS, parse_note, stem_of
 from ..secret_gate import check_fields
@@ -90,10 +90,9 @@ def graph(svc: "MemoryService", include_notes: bool = True) -> dict[str, Any]:
 
 def backlinks(svc: "MemoryService", rel: str) -> list[dict[str, Any]]:
     resolver = build_resolver(svc.store)
-    name = stem_of(rel).lower()
     out = []
     aliases = queries.aliases_of_path(svc.store, rel)
-    for r in queries.links_to_names(svc.store, [name, *aliases]):
+    for r in queries.links_to_names(svc.store, [*link_names(stem_of(rel)), *aliases]):
         if resolver.resolve(r["target"], r["src"], bool(r["markdown"])) == rel and r["src"] != rel:
             out.append({"source": r["src"], "kind": r["kind"], "subpath": r["subpath"]})
     return out

@@ -25,6 +25,8 @@ def status(svc: "MemoryService") -> dict[str, Any]:
     stale = 0  # written scores older than score_refresh_hours
     refresh_s, prec = svc.settings.score_refresh_hours * 3600.0, svc.settings.score_precision
     for row in queries.stm_rows(svc.store):
+        if row["id"] is None or not row["writable"]:
+            continue  # not a memory (no id) or unreadable as one: listed under problems, in no state
         st = row_state(svc.params, row, now)
         states[st] = states.get(st, 0) + 1
         stale += older_than_window(svc.params, row, now, prec, refresh_s)

@@ -243,8 +243,13 @@ def search(store: Any, query: str, filters: Filters, limit: int = CANDIDATES) ->
                 found = trigram.having(db, t.text, rowids) if df else []
             return idf(n_docs, df) * t.share, found
 
-        share = coverage(rowids, [matches(t) for t in terms])
-    hits = [FtsHit(rid, s, share[rid]) for rid, s in strength.items()]
+        found = [matches(t) for t in terms]
+        share = coverage(rowids, found)
+        # notes holding a term as written (a word, a run, a phrase); one holding only some of
+        # a run's trigrams has pieces of the phrase, not the phrase: it answers only when no
+        # note holds any term as written (a misspelt query still finds its neighbours)
+        whole = {rid for t, (_, rids) in zip(terms, found) if t.index != "gram" for rid in rids}
+    hits = [FtsHit(rid, s, share[rid]) for rid, s in strength.items() if not grams or not whole or rid in whole]
     if grams or len(sides) > 1:  # runs of CJK/Thai text: coverage (the phrases) decides first
         best = max(h.bm25 for h in hits) or 1.0
         hits.sort(key=lambda h: (-(h.coverage ** 2) * (0.6 + 0.4 * h.bm25 / best), h.rowid))
