@@ -25,14 +25,19 @@ _ITEM = re.compile(r"(?:[-+*]|\d{1,9}[.)]) {1,4}(?=[^ ])")  # a list item at the
 # paragraph or a list, where Obsidian's tab-indented sub-items are the common case)
 _INDENTED = r"(?: {4}| {0,3}\t)"  # 4 columns
 _CONTAINER = r"(?:[ ]{0,3}(?:>|[-*+]|\d{1,9}[.)])[ \t]?)"  # a quote or list marker opening a block
-_MAYBE_INDENTED_CODE = re.compile(
-    r"(?:\A|\n)" + _CONTAINER + "+" + _INDENTED  # a container starting with indented code
-    + r"|\A" + _INDENTED  # the first line
-    # after a blank line, a heading, a rule, an empty quote or list item
-    + r"|(?:\A|\n)(?:[ \t>*+-]|\d{1,9}[.)])*(?:#[^\n]*|[-*_=][-*_= \t]*)?\r?\n" + _CONTAINER + "*" + _INDENTED
+# each pattern comes twice: matched at the text's start, and searched from a newline (a
+# pattern opening with a literal is searched far faster than one opening with `\A|\n`)
+_AFTER_BLANK = r"(?:[ \t>*+-]|\d{1,9}[.)])*(?:#[^\n]*|[-*_=][-*_= \t]*)?\r?\n" + _CONTAINER + "*" + _INDENTED
+_INDENTED_AT_START = re.compile(
+    _CONTAINER + "+" + _INDENTED  # a container starting with indented code
+    + "|" + _INDENTED  # the first line
+    + "|" + _AFTER_BLANK  # after a blank line, a heading, a rule, an empty quote or list item
 )
-_QUOTE_LINE = re.compile(r"(?:\A|\n)[ ]{0,3}>")
-_WIDE_ITEM = re.compile(r"^ {0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+", re.M)
+_INDENTED_AFTER_NEWLINE = re.compile(r"\n(?:" + _CONTAINER + "+" + _INDENTED + "|" + _AFTER_BLANK + ")")
+_QUOTE_AT_START = re.compile(r"[ ]{0,3}>")
+_QUOTE_LINE = re.compile(r"\n[ ]{0,3}>")
+_WIDE_ITEM_AT_START = re.compile(r" {0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+")
+_WIDE_ITEM = re.compile(r"\n {0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+")  # its width: the match less its newline
 # first characters of a line that may open or end a block other than a paragraph (or be blank)
 _MAY_OPEN = frozenset(" \t`~><[-+*_=#0123456789") | {""}
 
@@ -56,11 +61,12 @@ def maybe_indented_code(text: str) -> bool:
     """False only when the text surely has no indented code block (most notes: no markdown-it)."""
     if "    " not in text and "\t" not in text:
         return False
-    if _QUOTE_LINE.search(text) or "]:" in text:
+    if _QUOTE_AT_START.match(text) or _QUOTE_LINE.search(text) or "]:" in text:
         return True  # lazy lines in block quotes, and what a link definition ends, are subtle
-    if any(m.end() - m.start() >= 5 for m in _WIDE_ITEM.finditer(text)):
+    first = _WIDE_ITEM_AT_START.match(text)
+    if first and first.end() >= 5 or any(m.end() - m.start() >= 6 for m in _WIDE_ITEM.finditer(text)):
         return True  # a line less indented than such an item's text may close it and be code
-    return _MAYBE_INDENTED_CODE.search(text) is not None
+    return _INDENTED_AT_START.match(text) is not None or _INDENTED_AFTER_NEWLINE.search(text) is not None
 
 
 @lru_cache(maxsize=64)

@@ -21,7 +21,7 @@ MDLINK = re.compile(
     r"\[([^\]\n]*)\]\(\s*(<[^>\n]+>|[^)\s]+)(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^)\n]*\)))?\s*\)"
 )
 TAG = re.compile(r"#([\w/-]+)")
-BACKTICKS = re.compile(r"`+")
+BACKTICKS = re.compile(r"``*")  # `+, spelled to open with a literal: searched far faster
 # a code span of single backticks: no blank line inside (a paragraph's end closes nothing)
 SINGLE_SPAN = re.compile(r"`(?:[^`\n]|\n(?![ \t]*\r?\n))*`")
 BLANK_LINE = re.compile(r"\n[ \t]*\r?\n")

@@ -7,11 +7,12 @@ matched by memory id, else by checksum.
 
 from __future__ import annotations
 
+import copy
 import os
 import sqlite3
 import threading
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Callable, Iterable
 
 from ..note import OWNED_KEYS, Note, parse_note, unreadable_note
@@ -65,10 +66,9 @@ class SyncReport:
     changes: list[Change] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d.pop("changes")
-        d.pop("new_ids")
-        return d
+        # not asdict(self): it would deep-copy every change (thousands after a cold index) to drop them
+        d = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("changes", "new_ids")}
+        return {k: copy.deepcopy(v) if isinstance(v, (dict, list)) else v for k, v in d.items()}
 
 
 class Indexer:
