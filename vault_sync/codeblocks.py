@@ -115,11 +115,18 @@ def _scan(lines: list[str], refs: bool, closed: bool = True, depth: int = 0) -> 
                 para = i
             i += 1
             continue
-        col, at = _indent(line)
-        rest = line[at:]
-        if not rest:
+        first = line[:1]
+        if first == " " or first == "\t":
+            col, at = _indent(line)
+            rest = line[at:]
+            if not rest:
+                para, i = -1, i + 1
+                continue
+        elif not line:  # a blank line
             para, i = -1, i + 1
             continue
+        else:  # no indent: most lines that reach here (a list item, a heading, a fence)
+            col, rest = 0, line
         if col >= 4:
             if para < 0:  # indented code: up to the next line indented less (blank lines inside)
                 j = k = i + 1
