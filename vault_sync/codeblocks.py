@@ -88,16 +88,18 @@ def _indent(line: str) -> tuple[int, int]:
     return col, len(line)
 
 
-def code_lines(text: str) -> list[tuple[int, int]]:
+def code_lines(text: str, lines: list[str] | None = None) -> list[tuple[int, int]]:
     """[start, end) line ranges of fenced and indented code blocks, the same as
-    `parsed_code_lines` but with markdown-it run only on the stretches that need it."""
-    if "\r" in text.replace("\r\n", "\n"):
+    `parsed_code_lines` but with markdown-it run only on the stretches that need it.
+    `lines`: `text.split("\n")` when the caller has it already (it is not changed)."""
+    if "\r" in text and "\r" in text.replace("\r\n", "\n"):
         return parsed_code_lines(text)  # a lone CR breaks lines for markdown-it, not here
-    lines = text.split("\n")
+    if lines is None:
+        lines = text.split("\n")
     if "\r" in text:
         lines = [line[:-1] if line.endswith("\r") else line for line in lines]
     if not lines[-1].strip(" \t"):
-        lines.pop()  # markdown-it counts no last line of only spaces (or none, after a final newline)
+        lines = lines[:-1]  # markdown-it counts no last line of only spaces (or none, after a final newline)
     return _scan(lines, "]:" in text, text.endswith("\n"))
 
 

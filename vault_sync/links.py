@@ -54,9 +54,11 @@ def strip_code(text: str) -> str:
     if "`" not in text and "~~~" not in text and not maybe_indented_code(text):
         return text
     lines = text.split("\n")
-    for start, end in code_lines(text):
-        for i in range(start, min(end, len(lines))):
-            lines[i] = ""
+    n = len(lines)
+    for start, end in code_lines(text, lines):
+        end = min(end, n)
+        if end > start:
+            lines[start:end] = [""] * (end - start)
     out = "\n".join(lines)
     return _strip_inline_code(out) if "`" in out else out
 
