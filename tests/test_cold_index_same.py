@@ -73,6 +73,12 @@ def test_the_bulk_build_equals_the_index_grown_note_by_note(varied_vault, tmp_pa
         assert len(dump["notes"]) == 160 + len(ODD_NOTES)
         assert dump["orphans"] == 0
         assert dump == grown.canonical_dump()
+        # the bulk build drops the tables' indexes while it fills them: all are back, the same
+        definitions = "SELECT name, tbl_name, sql FROM sqlite_master WHERE type='index' ORDER BY name"
+        indexes = [tuple(r) for r in cold.db.execute(definitions)]
+        assert indexes == [tuple(r) for r in grown.db.execute(definitions)]
+        assert {"notes_name", "links_target", "tags_tag_note", "aliases_alias"} <= {name for name, _, _ in indexes}
+        assert cold.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     finally:
         cold.close()
         grown.close()
