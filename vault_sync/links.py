@@ -55,11 +55,12 @@ def strip_code(text: str) -> str:
         return text
     lines = text.split("\n")
     n = len(lines)
-    for start, end in code_lines(text, lines):
+    ranges = code_lines(text, lines)
+    for start, end in ranges:
         end = min(end, n)
         if end > start:
             lines[start:end] = [""] * (end - start)
-    out = "\n".join(lines)
+    out = "\n".join(lines) if ranges else text
     return _strip_inline_code(out) if "`" in out else out
 
 
@@ -78,7 +79,7 @@ def _blank(m: re.Match[str]) -> str:
 
 def _strip_code_spans(text: str) -> str:
     """`_strip_inline_code` for runs of any length."""
-    runs = [(m.start(), m.end()) for m in BACKTICKS.finditer(text)]
+    runs = [m.span() for m in BACKTICKS.finditer(text)]
     by_len: dict[int, list[int]] = {}
     for idx, (a, b) in enumerate(runs):
         by_len.setdefault(b - a, []).append(idx)
