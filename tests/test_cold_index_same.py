@@ -123,3 +123,29 @@ def test_every_stored_value_equals_its_plain_definition(varied_vault, tmp_path):
         assert dump["notes"]["STM/turn.md"]["window"] is not None
     finally:
         store.close()
+
+
+def test_the_cycle_collector_is_paused_only_while_a_reconcile_runs(varied_vault, tmp_path, monkeypatch):
+    import gc
+
+    seen: list[bool] = []
+    apply = Indexer._apply
+
+    def recording(self, *args, **kwargs):
+        seen.append(gc.isenabled())
+        return apply(self, *args, **kwargs)
+
+    monkeypatch.setattr(Indexer, "_apply", recording)
+    store = _built(varied_vault, tmp_path / "cold.sqlite3", cold=True)
+    try:
+        assert seen == [False] and gc.isenabled()
+
+        def failing(self, *args, **kwargs):
+            raise OSError("disk gone")
+
+        monkeypatch.setattr(Indexer, "_apply", failing)
+        with pytest.raises(OSError):
+            Indexer(store, Layout(varied_vault)).reconcile()
+        assert gc.isenabled()
+    finally:
+        store.close()
