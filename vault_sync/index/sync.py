@@ -217,8 +217,9 @@ class Indexer:
         if st.st_size > self.max_note_bytes:
             return unreadable_note(rel, st.st_size, f"too large to index ({st.st_size} bytes > {self.max_note_bytes})")
         try:
-            with open(self._root + rel.replace("/", os.sep), "rb") as fh:  # plain strings: no Path per note
-                data = fh.read()
+            # plain strings, no Path per note; unbuffered: the whole file in one read, no buffer object
+            with open(self._root + rel.replace("/", os.sep), "rb", buffering=0) as fh:
+                data = fh.readall()
         except FileNotFoundError:
             return None
         except OSError as exc:
