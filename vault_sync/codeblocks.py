@@ -25,14 +25,19 @@ _ITEM = re.compile(r"(?:[-+*]|\d{1,9}[.)]) {1,4}(?=[^ ])")  # a list item at the
 # paragraph or a list, where Obsidian's tab-indented sub-items are the common case)
 _INDENTED = r"(?: {4}| {0,3}\t)"  # 4 columns
 _CONTAINER = r"(?:[ ]{0,3}(?:>|[-*+]|\d{1,9}[.)])[ \t]?)"  # a quote or list marker opening a block
-_MAYBE_INDENTED_CODE = re.compile(
-    r"(?:\A|\n)" + _CONTAINER + "+" + _INDENTED  # a container starting with indented code
-    + r"|\A" + _INDENTED  # the first line
-    # after a blank line, a heading, a rule, an empty quote or list item
-    + r"|(?:\A|\n)(?:[ \t>*+-]|\d{1,9}[.)])*(?:#[^\n]*|[-*_=][-*_= \t]*)?\r?\n" + _CONTAINER + "*" + _INDENTED
+# each pattern comes twice: matched at the text's start, and searched from a newline (a
+# pattern opening with a literal is searched far faster than one opening with `\A|\n`)
+_AFTER_BLANK = r"(?:[ \t>*+-]|\d{1,9}[.)])*(?:#[^\n]*|[-*_=][-*_= \t]*)?\r?\n" + _CONTAINER + "*" + _INDENTED
+_INDENTED_AT_START = re.compile(
+    _CONTAINER + "+" + _INDENTED  # a container starting with indented code
+    + "|" + _INDENTED  # the first line
+    + "|" + _AFTER_BLANK  # after a blank line, a heading, a rule, an empty quote or list item
 )
-_QUOTE_LINE = re.compile(r"(?:\A|\n)[ ]{0,3}>")
-_WIDE_ITEM = re.compile(r"^ {0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+", re.M)
+_INDENTED_AFTER_NEWLINE = re.compile(r"\n(?:" + _CONTAINER + "+" + _INDENTED + "|" + _AFTER_BLANK + ")")
+_QUOTE_AT_START = re.compile(r"[ ]{0,3}>")
+_QUOTE_LINE = re.compile(r"\n[ ]{0,3}>")
+_WIDE_ITEM_AT_START = re.compile(r" {0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+")
+_WIDE_ITEM = re.compile(r"\n {0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+")  # its width: the match less its newline
 # first characters of a line that may open or end a block other than a paragraph (or be blank)
 _MAY_OPEN = frozenset(" \t`~><[-+*_=#0123456789") | {""}
 
@@ -56,11 +61,12 @@ def maybe_indented_code(text: str) -> bool:
     """False only when the text surely has no indented code block (most notes: no markdown-it)."""
     if "    " not in text and "\t" not in text:
         return False
-    if _QUOTE_LINE.search(text) or "]:" in text:
+    if _QUOTE_AT_START.match(text) or _QUOTE_LINE.search(text) or "]:" in text:
         return True  # lazy lines in block quotes, and what a link definition ends, are subtle
-    if any(m.end() - m.start() >= 5 for m in _WIDE_ITEM.finditer(text)):
+    first = _WIDE_ITEM_AT_START.match(text)
+    if first and first.end() >= 5 or any(m.end() - m.start() >= 6 for m in _WIDE_ITEM.finditer(text)):
         return True  # a line less indented than such an item's text may close it and be code
-    return _MAYBE_INDENTED_CODE.search(text) is not None
+    return _INDENTED_AT_START.match(text) is not None or _INDENTED_AFTER_NEWLINE.search(text) is not None
 
 
 @lru_cache(maxsize=64)
@@ -82,16 +88,18 @@ def _indent(line: str) -> tuple[int, int]:
     return col, len(line)
 
 
-def code_lines(text: str) -> list[tuple[int, int]]:
+def code_lines(text: str, lines: list[str] | None = None) -> list[tuple[int, int]]:
     """[start, end) line ranges of fenced and indented code blocks, the same as
-    `parsed_code_lines` but with markdown-it run only on the stretches that need it."""
-    if "\r" in text.replace("\r\n", "\n"):
+    `parsed_code_lines` but with markdown-it run only on the stretches that need it.
+    `lines`: `text.split("\n")` when the caller has it already (it is not changed)."""
+    if "\r" in text and "\r" in text.replace("\r\n", "\n"):
         return parsed_code_lines(text)  # a lone CR breaks lines for markdown-it, not here
-    lines = text.split("\n")
+    if lines is None:
+        lines = text.split("\n")
     if "\r" in text:
         lines = [line[:-1] if line.endswith("\r") else line for line in lines]
     if not lines[-1].strip(" \t"):
-        lines.pop()  # markdown-it counts no last line of only spaces (or none, after a final newline)
+        lines = lines[:-1]  # markdown-it counts no last line of only spaces (or none, after a final newline)
     return _scan(lines, "]:" in text, text.endswith("\n"))
 
 
@@ -109,11 +117,18 @@ def _scan(lines: list[str], refs: bool, closed: bool = True, depth: int = 0) -> 
                 para = i
             i += 1
             continue
-        col, at = _indent(line)
-        rest = line[at:]
-        if not rest:
+        first = line[:1]
+        if first == " " or first == "\t":
+            col, at = _indent(line)
+            rest = line[at:]
+            if not rest:
+                para, i = -1, i + 1
+                continue
+        elif not line:  # a blank line
             para, i = -1, i + 1
             continue
+        else:  # no indent: most lines that reach here (a list item, a heading, a fence)
+            col, rest = 0, line
         if col >= 4:
             if para < 0:  # indented code: up to the next line indented less (blank lines inside)
                 j = k = i + 1

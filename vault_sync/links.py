@@ -21,7 +21,7 @@ MDLINK = re.compile(
     r"\[([^\]\n]*)\]\(\s*(<[^>\n]+>|[^)\s]+)(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^)\n]*\)))?\s*\)"
 )
 TAG = re.compile(r"#([\w/-]+)")
-BACKTICKS = re.compile(r"`+")
+BACKTICKS = re.compile(r"``*")  # `+, spelled to open with a literal: searched far faster
 # a code span of single backticks: no blank line inside (a paragraph's end closes nothing)
 SINGLE_SPAN = re.compile(r"`(?:[^`\n]|\n(?![ \t]*\r?\n))*`")
 BLANK_LINE = re.compile(r"\n[ \t]*\r?\n")
@@ -54,10 +54,13 @@ def strip_code(text: str) -> str:
     if "`" not in text and "~~~" not in text and not maybe_indented_code(text):
         return text
     lines = text.split("\n")
-    for start, end in code_lines(text):
-        for i in range(start, min(end, len(lines))):
-            lines[i] = ""
-    out = "\n".join(lines)
+    n = len(lines)
+    ranges = code_lines(text, lines)
+    for start, end in ranges:
+        end = min(end, n)
+        if end > start:
+            lines[start:end] = [""] * (end - start)
+    out = "\n".join(lines) if ranges else text
     return _strip_inline_code(out) if "`" in out else out
 
 
@@ -76,7 +79,7 @@ def _blank(m: re.Match[str]) -> str:
 
 def _strip_code_spans(text: str) -> str:
     """`_strip_inline_code` for runs of any length."""
-    runs = [(m.start(), m.end()) for m in BACKTICKS.finditer(text)]
+    runs = [m.span() for m in BACKTICKS.finditer(text)]
     by_len: dict[int, list[int]] = {}
     for idx, (a, b) in enumerate(runs):
         by_len.setdefault(b - a, []).append(idx)

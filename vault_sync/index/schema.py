@@ -1,5 +1,7 @@
 """The shadow index's tables. Derived data: a version change means rebuild."""
 
+import sqlite3
+
 SCHEMA_VERSION = 8  # 5: source / source_id of imported memories; 6: attachments (non-Markdown files links can point at);
 # 7: the trigram index (CJK, Thai, Indic scripts: index/trigram.py)
 # 8: conversation / said_at of memories said in a conversation (search reads a turn's neighbours)
@@ -92,3 +94,15 @@ CREATE INDEX IF NOT EXISTS links_kind ON links(kind);
 """ + WINDOWS_TABLE
 
 DERIVED_TABLES = ("notes", "tags", "aliases", "links", "problems", "conflicts", "fts", "trigram", "windows", "attachments")
+
+BULK_TABLES = ("notes", "tags", "aliases", "links")  # the tables a cold build fills in bulk
+
+
+def drop_indexes(db: sqlite3.Connection, tables: tuple[str, ...]) -> list[str]:
+    """Drop the secondary indexes of these tables; their definitions, to make them again."""
+    found = db.execute(
+        "SELECT name, sql FROM sqlite_master WHERE type='index' AND sql IS NOT NULL "
+        f"AND tbl_name IN ({', '.join('?' * len(tables))}) ORDER BY name", tables).fetchall()
+    for name, _ in found:
+        db.execute(f'DROP INDEX "{name}"')
+    return [sql for _, sql in found]

@@ -16,7 +16,7 @@ from ..dates import format_datetime, parse_datetime, utc_now
 from ..note import Note, content_hash, normalized_hash, related_links, stem_of
 from . import health, trigram, windows
 from ..errors import IndexDamaged
-from .schema import SCHEMA, SCHEMA_VERSION, UPGRADES
+from .schema import BULK_TABLES, SCHEMA, SCHEMA_VERSION, UPGRADES, drop_indexes
 
 # Each single-note FTS write adds a small segment; FTS5 merges them only now and then, and
 # a query reads every segment, so a run of single edits slows full-text search down. After
@@ -24,6 +24,9 @@ from .schema import SCHEMA, SCHEMA_VERSION, UPGRADES
 # Benchmarks: full-text search is timed right after the bench's edits).
 FTS_OPTIMIZE_AFTER = 50
 log = logging.getLogger("mnemovault.index")
+# a bulk insert of at least this many notes into an empty index drops the indexes of its
+# tables and makes them again after (below it, it makes no difference either way)
+BULK_WITHOUT_INDEXES = 100
 
 NOTE_COLUMNS = (
     "path", "name", "id", "kind", "title", "status", "use_count", "strength", "created", "last_used",
@@ -323,8 +326,12 @@ class IndexStore:
         if not notes:
             return []
         self.notes_version += 1
-        start = (db.execute("SELECT max(rowid) FROM notes").fetchone()[0] or 0) + 1
+        last = db.execute("SELECT max(rowid) FROM notes").fetchone()[0]
+        start = (last or 0) + 1
         rowids = list(range(start, start + len(notes)))
+        # into an empty index (a cold build), rows go in faster without their indexes, which
+        # are made again at the end from the sorted rows; same definitions, same transaction
+        indexes = drop_indexes(db, BULK_TABLES) if last is None and len(notes) >= BULK_WITHOUT_INDEXES else []
         db.executemany(
             f"INSERT INTO notes (rowid, {', '.join(NOTE_COLUMNS)}) VALUES (?, {', '.join('?' * len(NOTE_COLUMNS))})",
             rows := [(rowid, *note_row(note, kind, stat)) for rowid, (note, kind, stat) in zip(rowids, notes)],
@@ -332,6 +339,8 @@ class IndexStore:
         for r in rows:
             self._turn_changed(r[1 + _CONVERSATION], r[1 + _SAID_AT])
         self._write_children(db, [(rowid, note) for rowid, (note, _, _) in zip(rowids, notes)])
+        for sql in indexes:
+            db.execute(sql)
         self.names_version += 1
         self.resolver_cache = None
         return rowids

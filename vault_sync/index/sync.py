@@ -7,12 +7,15 @@ matched by memory id, else by checksum.
 
 from __future__ import annotations
 
+import copy
+import gc
 import os
 import sqlite3
 import threading
 import time
-from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Iterable
+from contextlib import contextmanager
+from dataclasses import dataclass, field, fields
+from typing import Any, Callable, Iterable, Iterator
 
 from ..note import OWNED_KEYS, Note, parse_note, unreadable_note
 from ..vault import Layout, conflict_original, walk
@@ -65,10 +68,25 @@ class SyncReport:
     changes: list[Change] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d.pop("changes")
-        d.pop("new_ids")
-        return d
+        # not asdict(self): it would deep-copy every change (thousands after a cold index) to drop them
+        d = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("changes", "new_ids")}
+        return {k: copy.deepcopy(v) if isinstance(v, (dict, list)) else v for k, v in d.items()}
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cycle collector off while a reconcile reads the vault: the notes read stay
+    alive until they are written, and each collection would walk all of them again (about
+    a tenth of a cold index's time); they hold no cycles, and the few a run may make
+    elsewhere (15 on a 6,000-note vault) are freed by the next collection."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 class Indexer:
@@ -129,7 +147,9 @@ class Indexer:
         report = SyncReport(skipped=dict(walked.skipped))
         report.temp_cleaned = self._clean_temp(walked.temp_files)
         indexed = {} if rebuild else self.store.stats_by_path()
-        self._apply(walked.files, indexed, report, progress, rebuild=rebuild, conflicts=walked.conflicts, all_conflicts=True)
+        with _collector_paused():
+            self._apply(walked.files, indexed, report, progress, rebuild=rebuild, conflicts=walked.conflicts,
+                        all_conflicts=True)
         with self.store.transaction() as db:
             self.store.replace_attachments(db, walked.attachments)
         report.seconds = time.perf_counter() - started
@@ -197,8 +217,9 @@ class Indexer:
         if st.st_size > self.max_note_bytes:
             return unreadable_note(rel, st.st_size, f"too large to index ({st.st_size} bytes > {self.max_note_bytes})")
         try:
-            with open(self._root + rel.replace("/", os.sep), "rb") as fh:  # plain strings: no Path per note
-                data = fh.read()
+            # plain strings, no Path per note; unbuffered: the whole file in one read, no buffer object
+            with open(self._root + rel.replace("/", os.sep), "rb", buffering=0) as fh:
+                data = fh.readall()
         except FileNotFoundError:
             return None
         except OSError as exc:
