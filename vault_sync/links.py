@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from dataclasses import dataclass
+from typing import NamedTuple
 from urllib.parse import unquote
 
 from .codeblocks import code_lines, maybe_indented_code
@@ -30,8 +30,7 @@ _NUMERIC = re.compile(r"[\d/]+")
 SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
-@dataclass(frozen=True)
-class Link:
+class Link(NamedTuple):  # a tuple: built ~4x faster than a frozen dataclass (a vault has 10^5 of them)
     target: str  # note part as written: "name", "folder/name", "" for a link to a heading in the same note
     subpath: str  # "" or "#Heading" or "#^block"
     alias: str  # display text, "" if none
@@ -151,12 +150,26 @@ def extract_outside_code(text: str) -> tuple[list[Link], list[str], str | None]:
     links: list[Link] = []
     hidden: list[tuple[int, int]] = []  # link spans, where a '#' is not a tag
     if "[[" in text:
+        add, hide = links.append, hidden.append
         for m in WIKILINK.finditer(text):
-            embed = m.start() > 0 and text[m.start() - 1] == "!"
-            hidden.append(m.span())
-            link = parse_wikilink(m.group(1), embed)
-            if link:
-                links.append(link)
+            start = m.start()
+            hide(m.span())
+            # parse_wikilink inlined: a vault has ten links a note
+            target, _, alias = m.group(1).partition("|")
+            name, hash_, sub = target.partition("#")
+            name = name.rstrip("\\").strip()
+            if name[-3:].lower() == ".md":
+                name = name[:-3]
+            if hash_:
+                subpath = "#" + sub.rstrip("\\").strip()
+                kind = "block" if subpath.startswith("#^") else "heading"
+            elif name:
+                subpath, kind = "", "link"
+            else:
+                continue
+            if start and text[start - 1] == "!":
+                kind = "embed"
+            add(Link(name, subpath, alias.strip(), kind, False))
     if "](" in text:
         for m in MDLINK.finditer(text):
             embed = m.start() > 0 and text[m.start() - 1] == "!"

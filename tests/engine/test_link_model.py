@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
 from conftest import assert_index_matches_rebuild, make_service
 from vault_sync.index.resolver import build_resolver
-from vault_sync.links import extract
+from vault_sync.links import extract, extract_outside_code, parse_wikilink
 
 
 def note(path: Path, text: str) -> None:
@@ -143,3 +146,17 @@ def test_frontmatter_closed_with_dots_is_not_frontmatter(empty_vault):
     assert row is not None and not row["writable"]  # reported, never edited as frontmatter
     svc.sweep()
     assert (v / "STM" / "dots.md").read_text(encoding="utf-8") == original
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="ab .mdMD#^|\\ \t!", max_size=14), st.booleans())
+@example("a.MD", False)
+@example(" a.md #^b |c ", True)
+@example("a\\|b", False)
+@example("#", False)
+@example(" |x", False)
+def test_wikilinks_scanned_in_a_text_read_as_parse_wikilink_reads_them(inner, embed):
+    """The text scan reads each wikilink inline (for speed): the same Link as parse_wikilink."""
+    text = f"x {'!' if embed else ''}[[{inner}]] y"
+    expected = parse_wikilink(inner, embed) if inner else None
+    assert extract_outside_code(text)[0] == ([expected] if expected else [])
