@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import statistics
 import time
+from functools import partial
 from datetime import datetime
 from pathlib import Path
 from typing import Callable
@@ -18,30 +19,37 @@ from .generate import generate
 CODE_SHARE = 0.8  # of the code-heavy vault's notes, those holding code
 
 
-def cold_against_floor(vault: Path, work: Path, service: Callable, rounds: int = 3) -> dict:
+def cold_against_floor(vault: Path, work: Path, service: Callable, rounds: int = 3,
+                       plain: Callable | None = None) -> dict:
     """Medians of `rounds` floor runs and `rounds` cold indexes of `vault`, alternated; wall
-    clock, and CPU seconds of this process (steadier on a shared machine)."""
-    floors: list[float] = []
-    colds: list[float] = []
-    floor_cpu: list[float] = []
-    cold_cpu: list[float] = []
+    clock, and CPU seconds of this process (steadier on a shared machine). `plain`: a second
+    service (the index without its trigram table) timed in the same rounds, for that table's
+    cost. Round i's cold index is left at work / f"cold-{vault.name}-{i}.sqlite3"."""
+    times: dict[str, list[float]] = {k: [] for k in ("floor", "cold", "floor_cpu", "cold_cpu", "plain", "plain_cpu")}
+
+    def timed(key: str, run: Callable[[], object]) -> None:
+        t, c = time.perf_counter(), time.process_time()
+        run()
+        times[key].append(time.perf_counter() - t)
+        times[key + "_cpu"].append(time.process_time() - c)
+
     for i in range(rounds):
-        t, c = time.perf_counter(), time.process_time()
-        floor_index(vault, work / f"floor-{vault.name}-{i}.sqlite3")
-        floors.append(time.perf_counter() - t)
-        floor_cpu.append(time.process_time() - c)
-        svc = service(vault, work / f"cold-{vault.name}-{i}.sqlite3")
-        t, c = time.perf_counter(), time.process_time()
-        svc.sync()
-        colds.append(time.perf_counter() - t)
-        cold_cpu.append(time.process_time() - c)
-        svc.close()
-    floor, cold = statistics.median(floors), statistics.median(colds)
-    cpu = {"floor_cpu_s": statistics.median(floor_cpu), "cold_index_cpu_s": statistics.median(cold_cpu)}
-    cpu["cpu_ratio"] = cpu["cold_index_cpu_s"] / cpu["floor_cpu_s"] if cpu["floor_cpu_s"] else float("nan")
+        timed("floor", partial(floor_index, vault, work / f"floor-{vault.name}-{i}.sqlite3"))
+        for key, make in (("cold", service), ("plain", plain)):
+            if make is None:
+                continue
+            svc = make(vault, work / f"{key}-{vault.name}-{i}.sqlite3")
+            timed(key, svc.sync)
+            svc.close()
+    med = {k: statistics.median(v) if v else float("nan") for k, v in times.items()}
     notes = sum(1 for _ in vault.rglob("*.md"))
     with_code = sum(1 for p in vault.rglob("*.md") if "`" in p.read_text(encoding="utf-8", errors="replace"))
-    return {"notes": notes, "with_code": with_code, "floor_s": floor, "cold_index_s": cold, "ratio": cold / floor, **cpu}
+    out = {"notes": notes, "with_code": with_code, "rounds": rounds, "floor_s": med["floor"], "cold_index_s": med["cold"],
+           "ratio": med["cold"] / med["floor"], "floor_cpu_s": med["floor_cpu"], "cold_index_cpu_s": med["cold_cpu"],
+           "cpu_ratio": med["cold_cpu"] / med["floor_cpu"] if med["floor_cpu"] else float("nan")}
+    if plain is not None:
+        out.update(cold_index_no_trigram_s=med["plain"], cold_index_no_trigram_cpu_s=med["plain_cpu"])
+    return out
 
 
 def code_heavy_figures(notes: int, work: Path, now: datetime, service: Callable, progress: Callable[[str], None],

@@ -19,7 +19,6 @@ from vault_sync.dates import MovableClock, utc_now
 from vault_sync.index import queries as index_queries  # `queries` names the (query, path) pairs here
 
 from ..paths import import_root, module
-from .floor import floor_index
 from .generate import generate
 from .quiet_day import quiet_day_figures
 from .quiet_sweep import unchanged_sweep
@@ -141,37 +140,29 @@ def run_bench(notes: int | None, vault_dir: Path | None, quick: bool, progress: 
             result["vault"] = {"generated": notes, "stm": gen.stm}
         count = sum(1 for _ in vault.rglob("*.md"))
         result["vault"]["notes"] = count
-        progress("floor: read + parse + FTS5 insert")
-        floor = statistics.median(floor_index(vault, work / f"floor{i}.sqlite3") for i in range(3))
-        result["floor_s"] = floor
-        progress("cold index")
-        colds: list[float] = []
-        plains: list[float] = []
-        for i in range(2):  # alternated with the same index without its trigram table: that table's cost
-            for trigrams, times in ((True, colds), (False, plains)):
-                svc = _service(vault, work / f"{'cold' if trigrams else 'plain'}{i}.sqlite3", embeddings=False, trigrams=trigrams)
-                t = time.perf_counter()
-                svc.sync()
-                times.append(time.perf_counter() - t)
-                svc.close()
-        result["cold_index_s"] = statistics.median(colds)
-        result["cold_index_no_trigram_s"] = statistics.median(plains)
-        result["cold_ratio_to_floor"] = result["cold_index_s"] / floor
-        from .cold_index import code_heavy_figures
+        progress("floor (read + parse + FTS5 insert) and cold index, alternated")
+        from .cold_index import cold_against_floor, code_heavy_figures
 
+        cold = cold_against_floor(vault, work, lambda v, i: _service(v, i, embeddings=False), 3 if quick else 5,
+                                  plain=lambda v, i: _service(v, i, embeddings=False, trigrams=False))
+        result.update(floor_s=cold["floor_s"], cold_index_s=cold["cold_index_s"], cold_ratio_to_floor=cold["ratio"],
+                      floor_cpu_s=cold["floor_cpu_s"], cold_index_cpu_s=cold["cold_index_cpu_s"],
+                      cold_cpu_ratio_to_floor=cold["cpu_ratio"], cold_index_no_trigram_s=cold["cold_index_no_trigram_s"],
+                      cold_rounds=cold["rounds"])
+        index = work / f"cold-{vault.name}-0.sqlite3"  # a cold index of the vault, for what follows
         result["code_heavy"] = code_heavy_figures(notes or 10_000, work, now,
                                                   lambda v, i: _service(v, i, embeddings=False), progress)
         progress("no-change restart")
         restarts = []
         for _ in range(3):
-            svc = _service(vault, work / "cold0.sqlite3", embeddings=False)
+            svc = _service(vault, index, embeddings=False)
             t = time.perf_counter()
             svc.sync()
             restarts.append(time.perf_counter() - t)
             svc.close()
         result["restart_s"] = statistics.median(restarts)
         clock = MovableClock()
-        svc = _service(vault, work / "cold0.sqlite3", clock=clock, embeddings=False)
+        svc = _service(vault, index, clock=clock, embeddings=False)
         progress("edit-to-searchable through the live watcher")
         lat = edit_latency(svc, vault, 100 if not quick else 50, rng)
         result["edit_to_searchable_ms"] = {"p50": pct(lat, 0.5) * 1000, "p95": pct(lat, 0.95) * 1000, "n": len(lat)}
@@ -218,10 +209,10 @@ def run_bench(notes: int | None, vault_dir: Path | None, quick: bool, progress: 
 
         result["mcp"] = mcp_timing(vault, work, [q for q, _ in queries[:8]], progress, embeddings=not quick,
                                    index=None if quick else work / "emb.sqlite3")
-        result["cold_start"] = cold_start(vault, work, work / ("cold0.sqlite3" if quick else "emb.sqlite3"), progress,
+        result["cold_start"] = cold_start(vault, work, index if quick else work / "emb.sqlite3", progress,
                                           embeddings=not quick)
         progress("memory use")
-        result["rss_mb"] = {"model_off": rss_of(vault, work / "cold0.sqlite3", False)}
+        result["rss_mb"] = {"model_off": rss_of(vault, index, False)}
         if not quick:
             result["rss_mb"]["model_on"] = rss_of(vault, work / "emb.sqlite3", True)
     finally:

@@ -19,6 +19,8 @@ def test_bench_quick_on_200_notes(tmp_path):
     assert r["vault"]["notes"] == 200
     assert r["cold_index_s"] > 0 and r["floor_s"] > 0 and r["cold_ratio_to_floor"] > 0
     assert r["cold_index_no_trigram_s"] > 0  # the same cold index without the trigram table, for its cost
+    # floor and cold index alternated in one process (steady on a shared machine), CPU beside wall
+    assert r["cold_rounds"] == 3 and r["floor_cpu_s"] > 0 and r["cold_index_cpu_s"] > 0 and r["cold_cpu_ratio_to_floor"] > 0
     c = r["code_heavy"]  # a vault of the same size where most notes hold code
     assert c["notes"] == 200 and c["with_code"] > 120 and c["floor_s"] > 0 and c["ratio"] > 0
     assert r["restart_s"] < r["cold_index_s"]
@@ -64,6 +66,8 @@ def test_bench_quick_on_200_notes(tmp_path):
     assert len(table) == len(lines) - 4 == len(rows(r))
     assert table["notes"] == ["200", ""]
     assert table["cold index (s)"] == [f"{r['cold_index_s']:.3f}", "< 3 s at 10k"]
+    assert table["cold index / floor: wall clock, CPU"] == [
+        f"{r['cold_ratio_to_floor']:.2f}x, {r['cold_cpu_ratio_to_floor']:.2f}x", "<= 3x"]
     assert table["second sweep (s) / written"][0].endswith("/ 0")
 
 
