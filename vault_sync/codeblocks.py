@@ -20,7 +20,7 @@ _SETEXT = re.compile(r"(?:=+|-+)[ \t]*$")
 _LIST = re.compile(r"(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")
 MAX_DEPTH = 8  # quotes and lists nested deeper go to markdown-it (it stops nesting at 20 levels)
 _QUOTE = re.compile(r" {0,3}> ?")
-_ITEM = re.compile(r"(?:[-+*]|\d{1,9}[.)]) {1,4}(?=[^ ])")  # a list item at the margin with text on its line
+_ITEM = re.compile(r" {0,3}(?:[-+*]|\d{1,9}[.)]) {1,4}(?=[^ ])")  # a list item with text on its line
 # an indented line can only be code after a blank line, a heading or a rule (not inside a
 # paragraph or a list, where Obsidian's tab-indented sub-items are the common case)
 _INDENTED = r"(?: {4}| {0,3}\t)"  # 4 columns
@@ -183,6 +183,8 @@ def _hand_over(lines: list[str], start: int, at: int, out: list[tuple[int, int]]
                 and not (_LIST.match(line) and not _RULE.match(line)):
             break
         end += 1
+    if start < at and _interrupts(lines[at]):
+        start = at  # the paragraph before is closed by it and holds no code: read from here
     chunk = "\n".join(lines[start:end]) + ("\n" if end < n or closed else "")
     fences = "```" in chunk or "~~~" in chunk
     if not (fences or maybe_indented_code(chunk) or (end < n and "<" in chunk)):
@@ -202,6 +204,17 @@ def _hand_over(lines: list[str], start: int, at: int, out: list[tuple[int, int]]
     return end
 
 
+def _interrupts(line: str) -> bool:
+    """A line at the margin that closes an open paragraph: a block quote, or a list item with
+    text whose list is bulleted or starts at 1 (other ordered items continue the paragraph)."""
+    mark = line.lstrip(" ")
+    if mark[:1] == ">":
+        return True
+    item = _ITEM.match(line)
+    return item is not None and line[item.end():].strip(" \t") != "" and mark[0] in "-+*1" \
+        and (mark[0] != "1" or mark[1] in ".)") and not _RULE.match(mark)
+
+
 def _list_items(lines: list[str], start: int, end: int, depth: int) -> list[tuple[int, int]] | None:
     """Code ranges of a list at the margin, each item's content (its lines less the item's
     indent) scanned as a document of its own; None when a line is not plainly inside an
@@ -209,7 +222,7 @@ def _list_items(lines: list[str], start: int, end: int, depth: int) -> list[tupl
     out: list[tuple[int, int]] = []
     i = start
     while i < end:
-        item = None if _RULE.match(lines[i]) else _ITEM.match(lines[i])
+        item = None if _RULE.match(lines[i].lstrip(" ")) else _ITEM.match(lines[i])
         if item is None:
             return None
         width = item.end()
@@ -224,9 +237,14 @@ def _list_items(lines: list[str], start: int, end: int, depth: int) -> list[tupl
             else:
                 break
             j += 1
-        out.extend((a + i, b + i) for a, b in _scan(sub, True, True, depth))
+        out.extend((a + i, b + i) for a, b in _scan(sub, _refs(sub), True, depth))
         i = j
     return out
+
+
+def _refs(sub: list[str]) -> bool:
+    """Whether a link reference definition may be among these lines (its label ends "]:")."""
+    return any("]:" in line for line in sub)
 
 
 def _quotes(lines: list[str], start: int, end: int, depth: int) -> list[tuple[int, int]] | None:
@@ -246,6 +264,6 @@ def _quotes(lines: list[str], start: int, end: int, depth: int) -> list[tuple[in
                 return None
             sub.append(lines[j][mark.end():])
             j += 1
-        out.extend((a + i, b + i) for a, b in _scan(sub, True, True, depth))
+        out.extend((a + i, b + i) for a, b in _scan(sub, _refs(sub), True, depth))
         i = j
     return out

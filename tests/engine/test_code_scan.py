@@ -10,11 +10,13 @@ from vault_sync.codeblocks import code_lines, parsed_code_lines
 from vault_sync.links import _strip_inline_code, extract, extract_outside_code
 
 PREFIXES = ["", "", "", " ", "  ", "   ", "    ", "\t", "> ", ">", ">> ", "- ", "* ", "1. ", "2) ", "  - ",
-            "> - ", "-   ", "   > ", "10. ", "- ", "1. ", "-     ", "  ", "   - ", "- - ", "1) "]
+            "> - ", "-   ", "   > ", "10. ", "- ", "1. ", "-     ", "  ", "   - ", "- - ", "1) ", "    - ", "  1. ",
+            " * ", "> [!note]- ", "01. ", "-\t"]
 CONTENTS = ["```", "```", "````", "~~~", "~~~~", "``` py", "```a`b", "~~~ x`y", "`````", "``` ", "~~~~~~",
             "[[a]] #t", "`[[b]]` #u", "``c ` [[d]]`` #e", "` x", "text [[f]]", "plain #g", "", "", "",
             "<div>", "<!-- [[h]]", "-->", "</div>", "<pre>", "</pre>", "[x]: /url", "[[i]]: j", "[y](z) #k",
-            "# H [[l]]", "---", "===", "***", "- item", "1. item", "code [[m]] #n", "  ```", "   ~~~"]
+            "# H [[l]]", "---", "===", "***", "- item", "1. item", "code [[m]] #n", "  ```", "   ~~~",
+            "[!note]-", "[z]:", "]: /v", "* * *", "2. item", "- ", "1."]
 
 line = st.builds(lambda p, c: p + c, st.sampled_from(PREFIXES), st.sampled_from(CONTENTS))
 documents = st.builds(lambda ls, nl, end: nl.join(ls) + end, st.lists(line, max_size=16),
@@ -46,6 +48,11 @@ def _parsed_strip(text: str) -> str:
 @example(text="1. Install:\n\n   ```\n   [[no]]\n   ```\n2. Then [[yes]]\n\n- a\n  ```\n- b [[c]]\n")
 @example(text="> " * 30 + "```\n" + "> " * 30 + "[[x]]\n\nend\n")  # deeper than markdown-it nests
 @example(text="".join("  " * i + "- a\n" for i in range(40)) + "  " * 40 + "    [[x]]\n")
+@example(text="para\n2. item\n\n    [[code]]\n")  # an item numbered 2 continues the paragraph
+@example(text="para\n- \t\n\n    [[code]]\n")  # an empty item too
+@example(text="para\n- a\n\n    [[not code]]\n> b\n\n    [[code]]\n")
+@example(text="> [!note]-\n> ```\n> [[x]]\n> ```\n")
+@example(text="- a\n  - b\n    - c\n\n          [[code]]\n   * * *\n\n    [[code]]\n")
 def test_code_blocks_match_the_full_parse(text):
     assert _covered(text, code_lines(text)) == _covered(text, parsed_code_lines(text)), repr(text)
     links, tags, h1 = extract(text)
