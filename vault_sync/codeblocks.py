@@ -34,6 +34,7 @@ _INDENTED_AT_START = re.compile(
     + "|" + _AFTER_BLANK  # after a blank line, a heading, a rule, an empty quote or list item
 )
 _INDENTED_AFTER_NEWLINE = re.compile(r"\n(?:" + _CONTAINER + "+" + _INDENTED + "|" + _AFTER_BLANK + ")")
+_RAW_HTML = re.compile(r"<(?:script|pre|style|textarea)", re.IGNORECASE)
 _QUOTE_AT_START = re.compile(r"[ ]{0,3}>")
 _QUOTE_LINE = re.compile(r"\n[ ]{0,3}>")
 _WIDE_ITEM_AT_START = re.compile(r" {0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+")
@@ -187,7 +188,7 @@ def _hand_over(lines: list[str], start: int, at: int, out: list[tuple[int, int]]
         start = at  # the paragraph before is closed by it and holds no code: read from here
     chunk = "\n".join(lines[start:end]) + ("\n" if end < n or closed else "")
     fences = "```" in chunk or "~~~" in chunk
-    if not (fences or maybe_indented_code(chunk) or (end < n and "<" in chunk)):
+    if not (fences or maybe_indented_code(chunk) or (end < n and _may_run_on(chunk))):
         return end  # no code can start in it, and no HTML block can run past the cut
     if start == at and "\t" not in chunk and depth < MAX_DEPTH:  # (a quote ending the text without a newline: markdown-it's)
         inner = _list_items(lines, start, end, depth + 1) if _ITEM.match(lines[start]) else \
@@ -202,6 +203,13 @@ def _hand_over(lines: list[str], start: int, at: int, out: list[tuple[int, int]]
         tokens = block_parser().parse("\n".join(lines[start:]) + ("\n" if closed else ""))
     out.extend((t.map[0] + start, t.map[1] + start) for t in tokens if t.type in ("fence", "code_block") and t.map)
     return end
+
+
+def _may_run_on(chunk: str) -> bool:
+    """Whether an HTML block may open in `chunk` that a blank line does not close (a comment,
+    a processing instruction, a declaration, CDATA, or a script, pre, style or textarea
+    element): only those go on past the cut."""
+    return "<" in chunk and ("<!" in chunk or "<?" in chunk or _RAW_HTML.search(chunk) is not None)
 
 
 def _interrupts(line: str) -> bool:

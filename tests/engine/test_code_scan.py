@@ -16,7 +16,8 @@ CONTENTS = ["```", "```", "````", "~~~", "~~~~", "``` py", "```a`b", "~~~ x`y", 
             "[[a]] #t", "`[[b]]` #u", "``c ` [[d]]`` #e", "` x", "text [[f]]", "plain #g", "", "", "",
             "<div>", "<!-- [[h]]", "-->", "</div>", "<pre>", "</pre>", "[x]: /url", "[[i]]: j", "[y](z) #k",
             "# H [[l]]", "---", "===", "***", "- item", "1. item", "code [[m]] #n", "  ```", "   ~~~",
-            "[!note]-", "[z]:", "]: /v", "* * *", "2. item", "- ", "1."]
+            "[!note]-", "[z]:", "]: /v", "* * *", "2. item", "- ", "1.", "<small>s</small>", "<SCRIPT>", "<?x",
+            "<!X", "<![CDATA[", "]]>", "?>", "</style>", "<Textarea>"]
 
 line = st.builds(lambda p, c: p + c, st.sampled_from(PREFIXES), st.sampled_from(CONTENTS))
 documents = st.builds(lambda ls, nl, end: nl.join(ls) + end, st.lists(line, max_size=16),
@@ -53,6 +54,9 @@ def _parsed_strip(text: str) -> str:
 @example(text="para\n- a\n\n    [[not code]]\n> b\n\n    [[code]]\n")
 @example(text="> [!note]-\n> ```\n> [[x]]\n> ```\n")
 @example(text="- a\n  - b\n    - c\n\n          [[code]]\n   * * *\n\n    [[code]]\n")
+@example(text="<!-- a\n\nb\n```\n[[x]]\n```\n-->\n\n    [[code]]\n")  # a comment runs past blank lines
+@example(text="<?x\n\nb\n```\n[[x]]\n?>\n")
+@example(text="<Pre>\n\n```\n[[x]]\n</pre>\n\n    [[code]]\n")
 def test_code_blocks_match_the_full_parse(text):
     assert _covered(text, code_lines(text)) == _covered(text, parsed_code_lines(text)), repr(text)
     links, tags, h1 = extract(text)
