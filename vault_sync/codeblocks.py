@@ -191,7 +191,7 @@ def _hand_over(lines: list[str], start: int, at: int, out: list[tuple[int, int]]
     if not (fences or maybe_indented_code(chunk) or (end < n and _may_run_on(chunk))):
         return end  # no code can start in it, and no HTML block can run past the cut
     if start == at and "\t" not in chunk and depth < MAX_DEPTH:  # (a quote ending the text without a newline: markdown-it's)
-        inner = _list_items(lines, start, end, depth + 1) if _ITEM.match(lines[start]) else \
+        inner = _list_items(lines, start, end, depth + 1, end < n or closed) if _ITEM.match(lines[start]) else \
             _quotes(lines, start, end, depth + 1) if _QUOTE.match(lines[start]) and (end < n or closed) else None
         if inner is not None:
             out.extend(inner)
@@ -223,15 +223,20 @@ def _interrupts(line: str) -> bool:
         and (mark[0] != "1" or mark[1] in ".)") and not _RULE.match(mark)
 
 
-def _list_items(lines: list[str], start: int, end: int, depth: int) -> list[tuple[int, int]] | None:
-    """Code ranges of a list at the margin, each item's content (its lines less the item's
-    indent) scanned as a document of its own; None when a line is not plainly inside an
-    item (a lazy line, a rule, an empty item), which markdown-it then reads."""
+def _list_items(lines: list[str], start: int, end: int, depth: int, closed: bool) -> list[tuple[int, int]] | None:
+    """Code ranges of a list, each item's content (its lines less the item's indent) scanned
+    as a document of its own, and of block quotes after it; None when a line is not plainly
+    inside an item (a lazy line, a rule, an empty item), which markdown-it then reads.
+    `closed`: line `end - 1` ends with a newline."""
     out: list[tuple[int, int]] = []
     i = start
     while i < end:
         item = None if _RULE.match(lines[i].lstrip(" ")) else _ITEM.match(lines[i])
         if item is None:
+            if i > start and not lines[i - 1].strip(" ") and _QUOTE.match(lines[i]) and closed:
+                # less indented than the item's text after a blank line: the list is closed
+                quotes = _quotes(lines, i, end, depth)
+                return None if quotes is None else out + quotes
             return None
         width = item.end()
         sub = [lines[i][width:]]

@@ -57,6 +57,10 @@ def _parsed_strip(text: str) -> str:
 @example(text="<!-- a\n\nb\n```\n[[x]]\n```\n-->\n\n    [[code]]\n")  # a comment runs past blank lines
 @example(text="<?x\n\nb\n```\n[[x]]\n?>\n")
 @example(text="<Pre>\n\n```\n[[x]]\n</pre>\n\n    [[code]]\n")
+@example(text="- a\n\n> ```\n> [[x]]\n\n[[y]]\n")  # a quote closing a list
+@example(text="- a\n> b\n\n    [[code]]\n")  # a quote in the item's paragraph, lazily
+@example(text="- a\n\n> b\nlazy\n```\n[[x]]\n")
+@example(text="1. a\n\n > ```\n > [[x]]")
 def test_code_blocks_match_the_full_parse(text):
     assert _covered(text, code_lines(text)) == _covered(text, parsed_code_lines(text)), repr(text)
     links, tags, h1 = extract(text)
