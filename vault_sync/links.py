@@ -50,16 +50,19 @@ def _kind(embed: bool, subpath: str) -> str:
 
 def strip_code(text: str) -> str:
     """Text with code blocks and inline code blanked out (line count kept)."""
-    if "`" not in text and "~~~" not in text and not maybe_indented_code(text):
-        return text
-    lines = text.split("\n")
-    n = len(lines)
-    ranges = code_lines(text, lines)
-    for start, end in ranges:
-        end = min(end, n)
-        if end > start:
-            lines[start:end] = [""] * (end - start)
-    out = "\n".join(lines) if ranges else text
+    out = text
+    # a code block is a fence (three backticks or tildes) or indented: with neither (most
+    # notes with code spans), no block scan
+    if "```" in text or "~~~" in text or maybe_indented_code(text):
+        lines = text.split("\n")
+        n = len(lines)
+        ranges = code_lines(text, lines)
+        for start, end in ranges:
+            end = min(end, n)
+            if end > start:
+                lines[start:end] = [""] * (end - start)
+        if ranges:
+            out = "\n".join(lines)
     return _strip_inline_code(out) if "`" in out else out
 
 
