@@ -10,7 +10,7 @@ from retrieval_set import semantic_service, shared_embedder
 from vault_sync.dates import parse_datetime
 from vault_sync.errors import InvalidInput, WrongState
 from vault_sync.search.cluster import action_for, cluster, cluster_id
-from vault_sync.search.consolidate import consolidate
+from vault_sync.ops.consolidate import consolidate
 from vault_sync.search.hybrid import search
 
 REDIS = "STM/Redis session TTL is 30 minutes.md"

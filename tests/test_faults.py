@@ -476,7 +476,7 @@ def test_background_failures_are_recorded_without_temp_names_and_cleared_by_a_cl
                                 "message": "cannot write to the vault: the vault's file system is read-only; "
                                            "mount it writable, then try again"}
     assert heard == [("background_error", bg["last_error"])]
-    background.record(service, "embeddings")  # another task's clean run leaves it
+    background.record(service.engine, "embeddings")  # another task's clean run leaves it
     assert service.status()["background"]["last_error"]["task"] == "lifecycle"
-    background.record(service, "lifecycle")
+    background.record(service.engine, "lifecycle")
     assert service.status()["background"] == {"last_run": "2026-11-20T12:00:00Z", "last_error": None}

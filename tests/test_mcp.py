@@ -215,7 +215,7 @@ def test_create_relation_then_read_graph(svc, vault):
 
 @pytest.mark.slow
 @pytest.mark.skipif(importlib.util.find_spec("vault_sync.search.cluster") is None
-                    or importlib.util.find_spec("vault_sync.search.consolidate") is None,
+                    or importlib.util.find_spec("vault_sync.ops.consolidate") is None,
                     reason="vault_sync.search.cluster / consolidate are not written yet")
 def test_cluster_and_consolidate(vault):
     svc = make_service(vault, embeddings=True)

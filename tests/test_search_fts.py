@@ -225,7 +225,7 @@ def test_limit_and_empty_queries(service):
 
 def test_import_does_not_load_torch():
     code = ("import sys, vault_sync.search, vault_sync.search.hybrid, vault_sync.search.cluster, "
-            "vault_sync.search.consolidate; print('torch' in sys.modules, 'sentence_transformers' in sys.modules)")
+            "vault_sync.ops.consolidate; print('torch' in sys.modules, 'sentence_transformers' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False False"
 

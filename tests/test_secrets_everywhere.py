@@ -25,7 +25,7 @@ from conftest import make_service
 from secret_corpora import benign, obfuscated
 from test_secrets import NEGATIVE
 from vault_sync.errors import Refused
-from vault_sync.search.consolidate import consolidate
+from vault_sync.ops.consolidate import consolidate
 from vault_sync.secret_gate import _INVISIBLE, _INVISIBLE_SET, check_fields, normalise, scan
 
 _RNG = random.Random(2323)

@@ -253,7 +253,7 @@ def _semantic(vault: Path, work: Path, queries, progress) -> dict:
     out: dict = {}
     svc = _service(vault, work / "emb.sqlite3", embeddings=True)
     svc.sync()
-    emb = get_embedder(svc)
+    emb = get_embedder(svc.engine)
     if emb is None:
         raise RuntimeError("embeddings are off: the semantic figures need the model")
     rows = index_queries.indexed_texts(svc.store, 256)

@@ -10,18 +10,15 @@ from __future__ import annotations
 
 import posixpath
 import re
-from typing import TYPE_CHECKING
 from urllib.parse import quote, unquote
 
+from ..engine import Engine
 from ..edit import edit_text
 from ..errors import MnemovaultError
 from ..index import queries
 from ..index.resolver import Resolver
 from ..codeblocks import code_lines
 from ..links import MDLINK, SCHEME, WIKILINK, _strip_inline_code, strip_md
-
-if TYPE_CHECKING:
-    from ..service import MemoryService
 
 
 def _masked(text: str) -> str:
@@ -98,12 +95,12 @@ def _resolves_relative(path: str, source: str, resolver: Resolver) -> bool:
     return hit is not None and hit == resolver.resolve(path, source, markdown=True)
 
 
-def rewrite_links(svc: "MemoryService", resolver: Resolver, old_rel: str, new_rel: str) -> list[str]:
+def rewrite_links(engine: Engine, resolver: Resolver, old_rel: str, new_rel: str) -> list[str]:
     """Rewrite links to `old_rel` everywhere (resolver built before the move), each note
     through the write path (re-indexed there, or with the move inside `writes.together`);
     returns changed paths."""
     name = strip_md(old_rel.rsplit("/", 1)[-1]).lower()
-    sources = queries.sources_linking(svc.store, name)
+    sources = queries.sources_linking(engine.store, name)
     after = resolver.changed(added=new_rel, removed=old_rel)
     changed = []
     # the moved note's own links too: they were read from its old folder
@@ -119,7 +116,7 @@ def rewrite_links(svc: "MemoryService", resolver: Resolver, old_rel: str, new_re
                 return None  # not text: no link to rewrite
 
         try:  # compare-and-swap through the write path: a person's edit meanwhile is kept
-            if svc.writes.update(src, transform).written:
+            if engine.writes.update(src, transform).written:
                 changed.append(src)
         except (MnemovaultError, OSError):
             continue  # the note vanished or keeps changing: the person is editing it; leave it
