@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from .measure import pct
+from .stats import pct
 
 ROOT = Path(__file__).resolve().parents[2]
 
