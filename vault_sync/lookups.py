@@ -15,6 +15,7 @@ from typing import Any
 from .engine import Engine
 from .errors import Ambiguous, NotFound
 from .index import queries
+from .index.fragments import SUPERSEDED_BY
 from .index.resolver import build_resolver
 from .limits import REF_CHARS, check_ref, quote, spellings
 from .links import strip_md
@@ -102,7 +103,7 @@ def _read_edges(engine: Engine) -> dict[str, set[str]]:
         dst = resolver.resolve(r["target"], r["src"], bool(r["markdown"]))
         if dst is None or dst == r["src"]:
             continue
-        old, new = (r["src"], dst) if r["kind"] == queries.SUPERSEDED_BY else (dst, r["src"])
+        old, new = (r["src"], dst) if r["kind"] == SUPERSEDED_BY else (dst, r["src"])
         succ.setdefault(old, set()).add(new)
     return succ
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sqlite3
 from typing import TYPE_CHECKING
 
-from .queries import in_chunks, marks
+from .fragments import in_chunks, marks
 
 if TYPE_CHECKING:
     from .store import IndexStore
