@@ -192,7 +192,7 @@ def test_front_ends_set_no_attribute_on_the_service():
 
 # the embedding model, its vector cache and the sweep's and brief's memos belong to the
 # runtime: set only through its `use_embedder` / `keep_vectors` / `keep_quiet_sweep` /
-# `keep_brief_inputs` (search/embeddings.py, ops/sweep_memo.py, ops/brief.py)
+# `keep_brief_inputs` (search/model.py, search/vector_cache.py, ops/sweep_memo.py, ops/brief.py)
 RUNTIME_STATE = re.compile(r"\.(embedder|vectors|quiet_sweep|brief_inputs)\s*=[^=]")
 RUNTIME_STATE_OWNERS = {"vault_sync/runtime.py"}
 

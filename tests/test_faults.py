@@ -470,7 +470,7 @@ def test_background_failures_are_recorded_without_temp_names_and_cleared_by_a_cl
     service.subscribe(lambda kind, data: heard.append((kind, data)))
     assert service.status()["background"] == {"last_run": None, "last_error": None}
     exc = OSError(errno.EROFS, "Read-only file system", "/v/.mnemovault/.lease.json.mvtmp-1234")
-    background.failed(service, "lifecycle", exc)
+    background.failed(service.engine, "lifecycle", exc)
     bg = service.status()["background"]
     assert bg["last_error"] == {"at": "2026-11-20T12:00:00Z", "task": "lifecycle",
                                 "message": "cannot write to the vault: the vault's file system is read-only; "

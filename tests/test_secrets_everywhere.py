@@ -121,7 +121,7 @@ def test_each_field_is_refused_over_mcp_and_nothing_changes(svc, vault, case):
 def test_consolidate_title_is_refused(svc, vault):
     before = snapshot(vault)
     with pytest.raises(Refused) as err:
-        consolidate(svc, [NOTE_B, "STM/Staging runs Postgres 16.md"], apply=True, title=f"Deploy {GH_LOWER}")
+        consolidate(svc.engine, [NOTE_B, "STM/Staging runs Postgres 16.md"], apply=True, title=f"Deploy {GH_LOWER}")
     _assert_refusal(str(err.value), "consolidated title", GH_LOWER)
     assert snapshot(vault) == before
 

@@ -1,4 +1,4 @@
-"""A sweep that found nothing due remembers until when nothing will be (issue 16).
+"""A sweep that found nothing due remembers until when nothing will be.
 
 The daemon sweeps every few minutes; in a quiet vault nothing has changed since the last
 pass and nothing is due, yet a pass would still read every STM row from the index and score

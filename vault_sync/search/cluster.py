@@ -1,4 +1,4 @@
-"""Single-linkage clusters of STM memories by cosine similarity (seeds/000, "Clustering for Consolidation").
+"""Single-linkage clusters of STM memories by cosine similarity, the candidates for consolidation.
 
 Two memories are linked when their cosine is at least the threshold (default 0.83); a cluster
 is a connected component of two or more. Cohesion is the mean pairwise cosine inside the

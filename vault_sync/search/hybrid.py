@@ -27,7 +27,7 @@ Scope: ``all`` = STM + LTM + the person's notes; ``stm``, ``ltm``, ``memories`` 
 ``notes`` (the person's), ``archive`` (only archived memories, which the others leave out
 unless ``include_archived``, ``status: archived`` or a time bound brings them in: archive.py).
 
-Review blending (seeds/000): a share ``review_blend_ratio`` of the results are STM memories in
+Review blending: a share ``review_blend_ratio`` of the results are STM memories in
 the danger zone that are relevant to the query (cosine >= 0.35, or full-text coverage >= 0.5);
 those ranking naturally keep their place, the rest are interleaved after every few primary
 results (70/30: p, p, r, p, p, r, ...). Each is flagged ``review: true``. Irrelevant ones never
