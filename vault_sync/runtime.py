@@ -32,19 +32,19 @@ class Runtime:
         self.watcher: VaultWatcher | None = None
         self.lease: Lease | None = None
         self._next_lifecycle = 0.0  # monotonic time of the next full lifecycle run
-        # created on first use by vault_sync.search.embeddings (get_embedder, vector_cache)
+        # created on first use by vault_sync.search.model / vector_cache (get_embedder, vector_cache)
         self.embedder: Any = None
         self.vectors: Any = None
         # threads that encode a query while full text is searched (search/hybrid.py)
         self._encoder: ThreadPoolExecutor | None = None
         self._encoder_lock = threading.Lock()
-        # an operation inside another repairs a damaged index once, at the outer one (service.py)
+        # an operation inside another repairs a damaged index once, at the outer one (ops/repair.heal)
         self.healing = threading.local()
-        # memos derived from this service's index, each checked against the index's signature
-        # on use (ops/sweep_memo.py, ops/brief.py): a new service starts without them
+        # memos derived from this engine's index, each checked against the index's signature
+        # on use (ops/sweep_memo.py, ops/brief.py): a new engine starts without them
         self.quiet_sweep: Any = None  # ops/sweep_memo.Quiet
         self.brief_inputs: Any = None  # ops/brief.BriefInputs
-        # (index signature, supersession successors, loops): ops/supersede.py
+        # (index signature, supersession successors, loops): lookups.py
         self.supersession: tuple[Any, dict[str, set[str]], list[list[str]]] | None = None
 
     def use_embedder(self, embedder: Any) -> None:
@@ -53,7 +53,7 @@ class Runtime:
         self.embedder = embedder
 
     def keep_vectors(self, cache: Any) -> None:
-        """The vector cache of the current model (built by vault_sync.search.embeddings)."""
+        """The vector cache of the current model (built by vault_sync.search.vector_cache)."""
         self.vectors = cache
 
     def query_encoder(self) -> ThreadPoolExecutor:

@@ -151,6 +151,9 @@ class MemoryService:
     def emit(self, kind: str, data: dict[str, Any]) -> None:
         self.engine.events.emit(kind, data)
 
+    def _has_listeners(self) -> bool:
+        return self.engine.events.has_listeners()
+
     def _on_changes(self, changes: list[Change]) -> None:
         self.engine.events.changes(changes)
 
