@@ -2,7 +2,7 @@
 
 Strict types (a string is never split into a list, "no" is never a boolean, null is never a
 default), unknown fields refused, every size bounded by vault_sync/limits.py. The MCP tools
-use the same field types, the CLI validates its calls with the rpc models (bridge/client.py).
+use the same field types, the CLI validates its calls with the rpc models (bridge/operations.py).
 Errors name the field and never echo the input (at most a short prefix of a number).
 """
 

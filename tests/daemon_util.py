@@ -1,6 +1,6 @@
 """A real daemon in a subprocess with its own user dirs, and CLI subprocesses that talk to it.
 
-Shared by tests/test_daemon.py, tests/test_http_bridge.py and tests/reliability/ (tests/ is
+Shared by tests/bridge/test_daemon.py, tests/bridge/test_http_bridge.py and tests/reliability/ (tests/ is
 on sys.path there because of tests/conftest.py).
 """
 

@@ -2,7 +2,7 @@
 
 Written from the rules, not from the engine: it imports nothing from vault_sync, extracts
 links from the raw text of the forms the tests generate, and resolves them against the
-vault's files as they are on disk. tests/test_dangling_property.py compares the engine's
+vault's files as they are on disk. tests/engine/test_dangling_property.py compares the engine's
 dangling-link report with it over generated vaults.
 """
 

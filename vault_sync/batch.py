@@ -37,7 +37,9 @@ except ImportError:  # Windows: no leases, and no exchange to leave old copies a
     _HAS_FCNTL = False
 
 FSYNC_THREADS = 16
-SYNCFS_FROM = 64  # below this many files, per-file fsyncs cost less than flushing the file system
+# below this many files, per-file fsyncs cost less than flushing the file system (it depends on
+# the disk: `python -m bridge.bench.thresholds --files N --dir A_FOLDER_ON_IT` re-measures it)
+SYNCFS_FROM = 64
 
 # (target as staged, bytes on disk now) -> the bytes to write instead (None: leave it)
 Rewrite = Callable[[Path | str, bytes], bytes | None]

@@ -1,4 +1,5 @@
-"""When the sweep may leave a note's written score alone (issue 16: a quiet vault).
+"""When the sweep may leave a note's written score alone (a quiet vault: by default,
+time alone rewrites a note at most once a day).
 
 The written `decay_score` is a snapshot; everything that decides (promotion, archiving,
 review, search) reads the live score from use_count, last_used and strength. A snapshot is

@@ -1,6 +1,7 @@
 """Decay scoring: the three models, the score, review priority, cross-domain use, decisions.
 
-score = use_count^beta * f(now - last_used) * strength, f(0) = 1, f(H) = 0.5 (DESIGN.md).
+score = use_count^beta * f(now - last_used) * strength, where f is the chosen model's decay
+factor: f(0) = 1, f(H) = 0.5 for the half-life H.
 """
 
 from __future__ import annotations
@@ -120,7 +121,7 @@ def jaccard(a: Iterable[str], b: Iterable[str]) -> float:
 
 
 def is_cross_domain(p: ScoringParams, memory_tags: Iterable[str], context_tags: Iterable[str]) -> bool:
-    """Use in a context whose tags barely overlap the memory's own (seeds/000)."""
+    """Use in a context whose tags barely overlap the memory's own: Jaccard below the threshold."""
     context = list(context_tags)
     if not context:
         return False
@@ -128,7 +129,11 @@ def is_cross_domain(p: ScoringParams, memory_tags: Iterable[str], context_tags: 
 
 
 def decide(p: ScoringParams, value: float, use_count: int, age_seconds: float | None) -> tuple[Decision, str]:
-    """keep / promote / forget with the reason, by DESIGN.md's rule."""
+    """keep / promote / forget with the reason.
+
+    Promote when the score reaches the threshold with at least one reinforcement (a fresh
+    note scores its strength, so a bare score rule would promote everything just saved), or
+    on enough uses soon after creation; forget below the forget threshold."""
     if value >= p.promote_threshold and use_count >= p.promote_min_uses:
         return "promote", f"score {value:.3f} >= {p.promote_threshold} with {use_count} uses"
     if use_count >= p.promote_use_count and age_seconds is not None and age_seconds <= p.promote_window_s:

@@ -1,5 +1,5 @@
-"""Import of a CortexGraph JSONL store (issue 21: 10,000 memories in < 10 s, model off),
-next to a floor measured in the same run.
+"""Import of a CortexGraph JSONL store (target: 10,000 memories in < 10 s with the model
+off), next to a floor measured in the same run.
 
 The floor is the least any import must do with the same file: parse each JSON line, write
 one Markdown note per memory (a frontmatter block of the same keys, built by an f-string),

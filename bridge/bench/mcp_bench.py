@@ -135,7 +135,7 @@ def mcp_timing(vault: Path, work: Path, queries: list[str], progress: Callable[[
                 raise RuntimeError(f"the bench daemon exited with {daemon.returncode}")
             time.sleep(0.1)
         # the first session after the daemon came up: the model is still loading in the background
-        # (issue 22), so this search answers from full text instead of waiting for torch
+        # (a search never waits for torch), so this search answers from full text
         first = one_session(["--vault", str(vault)], env, queries[0])
         progress(f"MCP: {runs} proxy sessions")
         sessions = [one_session(["--vault", str(vault)], env, queries[(i + 1) % len(queries)]) for i in range(runs)]

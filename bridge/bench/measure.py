@@ -115,7 +115,9 @@ def run_bench(notes: int | None, vault_dir: Path | None, quick: bool, progress: 
     rng = random.Random(11)
     work = Path(tempfile.mkdtemp(prefix="mnemovault-bench-"))
     now = utc_now()
-    result: dict = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]}, "quick": quick}
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None  # shared machines: say how shared
+    result: dict = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0], "load": load},
+                    "measured": now.isoformat(), "quick": quick}
     try:
         vault = work / "vault"
         if vault_dir is not None:
@@ -221,7 +223,7 @@ def run_bench(notes: int | None, vault_dir: Path | None, quick: bool, progress: 
 
 
 def brief_timing(svc, topic: str, runs: int = 9) -> dict:
-    """`brief` with and without a topic, 800 tokens, on the bench vault with the model off (issue 17)."""
+    """`brief` with and without a topic, 800 tokens, on the bench vault with the model off."""
     svc.brief(None, 800)  # the per-index score inputs are built once per index change
     plain = timed(lambda: svc.brief(None, 800), runs)
     svc.brief(topic, 800)

@@ -1,4 +1,5 @@
-"""Issue 16: how often the default lifecycle rewrites a note when nobody works in the vault.
+"""How often the default lifecycle rewrites a note when nobody works in the vault (every
+write is a new version in Obsidian Sync, iCloud, Dropbox or git, so a quiet vault stays quiet).
 
 A vault of short-term memories of mixed age and use is given a settled start (one full
 sweep), then the real lifecycle (`run_lifecycle`: sweep, promote, archive) runs every

@@ -1,5 +1,6 @@
-"""Issue 16: a sweep of 10,000 unchanged STM notes where nothing is due (target: 0 writes,
-< 0.1 s), next to a floor measured in the same run.
+"""A sweep of 10,000 unchanged STM notes where nothing is due (target: 0 writes, < 0.1 s:
+a vault nobody works in must not change under sync clients), next to a floor measured in
+the same run.
 
 The vault: `n` short-term memories used one to three hours ago, their scores written by a
 first sweep (so nothing is due for hours). Then the daemon's passes, 5 simulated minutes

@@ -1,4 +1,4 @@
-"""The bench table, with the targets from issues 3, 5, 6 and 8 beside each figure."""
+"""The bench table, with each figure's target beside it."""
 
 from __future__ import annotations
 

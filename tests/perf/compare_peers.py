@@ -1,6 +1,6 @@
 """Compare mnemovault with Basic Memory and CortexGraph on the same generated vault.
 
-Not a test (pytest does not collect it): a script for issue 8, point 3.
+Not a test (pytest does not collect it): a script; its figures are in docs/peers.md.
 
     .venv/bin/python tests/perf/compare_peers.py --notes 1000
 

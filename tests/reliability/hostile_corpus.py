@@ -2,10 +2,9 @@
 endpoint argument, bad texts and titles for save, and secrets (assembled at import time from
 a seeded RNG and split prefixes, so this file holds nothing a secret scanner would flag).
 
-Every entry is (case name, value). The notes come from DESIGN.md ("Bad input") and issues
-2-6: malformed YAML, unclosed frontmatter, non-UTF-8, empty, huge, binary, invalid values,
-YAML bombs, deep nesting, huge frontmatter, NUL bytes, very long and Windows-reserved
-names, symlink loops and symlinks out of the vault.
+Every entry is (case name, value). The notes: malformed YAML, unclosed frontmatter,
+non-UTF-8, empty, huge, binary, invalid values, YAML bombs, deep nesting, huge frontmatter,
+NUL bytes, very long and Windows-reserved names, symlink loops and symlinks out of the vault.
 """
 
 from __future__ import annotations

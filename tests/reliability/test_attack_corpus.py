@@ -1,4 +1,4 @@
-"""Issue 23's attacks, replayed as the curl lines of the report against a real daemon.
+"""Hostile HTTP requests, each written as a curl command line, replayed against a real daemon.
 
 Each case is one hostile request (written as the `curl` command an attacker with the token
 would type), the statuses that count as a clear refusal, and whether the vault must be left

@@ -131,7 +131,7 @@ def test_operations_on_bad_notes(hostile, rel):
     assert vault_hashes(vault) == before
 
 
-def test_malformed_requests(hostile):
+def test_malformed_requests_get_a_clean_error_and_odd_queries_no_crash(hostile):
     daemon, vault, before = hostile
     cases = [
         daemon.post("/api/touch", content=b"{not json"),

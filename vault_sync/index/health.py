@@ -48,7 +48,8 @@ class Repairable(Protocol):
 
     def set_meta(self, key: str, value: str) -> None: ...
 # opening an index checks its full-text tables when it holds at most this many notes (about
-# 0.05 s); a bigger index is checked fully when a daemon starts, by `sync`, and on any error
+# 0.05 s); a bigger index is checked fully when a daemon starts, by `sync`, and on any error.
+# Both costs are re-measured by `python -m bridge.bench.thresholds`.
 CHECK_AT_OPEN_NOTES = 1000
 QUICK_CHECK_AT_OPEN_BYTES = 32 << 20  # PRAGMA quick_check reads every page: ~0.1 s for 48 MB
 CORRUPT_CODES = {sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT}

@@ -1,5 +1,6 @@
 /**
- * The three decay models of DESIGN.md (Scoring), as pure functions.
+ * The three decay models (exponential, power-law, two-component), as pure functions,
+ * the same as the engine's (vault_sync/scoring.py).
  * Times are in seconds unless a name says otherwise.
  */
 import type { Scoring } from "./types";
@@ -7,7 +8,7 @@ import type { Scoring } from "./types";
 export const SECONDS_PER_HOUR = 3600;
 export const SECONDS_PER_DAY = 86400;
 
-/** The defaults of DESIGN.md, used until the daemon tells us its own. */
+/** The engine's defaults, used until the daemon tells us its own. */
 export const DEFAULT_SCORING: Scoring = {
 	decay_model: "power_law",
 	half_life_days: 3,
@@ -76,7 +77,7 @@ export function scoreAt(dtSeconds: number, memory: MemoryInputs, scoring: Scorin
 }
 
 /**
- * Review priority of DESIGN.md: inside the danger zone, 1 - 4(x - 0.5)^2 with x the
+ * Review priority: inside the danger zone, 1 - 4(x - 0.5)^2 with x the
  * position in the zone; 0 outside.
  */
 export function reviewPriority(score: number, scoring: Scoring): number {

@@ -1,5 +1,5 @@
 /**
- * Tells the daemon which note is open in the editor (issue 16: background writes to it
+ * Tells the daemon which note is open in the editor (background writes to it
  * wait until it has been closed or idle for a minute). Sent when the open note changes,
  * again while the person types in it at most once per heartbeat, and null on close.
  * Calls are sent one after another, so the daemon sees them in the order they happened.

@@ -14,7 +14,7 @@ export interface ReviewState {
 	status: "loading" | "ready" | "offline" | "error";
 	items: Note[];
 	scoring: Scoring;
-	/** Whether `scoring` came from the daemon (else DESIGN.md's defaults). */
+	/** Whether `scoring` came from the daemon (else the engine's defaults). */
 	scoringKnown: boolean;
 	message: string;
 	/** Offline: the one command that fixes it (shown once, apart from the message). */

@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 /**
- * Issue 16 end to end: the note open in the editor is not rewritten by background work.
+ * End to end: the note open in the editor is not rewritten by background work.
  * The plugin's own controller (on the obsidian mock) reports the open note to the real
  * daemon by itself; a sweep through the daemon then leaves that note byte-identical while
  * it writes its neighbours, writes it once another note is opened, and on unload the

@@ -29,8 +29,8 @@ describe("power law (alpha 1.1, H 3 d)", () => {
 });
 
 describe("two components (w 0.7, fast 12 h, slow 7 d)", () => {
-	// DESIGN.md's column was computed with the seeds' rounded rates (lambda_f 1.603e-5,
-	// lambda_s 1.147e-6), as its exponential column was: with those rates the formula
+	// the reference column was computed with rounded rates (lambda_f 1.603e-5,
+	// lambda_s 1.147e-6), as the exponential one was: with those rates the formula
 	// gives the table to six decimals; with ln2/half-life exactly it is within 3e-4.
 	const vectors = [
 		["12h", 0.635725],
@@ -39,7 +39,7 @@ describe("two components (w 0.7, fast 12 h, slow 7 d)", () => {
 		["7d", 0.149959],
 		["30d", 0.015345],
 	] as const;
-	it.each(vectors)("f(%s) = %f with the seeds' rounded rates", (dt, expected) => {
+	it.each(vectors)("f(%s) = %f with the rounded rates", (dt, expected) => {
 		expect(twoComponentFactor(at[dt], 0.7, Math.LN2 / 1.603e-5, Math.LN2 / 1.147e-6)).toBeCloseTo(expected, 6);
 	});
 	it.each(vectors)("f(%s) ~ %f with lf = ln2/12 h, ls = ln2/7 d", (dt, expected) => {
@@ -75,7 +75,7 @@ describe("decayFactor follows the configured model", () => {
 	});
 });
 
-describe("score = use_count^beta * f(dt) * strength (DESIGN.md vectors, exponential)", () => {
+describe("score = use_count^beta * f(dt) * strength (worked examples, exponential)", () => {
 	const exp: Scoring = { ...DEFAULT_SCORING, decay_model: "exponential" };
 	it.each([
 		["A n=1, 6 h", 1, 6 * SECONDS_PER_HOUR, 1, 0.944],

@@ -1,0 +1,26 @@
+"""Every CLI command, sub-commands included, has help text and is documented: docs/cli.md
+holds the reference generated from the CLI itself (tests/cli_reference.py), and it must be
+current."""
+
+from __future__ import annotations
+
+from cli_reference import DOC, MARKER, current_doc, root_command, walk, written
+
+
+def test_every_cli_command_has_help_text():
+    commands = list(walk(root_command()))
+    assert len(commands) > 30  # the walk reached the sub-apps too
+    assert ("service", "install") in dict(commands)
+    missing = [" ".join(path) for path, cmd in commands if not (cmd.help or "").strip()]
+    assert missing == [], f"commands without help text: {missing}"
+
+
+def test_every_cli_command_appears_in_the_command_reference():
+    doc = current_doc()
+    assert MARKER in doc, f"{DOC} lost its generated part"
+    for path, _cmd in walk(root_command()):
+        assert f"### `mnemovault {' '.join(path)}`" in doc, f"mnemovault {' '.join(path)} is not in docs/cli.md"
+
+
+def test_the_command_reference_is_current():
+    assert current_doc() == written(current_doc()), "run: python tests/cli_reference.py --write"
