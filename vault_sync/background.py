@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .engine import Engine
 from .dates import format_datetime
+from .engine import Engine
 from .errors import MnemovaultError
 from .faults import storage_fault
 

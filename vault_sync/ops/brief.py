@@ -21,13 +21,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from ..engine import Engine
 from ..dates import parse_datetime
+from ..engine import Engine
 from ..errors import InvalidInput
 from ..index import queries
 from ..limits import check_query
-from ..scoring import ScoringParams, decay_factor
 from ..lookups import current_despite_marks
+from ..scoring import ScoringParams, decay_factor
 
 CHARS_PER_TOKEN = 4
 MIN_TOKENS, MAX_TOKENS = 40, 100_000

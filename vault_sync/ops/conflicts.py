@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..engine import Engine
 from ..edit import edit_text, newline_of, patch_bytes
+from ..engine import Engine
 from ..errors import InvalidInput, NotFound, WrongState
-from ..limits import REF_CHARS, quote
 from ..fmblock import find_block
 from ..index import queries
+from ..limits import REF_CHARS, quote
 from ..note import Note, parse_note
 from .moves import free_path
 

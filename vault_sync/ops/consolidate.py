@@ -18,14 +18,14 @@ from __future__ import annotations
 from typing import Any
 
 from .. import lookups
-from ..engine import Engine
 from ..dates import format_datetime, parse_datetime
 from ..editor_hold import held_matcher
+from ..engine import Engine
 from ..errors import InvalidInput, NoteProblem, WrongState
 from ..index import queries
 from ..limits import cap_strength, check_refs
-from ..note import stem_of
 from ..lookups import newest, not_current, successors_map
+from ..note import stem_of
 from ..search.cluster import cluster
 from ..secret_gate import check_fields
 from .lifecycle import archive_one

@@ -9,8 +9,8 @@ from __future__ import annotations
 import uuid
 from typing import TYPE_CHECKING, Callable
 
-from ..engine import Engine
 from ..edit import patch_bytes
+from ..engine import Engine
 from ..index import queries
 from ..patch import PatchError
 

@@ -14,8 +14,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from ..engine import Engine
 from ..dates import format_datetime
+from ..engine import Engine
 from ..faults import writing
 from ..writer import removed_on_failure
 

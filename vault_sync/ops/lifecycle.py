@@ -8,25 +8,24 @@ from datetime import datetime
 from typing import Any, Callable
 
 from .. import lookups
-from ..engine import Engine
-from .sweep import sweep
-from ..search import semantic
 from ..dates import format_datetime
 from ..editor_hold import held_matcher
+from ..engine import Engine
 from ..errors import InvalidInput, WrongState
 from ..index import queries
 from ..index.resolver import build_resolver
 from ..limits import check_limit
+from ..lookups import newest, not_current, successors_map
 from ..note import Note, parse_note, stem_of
 from ..patch import REMOVE
 from ..scoring import in_danger_zone, review_priority
+from ..search import semantic
 from ..secret_gate import check_fields
 from ..views import row_decision, row_score
 from . import review as review_op
 from .ltm_index import add_to_index_note, wikilink_safe, with_related
 from .moves import Move, free_path, move_note
-from ..lookups import newest, not_current, successors_map
-from .sweep import recently_modified, score_updates
+from .sweep import recently_modified, score_updates, sweep
 
 MAX_RELATED = 8
 

@@ -7,8 +7,8 @@ from datetime import datetime, timezone
 from typing import Any
 
 from .. import lookups
-from ..engine import Engine
 from ..dates import parse_datetime
+from ..engine import Engine
 from ..errors import InvalidInput
 from ..index import queries
 from ..limits import MAX_LIMIT, check_limit

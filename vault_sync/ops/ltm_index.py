@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-
 from urllib.parse import quote
 
-from ..engine import Engine
 from ..dates import format_datetime
 from ..edit import newline_of
+from ..engine import Engine
 from ..errors import MnemovaultError
 from ..index.resolver import Resolver, build_resolver
 from ..links import extract, strip_md

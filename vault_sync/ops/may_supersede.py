@@ -19,10 +19,10 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ..engine import Engine
-from ..search import semantic
 from ..index import queries
 from ..index import vectors as vq
 from ..lookups import not_current
+from ..search import semantic
 
 if TYPE_CHECKING:
     from ..search.embeddings import Vectors

@@ -7,8 +7,8 @@ import sqlite3
 from typing import Any
 
 from .. import lookups
-from ..engine import Engine
 from ..edit import patch_bytes
+from ..engine import Engine
 from ..errors import InvalidInput, NoteProblem
 from ..index import queries
 from ..index.resolver import build_resolver

@@ -23,9 +23,9 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from .. import lookups
-from ..engine import Engine
 from ..dates import format_datetime, parse_datetime
 from ..edit import patch_bytes
+from ..engine import Engine
 from ..errors import InvalidInput, NoteProblem, WrongState
 from ..note import parse_note
 from ..patch import REMOVE

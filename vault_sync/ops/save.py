@@ -9,18 +9,18 @@ from typing import Any
 
 from .. import lookups
 from ..engine import Engine
-from .touch import touch
-from ..search import semantic
 from ..errors import InvalidInput, Refused
 from ..faults import writing
 from ..index import queries
 from ..limits import MAX_TEXT_CHARS, check_strength, check_tags, check_text, check_title
-from ..note import normalized_hash
-from ..quiet import due_fields
-from ..patch import render_scalar
-from ..scoring import review_priority, score_at
-from ..secret_gate import check_fields
 from ..names import clean_tags, create_under_free_name, slug_from
+from ..note import normalized_hash
+from ..patch import render_scalar
+from ..quiet import due_fields
+from ..scoring import review_priority, score_at
+from ..search import semantic
+from ..secret_gate import check_fields
+from .touch import touch
 
 MIN_CHARS = 12
 MIN_WORDS = 3

@@ -27,18 +27,18 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .. import lookups
-from ..engine import Engine
-from ..search import semantic
 from ..dates import parse_datetime
+from ..engine import Engine
 from ..errors import InvalidInput, MnemovaultError
 from ..index import queries
 from ..limits import check_name, check_strength, check_tags, check_title, quote
+from ..names import clean_tags, create_under_free_name, slug_from
 from ..note import embed_text, normalized_hash, parse_note
 from ..quiet import due_fields
-from ..secret_gate import check_fields
 from ..scoring import review_priority, score_at
+from ..search import semantic
+from ..secret_gate import check_fields
 from .may_supersede import HINT, candidates
-from ..names import clean_tags, create_under_free_name, slug_from
 from .save import check_intake, render_note, taken_names
 from .supersede import mark, supersede_refs
 from .touch import reinforce_in_batch

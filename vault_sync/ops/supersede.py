@@ -16,8 +16,8 @@ from __future__ import annotations
 from typing import Any
 
 from .. import lookups
-from ..engine import Engine
 from ..edit import patch_bytes
+from ..engine import Engine
 from ..errors import InvalidInput, NoteProblem, SupersessionCycle
 from ..index.resolver import build_resolver
 from ..limits import check_refs

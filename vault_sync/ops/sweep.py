@@ -11,18 +11,18 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Callable
 
-from ..engine import Engine
+from ..batch import OldCopies, Rewrite, Staged, write_many
 from ..dates import parse_datetime
 from ..edit import patch_bytes, swap_bytes
 from ..editor_hold import held_matcher
+from ..engine import Engine
 from ..index import queries
 from ..index.sync import ScoreWrite
 from ..note import Fields, checksum_of, parse_note
 from ..patch import REMOVE, PatchError
-from ..scoring import ScoringParams, review_priority, score_at
-from ..batch import OldCopies, Rewrite, Staged, write_many
-from . import sweep_memo
 from ..quiet import due_fields, written_is_current
+from ..scoring import ScoringParams, review_priority, score_at
+from . import sweep_memo
 
 Due = tuple[sqlite3.Row, float | None, float | None]  # (row, decay_score, review_priority) to write
 

@@ -5,16 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from .. import lookups
-from ..engine import Engine
 from ..edit import patch_bytes
+from ..engine import Engine
 from ..errors import InvalidInput, MnemovaultError, NoteProblem, WrongState
-from ..note import parse_note
-from ..scoring import is_cross_domain, score_at
 from ..limits import cap_strength, check_refs
 from ..names import clean_tags
+from ..note import parse_note
+from ..scoring import is_cross_domain, score_at
 from .moves import check_size
 from .sweep import score_updates
-
 
 
 def _reinforce(engine: Engine, ref: str, boost: float, context_tags: list[str] | None,

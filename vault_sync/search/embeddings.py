@@ -16,8 +16,7 @@ from ..engine import Engine
 from ..index import vectors as vq
 from ..names import slug_from
 from ..note import embed_text
-from .model import (BACKGROUND_SLICE, DIM, Embedder, EmbeddingUnavailable, Vectors, embedder_now, get_embedder,
-                    resolve_model, warm_model)
+from .model import BACKGROUND_SLICE, DIM, Embedder, EmbeddingUnavailable, Vectors, embedder_now, get_embedder, resolve_model, warm_model
 from .vector_cache import KIND_CODE, VectorCache, from_blob, to_blob, vector_cache
 
 if TYPE_CHECKING:

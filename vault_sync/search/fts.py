@@ -13,8 +13,8 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, replace
-from typing import Any
 from datetime import datetime, timedelta
+from typing import Any
 
 from ..dates import format_datetime
 from ..engine import Engine
@@ -95,7 +95,6 @@ def make_filters(engine: Engine, scope: str = "all", tags: list[str] | None = No
     of the front ends) by a search bounded in time: a question about a past period is about
     history, where an archived memory is as good an answer as any."""
     from ..errors import InvalidInput
-
     from ..limits import check_tags, quote
 
     if not isinstance(scope, (str, type(None))) or not isinstance(status, (str, type(None))):

@@ -25,13 +25,24 @@ from typing import Any, Callable
 from ..engine import Engine
 from ..errors import InvalidInput, MnemovaultError
 from ..index import queries
-from ..limits import (MAX_FIELD_CHARS, MAX_IMPORTED_CHARS, MAX_METADATA_CHARS, MAX_REF_CHARS,
-                      MAX_RELATION_CHARS, MAX_RELATIONS, MAX_USE_COUNT, check_name, check_strength, check_tags,
-                      check_title, quote)
-from ..note import normalized_hash, parse_note
-from ..names import MAX_NAME_BYTES, clean_tags
-from ..ops.save import check_intake
+from ..limits import (
+    MAX_FIELD_CHARS,
+    MAX_IMPORTED_CHARS,
+    MAX_METADATA_CHARS,
+    MAX_REF_CHARS,
+    MAX_RELATION_CHARS,
+    MAX_RELATIONS,
+    MAX_USE_COUNT,
+    check_name,
+    check_strength,
+    check_tags,
+    check_title,
+    quote,
+)
 from ..lookups import not_current
+from ..names import MAX_NAME_BYTES, clean_tags
+from ..note import normalized_hash, parse_note
+from ..ops.save import check_intake
 from ..secret_gate import check_fields
 
 Progress = Callable[[int, int], None]

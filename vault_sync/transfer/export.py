@@ -16,8 +16,8 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from ..engine import Engine
 from ..dates import format_datetime
+from ..engine import Engine
 from ..errors import InvalidInput, WrongState
 from ..faults import writing
 from ..fmblock import find_block

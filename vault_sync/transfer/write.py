@@ -19,13 +19,13 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from .. import lookups
-from ..engine import Engine
 from ..edit import patch_bytes
+from ..engine import Engine
 from ..errors import InvalidInput, NoteProblem
-from ..note import parse_note, stem_of
-from ..ops.ltm_index import add_many_to_index_note, wikilink_safe
 from ..limits import bad_char
 from ..names import _ILLEGAL, MAX_NAME_BYTES, create_under_free_name, slug_from, unique_stem
+from ..note import parse_note, stem_of
+from ..ops.ltm_index import add_many_to_index_note, wikilink_safe
 from ..ops.relate import relation_key
 from ..ops.save import render_note, taken_names
 from ..ops.touch import touch
