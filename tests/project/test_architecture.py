@@ -84,7 +84,7 @@ def test_the_graph_reads_every_import():
     assert "bridge.cli_app" in graph["bridge.cli_memory"] and "vault_sync.service" in graph["bridge.context"]
 
 
-def test_no_import_cycle():
+def test_engine_imports_have_no_cycle():
     graph = import_graph()
     assert find_cycle(graph) is None, " -> ".join(find_cycle(graph) or [])
 
