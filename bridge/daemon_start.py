@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from .paths import bridge_file, log_dir, vault_key
+from .paths import bridge_file, log_dir, module, vault_key
 from .vault_lock import bridge_via_lock
 
 
@@ -99,7 +99,7 @@ def start_detached(vault: Path) -> subprocess.Popen:
             kwargs["creationflags"] = subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP  # type: ignore[attr-defined]
         else:
             kwargs["start_new_session"] = True
-        return subprocess.Popen([sys.executable, "-m", "bridge.cli", "daemon", "--vault", str(vault),
+        return subprocess.Popen([sys.executable, "-m", module("bridge.cli"), "daemon", "--vault", str(vault),
                                  "--idle-exit", str(idle_exit_seconds())], **kwargs)
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import escape
 
-from .paths import vault_key
+from .paths import module, vault_key
 
 LABEL = "md.mnemovault.daemon"
 
@@ -32,7 +32,7 @@ def daemon_command(vault: Path) -> list[str]:
     # the console script of the running environment first: a login session's PATH may lack it
     beside = Path(sys.executable).with_name("mnemovault.exe" if os.name == "nt" else "mnemovault")
     exe = str(beside) if beside.is_file() else shutil.which("mnemovault")
-    base = [exe] if exe else [sys.executable, "-m", "bridge.cli"]
+    base = [exe] if exe else [sys.executable, "-m", module("bridge.cli")]
     return [*base, "daemon", "--vault", str(vault)]
 
 

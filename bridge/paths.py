@@ -11,6 +11,21 @@ from pathlib import Path
 
 log = logging.getLogger("mnemovault.paths")
 
+# "" in a checkout; "mnemovault" in the installed wheel, whose build puts bridge/ and vault_sync/
+# under one package (.ci/hatch_build.py)
+_PREFIX = __name__.rpartition(".")[0].rpartition(".")[0]
+
+
+def module(name: str) -> str:
+    """The import name of a module named as in the repository ("bridge.cli", "vault_sync.watcher")
+    in this copy: for `python -m` commands and code run in a child process."""
+    return f"{_PREFIX}.{name}" if _PREFIX else name
+
+
+def import_root() -> Path:
+    """The sys.path entry holding this copy: the checkout, or the installed wheel's site-packages."""
+    return Path(__file__).resolve().parents[module("bridge").count(".") + 1]
+
 
 def vault_key(vault: Path) -> str:
     return hashlib.sha256(str(Path(vault).resolve()).encode("utf-8")).hexdigest()[:16]

@@ -16,9 +16,10 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from ..paths import import_root, module
 from .stats import pct
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = import_root()
 
 
 class Session:
@@ -26,7 +27,7 @@ class Session:
 
     def __init__(self, args: list[str], env: dict, timeout: float = 300.0):
         self.started = time.perf_counter()
-        self.proc = subprocess.Popen([sys.executable, "-m", "bridge.cli", "mcp", *args], env=env, cwd=str(ROOT),
+        self.proc = subprocess.Popen([sys.executable, "-m", module("bridge.cli"), "mcp", *args], env=env, cwd=str(ROOT),
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         self.timeout = timeout
         self.next_id = 0
@@ -126,7 +127,7 @@ def mcp_timing(vault: Path, work: Path, queries: list[str], progress: Callable[[
         env["MNEMOVAULT_INDEX_PATH"] = str(index)
     queries = queries or ["postgres"]
     progress("MCP: starting a daemon for the proxy")
-    daemon = subprocess.Popen([sys.executable, "-m", "bridge.cli", "daemon", "--vault", str(vault)], env=env, cwd=str(ROOT),
+    daemon = subprocess.Popen([sys.executable, "-m", module("bridge.cli"), "daemon", "--vault", str(vault)], env=env, cwd=str(ROOT),
                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 600

@@ -18,6 +18,7 @@ from typing import Callable
 from vault_sync.dates import MovableClock, utc_now
 from vault_sync.index import queries as index_queries  # `queries` names the (query, path) pairs here
 
+from ..paths import import_root, module
 from .floor import floor_index
 from .generate import generate
 from .stats import pct
@@ -91,8 +92,8 @@ def rss_of(vault: Path, index: Path, embeddings: bool) -> float:
     """Peak RSS (MB) of a daemon-equivalent process: index open, watcher running, model if on."""
     code = (
         "import resource, sys, time\n"
-        "from bridge.bench.measure import _service\n"
-        "from vault_sync.watcher import VaultWatcher\n"
+        f"from {module('bridge.bench.measure')} import _service\n"
+        f"from {module('vault_sync.watcher')} import VaultWatcher\n"
         f"svc = _service(__import__('pathlib').Path({str(vault)!r}), __import__('pathlib').Path({str(index)!r}), embeddings={embeddings})\n"
         "svc.sync()\n"
         "w = VaultWatcher(svc.indexer, svc.layout); w.start()\n"
@@ -104,7 +105,7 @@ def rss_of(vault: Path, index: Path, embeddings: bool) -> float:
         "print(int(hwm[0].split()[1]) / 1024 if hwm else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600,
-                         cwd=str(Path(__file__).resolve().parents[2]))
+                         cwd=str(import_root()))
     try:
         return float(out.stdout.strip().splitlines()[-1])
     except (IndexError, ValueError):
