@@ -10,7 +10,7 @@ import typer
 from vault_sync.errors import InvalidInput
 
 from . import output
-from .cli import VaultOpt, app, run
+from .cli_app import VaultOpt, app, run
 
 service_app = typer.Typer(help="Start the daemon at login (systemd, launchd, Task Scheduler).", no_args_is_help=True)
 plugin_app = typer.Typer(help="The Obsidian plugin.", no_args_is_help=True)
@@ -56,7 +56,7 @@ def mcp(vault: Optional[Path] = VaultOpt,
         in_process: bool = typer.Option(False, "--in-process", help="Open the engine in this process instead of relaying to the daemon.")):
     """Serve MCP over stdio (for Claude Desktop, Claude Code and other MCP clients): a light
     relay to the vault's daemon, which it starts in the background if none runs."""
-    from .entry import proxy_vault
+    from .mcp_target import proxy_vault
 
     target = None if in_process else proxy_vault(["mcp", "--vault", str(vault)] if vault else ["mcp"])
     if target is not None:  # reached through `bridge.cli:main`; `bridge.entry` gets here sooner

@@ -12,7 +12,7 @@ from vault_sync.errors import InvalidInput
 from vault_sync.limits import MAX_LIMIT
 
 from . import output
-from .cli import JsonOpt, VaultOpt, app, emit, run
+from .cli_app import JsonOpt, VaultOpt, app, emit, run
 from .operations import call, search as search_op
 
 TagsOpt = typer.Option(None, "--tags", "-t", help="Comma-separated tags (nested with /).")
