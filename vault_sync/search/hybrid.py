@@ -61,7 +61,7 @@ STM_FLOOR = 0.7
 KIND_WEIGHT = {"ltm": 1.0, "note": 0.9, "archive": 0.6}  # archived: below STM_FLOOR
 MAX_LIMIT = MAX_SEARCH_LIMIT
 POOL_MIN = 20
-WINDOW_WEIGHT = 0.3  # LoCoMo hit@5 0.1: 0.779, 0.2: 0.793, 0.3: 0.801, 0.5: 0.801, 0.7: 0.803 (README)
+WINDOW_WEIGHT = 0.3  # LoCoMo hit@5 0.1: 0.779, 0.2: 0.793, 0.3: 0.801, 0.5: 0.801, 0.7: 0.803 (docs/benchmarks.md; re-measure: mnemovault bench --locomo DIR)
 WINDOW_CANDIDATES = 100
 SUBJECT_BONUS = 0.25  # a memory that opens with a name the question asks about
 

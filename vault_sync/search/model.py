@@ -106,7 +106,7 @@ class Embedder:
 
         torch_threads caps torch's intra-op pool once loaded. On a busy 2-core machine two
         torch threads made one query's encoding 0.5-0.6 s p50 (they spin against each other
-        and every other process); one thread kept it at 60-70 ms. The
+        and every other process); one thread kept it at 60-70 ms (mnemovault bench: the semantic search rows). The
         setting is per thread in torch's OpenMP build, so encode() applies it in the thread
         that encodes."""
         if torch_threads:
