@@ -219,7 +219,8 @@ def restore(ref: str = typer.Argument(..., help="The archived memory: id or path
 
 @app.command()
 def relate(a: str = typer.Argument(..., help="One memory or note: id or path."),
-           b: str = typer.Argument(..., help="The other one."), rel_type: str = typer.Option("related", "--type", help="The relation's name, written in both notes' Related section."),
+           b: str = typer.Argument(..., help="The other one."),
+           rel_type: str = typer.Option("related", "--type", help="The frontmatter key in A that holds the link (lower-case letters, digits, _)."),
            vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
     """Link memory A to B in A's frontmatter."""
     run(lambda: emit(call(vault, "relate", a=a, b=b, rel_type=rel_type), as_json,
@@ -277,7 +278,8 @@ def embed(status_only: bool = typer.Option(False, "--status", help="Show coverag
 
 
 @app.command()
-def cluster(threshold: float = typer.Option(0.83, "--threshold", help="Cosine similarity two memories need to share a cluster (0-1)."), vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
+def cluster(threshold: float = typer.Option(0.83, "--threshold", help="Cosine similarity two memories need to share a cluster (0-1)."),
+            vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
     """Groups of similar short-term memories, with a suggested action."""
 
     def render(clusters: list) -> None:
