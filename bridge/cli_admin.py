@@ -10,7 +10,7 @@ import typer
 from vault_sync.errors import InvalidInput
 
 from . import output
-from .cli import VaultOpt, app, run
+from .cli_app import VaultOpt, app, run
 
 service_app = typer.Typer(help="Start the daemon at login (systemd, launchd, Task Scheduler).", no_args_is_help=True)
 plugin_app = typer.Typer(help="The Obsidian plugin.", no_args_is_help=True)
@@ -20,7 +20,7 @@ app.add_typer(plugin_app, name="plugin")
 
 @app.command()
 def daemon(vault: Optional[Path] = VaultOpt, port: Optional[int] = typer.Option(None, "--port", min=1, max=65535, help="Bridge port 1-65535 (default: a free one)."),
-           verbose: bool = typer.Option(False, "--verbose"),
+           verbose: bool = typer.Option(False, "--verbose", help="Log at debug level (the log file the daemon names at start)."),
            idle_exit: float = typer.Option(0.0, "--idle-exit", min=0, help="Stop after this many seconds with no client (0: never)."),
            info: bool = typer.Option(False, "--info", help="Print the running daemon's MCP URL, port, token and bridge file as JSON, then exit.")):
     """Watch the vault, keep scores current, serve the plugin bridge and MCP over HTTP."""
@@ -56,7 +56,7 @@ def mcp(vault: Optional[Path] = VaultOpt,
         in_process: bool = typer.Option(False, "--in-process", help="Open the engine in this process instead of relaying to the daemon.")):
     """Serve MCP over stdio (for Claude Desktop, Claude Code and other MCP clients): a light
     relay to the vault's daemon, which it starts in the background if none runs."""
-    from .entry import proxy_vault
+    from .mcp_target import proxy_vault
 
     target = None if in_process else proxy_vault(["mcp", "--vault", str(vault)] if vault else ["mcp"])
     if target is not None:  # reached through `bridge.cli:main`; `bridge.entry` gets here sooner
@@ -133,7 +133,7 @@ def service_install(vault: Optional[Path] = VaultOpt, dry_run: bool = typer.Opti
 
 
 @service_app.command("uninstall")
-def service_uninstall(vault: Optional[Path] = VaultOpt, system: Optional[str] = typer.Option(None, "--platform")):
+def service_uninstall(vault: Optional[Path] = VaultOpt, system: Optional[str] = typer.Option(None, "--platform", help="linux | macos | windows (default: this one)")):
     """Disable and remove the login service."""
     from .login_service import uninstall
 
@@ -141,7 +141,7 @@ def service_uninstall(vault: Optional[Path] = VaultOpt, system: Optional[str] = 
 
 
 @service_app.command("status")
-def service_status(vault: Optional[Path] = VaultOpt, system: Optional[str] = typer.Option(None, "--platform")):
+def service_status(vault: Optional[Path] = VaultOpt, system: Optional[str] = typer.Option(None, "--platform", help="linux | macos | windows (default: this one)")):
     """Is the login service installed and running?"""
     from .login_service import status
 
@@ -160,7 +160,7 @@ def plugin_install(vault: Optional[Path] = VaultOpt):
 def bench(notes: int = typer.Option(10000, "--notes", help="Generate a vault of this many notes."),
           vault: Optional[Path] = typer.Option(None, "--vault", help="Measure a temporary copy of this vault instead."),
           quick: bool = typer.Option(False, "--quick", help="Skip embeddings (the model)."),
-          as_json: bool = typer.Option(False, "--json"),
+          as_json: bool = typer.Option(False, "--json", help="Print the results as JSON (python -m bridge.bench.markdown renders it)."),
           locomo: Optional[Path] = typer.Option(None, "--locomo", help="Measure recall on LoCoMo conversations (*.json) in this folder instead."),
           cache: Optional[Path] = typer.Option(None, "--cache", help="Where --locomo keeps turn vectors between runs (default ~/.cache/mnemovault/locomo).")):
     """Measure indexing, live sync, search, sweep and memory on a generated vault (or a copy of yours)."""

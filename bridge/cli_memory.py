@@ -12,7 +12,7 @@ from vault_sync.errors import InvalidInput
 from vault_sync.limits import MAX_LIMIT
 
 from . import output
-from .cli import JsonOpt, VaultOpt, app, emit, run
+from .cli_app import JsonOpt, VaultOpt, app, emit, run
 from .operations import call, search as search_op
 
 TagsOpt = typer.Option(None, "--tags", "-t", help="Comma-separated tags (nested with /).")
@@ -140,7 +140,8 @@ def thread(ref: str = typer.Argument(..., help="A memory said in a conversation:
 @app.command()
 def review(ref: Optional[str] = typer.Argument(None, help="With --grade: the memory reviewed (id or path)."),
            grade: Optional[str] = typer.Option(None, "--grade", help="remember (keep it alive, never past the promote threshold) or fade."),
-           limit: int = typer.Option(20, "--limit", "-n"), vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
+           limit: int = typer.Option(20, "--limit", "-n", help="Memories in the queue to list (1-200)."),
+           vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
     """Memories in the danger zone, highest review priority first; with REF --grade, review one."""
 
     def go():
@@ -158,7 +159,7 @@ def review(ref: Optional[str] = typer.Argument(None, help="With --grade: the mem
 
 @app.command()
 def recent(since: Optional[str] = typer.Option(None, "--since", help="Created at or after: ISO date or duration (7d)."),
-           limit: int = typer.Option(20, "--limit", "-n", help="1-200"), offset: int = typer.Option(0, "--offset"),
+           limit: int = typer.Option(20, "--limit", "-n", help="1-200"), offset: int = typer.Option(0, "--offset", min=0, help="Skip this many memories (the page's start)."),
            scope: str = typer.Option("memories", "--scope", help="memories | stm | ltm | archive | all"),
            vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
     """Memories newest first, without a query (one page; --offset for the next)."""
@@ -205,19 +206,21 @@ def gc(apply: bool = typer.Option(False, "--apply", help="Archive the candidates
 
 
 @app.command()
-def archive(ref: str = typer.Argument(...), vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
+def archive(ref: str = typer.Argument(..., help="The memory: id or path."), vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
     """Archive one memory now."""
     run(lambda: emit(call(vault, "archive", ref=ref), as_json, lambda m: output.console.print(f"archived: {m['from']} -> {m['to']}")))
 
 
 @app.command()
-def restore(ref: str = typer.Argument(...), vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
+def restore(ref: str = typer.Argument(..., help="The archived memory: id or path."), vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
     """Bring an archived memory back to STM."""
     run(lambda: emit(call(vault, "restore", ref=ref), as_json, lambda m: output.console.print(f"restored: {m['from']} -> {m['to']}")))
 
 
 @app.command()
-def relate(a: str = typer.Argument(...), b: str = typer.Argument(...), rel_type: str = typer.Option("related", "--type"),
+def relate(a: str = typer.Argument(..., help="One memory or note: id or path."),
+           b: str = typer.Argument(..., help="The other one."),
+           rel_type: str = typer.Option("related", "--type", help="The frontmatter key in A that holds the link (lower-case letters, digits, _)."),
            vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
     """Link memory A to B in A's frontmatter."""
     run(lambda: emit(call(vault, "relate", a=a, b=b, rel_type=rel_type), as_json,
@@ -232,7 +235,7 @@ def graph(vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
 
 
 @app.command()
-def search(query: str = typer.Argument(...), limit: int = typer.Option(10, "--limit", "-n", help="1-200"),
+def search(query: str = typer.Argument(..., help="What to look for, in your own words."), limit: int = typer.Option(10, "--limit", "-n", help="1-200"),
            scope: str = typer.Option("all", "--scope", help="all | stm | ltm | memories | notes | archive"),
            tags: Optional[str] = TagsOpt,
            since: Optional[str] = typer.Option(None, "--since", help="Created at or after: ISO date or duration (7d)."),
@@ -275,7 +278,8 @@ def embed(status_only: bool = typer.Option(False, "--status", help="Show coverag
 
 
 @app.command()
-def cluster(threshold: float = typer.Option(0.83, "--threshold"), vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
+def cluster(threshold: float = typer.Option(0.83, "--threshold", help="Cosine similarity two memories need to share a cluster (0-1)."),
+            vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
     """Groups of similar short-term memories, with a suggested action."""
 
     def render(clusters: list) -> None:

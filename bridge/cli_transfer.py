@@ -10,7 +10,7 @@ from typing import Optional
 import typer
 
 from . import output
-from .cli import JsonOpt, VaultOpt, app, emit, run
+from .cli_app import JsonOpt, VaultOpt, app, emit, run
 
 FORMATS = "jsonl, cortexgraph, mem0, basic-memory, markdown, chat"
 

@@ -4,40 +4,13 @@ CLI pulls in typer and the engine's modules, which the relay never needs."""
 
 from __future__ import annotations
 
-import os
 import sys
 
-
-def proxy_vault(argv: list[str]) -> str | None:
-    """The vault of a plain `mcp [--vault V]` call; None when the full CLI must handle it
-    (--in-process, --help, anything else, no vault, MNEMOVAULT_NO_DAEMON)."""
-    if not argv or argv[0] != "mcp" or os.environ.get("MNEMOVAULT_NO_DAEMON"):
-        return None
-    vault = os.environ.get("MNEMOVAULT_VAULT") or None
-    rest = argv[1:]
-    while rest:
-        arg = rest.pop(0)
-        if arg in ("--vault", "-v") and rest:
-            vault = rest.pop(0)
-        elif arg.startswith("--vault="):
-            vault = arg.split("=", 1)[1]
-        else:
-            return None
-    if not vault or not os.path.isdir(os.path.expanduser(vault)):
-        return None  # the CLI gives the settings error
-    return vault
+from .mcp_target import relay
 
 
 def main() -> None:
-    vault = proxy_vault(sys.argv[1:])
-    if vault is not None:
-        from .mcp_proxy import run_proxy
+    if not relay(sys.argv[1:]):
+        from .cli import main as cli_main
 
-        try:
-            run_proxy(vault)
-        except KeyboardInterrupt:
-            sys.exit(130)
-        return
-    from .cli import main as cli_main
-
-    cli_main()
+        cli_main()

@@ -20,7 +20,6 @@ from vault_sync.errors import InvalidInput, MnemovaultError
 from vault_sync.limits import MAX_BODY_BYTES, MAX_QUERY_STRING_BYTES, quote
 
 from . import schemas as S
-from vault_sync.ops.listings import search_page
 
 from .operations import plain
 from .errors import error_body, http_status
@@ -209,7 +208,7 @@ def build_app(svc, token: str, port_ref: Callable[[], int], mcp_app=None, state:
         return lambda: svc.promote_all(a.dry_run) if a.auto else svc.promote(a.ref, a.dry_run)
 
     def search_fn(a: S.SearchQuery):
-        return lambda: search_page(svc, a.q, a.limit, a.offset, scope=a.scope, since=a.since, until=a.until, used_since=a.used_since,
+        return lambda: svc.search_page(a.q, a.limit, a.offset, scope=a.scope, since=a.since, until=a.until, used_since=a.used_since,
                                    include_superseded=a.include_superseded, include_archived=a.include_archived)
 
     def rpc_fn(a: S.RpcBody):

@@ -22,7 +22,7 @@ from starlette.routing import Route
 
 from vault_sync.errors import InvalidInput
 from vault_sync.index import queries
-from vault_sync.ops.supersede import not_current
+from vault_sync.lookups import not_current
 from vault_sync.search import embeddings
 
 from . import schemas as S
@@ -34,7 +34,7 @@ def related(svc, path: str, limit: int = 10) -> dict:
     if not 1 <= limit <= 100:
         raise InvalidInput("limit must be from 1 to 100")
     row = svc.resolve(path)
-    superseded = not_current(svc)  # a replaced fact is never offered as related
+    superseded = not_current(svc.engine)  # a replaced fact is never offered as related
     wanted = limit + len(superseded)
     hits = _semantic(svc, row, wanted)
     if hits is not None:
@@ -59,12 +59,12 @@ def _items(svc, hits: list[tuple[Any, float]], superseded: set[str], limit: int)
 
 def _semantic(svc, row, limit: int) -> list[tuple[Any, float]] | None:
     """None when embeddings are off or unavailable (the caller falls back)."""
-    embedder = embeddings.get_embedder(svc)
+    embedder = embeddings.get_embedder(svc.engine)
     if embedder is None:
         return None
     try:
-        embeddings.inline_backfill(svc, embedder)
-        cache = embeddings.vector_cache(svc, embedder)
+        embeddings.inline_backfill(svc.engine, embedder)
+        cache = embeddings.vector_cache(svc.engine, embedder)
         vecs = cache.vectors_for([row["content_hash"]])
     except embeddings.EmbeddingUnavailable:
         return None

@@ -21,7 +21,7 @@ from vault_sync.secret_gate import check_fields
 
 from . import mcp_results as R
 from . import schemas as S
-from vault_sync.ops.listings import page, search_page
+from vault_sync.ops.listings import page
 
 from .operations import plain
 from .errors import engine_error
@@ -213,7 +213,7 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
             raise ToolError("invalid: `query` is empty; search needs words (recent_memories lists memories without a query)")
         if since_days is not None and used_since is not None:
             raise ToolError("invalid: give used_since or since_days (deprecated, the same in days), not both")
-        return await call(lambda s: search_page(s, query, limit, offset, scope=scope, tags=tags, status=status,
+        return await call(lambda s: s.search_page(query, limit, offset, scope=scope, tags=tags, status=status,
                                                 since_days=since_days, blend_review=blend_review, since=since, until=until,
                                                 used_since=used_since, include_superseded=include_superseded,
                                                 include_archived=include_archived))

@@ -149,12 +149,12 @@ def _serve(svc, port: int | None, log_path: Path, lock: VaultLock, idle_exit: fl
     svc.start_watcher()
     svc.runtime.hold_lease(config_dir())
     lifecycle = Worker("mnemovault-lifecycle", min(svc.settings.lifecycle_interval_seconds, svc.settings.lease_seconds / 3),
-                       lambda: _lifecycle(svc), on_error=lambda exc: background.failed(svc, "lifecycle", exc))
+                       lambda: _lifecycle(svc), on_error=lambda exc: background.failed(svc.engine, "lifecycle", exc))
     lifecycle.start(first_delay=min(10.0, svc.settings.lifecycle_interval_seconds))
     embedder = None
     if svc.settings.embeddings:
         embedder = Worker("mnemovault-embed", 300.0, lambda: _embed(svc),
-                          on_error=lambda exc: background.failed(svc, "embeddings", exc))
+                          on_error=lambda exc: background.failed(svc.engine, "embeddings", exc))
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -229,7 +229,7 @@ def _warm_when_serving(svc, server, embedder: Worker) -> None:
         time.sleep(0.05)
     from vault_sync.search.embeddings import warm_model
 
-    warm_model(svc, torch_threads=1)  # one torch thread: see Embedder.start_loading
+    warm_model(svc.engine, torch_threads=1)  # one torch thread: see Embedder.start_loading
     svc.subscribe(lambda kind, data: embedder.poke() if kind == "indexed" else None)
     embedder.start(first_delay=0.5)
 
@@ -277,7 +277,7 @@ def _lifecycle(svc) -> None:
     problem = background.report_problem(report)
     if problem:
         log.warning("lifecycle: %s", problem)
-    background.record(svc, "lifecycle", problem)
+    background.record(svc.engine, "lifecycle", problem)
 
 
 def _embed(svc) -> None:
@@ -286,4 +286,4 @@ def _embed(svc) -> None:
     except ImportError as exc:
         log.warning("embeddings unavailable: %s", exc)
         return
-    background.record(svc, "embeddings")
+    background.record(svc.engine, "embeddings")

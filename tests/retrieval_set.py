@@ -178,6 +178,6 @@ def semantic_service(vault: Path, embedder=None, **overrides):
     known = _SHARED.setdefault("vectors", {})
     hashes = queries.content_hashes(svc.store)
     queries.add_embeddings(svc.store, svc.embedder.name, [(h, known[h]) for h in hashes if h in known])
-    backfill(svc)
+    backfill(svc.engine)
     known.update(queries.embeddings_of(svc.store, svc.embedder.name))
     return svc

@@ -7,50 +7,48 @@ emitted as a `background_error` event: a failed sweep is not only a line in a lo
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .dates import format_datetime
+from .engine import Engine
 from .errors import MnemovaultError
 from .faults import storage_fault
-
-if TYPE_CHECKING:
-    from .service import MemoryService
 
 KEY = "background"
 MAX_MESSAGE = 500
 
 
-def state(svc: "MemoryService") -> dict[str, Any]:
+def state(engine: Engine) -> dict[str, Any]:
     """{"last_run": iso|None, "last_error": {"at", "task", "message"}|None}"""
     try:
-        data = json.loads(svc.store.get_meta(KEY) or "{}")
+        data = json.loads(engine.store.get_meta(KEY) or "{}")
     except ValueError:
         data = {}
     return {"last_run": data.get("last_run"), "last_error": data.get("last_error")}
 
 
-def record(svc: "MemoryService", task: str, error: str | None = None) -> None:
+def record(engine: Engine, task: str, error: str | None = None) -> None:
     """A run of `task` ended; with `error`, it failed (in part). A later clean run of the
     same task clears its error."""
-    now = format_datetime(svc.now())
-    data = state(svc)
+    now = format_datetime(engine.now())
+    data = state(engine)
     data["last_run"] = now
     if error:
         data["last_error"] = {"at": now, "task": task, "message": error[:MAX_MESSAGE]}
     elif (data.get("last_error") or {}).get("task") == task:
         data["last_error"] = None
     try:
-        svc.store.set_meta(KEY, json.dumps(data))
+        engine.store.set_meta(KEY, json.dumps(data))
     except Exception:  # noqa: BLE001 - the index itself may be what fails; the event still goes out
         pass
     if error:
-        svc.emit("background_error", data["last_error"])
+        engine.emit("background_error", data["last_error"])
 
 
-def failed(svc: "MemoryService", task: str, exc: BaseException) -> None:
+def failed(engine: Engine, task: str, exc: BaseException) -> None:
     exc = storage_fault(exc, "to the vault") or exc  # a read-only vault, not a temp file's name
     message = str(exc) if isinstance(exc, MnemovaultError) else f"{type(exc).__name__}: {exc}"
-    record(svc, task, message)
+    record(engine, task, message)
 
 
 def report_problem(report: dict[str, Any]) -> str | None:

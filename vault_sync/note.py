@@ -316,7 +316,7 @@ def embed_text(title: str, tags: list[str], body: str) -> str:
 
 def title_repeats_body(title: str, body: str) -> bool:
     """True when the body's opening words are the title's words (case and punctuation aside),
-    also with the " 2" a name taken twice gets (ops.names.unique_stem); never for a heading."""
+    also with the " 2" a name taken twice gets (names.unique_stem); never for a heading."""
     words = _WORD.findall(title.casefold())
     if not words or body.lstrip().startswith("#"):
         return False

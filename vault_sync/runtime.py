@@ -1,15 +1,17 @@
-"""The long-running parts around one MemoryService, created and owned here: the watcher
-that keeps the index current, the lease that says which device runs background writes,
-the embedding model with its in-memory vector cache, and the memos the sweep and the brief
-keep between calls.
+"""The long-running parts around one engine, created and owned here: the watcher that
+keeps the index current, the lease that says which device runs background writes, the
+embedding model with its in-memory vector cache and the query-encoding threads, and the
+memos the sweep and the brief keep between calls.
 
 Front ends (daemon, MCP over stdio, `mnemovault watch`) call these instead of wiring the
-parts themselves; the service reads their state for `status` through this object.
+parts themselves; `status` reads their state through this object.
 """
 
 from __future__ import annotations
 
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,25 +19,32 @@ from .lease import Lease
 from .watcher import VaultWatcher
 
 if TYPE_CHECKING:
-    from .ops.brief import BriefInputs
-    from .ops.sweep_memo import Quiet
-    from .service import MemoryService
+    from .index.sync import Indexer
+    from .settings import Settings
+    from .vault import Layout
 
 
 class Runtime:
-    def __init__(self, svc: "MemoryService"):
-        self.service = svc
+    def __init__(self, settings: "Settings", layout: "Layout", indexer: "Indexer"):
+        self.settings = settings
+        self.layout = layout
+        self.indexer = indexer
         self.watcher: VaultWatcher | None = None
         self.lease: Lease | None = None
         self._next_lifecycle = 0.0  # monotonic time of the next full lifecycle run
-        # created on first use by vault_sync.search.embeddings (get_embedder, vector_cache)
+        # created on first use by vault_sync.search.model / vector_cache (get_embedder, vector_cache)
         self.embedder: Any = None
         self.vectors: Any = None
-        # memos derived from this service's index, each checked against the index's signature
-        # on use (ops/sweep_memo.py, ops/brief.py): a new service starts without them
-        self.quiet_sweep: Quiet | None = None
-        self.brief_inputs: BriefInputs | None = None
-        # (index signature, supersession successors, loops): ops/supersede.py
+        # threads that encode a query while full text is searched (search/hybrid.py)
+        self._encoder: ThreadPoolExecutor | None = None
+        self._encoder_lock = threading.Lock()
+        # an operation inside another repairs a damaged index once, at the outer one (ops/repair.heal)
+        self.healing = threading.local()
+        # memos derived from this engine's index, each checked against the index's signature
+        # on use (ops/sweep_memo.py, ops/brief.py): a new engine starts without them
+        self.quiet_sweep: Any = None  # ops/sweep_memo.Quiet
+        self.brief_inputs: Any = None  # ops/brief.BriefInputs
+        # (index signature, supersession successors, loops): lookups.py
         self.supersession: tuple[Any, dict[str, set[str]], list[list[str]]] | None = None
 
     def use_embedder(self, embedder: Any) -> None:
@@ -44,26 +53,31 @@ class Runtime:
         self.embedder = embedder
 
     def keep_vectors(self, cache: Any) -> None:
-        """The vector cache of the current model (built by vault_sync.search.embeddings)."""
+        """The vector cache of the current model (built by vault_sync.search.vector_cache)."""
         self.vectors = cache
 
-    def keep_quiet_sweep(self, memo: Quiet | None) -> None:
+    def query_encoder(self) -> ThreadPoolExecutor:
+        """The threads that encode queries, started on first use."""
+        with self._encoder_lock:
+            if self._encoder is None:
+                self._encoder = ThreadPoolExecutor(max_workers=2, thread_name_prefix="mnemovault-query")
+            return self._encoder
+
+    def keep_quiet_sweep(self, memo: Any) -> None:
         """What the last sweep that changed nothing found (None: forget it)."""
         self.quiet_sweep = memo
 
-    def keep_brief_inputs(self, inputs: BriefInputs) -> None:
+    def keep_brief_inputs(self, inputs: Any) -> None:
         """The brief's memories sorted two ways, for the index state they were read at."""
         self.brief_inputs = inputs
 
     def start_watcher(self, **options: Any) -> VaultWatcher:
-        """Watch the vault: each batch of changes is synced, then `after_sync` (duplicate ids).
-        `options` go to VaultWatcher (debounce, reconcile_interval, ...)."""
-        svc = self.service
-        options.setdefault("reconcile_interval", svc.settings.reconcile_interval_seconds)
-        options.setdefault("on_report", svc.after_sync)
-        options.setdefault("on_damage", svc.check_index)
+        """Watch the vault: each batch of changes is synced, then `on_report` (the facade
+        passes its `after_sync`: duplicate ids). `options` go to VaultWatcher (debounce,
+        reconcile_interval, on_report, on_damage, ...)."""
+        options.setdefault("reconcile_interval", self.settings.reconcile_interval_seconds)
         self.stop_watcher()
-        watcher = VaultWatcher(svc.indexer, svc.layout, **options)
+        watcher = VaultWatcher(self.indexer, self.layout, **options)
         self.watcher = watcher
         watcher.start()
         return watcher
@@ -76,8 +90,7 @@ class Runtime:
         """The background-writes lease of this vault for this device (taken by `acquire`)."""
         from .lease import device_id
 
-        svc = self.service
-        self.lease = Lease(svc.layout.root, device_id(config_dir), svc.settings.lease_seconds)
+        self.lease = Lease(self.layout.root, device_id(config_dir), self.settings.lease_seconds)
         return self.lease
 
     def release_lease(self) -> None:
@@ -89,7 +102,7 @@ class Runtime:
         now = time.monotonic()
         if now < self._next_lifecycle:
             return False
-        self._next_lifecycle = now + self.service.settings.lifecycle_interval_seconds - 1
+        self._next_lifecycle = now + self.settings.lifecycle_interval_seconds - 1
         return True
 
     def status(self) -> dict[str, Any]:

@@ -192,7 +192,7 @@ def embed_with_cache(svc: MemoryService, embedder: Model, cache_file: Path | Non
         queries.add_embeddings(svc.store, embedder.name, pairs)
         loaded = len(pairs)
     t = time.perf_counter()
-    report = backfill(svc)
+    report = backfill(svc.engine)
     took = time.perf_counter() - t
     if cache_file is not None and report.get("embedded"):
         rows = queries.embeddings_of(svc.store, embedder.name)
@@ -263,7 +263,7 @@ def engine_ranker(svc: MemoryService) -> Callable[[str], list[str]]:
 def bm25_ranker(svc: MemoryService) -> Callable[[str], list[str]]:
     from vault_sync.search import fts
 
-    filters = fts.make_filters(svc, "memories")
+    filters = fts.make_filters(svc.engine, "memories")
 
     def rank(q: str) -> list[str]:
         hits = fts.search(svc.store, q, filters, limit=MRR_DEPTH)
@@ -278,7 +278,7 @@ def minilm_ranker(svc: MemoryService, embedder: Model) -> Callable[[str], list[s
     from vault_sync.search.embeddings import vector_cache
 
     def rank(q: str) -> list[str]:
-        rowids, sims = vector_cache(svc, _model_of(embedder)).similarities(embedder.encode_one(q), ("stm", "ltm"))
+        rowids, sims = vector_cache(svc.engine, _model_of(embedder)).similarities(embedder.encode_one(q), ("stm", "ltm"))
         order = np.argsort(-sims, kind="stable")[:MRR_DEPTH]
         return _paths(svc, [int(rowids[i]) for i in order])
 

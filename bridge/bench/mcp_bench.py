@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..paths import import_root, module
-from .measure import pct
+from .stats import pct
 
 ROOT = import_root()
 

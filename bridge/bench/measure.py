@@ -20,16 +20,10 @@ from vault_sync.index import queries as index_queries  # `queries` names the (qu
 
 from ..paths import import_root, module
 from .generate import generate
+from .stats import pct
 from .quiet_day import quiet_day_figures
 from .quiet_sweep import unchanged_sweep
 from .sweep_bench import stm_sweep
-
-
-def pct(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
 def _service(vault: Path, index: Path, clock=None, trigrams: bool = True, **overrides):
@@ -247,7 +241,7 @@ def _semantic(vault: Path, work: Path, queries, progress) -> dict:
     out: dict = {}
     svc = _service(vault, work / "emb.sqlite3", embeddings=True)
     svc.sync()
-    emb = get_embedder(svc)
+    emb = get_embedder(svc.engine)
     if emb is None:
         raise RuntimeError("embeddings are off: the semantic figures need the model")
     rows = index_queries.indexed_texts(svc.store, 256)

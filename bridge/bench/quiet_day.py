@@ -85,7 +85,7 @@ def simulate_day(vault: Path | None = None, notes: int = 300, hours: float = 24.
                 clock["now"] = START - timedelta(hours=24 - hour)
                 svc.sweep(paths[hour::24], full=True)
             clock["now"] = START
-            run_lifecycle(svc)
+            run_lifecycle(svc.engine)
             state = _hashes(root)
             counts = {"rewritten": 0, "moved": 0, "other": 0}
             touches = 0
@@ -99,7 +99,7 @@ def simulate_day(vault: Path | None = None, notes: int = 300, hours: float = 24.
                         svc.touch(ref)
                         touches += 1
                     state = _hashes(root)  # the touches' own writes are not the lifecycle's
-                run_lifecycle(svc)
+                run_lifecycle(svc.engine)
                 after = _hashes(root)
                 for k, v in _changed(state, after).items():
                     counts[k] += v

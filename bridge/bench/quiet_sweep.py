@@ -63,7 +63,7 @@ def unchanged_sweep(n: int, work: Path, now: datetime, service: Callable, progre
             t = time.perf_counter()
             rows = queries.sweep_rows(svc.store)
             floors.append(time.perf_counter() - t)
-            sweep_memo.forget(svc)  # as after an edit: this pass looks at every row
+            sweep_memo.forget(svc.engine)  # as after an edit: this pass looks at every row
             t = time.perf_counter()
             first = svc.sweep()
             looks.append(time.perf_counter() - t)

@@ -44,7 +44,7 @@ def measure(svc: Any, paths: dict[str, str], updates: Updates, negatives: Negati
     wrong: list[str] = []
     started = time.perf_counter()
     for n, (kind, phrasing, old, new) in enumerate(updates):
-        names = [c["path"] for c in candidates(svc, new, None, [], vectors[n])]
+        names = [c["path"] for c in candidates(svc.engine, new, None, [], vectors[n])]
         hit = paths[old] in names
         found += hit
         listed += len(names)
@@ -56,7 +56,7 @@ def measure(svc: Any, paths: dict[str, str], updates: Updates, negatives: Negati
         wrong += [f"{new} -> {name}" for name in names if name != paths[old]]
     alarms = 0
     for n, (_, new) in enumerate(negatives, len(updates)):
-        names = [c["path"] for c in candidates(svc, new, None, [], vectors[n])]
+        names = [c["path"] for c in candidates(svc.engine, new, None, [], vectors[n])]
         alarms += bool(names)
         listed += len(names)
         wrong += [f"{new} -> {name}" for name in names]
@@ -76,7 +76,7 @@ def _vectors(svc: Any, texts: list[str]) -> list[Any]:
     """Each new memory's save-time vector (search.embeddings.query_vector), in one model call
     instead of one per check; Nones with embeddings off."""
     from vault_sync.note import embed_text
-    from vault_sync.ops.names import slug_from
+    from vault_sync.names import slug_from
 
     embedder = svc.get_embedder() if svc.settings.embeddings else None
     if embedder is None:

@@ -19,11 +19,11 @@ def test_search_during_model_load_is_full_text_then_semantic(vault):
     svc = semantic_service(vault, shared_embedder())  # the vault's vectors are in the index
     try:
         svc.use_embedder(Embedder())  # a cold model, as in a daemon just started
-        loader = warm_model(svc, torch_threads=1)  # as the daemon does
+        loader = warm_model(svc.engine, torch_threads=1)  # as the daemon does
         assert loader is not None and svc.embedder.loading
 
         t0 = time.perf_counter()
-        early = search(svc, "which Postgres version does staging run", limit=5)
+        early = search(svc.engine, "which Postgres version does staging run", limit=5)
         waited = time.perf_counter() - t0
         assert svc.embedder.loading, "the model loaded before the search: the test proves nothing"
         assert early["semantic"] is False and early["notice"] == MODEL_LOADING
@@ -43,13 +43,13 @@ def test_search_during_model_load_is_full_text_then_semantic(vault):
 
         model.encode = encode
         try:
-            late = search(svc, "which Postgres version does staging run", limit=5)
+            late = search(svc.engine, "which Postgres version does staging run", limit=5)
         finally:
             del model.encode
         assert during == [1]  # capped in the encoding thread (the busy-machine latency fix)
         assert late["semantic"] is True and late["notice"] is None
         assert isinstance(late["results"][0]["parts"]["semantic"], float)
-        assert warm_model(svc) is None  # loaded: nothing more to start
+        assert warm_model(svc.engine) is None  # loaded: nothing more to start
     finally:
         torch.set_num_threads(threads_before)
         svc.close()
@@ -60,7 +60,7 @@ def test_warm_model_is_off_without_embeddings(vault):
 
     svc = make_service(vault)  # embeddings off
     try:
-        assert warm_model(svc) is None
-        assert search(svc, "Postgres", limit=3)["notice"] is None
+        assert warm_model(svc.engine) is None
+        assert search(svc.engine, "Postgres", limit=3)["notice"] is None
     finally:
         svc.close()

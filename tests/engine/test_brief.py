@@ -162,7 +162,7 @@ def test_strongest_matches_a_brute_force_ranking(tmp_path, model):
         rows = s.store.query("SELECT rowid, * FROM notes WHERE kind IN ('stm', 'ltm')")
         for now in (FIXED_NOW, FIXED_NOW + timedelta(days=40), FIXED_NOW - timedelta(days=90)):
             for k in (1, 7, 40, 60):
-                got, total = strongest(s, now, k)
+                got, total = strongest(s.engine, now, k)
                 assert total == 400
                 full = sorted(rows, key=lambda r: (r["kind"] == "ltm", row_score(s.params, r, now), -r["rowid"]), reverse=True)
                 want = [(r["path"], row_score(s.params, r, now)) for r in full[:k]]

@@ -10,7 +10,7 @@ from retrieval_set import semantic_service, shared_embedder
 from vault_sync.dates import parse_datetime
 from vault_sync.errors import InvalidInput, WrongState
 from vault_sync.search.cluster import action_for, cluster, cluster_id
-from vault_sync.search.consolidate import consolidate
+from vault_sync.ops.consolidate import consolidate
 from vault_sync.search.hybrid import search
 
 REDIS = "STM/Redis session TTL is 30 minutes.md"
@@ -59,7 +59,7 @@ def test_cluster_id_is_stable():
 
 
 def test_clusters_find_paraphrased_memories(svc):
-    clusters = cluster(svc)
+    clusters = cluster(svc.engine)
     groups = by_members(clusters)
     assert frozenset({REDIS, REDIS_TWIN}) in groups
     assert frozenset({STAGING, STAGING_TWIN}) in groups
@@ -72,20 +72,20 @@ def test_clusters_find_paraphrased_memories(svc):
     # unrelated memories stay apart
     assert not any("STM/Road bike tire pressure is 80 psi.md" in ms for ms in groups)
     # the same members give the same id on every run
-    assert [c["id"] for c in cluster(svc)] == [c["id"] for c in clusters]
+    assert [c["id"] for c in cluster(svc.engine)] == [c["id"] for c in clusters]
     # a lower threshold links more, never less
-    assert sum(c["size"] for c in cluster(svc, threshold=0.6)) >= sum(c["size"] for c in clusters)
+    assert sum(c["size"] for c in cluster(svc.engine, threshold=0.6)) >= sum(c["size"] for c in clusters)
     with pytest.raises(InvalidInput):
-        cluster(svc, threshold=1.5)
+        cluster(svc.engine, threshold=1.5)
 
 
 def test_cluster_without_embeddings_is_empty(service):
-    assert cluster(service) == []
+    assert cluster(service.engine) == []
 
 
 def test_consolidate_preview_writes_nothing(svc, vault):
     before = {p: p.read_bytes() for p in vault.rglob("*.md")}
-    out = consolidate(svc, [REDIS_TWIN, REDIS])
+    out = consolidate(svc.engine, [REDIS_TWIN, REDIS])
     assert out["applied"] is False and out["note"] is None and out["archived"] == []
     plan = out["plan"]
     assert [s["path"] for s in plan["sources"]] == [REDIS_TWIN, REDIS]  # oldest first
@@ -101,9 +101,9 @@ def test_consolidate_preview_writes_nothing(svc, vault):
 
 
 def test_consolidate_apply_end_to_end(svc, vault):
-    groups = by_members(cluster(svc))
+    groups = by_members(cluster(svc.engine))
     pair = groups[frozenset({REDIS, REDIS_TWIN})]
-    out = consolidate(svc, [pair["id"]], apply=True)
+    out = consolidate(svc.engine, [pair["id"]], apply=True)
     assert out["applied"] is True and out["errors"] == []
     note = out["note"]
     assert note["path"].startswith("STM/") and note["kind"] == "stm"
@@ -121,34 +121,34 @@ def test_consolidate_apply_end_to_end(svc, vault):
         assert f'merged_into: "[[{name}]]"' in archived or f"merged_into: '[[{name}]]'" in archived
         assert svc.store.note(f"Archive/{original}")["status"] == "archived"
     # the merged note is what search now finds; the originals are out of the default scope
-    found = [r["path"] for r in search(svc, "how long do logged-in sessions last in the cache")["results"][:3]]
+    found = [r["path"] for r in search(svc.engine, "how long do logged-in sessions last in the cache")["results"][:3]]
     assert note["path"] in found
     assert not any(p.startswith("Archive/") for p in found)
     # the cluster is gone
-    assert frozenset({REDIS, REDIS_TWIN}) not in by_members(cluster(svc))
+    assert frozenset({REDIS, REDIS_TWIN}) not in by_members(cluster(svc.engine))
 
 
 def test_consolidate_refuses_bad_input(svc):
     with pytest.raises(InvalidInput):
-        consolidate(svc, [REDIS])
+        consolidate(svc.engine, [REDIS])
     with pytest.raises(InvalidInput):
-        consolidate(svc, [REDIS, REDIS])
+        consolidate(svc.engine, [REDIS, REDIS])
     with pytest.raises(InvalidInput):
-        consolidate(svc, ["c-0000000000"])
+        consolidate(svc.engine, ["c-0000000000"])
     with pytest.raises(WrongState):
-        consolidate(svc, [REDIS, "LTM/Espresso recipe.md"])
+        consolidate(svc.engine, [REDIS, "LTM/Espresso recipe.md"])
 
 
 def test_a_superseded_memory_is_never_offered_for_merging(svc):
     old = svc.save("My train leaves at 8:10 every weekday", title="Train time")["note"]
     new = svc.save("My train leaves at 8:40 every weekday", title="Train time now", supersedes=[old["id"]])["note"]
     twin = svc.save("Every weekday my train leaves at 8:40", title="Weekday train")["note"]
-    clusters = cluster(svc)
+    clusters = cluster(svc.engine)
     assert not any(old["path"] in {m["path"] for m in c["members"]} for c in clusters)
     pair = by_members(clusters)[frozenset({new["path"], twin["path"]})]
-    out = consolidate(svc, [pair["id"]], apply=True)
+    out = consolidate(svc.engine, [pair["id"]], apply=True)
     text = out["note"]["text"] if "text" in out["note"] else svc.get_memory([out["note"]["id"]])[0]["body"]
     assert "8:40" in text and "8:10" not in text
-    top = search(svc, "what time does my train leave")["results"][0]
+    top = search(svc.engine, "what time does my train leave")["results"][0]
     assert top["path"] == out["note"]["path"]
     assert svc.get_memory([old["id"]])[0]["history"]["current"] == out["note"]["path"]

@@ -470,13 +470,13 @@ def test_background_failures_are_recorded_without_temp_names_and_cleared_by_a_cl
     service.subscribe(lambda kind, data: heard.append((kind, data)))
     assert service.status()["background"] == {"last_run": None, "last_error": None}
     exc = OSError(errno.EROFS, "Read-only file system", "/v/.mnemovault/.lease.json.mvtmp-1234")
-    background.failed(service, "lifecycle", exc)
+    background.failed(service.engine, "lifecycle", exc)
     bg = service.status()["background"]
     assert bg["last_error"] == {"at": "2026-11-20T12:00:00Z", "task": "lifecycle",
                                 "message": "cannot write to the vault: the vault's file system is read-only; "
                                            "mount it writable, then try again"}
     assert heard == [("background_error", bg["last_error"])]
-    background.record(service, "embeddings")  # another task's clean run leaves it
+    background.record(service.engine, "embeddings")  # another task's clean run leaves it
     assert service.status()["background"]["last_error"]["task"] == "lifecycle"
-    background.record(service, "lifecycle")
+    background.record(service.engine, "lifecycle")
     assert service.status()["background"] == {"last_run": "2026-11-20T12:00:00Z", "last_error": None}

@@ -51,8 +51,8 @@ def test_relations_to_imported_memories_are_links_that_resolve(empty_vault, tmp_
     assert fm1["relations"] == ["related mem-4"]
     assert fm2["supersedes_old"] == [f"[[{Path(p3).stem}]]"] and fm2["relations"] == ["related mem-99"]
     # resolved through the index: the targets have the importing notes as backlinks
-    assert {b["source"] for b in backlinks(svc, p2)} == {p1}
-    assert {b["source"] for b in backlinks(svc, p3)} == {p2}
+    assert {b["source"] for b in backlinks(svc.engine, p2)} == {p1}
+    assert {b["source"] for b in backlinks(svc.engine, p3)} == {p2}
     assert svc.status()["dangling_links"] == 0
     unlinked = {(u["where"], u["to"]): u["cause"] for u in r["unlinked"]}
     assert unlinked == {("line 1", "mem-4"): "its target was refused", ("line 2", "mem-99"): "its target is not in the source"}
@@ -75,7 +75,7 @@ def test_a_link_follows_a_name_that_appeared_on_disk_meanwhile(empty_vault, tmp_
     assert p2 == "STM/The platform team owns the deploy pipeline 2.md"
     assert (empty_vault / "STM" / "The platform team owns the deploy pipeline.md").read_text() == "the person's own\n"
     assert fm_of(empty_vault / p1)[0]["related"] == ["[[The platform team owns the deploy pipeline 2]]"]
-    assert {b["source"] for b in backlinks(svc, p2)} == {p1}
+    assert {b["source"] for b in backlinks(svc.engine, p2)} == {p1}
 
 
 def test_archived_and_promoted_memories_go_where_the_project_keeps_them(empty_vault, tmp_path):

@@ -302,14 +302,14 @@ def test_tag_neighbours_equal_a_brute_force_ranking(empty_vault):
     for row in rows:
         mine = tags_of[row["rowid"]]
         if not mine:
-            assert lifecycle._tag_neighbours(svc, row) == []
+            assert lifecycle._tag_neighbours(svc.engine, row) == []
             continue
         idf = {t: math.log((len(rows) + 1) / df[t]) for t in mine}
         own = sum(idf.values())
         scored = [(sum(idf[t] for t in mine & tags_of[r["rowid"]]), r) for r in rows if r["rowid"] != row["rowid"]]
         want = [r["path"] for s, r in sorted(scored, key=lambda x: (-round(x[0], 9), x[1]["kind"] != "ltm", x[1]["path"]))
                 if s >= lifecycle.MIN_TAG_SCORE * own - 1e-9][:lifecycle.MAX_RELATED]
-        assert lifecycle._tag_neighbours(svc, row) == want, row["path"]
+        assert lifecycle._tag_neighbours(svc.engine, row) == want, row["path"]
         checked += bool(want)
     assert checked > 50
     svc.close()

@@ -89,7 +89,7 @@ def test_ties_resolve_as_obsidian_does_in_the_resolver_and_the_dangling_report(t
         assert [(t, s, both(tie_vault, svc, t, s)) for t, s, _ in TIES] == TIES
         assert svc.dangling_links() == [] and obsidian_resolver.dangling(tie_vault) == []
         # backlinks read the same rule: zzzz/Note.md is linked from its own folder only
-        assert {b["source"] for b in backlinks(svc, "zzzz/Note.md")} == {"zzzz/s.md", "a/b/s.md"}
+        assert {b["source"] for b in backlinks(svc.engine, "zzzz/Note.md")} == {"zzzz/s.md", "a/b/s.md"}
     finally:
         svc.close()
 
@@ -121,8 +121,8 @@ def test_decomposed_and_composed_names_and_trailing_spaces_resolve(empty_vault):
         assert both(vault, svc, unicodedata.normalize("NFD", "Crème"), "s.md") == f"Notes/{nfc}.md"
         assert both(vault, svc, "Trail", "s.md") == "Trail .md"
         assert both(vault, svc, "Trail .md", "s.md", markdown=True) == "Trail .md"
-        assert {b["source"] for b in backlinks(svc, f"{nfd}.md")} == {"s.md"}
-        assert {b["source"] for b in backlinks(svc, "Trail .md")} == {"s.md"}
+        assert {b["source"] for b in backlinks(svc.engine, f"{nfd}.md")} == {"s.md"}
+        assert {b["source"] for b in backlinks(svc.engine, "Trail .md")} == {"s.md"}
     finally:
         svc.close()
 
@@ -135,16 +135,16 @@ def test_wikilinks_in_frontmatter_values_are_links_and_follow_a_move(empty_vault
     svc = make_service(vault)
     try:
         assert svc.dangling_links() == [] and obsidian_resolver.dangling(vault) == []
-        assert {b["source"] for b in backlinks(svc, "Second.md")} == {"Home.md"}
-        assert [b["source"] for b in backlinks(svc, "STM/Other note.md")] == ["Home.md", "Home.md"]
+        assert {b["source"] for b in backlinks(svc.engine, "Second.md")} == {"Home.md"}
+        assert [b["source"] for b in backlinks(svc.engine, "STM/Other note.md")] == ["Home.md", "Home.md"]
         write(vault, "People/Other note.md", "a person's note of the same name\n")
         svc.sync()
-        assert backlinks(svc, "People/Other note.md") == []
+        assert backlinks(svc.engine, "People/Other note.md") == []
         # archived, the memory's bare name would open the person's note: the frontmatter follows it
         svc.archive("STM/Other note.md")
         home = (vault / "Home.md").read_text(encoding="utf-8")
         assert 'see: "[[Archive/Other note]]"' in home and '"[[Archive/Other note|that]] and [[Second]]"' in home
-        assert {b["source"] for b in backlinks(svc, "Archive/Other note.md")} == {"Home.md"}
+        assert {b["source"] for b in backlinks(svc.engine, "Archive/Other note.md")} == {"Home.md"}
         assert svc.dangling_links() == []
         assert_index_matches_rebuild(svc)
     finally:

@@ -58,12 +58,12 @@ def test_search_pages_never_repeat_a_hit(svc):
     seen: list[str] = []
     offset = 0
     while offset is not None:
-        page = search_page(svc, "atlas", limit=3, offset=offset)
+        page = search_page(svc.engine, "atlas", limit=3, offset=offset)
         seen += [h["path"] for h in page["results"]]
         offset = page["next_offset"]
     assert len(seen) == len(set(seen)) > 3
     with pytest.raises(InvalidInput):
-        search_page(svc, "atlas", limit=10, offset=195)
+        search_page(svc.engine, "atlas", limit=10, offset=195)
 
 
 def test_mcp_search_refuses_an_empty_query_and_two_spellings_of_used_since(svc):

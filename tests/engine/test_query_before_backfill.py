@@ -39,7 +39,7 @@ def test_query_goes_before_the_backfill(tmp_path):
         own = Embedder(shared.name)
         own._model = shared._model  # the loaded weights; fresh counters and turns
         svc.use_embedder(own)
-        total = len(missing_hashes(svc, shared.name))
+        total = len(missing_hashes(svc.engine, shared.name))
         assert total == NOTES + 1
         started = threading.Event()
         report: dict = {}
@@ -59,7 +59,7 @@ def test_query_goes_before_the_backfill(tmp_path):
         worker = threading.Thread(target=run)
         worker.start()
         assert started.wait(60)
-        answer = search(svc, "which Postgres version does staging run", limit=5)
+        answer = search(svc.engine, "which Postgres version does staging run", limit=5)
         encoded_at_answer = svc.embedder.encoded - 1  # the query's own text
         turns = svc.embedder.turns
         worker.join(300)
@@ -73,7 +73,7 @@ def test_query_goes_before_the_backfill(tmp_path):
         assert answer["semantic"] is True
         assert "partly from full text" in (answer["notice"] or "")
         assert answer["results"][0]["path"] == "STM/Staging runs Postgres 16.md"
-        after = search(svc, "which Postgres version does staging run", limit=5)
+        after = search(svc.engine, "which Postgres version does staging run", limit=5)
         assert after["notice"] is None and after["results"][0]["parts"]["semantic"] is not None
     finally:
         svc.close()

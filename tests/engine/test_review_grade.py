@@ -40,7 +40,7 @@ def _memory(svc, i: int, use_count: int, strength: float, days: float) -> str:
 def test_golden_table_of_scores_per_grade(svc, empty_vault, grade, column):
     paths = [_memory(svc, i, *row[0]) for i, row in enumerate(GOLDEN)]
     svc.sweep(full=True)
-    candidates_before = {c["path"] for c in promote_candidates(svc)}
+    candidates_before = {c["path"] for c in promote_candidates(svc.engine)}
     got = []
     for path, row in zip(paths, GOLDEN):
         out = svc.review_memory(path, grade)
@@ -49,7 +49,7 @@ def test_golden_table_of_scores_per_grade(svc, empty_vault, grade, column):
         assert note["use_count"] == row[0][0] and note["strength"] == row[0][1]  # a review is not a use
     assert got == [(row[0], row[1], row[column]) for row in GOLDEN]
     # never a promotion candidate because of a review: the candidates are the ones before
-    assert {c["path"] for c in promote_candidates(svc)} <= candidates_before
+    assert {c["path"] for c in promote_candidates(svc.engine)} <= candidates_before
     report = svc.run_lifecycle()
     assert {m["from"] for m in report.get("promote", {}).get("promoted", [])} <= candidates_before
     assert_index_matches_rebuild(svc)
@@ -60,7 +60,7 @@ def test_remember_takes_a_fading_memory_out_of_the_queue_not_to_ltm(svc):
     assert [n["path"] for n in svc.review()] == [path]
     out = svc.review_memory(path, "remember")
     assert out["new_score"] < svc.params.promote_threshold
-    assert svc.review() == [] and promote_candidates(svc) == []
+    assert svc.review() == [] and promote_candidates(svc.engine) == []
     later = make_service(svc.settings.vault, now=FIXED_NOW + timedelta(days=3), sync=False)
     try:  # it decays from there like any memory, back into the queue, never up to LTM
         assert later.run_lifecycle().get("promote", {}).get("promoted", []) == []

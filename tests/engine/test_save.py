@@ -158,7 +158,7 @@ def test_no_false_positives(service, text):
 def test_a_name_that_appears_meanwhile_is_skipped(tmp_path):
     """The one free-name loop of save, save_memories and import: a name taken on disk after the
     index was read (another device, the person) is passed over, never written over."""
-    from vault_sync.ops.names import create_under_free_name
+    from vault_sync.names import create_under_free_name
 
     (tmp_path / "STM").mkdir()
     (tmp_path / "STM" / "Deploy notes.md").write_text("theirs")

@@ -85,7 +85,7 @@ def test_batch_encodes_once_and_leaves_nothing_to_backfill(empty_vault):
     answer = svc.save_many(texts + ["Melanie painted a sunrise over the lake last year!"])
     assert answer["saved"] == 31
     assert embedder.calls - before <= 2  # one batch encode (+ at most the earlier save's backfill)
-    assert missing_hashes(svc, embedder.name) == []  # every new note got its vector from that call
+    assert missing_hashes(svc.engine, embedder.name) == []  # every new note got its vector from that call
     # the near-duplicate check still runs, against what was stored before
     near = answer["results"][30]["near_duplicates"]
     assert near and near[0]["path"].startswith("STM/Melanie painted a sunrise")
@@ -225,7 +225,7 @@ def test_title_repeating_the_first_words_is_embedded_once(empty_vault):
     (empty_vault / "STM" / "written by hand.md").write_text("Written by hand about the lake sunrise painting\n",
                                                            encoding="utf-8")
     svc.sync()
-    backfill(svc)
+    backfill(svc.engine)
 
     def stored(prefix):
         row = svc.store.one("SELECT content_hash FROM notes WHERE path LIKE ?", (prefix + "%",))

@@ -43,7 +43,7 @@ def test_a_save_while_the_model_loads_is_written_at_once_and_embedded_later(vaul
         cold = Embedder()
         svc.use_embedder(cold)  # as in a daemon just started
         with cold._lock:  # the load cannot finish while the test holds this
-            loader = warm_model(svc, torch_threads=1)
+            loader = warm_model(svc.engine, torch_threads=1)
             assert loader is not None and cold.loading
             one = _in_thread(lambda: svc.save(RATE, tags=["api"]))
             many = _in_thread(lambda: svc.save_many([{"text": OTHER}]))
@@ -59,10 +59,10 @@ def test_a_save_while_the_model_loads_is_written_at_once_and_embedded_later(vaul
 
         loader.join(120)
         assert cold.loaded
-        pending = {queries.note_by_rowid(svc.store, rowid)["path"] for _, rowid in missing_hashes(svc, cold.name)}
+        pending = {queries.note_by_rowid(svc.store, rowid)["path"] for _, rowid in missing_hashes(svc.engine, cold.name)}
         assert new_paths <= pending  # no vector yet: the backfill's work
         svc.embed()  # what the daemon's background worker runs
-        assert missing_hashes(svc, cold.name) == []
+        assert missing_hashes(svc.engine, cold.name) == []
         again = svc.save("The public Atlas API now allows 900 requests per minute per key, burst 100.")
         assert again["near_duplicates"], "with the model in, the vector check runs again"
     finally:
@@ -75,7 +75,7 @@ def test_automatic_promotion_waits_for_the_model_without_holding_the_write_lock(
         cold = Embedder()
         svc.use_embedder(cold)
         with cold._lock:
-            warm_model(svc, torch_threads=1)
+            warm_model(svc.engine, torch_threads=1)
             report = _in_thread(svc.run_lifecycle)
         assert "promote" not in report and report["postponed"] == ["promote: the embedding model is still loading"]
         preview = svc.promote_all(dry_run=True)

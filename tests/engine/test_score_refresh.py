@@ -93,10 +93,10 @@ def test_falling_below_the_forget_threshold_is_archived_within_one_interval(empt
     svc = _service(empty_vault, clock)
     cross = crossing_at(svc.params, 1, 1.0, last, svc.params.forget_threshold)
     clock.now = cross - timedelta(minutes=1)
-    run_lifecycle(svc)
+    run_lifecycle(svc.engine)
     assert (empty_vault / "STM" / "m.md").exists()
     clock.now = cross + timedelta(minutes=4)
-    run_lifecycle(svc)
+    run_lifecycle(svc.engine)
     assert not (empty_vault / "STM" / "m.md").exists() and (empty_vault / "Archive" / "m.md").exists()
     svc.close()
 
@@ -225,7 +225,7 @@ def test_a_remembered_quiet_pass_never_hides_a_crossing(empty_vault):
     for step in range(1, 12 * 30):  # 30 simulated hours
         clock.now = FIXED_NOW + timedelta(minutes=5 * step)
         got = svc.sweep()
-        sweep_memo.forget(ref)
+        sweep_memo.forget(ref.engine)
         want = ref.sweep()
         assert got["written"] == want["written"], (step, got, want)
         remembered += got["remembered"]

@@ -48,7 +48,7 @@ def danger_last_used(svc, target: float = 0.25):
 
 
 def test_result_shape_and_snippet(service):
-    answer = search(service, "postgres")
+    answer = search(service.engine, "postgres")
     assert answer["semantic"] is False and answer["notice"] is None
     assert "STM/Staging runs Postgres 16.md" in paths(answer)[:3]
     for r in answer["results"]:
@@ -65,7 +65,7 @@ def test_result_shape_and_snippet(service):
 
 
 def test_stemming_finds_other_word_forms(service):
-    assert "STM/Atlas search reindex takes 40 minutes.md" in paths(search(service, "rebuilding"))
+    assert "STM/Atlas search reindex takes 40 minutes.md" in paths(search(service.engine, "rebuilding"))
 
 
 @pytest.mark.parametrize("query", [
@@ -75,22 +75,22 @@ def test_stemming_finds_other_word_forms(service):
     "\\", "%_", "\x00", "🙂 postgres", "Ünïcödé", " ", "", "+postgres", "postgres^2", "[[Staging runs Postgres 16]]",
 ])
 def test_hostile_query_syntax_never_raises(service, query):
-    answer = search(service, query)
+    answer = search(service.engine, query)
     assert isinstance(answer["results"], list)
 
 
 def test_operators_are_plain_words(service):
     # '-' does not exclude: the staging note has both words and still comes back first
-    assert paths(search(service, "postgres -staging"))[0] == "STM/Staging runs Postgres 16.md"
+    assert paths(search(service.engine, "postgres -staging"))[0] == "STM/Staging runs Postgres 16.md"
     # a column filter is not a column filter: the word "title" is just a word
-    assert "STM/Staging runs Postgres 16.md" in paths(search(service, "title:postgres"))
-    assert "STM/Staging runs Postgres 16.md" in paths(search(service, "NEAR(postgres staging)"))
+    assert "STM/Staging runs Postgres 16.md" in paths(search(service.engine, "title:postgres"))
+    assert "STM/Staging runs Postgres 16.md" in paths(search(service.engine, "NEAR(postgres staging)"))
     # '*' is not a prefix operator: "post*" is the word "post", which the staging note lacks
-    found = paths(search(service, "post*"))
+    found = paths(search(service.engine, "post*"))
     assert "STM/Staging runs Postgres 16.md" not in found
     assert "STM/Sam wants weekly status in Slack.md" in found  # "a short Slack post"
     # NOT is a word, not an operator
-    assert "STM/Staging runs Postgres 16.md" in paths(search(service, "NOT postgres"))
+    assert "STM/Staging runs Postgres 16.md" in paths(search(service.engine, "NOT postgres"))
 
 
 def test_match_expression_quotes_every_token():
@@ -104,12 +104,12 @@ def test_title_outweighs_tags_outweighs_body(vault):
     write_memory(vault, "Gateway settings one", "Some words about a gateway and its settings here.", tags=("zanzibar",))
     write_memory(vault, "Gateway settings two", "Some words about zanzibar gateway and its settings here.")
     svc = make_service(vault)
-    found = paths(search(svc, "zanzibar", blend_review=False))
+    found = paths(search(svc.engine, "zanzibar", blend_review=False))
     assert found[:3] == ["STM/Zanzibar gateway notes.md", "STM/Gateway settings one.md", "STM/Gateway settings two.md"]
 
 
 def test_coverage_prefers_notes_matching_more_words(service):
-    hits = fts.search(service.store, "peanut dinner restaurant", fts.make_filters(service))
+    hits = fts.search(service.store, "peanut dinner restaurant", fts.make_filters(service.engine))
     best = max(hits, key=lambda h: h.coverage)
     row = service.store.note("STM/Team dinner venue must be peanut-free.md")
     assert best.rowid == row["rowid"] and best.coverage == pytest.approx(1.0)
@@ -120,7 +120,7 @@ def test_coverage_prefers_notes_matching_more_words(service):
 def test_coverage_agrees_with_each_words_whole_match_list(service, monkeypatch, walk):
     monkeypatch.setattr(fts, "SCAN_PER_CANDIDATE", walk)
     query = "postgres staging deploy team dinner peanut"
-    hits = fts.search(service.store, query, fts.make_filters(service))
+    hits = fts.search(service.store, query, fts.make_filters(service.engine))
     terms = fts.content_words(query)
     n = service.store.one("SELECT count(*) FROM notes")[0]
     matches = {t: {r[0] for r in service.store.query("SELECT rowid FROM fts WHERE fts MATCH ?", (fts.quote(t),))} for t in terms}
@@ -132,52 +132,52 @@ def test_coverage_agrees_with_each_words_whole_match_list(service, monkeypatch, 
 
 
 def test_search_scope_keeps_its_kinds_and_all_leaves_out_the_archive(service):
-    stm = search(service, "atlas", limit=50, scope="stm")["results"]
-    ltm = search(service, "atlas", limit=50, scope="ltm")["results"]
-    every = search(service, "atlas", limit=50, scope="all")["results"]
+    stm = search(service.engine, "atlas", limit=50, scope="stm")["results"]
+    ltm = search(service.engine, "atlas", limit=50, scope="ltm")["results"]
+    every = search(service.engine, "atlas", limit=50, scope="all")["results"]
     assert stm and {r["kind"] for r in stm} == {"stm"}
     assert ltm and {r["kind"] for r in ltm} == {"ltm"}
     assert {r["kind"] for r in every} == {"stm", "ltm", "note"}  # archive is left out of "all"
-    assert search(service, "mongodb")["results"] == []
-    archived = search(service, "mongodb", scope="archive")["results"]
+    assert search(service.engine, "mongodb")["results"] == []
+    archived = search(service.engine, "mongodb", scope="archive")["results"]
     assert [r["path"] for r in archived] == ["Archive/Atlas v1 stored events in MongoDB.md"]
-    assert {r["kind"] for r in search(service, "atlas", limit=50, scope="memories")["results"]} == {"stm", "ltm"}
+    assert {r["kind"] for r in search(service.engine, "atlas", limit=50, scope="memories")["results"]} == {"stm", "ltm"}
     with pytest.raises(InvalidInput):
-        search(service, "atlas", scope="everything")
+        search(service.engine, "atlas", scope="everything")
 
 
 def test_tag_filter_matches_nested_tags_and_ignores_hash_and_case(service):
-    res = search(service, "atlas", limit=50, tags=["#Project"])["results"]
+    res = search(service.engine, "atlas", limit=50, tags=["#Project"])["results"]
     assert res
     for r in res:
         row = service.store.note(r["path"])
         assert any(t == "project" or t.startswith("project/") for t in service.store.tags_of(row["rowid"]))
-    coffee = search(service, "grind", tags=["coffee"])["results"]
+    coffee = search(service.engine, "grind", tags=["coffee"])["results"]
     assert {r["path"] for r in coffee} <= {"STM/Coffee grinder setting 18 for pour-over.md", "LTM/Espresso recipe.md"}
     assert coffee
-    assert search(service, "grind", tags=["coffee", "recipe"])["results"][0]["path"] == "LTM/Espresso recipe.md"
-    assert search(service, "postgres", tags=["no-such-tag"])["results"] == []
+    assert search(service.engine, "grind", tags=["coffee", "recipe"])["results"][0]["path"] == "LTM/Espresso recipe.md"
+    assert search(service.engine, "postgres", tags=["no-such-tag"])["results"] == []
 
 
 def test_status_and_recency_filters(service):
-    promoted = search(service, "atlas", limit=50, status="promoted")["results"]
+    promoted = search(service.engine, "atlas", limit=50, status="promoted")["results"]
     assert promoted and {r["kind"] for r in promoted} == {"ltm"}
-    recent = search(service, "atlas", limit=50, scope="stm", since_days=1)["results"]
+    recent = search(service.engine, "atlas", limit=50, scope="stm", since_days=1)["results"]
     assert recent
     for r in recent:
         row = service.store.note(r["path"])
         assert row["last_used"] >= "2026-11-19T12:00:00Z"
-    older = {r["path"] for r in search(service, "atlas", limit=50, scope="stm")["results"]}
+    older = {r["path"] for r in search(service.engine, "atlas", limit=50, scope="stm")["results"]}
     assert "STM/Backup restore drill took 47 minutes.md" in older - {r["path"] for r in recent}
     with pytest.raises(InvalidInput):
-        search(service, "atlas", since_days=-1)
+        search(service.engine, "atlas", since_days=-1)
 
 
 def test_decay_weights_stm_gently(vault):
     write_memory(vault, "Quokka fresh", "The quokka enclosure opens at nine.", last_used=FIXED_NOW)
     write_memory(vault, "Quokka faded", "The quokka enclosure opens at nine.", last_used=FIXED_NOW - timedelta(days=60))
     svc = make_service(vault)
-    res = search(svc, "quokka enclosure", blend_review=False)["results"]
+    res = search(svc.engine, "quokka enclosure", blend_review=False)["results"]
     assert [r["path"] for r in res] == ["STM/Quokka fresh.md", "STM/Quokka faded.md"]
     fresh, faded = res
     assert faded["parts"]["decay"] < 0.1 < fresh["parts"]["decay"]
@@ -197,35 +197,35 @@ def test_review_blending_pulls_in_relevant_danger_zone_memory(vault):
     from vault_sync.views import row_state
 
     assert row_state(svc.params, due, FIXED_NOW) == "danger"
-    plain = search(svc, "kiwi harvest", limit=4, blend_review=False)["results"]
+    plain = search(svc.engine, "kiwi harvest", limit=4, blend_review=False)["results"]
     assert "STM/Orchard ladder rule.md" not in [r["path"] for r in plain]
     assert not any(r["review"] for r in plain)
-    blended = search(svc, "kiwi harvest", limit=4)["results"]
+    blended = search(svc.engine, "kiwi harvest", limit=4)["results"]
     assert len(blended) == 4
     assert [r["path"] for r in blended].index("STM/Orchard ladder rule.md") == 2  # p, p, r, p
     flagged = [r for r in blended if r["review"]]
     assert [r["path"] for r in flagged] == ["STM/Orchard ladder rule.md"]
     assert "STM/Fading unrelated fact.md" not in [r["path"] for r in blended]
     # the irrelevant danger-zone memory is never blended in, even when nothing else matches
-    assert "STM/Fading unrelated fact.md" not in paths(search(svc, "orchard ladder", limit=10))
+    assert "STM/Fading unrelated fact.md" not in paths(search(svc.engine, "orchard ladder", limit=10))
 
 
 def test_sample_danger_zone_memory_flagged_when_relevant(service):
-    res = search(service, "vpn split tunneling dns")["results"]
+    res = search(service.engine, "vpn split tunneling dns")["results"]
     vpn = next(r for r in res if r["path"] == "STM/VPN split tunneling breaks internal DNS.md")
     assert vpn["review"] is True
-    assert not any(r["review"] for r in search(service, "espresso recipe")["results"])
+    assert not any(r["review"] for r in search(service.engine, "espresso recipe")["results"])
 
 
 def test_limit_and_empty_queries(service):
-    assert len(search(service, "atlas", limit=3)["results"]) == 3
-    assert search(service, "   ")["results"] == []
-    assert search(service, "?!")["results"] == []
+    assert len(search(service.engine, "atlas", limit=3)["results"]) == 3
+    assert search(service.engine, "   ")["results"] == []
+    assert search(service.engine, "?!")["results"] == []
 
 
 def test_import_does_not_load_torch():
     code = ("import sys, vault_sync.search, vault_sync.search.hybrid, vault_sync.search.cluster, "
-            "vault_sync.search.consolidate; print('torch' in sys.modules, 'sentence_transformers' in sys.modules)")
+            "vault_sync.ops.consolidate; print('torch' in sys.modules, 'sentence_transformers' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False False"
 

@@ -30,7 +30,7 @@ def svc(vault, embedder):
 
 
 def rank_of(svc, query, target, limit=5) -> int | None:
-    found = [r["path"] for r in search(svc, query, limit=limit)["results"]]
+    found = [r["path"] for r in search(svc.engine, query, limit=limit)["results"]]
     return found.index(target) + 1 if target in found else None
 
 
@@ -74,7 +74,7 @@ def test_hybrid_recall_at_5_holds_on_paraphrases_and_beats_full_text(vault, embe
 
 
 def test_hybrid_result_parts(svc):
-    answer = search(svc, "which database release is pre-prod on")
+    answer = search(svc.engine, "which database release is pre-prod on")
     assert answer["semantic"] is True and answer["notice"] is None
     top = answer["results"][0]
     assert isinstance(top["parts"]["semantic"], float)
@@ -92,11 +92,11 @@ def test_strong_semantic_match_beats_weak_word_overlap(svc):
 
 @pytest.mark.parametrize("query", ['"', "NEAR(", "title:", "-*", "()", "'; DROP TABLE notes; --"])
 def test_hostile_queries_with_embeddings(svc, query):
-    assert isinstance(search(svc, query)["results"], list)
+    assert isinstance(search(svc.engine, query)["results"], list)
 
 
 def test_semantic_review_blending_only_relevant(svc):
-    res = search(svc, "my laptop can't reach intranet sites when remote access is on")["results"]
+    res = search(svc.engine, "my laptop can't reach intranet sites when remote access is on")["results"]
     vpn = next(r for r in res if r["path"] == "STM/VPN split tunneling breaks internal DNS.md")
     assert vpn["review"] is True
     danger_unrelated = {"STM/Grafana dashboards are provisioned from the infra repo.md",
@@ -115,7 +115,7 @@ def test_moved_note_is_not_re_embedded(svc, vault):
     (vault / "Projects" / "Atlas project.md").rename(vault / "Atlas project.md")
     svc.sync()
     assert svc.store.note("STM/infra/Staging runs Postgres 16.md") is not None
-    report = backfill(svc)
+    report = backfill(svc.engine)
     assert report["embedded"] == 0
     assert (svc.embedder.calls, svc.embedder.encoded) == before
     assert rank_of(svc, "which database release is pre-prod on", "STM/infra/Staging runs Postgres 16.md")
@@ -124,7 +124,7 @@ def test_moved_note_is_not_re_embedded(svc, vault):
     path = vault / "STM" / "Redis session TTL is 30 minutes.md"
     path.write_text(path.read_text(encoding="utf-8").replace("30-minute", "45-minute"), encoding="utf-8")
     svc.sync()
-    assert backfill(svc)["embedded"] == 1
+    assert backfill(svc.engine)["embedded"] == 1
 
 
 def test_backfill_progress_batches_and_cache(vault, embedder):
@@ -133,14 +133,14 @@ def test_backfill_progress_batches_and_cache(vault, embedder):
     batched._model = embedder._model  # share the loaded weights
     svc.use_embedder(batched)
     seen = []
-    report = backfill(svc, progress=lambda done, total: seen.append((done, total)), limit=10)
+    report = backfill(svc.engine, progress=lambda done, total: seen.append((done, total)), limit=10)
     assert report["embedded"] == 10 and seen[0] == (0, 10) and seen[-1] == (10, 10)
     total = svc.store.one("SELECT count(DISTINCT content_hash) FROM notes")[0]
-    report = backfill(svc)
-    assert report["embedded"] == total - 10 and not missing_hashes(svc, embedder.name)
+    report = backfill(svc.engine)
+    assert report["embedded"] == total - 10 and not missing_hashes(svc.engine, embedder.name)
     rows = svc.store.query("SELECT model, length(vector) FROM embeddings")
     assert {r[0] for r in rows} == {embedder.name} and {r[1] for r in rows} == {384 * 4}
-    cache = vector_cache(svc, svc.embedder)
+    cache = vector_cache(svc.engine, svc.embedder)
     cache.refresh()
     assert cache.matrix.shape == (total, 384)
     # the cache picks up vectors written by another service on the same index, incrementally
@@ -148,7 +148,7 @@ def test_backfill_progress_batches_and_cache(vault, embedder):
     other.use_embedder(svc.embedder)
     (vault / "STM" / "New fact.md").write_text("---\ntags: [x]\n---\nThe new build agent is called hydra.\n", encoding="utf-8")
     other.sync()
-    backfill(other)
+    backfill(other.engine)
     rowids, sims = cache.similarities(embedder.encode_one("build agent hydra"))
     row = svc.store.note("STM/New fact.md")
     assert int(rowids[int(np.argmax(sims))]) == row["rowid"]
@@ -158,32 +158,32 @@ def test_backfill_progress_batches_and_cache(vault, embedder):
 
 
 def test_missing_vectors_are_filled_inline_when_few(svc, vault):
-    search(svc, "canal")  # nothing missing yet: remembered until the index changes
+    search(svc.engine, "canal")  # nothing missing yet: remembered until the index changes
     (vault / "STM" / "Heron fact.md").write_text("---\ntags: [birds]\n---\nA grey heron nests by the canal lock.\n", encoding="utf-8")
     svc.sync()
-    assert missing_hashes(svc, svc.embedder.name)
-    res = search(svc, "where do the big wading birds breed")
+    assert missing_hashes(svc.engine, svc.embedder.name)
+    res = search(svc.engine, "where do the big wading birds breed")
     assert res["results"][0]["path"] == "STM/Heron fact.md"
-    assert not missing_hashes(svc, svc.embedder.name)
+    assert not missing_hashes(svc.engine, svc.embedder.name)
 
 
 def test_model_that_cannot_load_falls_back_to_full_text(vault):
     svc = make_service(vault, embeddings=True, embedding_model="/nonexistent/model-dir")
-    first = search(svc, "postgres")
+    first = search(svc.engine, "postgres")
     assert first["semantic"] is False
     assert first["notice"] and "/nonexistent/model-dir" in first["notice"]
     assert "STM/Staging runs Postgres 16.md" in [r["path"] for r in first["results"]]
-    second = search(svc, "postgres")
+    second = search(svc.engine, "postgres")
     assert second["semantic"] is False and second["notice"] is None  # said once
     assert [r["path"] for r in second["results"]] == [r["path"] for r in first["results"]]
-    assert backfill(svc)["error"]
-    assert near_duplicates(svc, "The staging cluster was upgraded to Postgres 16 on Thursday.") == []
+    assert backfill(svc.engine)["error"]
+    assert near_duplicates(svc.engine, "The staging cluster was upgraded to Postgres 16 on Thursday.") == []
     svc.close()
 
 
 def test_embeddings_off_means_no_embedder(service):
-    assert get_embedder(service) is None
-    answer = search(service, "postgres")
+    assert get_embedder(service.engine) is None
+    answer = search(service.engine, "postgres")
     assert answer["semantic"] is False and answer["notice"] is None
 
 
@@ -191,18 +191,18 @@ def test_near_duplicates_find_the_note_and_its_rewording(svc):
     row = svc.store.note("STM/Staging runs Postgres 16.md")
     body = svc.store.one("SELECT body FROM fts WHERE rowid=?", (row["rowid"],))[0]
     tags = svc.store.tags_of(row["rowid"])
-    dupes = near_duplicates(svc, body, title=row["title"], tags=tags)
+    dupes = near_duplicates(svc.engine, body, title=row["title"], tags=tags)
     assert dupes and dupes[0]["path"] == "STM/Staging runs Postgres 16.md" and dupes[0]["similarity"] >= 0.95
     reworded = body.replace("on Thursday", "last Thursday")
-    assert near_duplicates(svc, reworded, title=row["title"], tags=tags)[0]["path"] == "STM/Staging runs Postgres 16.md"
-    assert near_duplicates(svc, "Bake the rye loaf for an hour at 220 degrees.") == []
+    assert near_duplicates(svc.engine, reworded, title=row["title"], tags=tags)[0]["path"] == "STM/Staging runs Postgres 16.md"
+    assert near_duplicates(svc.engine, "Bake the rye loaf for an hour at 220 degrees.") == []
 
 
 def test_neighbours_for_related_links(svc):
     from vault_sync.search.embeddings import neighbours
 
     row = svc.store.note("STM/Coffee grinder setting 18 for pour-over.md")
-    names = neighbours(svc, row, limit=3)
+    names = neighbours(svc.engine, row, limit=3)
     assert names and "STM/Coffee grinder setting 18 for pour-over" not in names
     assert "LTM/Espresso recipe" in names
 
@@ -210,17 +210,17 @@ def test_neighbours_for_related_links(svc):
 def test_search_scans_for_missing_vectors_only_after_the_index_changed(svc, vault, monkeypatch):
     import vault_sync.search.embeddings as emb_mod
 
-    search(svc, "postgres")
+    search(svc.engine, "postgres")
     scans = []
     real = emb_mod.missing_hashes
     monkeypatch.setattr(emb_mod, "missing_hashes", lambda *a, **k: scans.append(1) or real(*a, **k))
-    search(svc, "espresso")
+    search(svc.engine, "espresso")
     assert scans == []  # the index is as it was: no scan
     other = make_service(vault, embeddings=False)  # another connection writes (the daemon, another process)
     (vault / "STM" / "Heron fact.md").write_text("---\ntags: [birds]\n---\nA grey heron nests by the canal lock.\n", encoding="utf-8")
     other.sync()
     other.close()
-    res = search(svc, "where do the big wading birds breed")
+    res = search(svc.engine, "where do the big wading birds breed")
     assert scans and res["results"][0]["path"] == "STM/Heron fact.md"
 
 
@@ -232,7 +232,7 @@ def test_query_vector_is_encoded_while_full_text_runs(svc, embedder, monkeypatch
     from vault_sync.search import hybrid
 
     query = "which database release is pre-prod on"
-    serial = search(svc, query)
+    serial = search(svc.engine, query)
     full_text_started = threading.Event()
     seen: dict[str, object] = {}
     real_encode, real_fts = embedder.encode_one, hybrid.ftsmod.search
@@ -250,11 +250,11 @@ def test_query_vector_is_encoded_while_full_text_runs(svc, embedder, monkeypatch
 
     monkeypatch.setattr(embedder, "encode_one", encode_one)
     monkeypatch.setattr(hybrid.ftsmod, "search", fts_search)
-    overlapped = search(svc, query)
+    overlapped = search(svc.engine, query)
     assert seen["overlapped"] is True
     assert seen["encode thread"] != seen["full text thread"]
     assert [(r["path"], r["score"]) for r in overlapped["results"]] == [(r["path"], r["score"]) for r in serial["results"]]
 
     # the model not loaded yet: nothing is started, _semantic decides as before
     monkeypatch.setattr(type(embedder), "loaded", property(lambda self: False))
-    assert hybrid.start_query_vector(svc, query) is None
+    assert hybrid.start_query_vector(svc.engine, query) is None

@@ -74,7 +74,7 @@ def test_filter_finds_a_note_ranking_below_500_at_10000_notes(empty_vault):
     svc = make_service(empty_vault)
     try:
         row = svc.store.note("STM/target.md")
-        unfiltered = [h.rowid for h in ftsmod.search(svc.store, "budget", ftsmod.make_filters(svc), limit=10_000)]
+        unfiltered = [h.rowid for h in ftsmod.search(svc.store, "budget", ftsmod.make_filters(svc.engine), limit=10_000)]
         assert len(unfiltered) == 10_000 and unfiltered.index(row["rowid"]) >= 500
         assert "STM/target.md" not in [r["path"] for r in svc.search("budget", limit=200)["results"]]
         found = svc.search("budget", limit=5, until="2025-01-01")["results"]

@@ -160,7 +160,7 @@ def test_window_word_lookups_are_kept_for_one_index_version(empty_vault, monkeyp
 
     svc = make_service(empty_vault)
     paths = _save(svc)
-    filters = fts.make_filters(svc, "all")
+    filters = fts.make_filters(svc.engine, "all")
     queries = ["glassblowing vase train", "cello lessons sister Tuesday", "Murano museum morning vase"]
     fresh = {}
     for q in queries:

@@ -25,7 +25,7 @@ from conftest import make_service
 from secret_corpora import benign, obfuscated
 from test_secrets import NEGATIVE
 from vault_sync.errors import Refused
-from vault_sync.search.consolidate import consolidate
+from vault_sync.ops.consolidate import consolidate
 from vault_sync.secret_gate import _INVISIBLE, _INVISIBLE_SET, check_fields, normalise, scan
 
 _RNG = random.Random(2323)
@@ -121,7 +121,7 @@ def test_each_field_is_refused_over_mcp_and_nothing_changes(svc, vault, case):
 def test_consolidate_title_is_refused(svc, vault):
     before = snapshot(vault)
     with pytest.raises(Refused) as err:
-        consolidate(svc, [NOTE_B, "STM/Staging runs Postgres 16.md"], apply=True, title=f"Deploy {GH_LOWER}")
+        consolidate(svc.engine, [NOTE_B, "STM/Staging runs Postgres 16.md"], apply=True, title=f"Deploy {GH_LOWER}")
     _assert_refusal(str(err.value), "consolidated title", GH_LOWER)
     assert snapshot(vault) == before
 

@@ -340,7 +340,7 @@ def test_an_imported_supersedes_relation_is_a_supersession_and_a_loop_is_refused
 
 
 def test_loops_are_the_strongly_connected_groups_of_the_successor_graph():
-    from vault_sync.ops.supersede import _loops
+    from vault_sync.lookups import _loops
 
     succ = {"a": {"b"}, "b": {"c"}, "c": {"a", "x"}, "d": {"a"}, "e": {"f"}, "f": {"e"}, "x": {"y"}, "y": set()}
     assert _loops(succ) == [["a", "b", "c"], ["e", "f"]]

@@ -68,9 +68,9 @@ def test_a_given_vector_answers_as_the_computed_one(tmp_path):
         old = svc.save("The staging database runs Postgres 14")["note"]
         svc.save("The garden needs watering twice a week in summer")
         new = "We upgraded the staging database to Postgres 16"
-        computed = candidates(svc, new, None, [])
+        computed = candidates(svc.engine, new, None, [])
         assert [c["path"] for c in computed] == [old["path"]]
-        assert candidates(svc, new, None, [], query_vector(svc, new)) == computed
+        assert candidates(svc.engine, new, None, [], query_vector(svc.engine, new)) == computed
         saved = svc.save(new)
         assert [m["path"] for m in saved["may_supersede"]] == [old["path"]]
         assert not svc.save("The garden hose is in the shed").get("may_supersede")

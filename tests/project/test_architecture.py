@@ -1,4 +1,5 @@
-"""The engine's shape, checked from its source: no import cycle inside vault_sync/."""
+"""The code's shape, checked from its source: no import cycle in vault_sync/ or bridge/
+(imports for type checking count too), and who may import whom."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-ENGINE = ROOT / "vault_sync"
+PACKAGES = ("vault_sync", "bridge")
 
 
 def _module_name(path: Path) -> str:
@@ -14,24 +15,13 @@ def _module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _is_type_checking(node: ast.If) -> bool:
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
-
-
 def _imports(path: Path, name: str) -> set[str]:
-    """Engine modules `name` imports, wherever in the file (functions too), except under
-    `if TYPE_CHECKING:` (annotations only, never run)."""
+    """Modules `name` imports, wherever in the file: in functions, and under
+    `if TYPE_CHECKING:` too (an annotation names a dependency like any import)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
     found: set[str] = set()
-
-    def visit(node: ast.AST) -> None:
-        if isinstance(node, ast.If) and _is_type_checking(node):
-            for child in node.orelse:
-                visit(child)
-            return
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -42,19 +32,13 @@ def _imports(path: Path, name: str) -> set[str]:
                 base = ".".join(parts + ([base] if base else []))
             found.add(base)
             found.update(f"{base}.{a.name}" for a in node.names)
-        for child in ast.iter_child_nodes(node):
-            visit(child)
-
-    visit(tree)
     return found
 
 
-def engine_graph() -> dict[str, set[str]]:
-    files = {_module_name(p): p for p in ENGINE.rglob("*.py")}
-    graph = {}
-    for name, path in files.items():
-        graph[name] = {m for m in _imports(path, name) if m in files and m != name}
-    return graph
+def import_graph() -> dict[str, set[str]]:
+    """module -> the modules of vault_sync/ and bridge/ it imports."""
+    files = {_module_name(p): p for folder in PACKAGES for p in (ROOT / folder).rglob("*.py")}
+    return {name: {m for m in _imports(path, name) if m in files and m != name} for name, path in files.items()}
 
 
 def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
@@ -83,15 +67,55 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
+def _inside(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
 def test_the_checker_sees_a_cycle():
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set()}) is None
 
 
+def test_the_graph_reads_every_import():
+    graph = import_graph()
+    assert "vault_sync.ops.ltm_index" in graph["vault_sync.ops.moves"]  # a plain import
+    assert "vault_sync.index.store" in graph["vault_sync.index.queries"]  # under TYPE_CHECKING
+    assert "vault_sync.ops.thread" in graph["vault_sync.service"]  # inside a function
+    assert "bridge.cli_app" in graph["bridge.cli_memory"] and "vault_sync.service" in graph["bridge.context"]
+
+
 def test_engine_imports_have_no_cycle():
-    graph = engine_graph()
-    assert "vault_sync.ops.ltm_index" in graph["vault_sync.ops.moves"]  # the graph is really read
+    graph = import_graph()
     assert find_cycle(graph) is None, " -> ".join(find_cycle(graph) or [])
+
+
+OPERATIONS = ("vault_sync.ops", "vault_sync.transfer")  # transfer/ builds imports on the ops
+
+
+def test_only_the_facade_imports_the_operations():
+    """The engine (engine.py, lookups.py, the runtime, index/, search/...) imports no
+    operation; the operations call each other; in vault_sync/ the facade is the one way in."""
+    graph = import_graph()
+    found = [f"{name} imports {dep}" for name, deps in sorted(graph.items()) for dep in sorted(deps)
+             if _inside(name, "vault_sync") and not any(_inside(name, p) for p in OPERATIONS)
+             and name != "vault_sync.service" and any(_inside(dep, p) for p in OPERATIONS)]
+    assert found == []
+
+
+def test_nothing_in_the_engine_imports_the_facade():
+    graph = import_graph()
+    found = [name for name, deps in sorted(graph.items()) if _inside(name, "vault_sync") and "vault_sync.service" in deps]
+    assert found == []
+
+
+def test_search_reads_only():
+    """search/ ranks and embeds; it imports no operation nor the import/export code, and
+    writes nothing through the write path."""
+    graph = import_graph()
+    found = [f"{name} imports {dep}" for name, deps in sorted(graph.items()) if _inside(name, "vault_sync.search")
+             for dep in sorted(deps) if _inside(dep, "vault_sync.ops") or _inside(dep, "vault_sync.transfer")]
+    found += [p.name for p in sorted((ROOT / "vault_sync" / "search").rglob("*.py")) if ".writes." in p.read_text(encoding="utf-8")]
+    assert found == []
 
 
 # -- source greps: what may live where --
@@ -168,7 +192,7 @@ def test_front_ends_set_no_attribute_on_the_service():
 
 # the embedding model, its vector cache and the sweep's and brief's memos belong to the
 # runtime: set only through its `use_embedder` / `keep_vectors` / `keep_quiet_sweep` /
-# `keep_brief_inputs` (search/embeddings.py, ops/sweep_memo.py, ops/brief.py)
+# `keep_brief_inputs` (search/model.py, search/vector_cache.py, ops/sweep_memo.py, ops/brief.py)
 RUNTIME_STATE = re.compile(r"\.(embedder|vectors|quiet_sweep|brief_inputs)\s*=[^=]")
 RUNTIME_STATE_OWNERS = {"vault_sync/runtime.py"}
 

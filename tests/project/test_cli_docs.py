@@ -24,3 +24,14 @@ def test_every_cli_command_appears_in_the_command_reference():
 
 def test_the_command_reference_is_current():
     assert current_doc() == written(current_doc()), "run: python tests/cli_reference.py --write"
+
+
+def test_every_cli_option_and_argument_has_help_text():
+    missing = []
+    for path, cmd in walk(root_command()):
+        for param in getattr(cmd, "params", []):
+            if param.name == "help" or getattr(param, "hidden", False):
+                continue
+            if not (getattr(param, "help", None) or "").strip():
+                missing.append(f"mnemovault {' '.join(path)} {param.opts[0] if param.opts else param.name}")
+    assert missing == [], f"options and arguments without help text: {missing}"

@@ -15,11 +15,6 @@ REPO_PATH = re.compile(r"(?<![\w./-])((?:vault_sync|bridge|tests|docs|obsidian-p
 # named by the docs but never in a checkout: package data that only the built wheel holds,
 # and the plugin's build output (ignored by git)
 NOT_IN_A_CHECKOUT = {"bridge/data/", "obsidian-plugin/main.js"}
-# modules the engine refactor adds; docs/architecture.md already names them. Once they exist
-# this list must go (the test below says so), and the map's names be checked against them.
-PENDING = {"vault_sync/engine.py", "vault_sync/lookups.py", "vault_sync/events.py", "vault_sync/names.py",
-           "vault_sync/search/model.py", "vault_sync/search/vector_cache.py", "vault_sync/search/semantic.py",
-           "bridge/cli_app.py", "bridge/cli_index.py"}
 
 
 def prose(text: str) -> str:
@@ -59,7 +54,7 @@ def test_repository_paths_the_docs_name_exist():
     for page in PAGES:
         for path in set(REPO_PATH.findall(page.read_text(encoding="utf-8"))):
             path = path.rstrip(".")
-            if path in NOT_IN_A_CHECKOUT or path in PENDING:
+            if path in NOT_IN_A_CHECKOUT:
                 continue
             if not (ROOT / path).exists():
                 missing.append(f"{page.name}: {path}")
@@ -74,17 +69,6 @@ def test_tests_the_docs_name_exist():
             if not source.exists() or not re.search(rf"^def {name}\(", source.read_text(encoding="utf-8"), re.M):
                 missing.append(f"{page.name}: {path}::{name}")
     assert missing == []
-
-
-def test_the_pending_refactor_modules_do_not_exist_yet():
-    if not PENDING:
-        return
-    # the refactor has landed once an op no longer takes the facade, or a pending module exists
-    ops_take_the_facade = any("MemoryService" in p.read_text(encoding="utf-8")
-                              for p in (ROOT / "vault_sync" / "ops").glob("*.py"))
-    landed = sorted(p for p in PENDING if (ROOT / p).exists())
-    assert ops_take_the_facade and landed == [], (
-        "the engine refactor landed: empty PENDING here and check docs/architecture.md's names against the code")
 
 
 def test_no_page_cites_an_issue_or_a_file_outside_the_repository():

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass, field
 
-from .queries import SUPERSEDED_SQL, marks
+from .fragments import SUPERSEDED_SQL, marks
 
 
 @dataclass

@@ -15,18 +15,38 @@ import logging
 import os
 import sqlite3
 from datetime import datetime
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Callable, Protocol
 
 from ..dates import format_datetime
 from .schema import DERIVED_TABLES
 
-if TYPE_CHECKING:
-    from .store import IndexStore
-
 log = logging.getLogger("mnemovault.index")
 
 FTS_TABLES = ("fts", "trigram", "windows")
+
+
+class Repairable(Protocol):
+    """What a repair reads and resets on the index's store (index/store.py's IndexStore,
+    which imports this module)."""
+
+    db: sqlite3.Connection
+    path: Path | str
+    names_version: int
+    notes_version: int
+    fts_writes: int
+    resolver_cache: tuple[int, Any] | None
+    last_repair: dict[str, Any] | None
+    clock: Callable[[], datetime]
+
+    def reopen(self) -> None: ...
+
+    def transaction(self) -> AbstractContextManager[sqlite3.Connection]: ...
+
+    def get_meta(self, key: str) -> str | None: ...
+
+    def set_meta(self, key: str, value: str) -> None: ...
 # opening an index checks its full-text tables when it holds at most this many notes (about
 # 0.05 s); a bigger index is checked fully when a daemon starts, by `sync`, and on any error.
 # Both costs are re-measured by `python -m bridge.bench.thresholds`.
@@ -122,7 +142,7 @@ def move_aside(path: Path, now: datetime) -> Path:
     return aside
 
 
-def repair(store: "IndexStore", parts: list[str], reason: str, schema: str) -> str:
+def repair(store: Repairable, parts: list[str], reason: str, schema: str) -> str:
     """Make the damaged parts of `store` anew, empty: the full-text tables, or (when SQLite
     cannot drop them, or the file itself is damaged) the whole file, keeping whole vectors.
     Records it in store.last_repair; returns 'tables' or 'file'. Call with store.lock held."""
@@ -148,13 +168,13 @@ def repair(store: "IndexStore", parts: list[str], reason: str, schema: str) -> s
     return how
 
 
-def record_repair(store: "IndexStore", reason: str, parts: list[str], how: str) -> None:
+def record_repair(store: Repairable, reason: str, parts: list[str], how: str) -> None:
     """Keep what was repaired, in the store and in the file (a later command's status shows it)."""
     store.last_repair = {"at": format_datetime(store.clock()), "reason": reason, "damaged": sorted(parts), "remade": how}
     store.set_meta("last_repair", json.dumps(store.last_repair))
 
 
-def recorded_repair(store: "IndexStore") -> dict[str, Any] | None:
+def recorded_repair(store: Repairable) -> dict[str, Any] | None:
     try:
         value = json.loads(store.get_meta("last_repair") or "null")
     except ValueError:

@@ -7,26 +7,15 @@ Each function takes the IndexStore and returns rows (sqlite3.Row) or plain value
 from __future__ import annotations
 
 import sqlite3
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any
+
+from .fragments import SUPERSEDED_BY, SUPERSEDED_SQL, SUPERSEDES, in_chunks, marks
 
 if TYPE_CHECKING:
     from .fulltext import Filters
     from .store import IndexStore
 
 Rows = list[sqlite3.Row]
-CHUNK = 500  # SQLite caps the number of parameters per statement
-
-
-def in_chunks(items: list[Any], size: int = CHUNK) -> Iterator[list[Any]]:
-    """`items` in slices small enough for one `IN (...)` list."""
-    for i in range(0, len(items), size):
-        yield items[i:i + size]
-
-
-def marks(n: int) -> str:
-    return ",".join("?" * n)
-
-
 def _count(store: "IndexStore", sql: str) -> int:
     row = store.one(sql)
     return int(row[0]) if row is not None else 0
@@ -326,10 +315,6 @@ def export_rows(store: "IndexStore", kinds: tuple[str, ...]) -> Rows:
 
 
 # -- supersession (frontmatter links `superseded_by` / `supersedes`, see ops/supersede.py) --
-SUPERSEDED_BY = "related:superseded_by"
-SUPERSEDES = "related:supersedes"
-SUPERSEDED_SQL = (f"(SELECT source FROM links WHERE kind = '{SUPERSEDED_BY}' "
-                  "UNION SELECT rowid FROM notes WHERE status = 'superseded')")
 
 
 def supersession_links(store: "IndexStore") -> Rows:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 import sqlite3
 
-from .queries import marks
+from .fragments import marks
 
 # Han, kana, hangul, bopomofo; Thai, Lao, Tibetan, Myanmar, Khmer, Tai Tham, Balinese,
 # Javanese, Tai Viet; the Indic scripts from Devanagari to Sinhala. Not their punctuation

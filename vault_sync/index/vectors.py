@@ -1,5 +1,5 @@
 """Named statements over the `embeddings` table and the note rows a vector search maps to:
-what vault_sync/search/embeddings.py (the model, its cache and the backfill) reads and writes.
+what vault_sync/search/ (the vector cache in vector_cache.py, the backfill in embeddings.py) reads and writes.
 
 Vectors are keyed by (content_hash, model); each function takes the IndexStore.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 import sqlite3
 from typing import TYPE_CHECKING
 
-from .queries import in_chunks, marks
+from .fragments import in_chunks, marks
 
 if TYPE_CHECKING:
     from .store import IndexStore

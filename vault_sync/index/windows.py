@@ -18,7 +18,7 @@ import sqlite3
 from bisect import bisect_left, bisect_right
 from datetime import datetime
 
-from .queries import in_chunks, marks
+from .fragments import in_chunks, marks
 
 # re-measured by changing NEIGHBOURS and running `mnemovault bench --locomo DIR` (the five development conversations)
 NEIGHBOURS = 2  # turns before and after (LoCoMo hit@5: 2: 0.801, 3: 0.801; 1 before, 3 after: 0.789; 3 and 1: 0.805)

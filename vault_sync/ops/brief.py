@@ -19,17 +19,15 @@ import math
 import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..dates import parse_datetime
+from ..engine import Engine
 from ..errors import InvalidInput
 from ..index import queries
 from ..limits import check_query
+from ..lookups import current_despite_marks
 from ..scoring import ScoringParams, decay_factor
-from .supersede import current_despite_marks
-
-if TYPE_CHECKING:
-    from ..service import MemoryService
 
 CHARS_PER_TOKEN = 4
 MIN_TOKENS, MAX_TOKENS = 40, 100_000
@@ -80,15 +78,15 @@ class _Group:
 BriefInputs = tuple[tuple[Any, ...], dict[str, _Group]]
 
 
-def _groups(svc: "MemoryService") -> dict[str, _Group]:
-    key = (svc.store.change_signature(), svc.params.beta)
-    hit = svc.runtime.brief_inputs
+def _groups(engine: Engine) -> dict[str, _Group]:
+    key = (engine.store.change_signature(), engine.params.beta)
+    hit: BriefInputs | None = engine.runtime.brief_inputs
     if hit is not None and hit[0] == key:
         return hit[1]
-    beta = svc.params.beta
+    beta = engine.params.beta
     groups = {"ltm": _Group(), "stm": _Group()}
-    exempt = current_despite_marks(svc)  # a hand-written loop's members are all current
-    for rowid, path, ident, title, kind, uses, strength, last_used, created in queries.current_memory_scores(svc.store, exempt):
+    exempt = current_despite_marks(engine)  # a hand-written loop's members are all current
+    for rowid, path, ident, title, kind, uses, strength, last_used, created in queries.current_memory_scores(engine.store, exempt):
         last = parse_datetime(last_used) or parse_datetime(created)
         groups[kind].items.append((max(uses or 0, 0) ** beta, strength if strength is not None else 1.0,
                                    last.timestamp() if last is not None else None, rowid, path, ident, title))
@@ -96,7 +94,7 @@ def _groups(svc: "MemoryService") -> dict[str, _Group]:
         order = range(len(g.items))
         g.by_base = sorted(order, key=lambda i: -(g.items[i][0] * g.items[i][1]))
         g.by_last = sorted(order, key=lambda i: -(g.items[i][2] if g.items[i][2] is not None else math.inf))
-    svc.runtime.keep_brief_inputs((key, groups))
+    engine.runtime.keep_brief_inputs((key, groups))
     return groups
 
 
@@ -130,19 +128,19 @@ def _top(group: _Group, p: ScoringParams, t: float, k: int) -> list[tuple[float,
     return [(score, items[i]) for score, _, i in sorted(heap, reverse=True)]
 
 
-def strongest(svc: "MemoryService", now: datetime, limit: int) -> tuple[list[dict[str, Any]], int]:
+def strongest(engine: Engine, now: datetime, limit: int) -> tuple[list[dict[str, Any]], int]:
     """(the `limit` strongest current memories by live score, LTM before STM; how many
     current memories there are). The score is views.row_score's formula at `now`."""
-    groups = _groups(svc)
+    groups = _groups(engine)
     t = now.timestamp()
-    best = _top(groups["ltm"], svc.params, t, limit)
+    best = _top(groups["ltm"], engine.params, t, limit)
     if len(best) < limit:
-        best += _top(groups["stm"], svc.params, t, limit - len(best))
+        best += _top(groups["stm"], engine.params, t, limit - len(best))
     out = [{"path": item[4], "id": item[5], "title": item[6], "rowid": item[3], "score": score} for score, item in best]
     return out, sum(len(g.items) for g in groups.values())
 
 
-def brief(svc: "MemoryService", topic: str | None = None, max_tokens: int = 800) -> dict[str, Any]:
+def brief(engine: Engine, topic: str | None = None, max_tokens: int = 800) -> dict[str, Any]:
     budget = check_budget(max_tokens) * CHARS_PER_TOKEN
     if topic is not None:
         topic = check_query(topic)
@@ -150,11 +148,13 @@ def brief(svc: "MemoryService", topic: str | None = None, max_tokens: int = 800)
     picks: list[tuple[str, Any, str]] = []  # (section, row-like dict, mark)
     seen: set[str] = set()
     if topic is not None:
-        for hit in svc.search(topic, limit=TOPIC_RESULTS, scope="memories")["results"]:
+        from ..search.hybrid import checked
+
+        for hit in checked(engine, topic, limit=TOPIC_RESULTS, scope="memories")["results"]:
             if hit["path"] not in seen:
                 seen.add(hit["path"])
                 picks.append(("review" if hit["review"] else "topic", hit, "(fading) " if hit["review"] else ""))
-    top, current = strongest(svc, svc.now(), max(STRONGEST, budget // 80))
+    top, current = strongest(engine, engine.now(), max(STRONGEST, budget // 80))
     for item in top:
         if item["path"] not in seen:
             seen.add(item["path"])
@@ -168,8 +168,8 @@ def brief(svc: "MemoryService", topic: str | None = None, max_tokens: int = 800)
     rowids = {item["path"]: item.get("rowid") for _, item, _ in picks}
     missing = [p for p, r in rowids.items() if r is None]
     if missing:  # search hits: their rowids, in one query
-        rowids.update(queries.rowids_of(svc.store, missing))
-    bodies = queries.bodies_of(svc.store, [r for r in rowids.values() if r is not None])
+        rowids.update(queries.rowids_of(engine.store, missing))
+    bodies = queries.bodies_of(engine.store, [r for r in rowids.values() if r is not None])
     for section, item, mark in picks:
         rowid = rowids.get(item["path"])
         body = bodies.get(rowid, "") if rowid is not None else item.get("snippet", "")

@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..edit import edit_text, newline_of, patch_bytes
+from ..engine import Engine
 from ..errors import InvalidInput, NotFound, WrongState
-from ..limits import REF_CHARS, quote
 from ..fmblock import find_block
 from ..index import queries
+from ..limits import REF_CHARS, quote
 from ..note import Note, parse_note
 from .moves import free_path
 
-if TYPE_CHECKING:
-    from ..service import MemoryService
 
-
-def list_conflicts(svc: "MemoryService") -> list[dict[str, Any]]:
-    return queries.all_conflicts(svc.store)
+def list_conflicts(engine: Engine) -> list[dict[str, Any]]:
+    return queries.all_conflicts(engine.store)
 
 
 def _body(text: str) -> str:
@@ -46,23 +44,23 @@ def _merged_fields(orig: Note, copy: Note) -> dict[str, Any]:
     return out
 
 
-def resolve_conflict(svc: "MemoryService", path: str) -> dict[str, Any]:
+def resolve_conflict(engine: Engine, path: str) -> dict[str, Any]:
     """Merge a memory's conflict copy into its original, then move the copy to .trash."""
-    rel = svc.layout.safe_rel(path)
-    row = queries.conflict(svc.store, rel)
+    rel = engine.layout.safe_rel(path)
+    row = queries.conflict(engine.store, rel)
     if row is None:
         raise NotFound(f"{quote(rel, REF_CHARS)} is not a known conflict copy (see `mnemovault status`)")
-    copy_path, orig_path = svc.layout.abs(rel), svc.layout.abs(row["original"])
+    copy_path, orig_path = engine.layout.abs(rel), engine.layout.abs(row["original"])
     copy_data = copy_path.read_bytes()
     copy = parse_note(rel, copy_data)
     if not copy.writable:
         raise WrongState(f"{rel} cannot be read safely ({'; '.join(p.cause for p in copy.problems)}); merge it by hand")
     if not orig_path.exists():
         # the original is gone: the copy simply takes its place
-        svc.writes.rename(rel, row["original"])
+        engine.writes.rename(rel, row["original"])
         return {"conflict": rel, "original": row["original"], "action": "renamed to the original name"}
     orig = parse_note(row["original"], orig_path.read_bytes())
-    if orig.fields.id is None or copy.fields.id is None or svc.layout.kind_of(row["original"]) == "note":
+    if orig.fields.id is None or copy.fields.id is None or engine.layout.kind_of(row["original"]) == "note":
         raise InvalidInput(f"{rel} is a copy of one of your notes, not of a memory; compare and merge it in Obsidian")
     extra_body = _body(copy.text).strip()
     same_body = extra_body == _body(orig.text).strip()
@@ -79,8 +77,8 @@ def resolve_conflict(svc: "MemoryService", path: str) -> dict[str, Any]:
             return edit_text(out, append)
         return out
 
-    svc.writes.update(row["original"], transform)
-    trash_rel = free_path(svc, ".trash", copy_path.name[:-3])
-    svc.writes.rename(rel, trash_rel)
+    engine.writes.update(row["original"], transform)
+    trash_rel = free_path(engine, ".trash", copy_path.name[:-3])
+    engine.writes.rename(rel, trash_rel)
     return {"conflict": rel, "original": row["original"], "action": "merged", "text_kept_from_both": not same_body,
             "copy_moved_to": trash_rel}

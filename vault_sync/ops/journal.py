@@ -12,25 +12,23 @@ import json
 import os
 import uuid
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..dates import format_datetime
+from ..engine import Engine
 from ..faults import writing
 from ..writer import removed_on_failure
-
-if TYPE_CHECKING:
-    from ..service import MemoryService
 
 JOURNAL = ".mnemovault/journal"
 QUARANTINE = f"{JOURNAL}/quarantine"  # entries recovery could not finish nor roll back
 
 
-def journal_dir(svc: "MemoryService") -> Path:
-    return svc.layout.root / JOURNAL
+def journal_dir(engine: Engine) -> Path:
+    return engine.layout.root / JOURNAL
 
 
-def write_entry(svc: "MemoryService", entry: dict[str, Any]) -> Path:
-    folder = journal_dir(svc)
+def write_entry(engine: Engine, entry: dict[str, Any]) -> Path:
+    folder = journal_dir(engine)
     path = folder / f"{uuid.uuid4().hex}.json"
     tmp = path.with_suffix(".tmp")
     with removed_on_failure(tmp), writing(f"{entry['src']} (to move it, the journal in {JOURNAL} is written first)"):
@@ -47,19 +45,19 @@ def unlink_quietly(path: Path) -> None:
         pass
 
 
-def quarantine(svc: "MemoryService", path: Path, entry: dict[str, Any], src_rel: str, dst_rel: str, exc: Exception) -> str:
+def quarantine(engine: Engine, path: Path, entry: dict[str, Any], src_rel: str, dst_rel: str, exc: Exception) -> str:
     """Set a journal entry aside with why and what to do; the line to log."""
-    at = svc.layout.abs
+    at = engine.layout.abs
     where = dst_rel if at(dst_rel).exists() else src_rel if at(src_rel).exists() else None
     cause = f"{type(exc).__name__}: {exc}"[:300]
     todo = (f"the note is at {where}; check its frontmatter (status and dates) by hand, then delete this file"
             if where else f"the note is at neither {src_rel} nor {dst_rel}; look for it in the vault, then delete this file")
-    folder = svc.layout.root / QUARANTINE
+    folder = engine.layout.root / QUARANTINE
     rel = f"{QUARANTINE}/{path.name}"
     try:
         folder.mkdir(parents=True, exist_ok=True)
         # one file to read and delete: the entry as it was, with why and what to do
-        info = {"quarantined": {"cause": cause, "todo": todo, "at": format_datetime(svc.now())}, **entry}
+        info = {"quarantined": {"cause": cause, "todo": todo, "at": format_datetime(engine.now())}, **entry}
         tmp = folder / f"{path.stem}.tmp"
         tmp.write_text(json.dumps(info, indent=1, ensure_ascii=False), encoding="utf-8")
         os.replace(tmp, folder / path.name)
@@ -70,14 +68,14 @@ def quarantine(svc: "MemoryService", path: Path, entry: dict[str, Any], src_rel:
     return f"quarantined the unfinished move of {src_rel} to {dst_rel}: {cause}; {todo} ({rel})"
 
 
-def refuse(svc: "MemoryService", path: Path, entry: dict[str, Any], exc: Exception) -> str:
+def refuse(engine: Engine, path: Path, entry: dict[str, Any], exc: Exception) -> str:
     """Set aside, untouched, an entry naming a path outside the vault or through a symbolic
     link: recovery never acts on it. The line to log."""
     src, dst = (str(entry.get(k))[:200] for k in ("src", "dst"))
-    info = {"quarantined": {"cause": f"{type(exc).__name__}: {exc}"[:300], "at": format_datetime(svc.now()),
+    info = {"quarantined": {"cause": f"{type(exc).__name__}: {exc}"[:300], "at": format_datetime(engine.now()),
                             "todo": "recovery refused this entry and moved nothing; check the paths it names by hand, "
                                     "then delete this file"}, **entry}
-    folder = svc.layout.root / QUARANTINE
+    folder = engine.layout.root / QUARANTINE
     try:
         folder.mkdir(parents=True, exist_ok=True)
         tmp = folder / f"{path.stem}.tmp"
@@ -89,9 +87,9 @@ def refuse(svc: "MemoryService", path: Path, entry: dict[str, Any], exc: Excepti
     return f"refused the journal entry for {src} to {dst}: {exc}; moved nothing ({QUARANTINE}/{path.name})"
 
 
-def quarantined(svc: "MemoryService") -> list[dict[str, Any]]:
+def quarantined(engine: Engine) -> list[dict[str, Any]]:
     """Journal entries recovery set aside: file, cause, what to do."""
-    folder = svc.layout.root / QUARANTINE
+    folder = engine.layout.root / QUARANTINE
     out = []
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
         try:

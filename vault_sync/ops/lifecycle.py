@@ -5,53 +5,53 @@ from __future__ import annotations
 import math
 import sqlite3
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
+from .. import lookups
 from ..dates import format_datetime
 from ..editor_hold import held_matcher
+from ..engine import Engine
 from ..errors import InvalidInput, WrongState
 from ..index import queries
 from ..index.resolver import build_resolver
 from ..limits import check_limit
+from ..lookups import newest, not_current, successors_map
 from ..note import Note, parse_note, stem_of
 from ..patch import REMOVE
 from ..scoring import in_danger_zone, review_priority
+from ..search import semantic
 from ..secret_gate import check_fields
 from ..views import row_decision, row_score
 from . import review as review_op
 from .ltm_index import add_to_index_note, wikilink_safe, with_related
 from .moves import Move, free_path, move_note
-from .supersede import newest, not_current, successors_map
-from .sweep import recently_modified, score_updates
-
-if TYPE_CHECKING:
-    from ..service import MemoryService
+from .sweep import recently_modified, score_updates, sweep
 
 MAX_RELATED = 8
 
 
 # -- candidates --
-def _stm_rows(svc: "MemoryService") -> list[sqlite3.Row]:
-    return queries.writable_stm_rows(svc.store)
+def _stm_rows(engine: Engine) -> list[sqlite3.Row]:
+    return queries.writable_stm_rows(engine.store)
 
 
-def promote_candidates(svc: "MemoryService") -> list[dict[str, Any]]:
-    now = svc.now()
+def promote_candidates(engine: Engine) -> list[dict[str, Any]]:
+    now = engine.now()
     out = []
-    superseded = not_current(svc)
-    for row in _stm_rows(svc):
-        decision, reason, value = row_decision(svc.params, row, now)
+    superseded = not_current(engine)
+    for row in _stm_rows(engine):
+        decision, reason, value = row_decision(engine.params, row, now)
         if decision == "promote" and row["path"] not in superseded:  # a replaced fact is not long-term knowledge
             out.append({"id": row["id"], "title": row["title"], "path": row["path"], "score": value, "reason": reason})
     return sorted(out, key=lambda c: -c["score"])
 
 
-def gc_candidates(svc: "MemoryService") -> list[dict[str, Any]]:
-    now = svc.now()
+def gc_candidates(engine: Engine) -> list[dict[str, Any]]:
+    now = engine.now()
     out = []
-    superseded = not_current(svc)
-    for row in _stm_rows(svc):
-        decision, reason, value = row_decision(svc.params, row, now)
+    superseded = not_current(engine)
+    for row in _stm_rows(engine):
+        decision, reason, value = row_decision(engine.params, row, now)
         # replaced by a newer fact: archived whatever its score. Only while its status says
         # so: a restored one (status active, its links kept as history) fades by its score
         if row["path"] in superseded and row["status"] == "superseded" and not row["pinned"]:
@@ -61,22 +61,22 @@ def gc_candidates(svc: "MemoryService") -> list[dict[str, Any]]:
     return sorted(out, key=lambda c: c["score"])
 
 
-def review(svc: "MemoryService", limit: int = 20) -> list[dict[str, Any]]:
+def review(engine: Engine, limit: int = 20) -> list[dict[str, Any]]:
     limit = check_limit(limit)
-    return [svc.view(row) for row in review_rows(svc)[:limit]]
+    return [lookups.view(engine, row) for row in review_rows(engine)[:limit]]
 
 
-def review_rows(svc: "MemoryService") -> list[sqlite3.Row]:
+def review_rows(engine: Engine) -> list[sqlite3.Row]:
     """Every memory in the danger zone, most urgent first (ops/listings.py pages them)."""
-    now = svc.now()
+    now = engine.now()
     items = []
-    superseded = not_current(svc)
-    for row in queries.stm_rows(svc.store):
+    superseded = not_current(engine)
+    for row in queries.stm_rows(engine.store):
         if row["path"] in superseded:
             continue  # no longer true: not worth keeping alive
-        value = row_score(svc.params, row, now)
-        if value is not None and in_danger_zone(svc.params, value):
-            items.append((review_priority(svc.params, value), row))
+        value = row_score(engine.params, row, now)
+        if value is not None and in_danger_zone(engine.params, value):
+            items.append((review_priority(engine.params, value), row))
     items.sort(key=lambda t: (-t[0], t[1]["path"]))
     return [row for _, row in items]
 
@@ -85,18 +85,18 @@ def review_rows(svc: "MemoryService") -> list[sqlite3.Row]:
 MIN_TAG_SCORE = 0.3  # share at least this fraction of the note's tag information (IDF-weighted)
 
 
-def _tag_neighbours(svc: "MemoryService", row: sqlite3.Row) -> list[str]:
+def _tag_neighbours(engine: Engine, row: sqlite3.Row) -> list[str]:
     """Paths of memories sharing this note's tags, weighted by how rare each shared tag is.
 
     A tag carried by many memories ("people", "project/atlas") says little; a rare one says a
     lot. Each candidate scores the IDF-weighted fraction of this note's tags it shares, and
     only candidates with a meaningful score are kept, best first.
     """
-    tags = sorted(set(svc.store.tags_of(row["rowid"])))
+    tags = sorted(set(engine.store.tags_of(row["rowid"])))
     if not tags:
         return []
-    total = queries.memory_count(svc.store) or 1
-    df = queries.memory_tag_counts(svc.store, tags)
+    total = queries.memory_count(engine.store) or 1
+    df = queries.memory_tag_counts(engine.store, tags)
     idf = {t: math.log((total + 1) / max(1, df.get(t, 1))) for t in tags}
     own = sum(idf.values()) or 1.0
     need = MIN_TAG_SCORE * own
@@ -109,27 +109,27 @@ def _tag_neighbours(svc: "MemoryService", row: sqlite3.Row) -> list[str]:
         rest -= idf[tag]
         if rest < need - 1e-9:
             break
-    return queries.tag_neighbours(svc.store, idf, seeds, row["rowid"], need - 1e-9, MAX_RELATED)
+    return queries.tag_neighbours(engine.store, idf, seeds, row["rowid"], need - 1e-9, MAX_RELATED)
 
 
-def _related_names(svc: "MemoryService", row: sqlite3.Row, dst_rel: str | None = None) -> list[str]:
+def _related_names(engine: Engine, row: sqlite3.Row, dst_rel: str | None = None) -> list[str]:
     """Names to link from a promoted note: its `related` list, then notes sharing its rare tags,
     then semantic neighbours; each as the shortest link target no note reads as another."""
-    resolver = build_resolver(svc.store)
+    resolver = build_resolver(engine.store)
     paths: list[str] = []
-    for target in queries.related_targets(svc.store, row["rowid"]):
+    for target in queries.related_targets(engine.store, row["rowid"]):
         hit = resolver.resolve(target, row["path"])
         if hit is not None and hit.lower().endswith(".md"):  # notes only, and never a dangling link
             paths.append(hit)
-    paths += _tag_neighbours(svc, row)
-    for name in svc.semantic_neighbours(row, limit=3):
+    paths += _tag_neighbours(engine, row)
+    for name in semantic.neighbours(engine, row, limit=3):
         hit = resolver.resolve(name, row["path"])
         if hit is not None:
             paths.append(hit)
     names: list[str] = []
     seen = {row["path"]}
     after = resolver.changed(added=dst_rel, removed=row["path"]) if dst_rel else resolver
-    for p in _current(svc, paths):
+    for p in _current(engine, paths):
         if p in seen:
             continue
         seen.add(p)
@@ -138,94 +138,94 @@ def _related_names(svc: "MemoryService", row: sqlite3.Row, dst_rel: str | None =
     return names[:MAX_RELATED]
 
 
-def _current(svc: "MemoryService", paths: list[str]) -> list[str]:
+def _current(engine: Engine, paths: list[str]) -> list[str]:
     """The paths with each superseded memory replaced by the newest of its chain (dropped when
     a loop stops the walk): a Related section never points at a replaced fact."""
-    superseded = not_current(svc)
+    superseded = not_current(engine)
     if not superseded.intersection(paths):
         return paths
-    succ = successors_map(svc)
+    succ = successors_map(engine)
     out = []
     for p in paths:
         if p in superseded:
-            p = newest(svc, p, succ) or ""
+            p = newest(engine, p, succ) or ""
         if p and p not in superseded:
             out.append(p)
     return out
 
 
-def _check_promotable(svc: "MemoryService", row: sqlite3.Row) -> None:
+def _check_promotable(engine: Engine, row: sqlite3.Row) -> None:
     if row["kind"] == "ltm":
         raise WrongState(f"{row['path']} is already promoted")
     if row["kind"] == "archive":
         raise WrongState(f"{row['path']} is archived; restore it before promoting it")
     if row["kind"] != "stm":
-        raise WrongState(f"{row['path']} is not a memory in {svc.layout.stm}/")
+        raise WrongState(f"{row['path']} is not a memory in {engine.layout.stm}/")
     if not row["writable"]:
         raise WrongState(f"{row['path']} has invalid frontmatter; fix it before promoting it")
 
 
-def promote_one(svc: "MemoryService", row: sqlite3.Row, reason: str) -> Move:
-    _check_promotable(svc, row)
-    now = svc.now()
-    dst = f"{svc.layout.ltm}/{row['path'].split('/', 1)[1]}"
-    names = _related_names(svc, row, dst)
+def promote_one(engine: Engine, row: sqlite3.Row, reason: str) -> Move:
+    _check_promotable(engine, row)
+    now = engine.now()
+    dst = f"{engine.layout.ltm}/{row['path'].split('/', 1)[1]}"
+    names = _related_names(engine, row, dst)
     move = move_note(
-        svc, row, dst,
+        engine, row, dst,
         lambda note: {"status": "promoted", "promoted_at": now},
         reason,
         body_edit=lambda text, note: with_related(text, names),
         journal_extra={"related": names, "index_entry": dst, "at": format_datetime(now)},
     )
-    add_to_index_note(svc, dst, now)
-    svc.writes.emit("promoted", move.to_dict())
+    add_to_index_note(engine, dst, now)
+    engine.writes.emit("promoted", move.to_dict())
     return move
 
 
-def promote(svc: "MemoryService", ref: str, dry_run: bool = False) -> dict[str, Any]:
+def promote(engine: Engine, ref: str, dry_run: bool = False) -> dict[str, Any]:
     """One memory, by id or path (an empty ref is an error, never "promote everything")."""
     _check_flag("dry_run", dry_run)
-    row = svc.resolve(ref)
-    _check_promotable(svc, row)
-    decision, why, _ = row_decision(svc.params, row, svc.now())
+    row = lookups.resolve(engine, ref)
+    _check_promotable(engine, row)
+    decision, why, _ = row_decision(engine.params, row, engine.now())
     reason = why if decision == "promote" else "requested"
     if dry_run:
         return {"dry_run": True, "candidates": [{"id": row["id"], "title": row["title"], "path": row["path"], "reason": reason}], "promoted": []}
-    return {"dry_run": False, "promoted": [promote_one(svc, row, reason).to_dict()], "errors": []}
+    return {"dry_run": False, "promoted": [promote_one(engine, row, reason).to_dict()], "errors": []}
 
 
-def promote_all(svc: "MemoryService", dry_run: bool = False) -> dict[str, Any]:
+def promote_all(engine: Engine, dry_run: bool = False) -> dict[str, Any]:
     """Every memory that meets the promotion rule (notes edited within quiet_seconds wait)."""
     _check_flag("dry_run", dry_run)
-    return _promote_all(svc, dry_run, None)
+    return _promote_all(engine, dry_run, None)
 
 
-def _waiting(svc: "MemoryService", cands: list[dict[str, Any]], quiet: set[str] | None) -> tuple[list[dict[str, Any]], list[str]]:
+def _waiting(engine: Engine, cands: list[dict[str, Any]], quiet: set[str] | None) -> tuple[list[dict[str, Any]], list[str]]:
     """(the candidates that move now, the paths held by the editor). Bulk moves (GC and
     promote-all on any front end, jobs, the scheduled lifecycle) leave the note open in the
     editor for a later run, and notes edited within quiet_seconds (or in `quiet`) too."""
-    held = held_matcher(svc.editor.held())
+    held = held_matcher(engine.editor.held())
     now, waiting = [], []
     for c in cands:
         if held(c["path"]):
             waiting.append(c["path"])
-        elif not (c["path"] in quiet if quiet is not None else recently_modified(svc, c["path"])):
+        elif not (c["path"] in quiet if quiet is not None else recently_modified(engine, c["path"])):
             now.append(c)
     return now, waiting
 
 
-def _promote_all(svc: "MemoryService", dry_run: bool, quiet: set[str] | None) -> dict[str, Any]:
-    cands, held = _waiting(svc, promote_candidates(svc), quiet)
+def _promote_all(engine: Engine, dry_run: bool, quiet: set[str] | None) -> dict[str, Any]:
+    cands, held = _waiting(engine, promote_candidates(engine), quiet)
     if dry_run:
         return {"dry_run": True, "candidates": cands, "promoted": [], "held": held}
-    return {**_run_many(svc, cands, lambda row, c: promote_one(svc, row, c["reason"]), "promoted"), "held": held}
+    return {**_run_many(engine, cands, lambda row, c: promote_one(engine, row, c["reason"]), "promoted"), "held": held}
 
 
-def _run_many(svc: "MemoryService", cands: list[dict[str, Any]], act: Callable[[sqlite3.Row, dict[str, Any]], Move],
+def _run_many(engine: Engine, cands: list[dict[str, Any]], act: Callable[[sqlite3.Row, dict[str, Any]], Move],
               key: str) -> dict[str, Any]:
     done, errors = [], []
     for c in cands:
-        row = svc.store.note(c["path"])
+        row = engine.store.note(c["path"])
         if row is None:
             continue
         try:
@@ -240,33 +240,33 @@ def _run_many(svc: "MemoryService", cands: list[dict[str, Any]], act: Callable[[
 
 
 # -- gc / archive / restore --
-def archive_one(svc: "MemoryService", row: sqlite3.Row, reason: str, extra: dict[str, Any] | None = None) -> Move:
+def archive_one(engine: Engine, row: sqlite3.Row, reason: str, extra: dict[str, Any] | None = None) -> Move:
     if row["kind"] == "archive":
         raise WrongState(f"{row['path']} is already archived")
     if row["kind"] == "note":
         raise WrongState(f"{row['path']} is one of your notes, not a memory; only memories are archived")
-    now = svc.now()
-    dst = f"{svc.layout.archive}/{row['path'].split('/', 1)[1]}"
+    now = engine.now()
+    dst = f"{engine.layout.archive}/{row['path'].split('/', 1)[1]}"
     keys = {"status": "archived", "archived_at": now, "archive_reason": reason, **(extra or {})}
-    move = move_note(svc, row, dst, lambda note: {**archived_scores(svc, note, now), **keys}, reason)
-    svc.writes.emit("archived", move.to_dict())
+    move = move_note(engine, row, dst, lambda note: {**archived_scores(engine, note, now), **keys}, reason)
+    engine.writes.emit("archived", move.to_dict())
     return move
 
 
-def trash_one(svc: "MemoryService", row: sqlite3.Row, reason: str) -> Move:
+def trash_one(engine: Engine, row: sqlite3.Row, reason: str) -> Move:
     """Obsidian's .trash: out of sight, still recoverable by hand; never unlinked."""
-    dst = free_path(svc, ".trash", stem_of(row["path"]))
-    now = svc.now()
-    move = move_note(svc, row, dst, lambda note: {**archived_scores(svc, note, now), "status": "archived", "archived_at": now,
+    dst = free_path(engine, ".trash", stem_of(row["path"]))
+    now = engine.now()
+    move = move_note(engine, row, dst, lambda note: {**archived_scores(engine, note, now), "status": "archived", "archived_at": now,
                                                   "archive_reason": reason}, reason, rewrite=False)
-    svc.writes.emit("archived", move.to_dict())
+    engine.writes.emit("archived", move.to_dict())
     return move
 
 
-def archived_scores(svc: "MemoryService", note: Note, now: datetime) -> dict[str, Any]:
+def archived_scores(engine: Engine, note: Note, now: datetime) -> dict[str, Any]:
     """The owned score keys of a memory leaving the lifecycle: its score as of now (not the
     last sweep's), and no review_on/archive_on (no sweep will act on them in the archive)."""
-    out = score_updates(svc, note.fields, now)
+    out = score_updates(engine, note.fields, now)
     out.update({key: REMOVE for key in ("review_on", "archive_on") if key in out})
     return out
 
@@ -277,7 +277,7 @@ def _check_flag(name: str, value: object) -> None:
         raise InvalidInput(f"{name} must be true or false")
 
 
-def gc(svc: "MemoryService", dry_run: bool = True, delete: bool = False, limit: int | None = None) -> dict[str, Any]:
+def gc(engine: Engine, dry_run: bool = True, delete: bool = False, limit: int | None = None) -> dict[str, Any]:
     """Archive (or trash) memories below the forget threshold, lowest score first.
 
     `limit` caps what is archived, not only what is listed: at most `limit` notes move."""
@@ -285,46 +285,46 @@ def gc(svc: "MemoryService", dry_run: bool = True, delete: bool = False, limit: 
     _check_flag("delete", delete)
     if limit is not None:
         check_limit(limit)
-    return _gc(svc, dry_run, delete, None, limit)
+    return _gc(engine, dry_run, delete, None, limit)
 
 
-def _gc(svc: "MemoryService", dry_run: bool, delete: bool, quiet: set[str] | None, limit: int | None = None) -> dict[str, Any]:
-    cands, held = _waiting(svc, gc_candidates(svc), quiet)
+def _gc(engine: Engine, dry_run: bool, delete: bool, quiet: set[str] | None, limit: int | None = None) -> dict[str, Any]:
+    cands, held = _waiting(engine, gc_candidates(engine), quiet)
     if dry_run:
         return {"dry_run": True, "candidates": cands, "archived": [], "held": held}
-    act = (lambda row, c: trash_one(svc, row, c["reason"])) if delete else (lambda row, c: archive_one(svc, row, c["reason"]))
-    out = _run_many(svc, cands if limit is None else cands[:limit], act, "archived")
+    act = (lambda row, c: trash_one(engine, row, c["reason"])) if delete else (lambda row, c: archive_one(engine, row, c["reason"]))
+    out = _run_many(engine, cands if limit is None else cands[:limit], act, "archived")
     out["candidates"] = cands
     out["held"] = held
     return out
 
 
-def archive(svc: "MemoryService", ref: str, reason: str = "archived on request") -> dict[str, Any]:
+def archive(engine: Engine, ref: str, reason: str = "archived on request") -> dict[str, Any]:
     """Archive one memory on request. No caller-given frontmatter: the keys written are the
     engine's own (consolidate passes `merged_into` through archive_one, inside the engine)."""
     check_fields({"reason": reason})  # written into the note
-    row = svc.resolve(ref)
-    prior = _prior_on_disk(svc, row["path"])
-    return {**archive_one(svc, row, reason).to_dict(), "prior": prior}
+    row = lookups.resolve(engine, ref)
+    prior = _prior_on_disk(engine, row["path"])
+    return {**archive_one(engine, row, reason).to_dict(), "prior": prior}
 
 
-def _prior_on_disk(svc: "MemoryService", rel: str) -> dict[str, Any] | None:
+def _prior_on_disk(engine: Engine, rel: str) -> dict[str, Any] | None:
     """The owned values an undo of this archive writes back (None: the note is unreadable)."""
     try:
-        return review_op.prior_of(parse_note(rel, svc.layout.abs(rel).read_bytes()).frontmatter, review_op.PRIOR_KEYS)
+        return review_op.prior_of(parse_note(rel, engine.layout.abs(rel).read_bytes()).frontmatter, review_op.PRIOR_KEYS)
     except OSError:
         return None
 
 
-def restore(svc: "MemoryService", ref: str, prior: dict[str, Any] | None = None) -> dict[str, Any]:
+def restore(engine: Engine, ref: str, prior: dict[str, Any] | None = None) -> dict[str, Any]:
     """Back to STM as a use (its score starts again from now); with `prior` (what archive
     answered), the undo of that archive: exactly the values before it, and not a use."""
     undo = review_op.prior_updates(prior, review_op.PRIOR_KEYS) if prior is not None else None
-    row = svc.resolve(ref)
+    row = lookups.resolve(engine, ref)
     if row["kind"] != "archive":
-        raise WrongState(f"{row['path']} is not archived; only notes in {svc.layout.archive}/ can be restored")
-    now = svc.now()
-    home = svc.layout.ltm if undo is not None and undo["status"] == "promoted" else svc.layout.stm
+        raise WrongState(f"{row['path']} is not archived; only notes in {engine.layout.archive}/ can be restored")
+    now = engine.now()
+    home = engine.layout.ltm if undo is not None and undo["status"] == "promoted" else engine.layout.stm
     dst = f"{home}/{row['path'].split('/', 1)[1]}"
 
     def keys(note: Note) -> dict[str, Any]:
@@ -334,19 +334,19 @@ def restore(svc: "MemoryService", ref: str, prior: dict[str, Any] | None = None)
                 out["merged_into"] = REMOVE
             return out
         note.fields.last_used = now  # back in use: its score and due dates start again from now
-        out = {**score_updates(svc, note.fields, now), "status": "active", "last_used": now, "archived_at": REMOVE,
+        out = {**score_updates(engine, note.fields, now), "status": "active", "last_used": now, "archived_at": REMOVE,
                "archive_reason": REMOVE}
         if "merged_into" in note.frontmatter:
             out["merged_into"] = REMOVE
         return out
 
-    move = move_note(svc, row, dst, keys, "archive undone" if undo is not None else "restored on request")
-    svc.writes.emit("restored", move.to_dict())
+    move = move_note(engine, row, dst, keys, "archive undone" if undo is not None else "restored on request")
+    engine.writes.emit("restored", move.to_dict())
     return move.to_dict()
 
 
 # -- automatic --
-def run_lifecycle(svc: "MemoryService") -> dict[str, Any]:
+def run_lifecycle(engine: Engine) -> dict[str, Any]:
     """What the daemon runs on a schedule: sweep, then promote and archive by the rules.
 
     Notes the person modified within quiet_seconds are left alone; which ones is decided
@@ -354,16 +354,16 @@ def run_lifecycle(svc: "MemoryService") -> dict[str, Any]:
     The note open in the editor waits too (editor_hold.py): the sweep skips it, and it is
     promoted or archived on the first run after the editor lets it go.
     """
-    paths = queries.stm_paths(svc.store)
-    quiet = {p for p in paths if recently_modified(svc, p)}  # the held note: _waiting
-    report: dict[str, Any] = {"sweep": svc.sweep()}
-    loading = svc.runtime.embedder is not None and svc.runtime.embedder.loading
-    if svc.settings.auto_promote and loading:
+    paths = queries.stm_paths(engine.store)
+    quiet = {p for p in paths if recently_modified(engine, p)}  # the held note: _waiting
+    report: dict[str, Any] = {"sweep": sweep(engine).to_dict()}
+    loading = engine.runtime.embedder is not None and engine.runtime.embedder.loading
+    if engine.settings.auto_promote and loading:
         # a promotion links semantic neighbours: waiting for the model here would hold every
         # save behind the write lock; the first run after the load promotes them
         report["postponed"] = ["promote: the embedding model is still loading"]
-    elif svc.settings.auto_promote:
-        report["promote"] = _promote_all(svc, False, quiet)
-    if svc.settings.auto_gc:
-        report["gc"] = _gc(svc, False, False, quiet)
+    elif engine.settings.auto_promote:
+        report["promote"] = _promote_all(engine, False, quiet)
+    if engine.settings.auto_gc:
+        report["gc"] = _gc(engine, False, False, quiet)
     return report

@@ -13,9 +13,9 @@ from __future__ import annotations
 import posixpath
 import re
 from collections import Counter
-from typing import TYPE_CHECKING
 from urllib.parse import quote, unquote
 
+from ..engine import Engine
 from ..edit import edit_text
 from ..errors import MnemovaultError
 from ..index import queries
@@ -23,9 +23,6 @@ from ..index.resolver import Resolver, link_names
 from ..codeblocks import code_lines
 from ..linkforms import LinkForms
 from ..links import MDLINK, SCHEME, WIKILINK, _strip_inline_code, strip_md
-
-if TYPE_CHECKING:
-    from ..service import MemoryService
 
 
 def _masked(text: str) -> str:
@@ -138,13 +135,13 @@ def _resolves_relative(path: str, source: str, resolver: Resolver) -> bool:
     return hit is not None and hit == resolver.resolve(path, source, markdown=True)
 
 
-def rewrite_links(svc: "MemoryService", resolver: Resolver, old_rel: str, new_rel: str) -> list[str]:
+def rewrite_links(engine: Engine, resolver: Resolver, old_rel: str, new_rel: str) -> list[str]:
     """Rewrite links to `old_rel` everywhere (resolver built before the move), each note
     through the write path (re-indexed there, or with the move inside `writes.together`);
     returns changed paths."""
-    sources = queries.sources_linking(svc.store, link_names(strip_md(old_rel.rsplit("/", 1)[-1])))
+    sources = queries.sources_linking(engine.store, link_names(strip_md(old_rel.rsplit("/", 1)[-1])))
     after = resolver.changed(added=new_rel, removed=old_rel)
-    forms = LinkForms(svc.layout.root)
+    forms = LinkForms(engine.layout.root)
     changed = []
     # the moved note's own links too: they were read from its old folder
     for src, was in [*((s, s) for s in sources if s not in (old_rel, new_rel)), (new_rel, old_rel)]:
@@ -160,7 +157,7 @@ def rewrite_links(svc: "MemoryService", resolver: Resolver, old_rel: str, new_re
                 return None  # not text: no link to rewrite
 
         try:  # compare-and-swap through the write path: a person's edit meanwhile is kept
-            if svc.writes.update(src, transform).written:
+            if engine.writes.update(src, transform).written:
                 changed.append(src)
                 forms.commit(was, src)
         except (MnemovaultError, OSError):

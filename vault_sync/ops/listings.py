@@ -4,16 +4,15 @@ so a vault of thousands of memories never answers with all of them at once."""
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from .. import lookups
 from ..dates import parse_datetime
+from ..engine import Engine
 from ..errors import InvalidInput
 from ..index import queries
 from ..limits import MAX_LIMIT, check_limit
 from .lifecycle import review_rows
-
-if TYPE_CHECKING:
-    from ..service import MemoryService
 
 MAX_OFFSET = 10_000_000
 _OLDEST = datetime.min.replace(tzinfo=timezone.utc)
@@ -32,12 +31,12 @@ def page(items: list[Any], offset: int, limit: int) -> dict[str, Any]:
             "next_offset": end if end < len(items) else None}
 
 
-def review_page(svc: "MemoryService", limit: int = 20, offset: int = 0) -> dict[str, Any]:
+def review_page(engine: Engine, limit: int = 20, offset: int = 0) -> dict[str, Any]:
     """The review queue, most urgent first, one page of it."""
     limit, offset = check_limit(limit), check_offset(offset)
-    rows = review_rows(svc)
+    rows = review_rows(engine)
     out = page(rows, offset, limit)
-    out["items"] = [svc.view(row) for row in out["items"]]
+    out["items"] = [lookups.view(engine, row) for row in out["items"]]
     return out
 
 
@@ -45,7 +44,7 @@ _KINDS = {"memories": ("stm", "ltm"), "stm": ("stm",), "ltm": ("ltm",), "archive
           "all": ("stm", "ltm", "archive")}
 
 
-def recent(svc: "MemoryService", limit: int = 20, offset: int = 0, since: str | None = None,
+def recent(engine: Engine, limit: int = 20, offset: int = 0, since: str | None = None,
            scope: str = "memories") -> dict[str, Any]:
     """Memories newest first (by `created`), without a query: "what did I say last week".
     `since` (an ISO date or a duration such as 7d) keeps those created at or after it."""
@@ -55,8 +54,8 @@ def recent(svc: "MemoryService", limit: int = 20, offset: int = 0, since: str | 
     kinds = _KINDS.get(scope) if isinstance(scope, str) else None
     if kinds is None:
         raise InvalidInput(f"scope must be one of {', '.join(_KINDS)}")
-    floor = parse_when("since", since, svc.now())
-    rows = queries.rows_of_kinds(svc.store, kinds)
+    floor = parse_when("since", since, engine.now())
+    rows = queries.rows_of_kinds(engine.store, kinds)
     dated = []
     for row in rows:
         created = parse_datetime(row["created"]) if row["created"] else None
@@ -65,14 +64,14 @@ def recent(svc: "MemoryService", limit: int = 20, offset: int = 0, since: str | 
         dated.append((created or _OLDEST, row["path"], row))
     dated.sort(key=lambda t: (t[0], t[1]), reverse=True)
     out = page([row for _, _, row in dated], offset, limit)
-    out["items"] = [svc.view(row) for row in out["items"]]
+    out["items"] = [lookups.view(engine, row) for row in out["items"]]
     return out
 
 
 SEARCH_WINDOW = 200  # search ranks at most this many hits (limits.MAX_SEARCH_LIMIT)
 
 
-def search_page(svc: "MemoryService", query: str, limit: int = 10, offset: int = 0, **filters: Any) -> dict[str, Any]:
+def search_page(engine: Engine, query: str, limit: int = 10, offset: int = 0, **filters: Any) -> dict[str, Any]:
     """One page of a search. The first page is the engine's ranking for `limit`; a later page
     is what the ranking of offset+limit adds to the ranking of offset (a ranking depends on its
     size: a plain slice of two rankings could repeat or skip a hit between pages)."""
@@ -80,10 +79,12 @@ def search_page(svc: "MemoryService", query: str, limit: int = 10, offset: int =
     limit = check_limit(limit, SEARCH_WINDOW)
     if offset + limit > SEARCH_WINDOW:
         raise InvalidInput(f"search ranks the best {SEARCH_WINDOW} results; offset + limit must be at most {SEARCH_WINDOW}")
-    result = svc.search(query, offset + limit, **filters)
+    from ..search.hybrid import checked
+
+    result = checked(engine, query, offset + limit, **filters)
     hits = result.get("results", [])
     if offset:
-        seen = {h["path"] for h in svc.search(query, offset, **filters).get("results", [])}
+        seen = {h["path"] for h in checked(engine, query, offset, **filters).get("results", [])}
         hits = [h for h in hits if h["path"] not in seen]
     result["results"] = hits[:limit]
     result["offset"] = offset

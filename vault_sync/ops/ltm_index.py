@@ -5,19 +5,15 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import TYPE_CHECKING
-
 from urllib.parse import quote
 
 from ..dates import format_datetime
 from ..edit import newline_of
+from ..engine import Engine
 from ..errors import MnemovaultError
 from ..index.resolver import Resolver, build_resolver
 from ..links import extract, strip_md
 from .linkrewrite import _masked
-
-if TYPE_CHECKING:
-    from ..service import MemoryService
 
 STATUS_FOR_FOLDER = {"ltm": "promoted", "archive": "archived", "stm": "active"}
 INDEX_NOTE = "LTM Index"
@@ -45,9 +41,9 @@ def link_to(resolver: Resolver, path: str) -> str:
     return f"[[{target}]]" if wikilink_safe(target) else link_markup(strip_md(path))
 
 
-def resolver_with(svc: "MemoryService", paths: list[str]) -> Resolver:
+def resolver_with(engine: Engine, paths: list[str]) -> Resolver:
     """The vault's resolver, with `paths` in it even before they are indexed."""
-    resolver = build_resolver(svc.store)
+    resolver = build_resolver(engine.store)
     missing = [p for p in paths if not resolver.has(p)]
     if not missing:
         return resolver
@@ -78,25 +74,25 @@ def with_related(text: str, names: list[str]) -> str:
 
 
 
-def add_to_index_note(svc: "MemoryService", note: str, now: datetime) -> None:
-    add_many_to_index_note(svc, [(note, now)])
+def add_to_index_note(engine: Engine, note: str, now: datetime) -> None:
+    add_many_to_index_note(engine, [(note, now)])
 
 
-def add_many_to_index_note(svc: "MemoryService", entries: list[tuple[str, datetime]]) -> None:
+def add_many_to_index_note(engine: Engine, entries: list[tuple[str, datetime]]) -> None:
     """One line per (note path, promoted at) in the LTM index note, in one write (an import
     brings many long-term memories at once). Each links by the shortest form no other note
     shares; an entry that is a bare name (a journal of an older version) links by it."""
     if not entries:
         return
-    rel = f"{svc.layout.ltm}/{INDEX_NOTE}.md"
-    path = svc.layout.abs(rel)
-    resolver = resolver_with(svc, [n for n, _ in entries if n.lower().endswith(".md")])
+    rel = f"{engine.layout.ltm}/{INDEX_NOTE}.md"
+    path = engine.layout.abs(rel)
+    resolver = resolver_with(engine, [n for n, _ in entries if n.lower().endswith(".md")])
     links = [link_to(resolver, n) if n.lower().endswith(".md") else link_markup(n) for n, _ in entries]
     lines = [(link, f"- {link} (promoted {format_datetime(at)[:10]})") for link, (_, at) in zip(links, entries)]
     if not path.exists():
         text = f"# {INDEX_NOTE}\n\nLong-term memories, newest last.\n\n" + "".join(line + "\n" for _, line in lines)
         try:
-            svc.writes.create(rel, text.encode("utf-8"))
+            engine.writes.create(rel, text.encode("utf-8"))
             return
         except FileExistsError:
             pass
@@ -110,6 +106,6 @@ def add_many_to_index_note(svc: "MemoryService", entries: list[tuple[str, dateti
         return (text + ("" if text.endswith(nl) or not text else nl) + "".join(line + nl for line in new)).encode("utf-8")
 
     try:
-        svc.writes.update(rel, transform)
+        engine.writes.update(rel, transform)
     except (UnicodeDecodeError, OSError, MnemovaultError):
         return  # the index note is a convenience: never fail a promotion over it

@@ -18,13 +18,14 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from ..engine import Engine
 from ..index import queries
 from ..index import vectors as vq
-from .supersede import not_current
+from ..lookups import not_current
+from ..search import semantic
 
 if TYPE_CHECKING:
     from ..search.embeddings import Vectors
-    from ..service import MemoryService
 
 COSINE_MIN = 0.725  # the score floor with embeddings (a cosine of 0.725 alone is enough)
 OVERLAP_MIN = 0.575  # the score floor without them
@@ -46,24 +47,24 @@ CHANGE_WORDS = frozenset(
 )
 
 
-def candidates(svc: "MemoryService", body: str, title: str | None, tags: list[str],
+def candidates(engine: Engine, body: str, title: str | None, tags: list[str],
                vector: "Vectors | None" = None) -> list[dict[str, Any]]:
     """Existing memories (not superseded) this text may replace, most likely first.
 
     `vector`: the new text's save-time vector when the caller has it (the save path computes
     it once for both checks); computed here otherwise."""
     try:
-        if vector is None and svc.embedder_now() is not None:  # the model when at hand; words while it loads
+        if vector is None and semantic.embedder_now(engine) is not None:  # the model when at hand; words while it loads
             from ..search.embeddings import query_vector
 
-            vector = query_vector(svc, body, title, tags)
+            vector = query_vector(engine, body, title, tags)
         if vector is not None:
-            pool = _by_vector(svc, vector)
+            pool = _by_vector(engine, vector)
             floor, change = COSINE_MIN, CHANGE_WORD
         else:  # embeddings off, the model loading or unable to load: words
-            pool = _by_words(svc, body)
+            pool = _by_words(engine, body)
             floor, change = OVERLAP_MIN, CHANGE_WORD_NO_MODEL
-        return pick(body, pool, floor, change, not_current(svc))
+        return pick(body, pool, floor, change, not_current(engine))
     except Exception:  # an extra: never block a save over it
         return []
 
@@ -127,40 +128,40 @@ def overlap(new: set[str], old: set[str]) -> float:
     return 0.7 * shared / len(old) + 0.3 * shared / len(new)
 
 
-def _with_text(svc: "MemoryService", rowids: list[int]) -> dict[int, str]:
-    return {r[0]: r[2] for r in vq.embed_texts(svc.store, rowids)}
+def _with_text(engine: Engine, rowids: list[int]) -> dict[int, str]:
+    return {r[0]: r[2] for r in vq.embed_texts(engine.store, rowids)}
 
 
-def _by_vector(svc: "MemoryService", vector: "Vectors") -> list[dict[str, Any]]:
+def _by_vector(engine: Engine, vector: "Vectors") -> list[dict[str, Any]]:
     from ..search.embeddings import vector_cache
 
-    embedder = svc.get_embedder()  # type: ignore[no-untyped-call]
+    embedder = semantic.embedder(engine)
     if embedder is None:  # turned off since the vector was made
         return []
-    rowids, sims = vector_cache(svc, embedder).similarities(vector, ("stm", "ltm"))
+    rowids, sims = vector_cache(engine, embedder).similarities(vector, ("stm", "ltm"))
     lowest = COSINE_MIN - ONE_SLOT - CHANGE_WORD
     order = [i for i in (-sims).argsort()[:POOL] if sims[i] >= lowest]
-    texts = _with_text(svc, [int(rowids[i]) for i in order])
+    texts = _with_text(engine, [int(rowids[i]) for i in order])
     out = []
     for i in order:
         rowid = int(rowids[i])
-        row = vq.hit_row(svc.store, rowid)
+        row = vq.hit_row(engine.store, rowid)
         if row is not None and rowid in texts:
             out.append({"id": row["id"], "path": row["path"], "title": row["title"], "similarity": round(float(sims[i]), 4),
                         "text": texts[rowid]})
     return out
 
 
-def _by_words(svc: "MemoryService", body: str) -> list[dict[str, Any]]:
+def _by_words(engine: Engine, body: str) -> list[dict[str, Any]]:
     from ..search import fts as ftsmod
 
-    filters = ftsmod.make_filters(svc, "memories")
-    hits = ftsmod.search(svc.store, body, filters, limit=2 * POOL)
-    texts = _with_text(svc, [h.rowid for h in hits])
+    filters = ftsmod.make_filters(engine, "memories")
+    hits = ftsmod.search(engine.store, body, filters, limit=2 * POOL)
+    texts = _with_text(engine, [h.rowid for h in hits])
     mine = _content(words(body))
     out = []
     for hit in hits:
-        row = queries.note_by_rowid(svc.store, hit.rowid)
+        row = queries.note_by_rowid(engine.store, hit.rowid)
         if row is not None and hit.rowid in texts:
             out.append({"id": row["id"], "path": row["path"], "title": row["title"],
                         "similarity": round(overlap(mine, _content(words(texts[hit.rowid]))), 4), "text": texts[hit.rowid]})

@@ -17,8 +17,9 @@ import stat
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
+from ..engine import Engine
 from ..dates import format_datetime, parse_datetime
 from ..edit import edit_text, patch_bytes
 from ..errors import InvalidInput, MnemovaultError, NoteProblem, PathOutsideVault, WriteConflict, WrongState
@@ -30,9 +31,7 @@ from ..patch import REMOVE
 from .journal import journal_dir, quarantine, refuse, unlink_quietly, write_entry
 from .linkrewrite import rewrite_links
 from .ltm_index import STATUS_FOR_FOLDER, add_to_index_note, with_related
-
-if TYPE_CHECKING:
-    from ..service import MemoryService
+from .repair import heal, sync
 
 TRASH = ".trash"  # Obsidian's trash folder: out of sight, recoverable by hand
 
@@ -80,10 +79,10 @@ def _decode_keys(keys: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def check_size(svc: "MemoryService", row: sqlite3.Row) -> None:
+def check_size(engine: Engine, row: sqlite3.Row) -> None:
     """A note too large to index is too large to rewrite: refuse user writes on it."""
-    if (row["size"] or 0) > svc.settings.max_note_bytes:
-        raise NoteProblem(f"{row['path']} is too large ({row['size']} bytes > {svc.settings.max_note_bytes}); "
+    if (row["size"] or 0) > engine.settings.max_note_bytes:
+        raise NoteProblem(f"{row['path']} is too large ({row['size']} bytes > {engine.settings.max_note_bytes}); "
                           f"not changing it")
 
 
@@ -91,11 +90,11 @@ def _taken(dst: Path) -> bool:
     return dst.exists() or dst.is_symlink()
 
 
-def _link_or_rename(svc: "MemoryService", src_rel: str, dst_rel: str) -> None:
-    src, dst = svc.layout.abs(src_rel), svc.layout.abs(dst_rel)
+def _link_or_rename(engine: Engine, src_rel: str, dst_rel: str) -> None:
+    src, dst = engine.layout.abs(src_rel), engine.layout.abs(dst_rel)
     try:
         with writing(f"{src.parent.name}/{src.name} (moving it to {dst.parent.name}/)"):
-            svc.writes.move(src_rel, dst_rel)  # never over a person's note of the same name
+            engine.writes.move(src_rel, dst_rel)  # never over a person's note of the same name
     except FileExistsError:
         raise WrongState(f"cannot move {src.name}: {dst.parent.name}/{dst.name} already exists") from None
 
@@ -112,7 +111,7 @@ def _apply_edits(current: bytes, rel: str, keys: dict[str, Any], body_edit: Call
 
 
 def move_note(
-    svc: "MemoryService",
+    engine: Engine,
     row: sqlite3.Row,
     dst_rel: str,
     updates: Callable[[Any], dict[str, Any]],
@@ -127,14 +126,14 @@ def move_note(
     does after the move (e.g. the promoted note's Related names and LTM index entry).
     """
     src_rel = row["path"]
-    check_size(svc, row)
+    check_size(engine, row)
     if src_rel == dst_rel:
         raise WrongState(f"{src_rel} is already there")
-    src, dst = svc.layout.abs(src_rel), svc.layout.abs(dst_rel)
+    src, dst = engine.layout.abs(src_rel), engine.layout.abs(dst_rel)
     try:
         data = src.read_bytes()
     except FileNotFoundError:
-        svc.writes.synced([src_rel])
+        engine.writes.synced([src_rel])
         raise WrongState(f"{src_rel} is gone from the vault (moved or deleted meanwhile); nothing was moved") from None
     if src.is_symlink():
         raise WrongState(f"{src_rel} is a symbolic link; not moving it")
@@ -145,45 +144,45 @@ def move_note(
         raise WrongState(f"cannot move {src_rel} to {dst_rel}: a note with that name already exists there; "
                          f"rename one of them first")
     keys = updates(note)
-    resolver = build_resolver(svc.store)  # before the move: what links meant until now
+    resolver = build_resolver(engine.store)  # before the move: what links meant until now
     entry = {"src": src_rel, "dst": dst_rel, "reason": reason, "id": note.fields.id, "keys": _encode_keys(keys),
              "rewrite": rewrite, **(journal_extra or {})}
-    journal = write_entry(svc, entry)
+    journal = write_entry(engine, entry)
 
     def transform(current: bytes) -> bytes | None:
         fresh = parse_note(dst_rel, current)
         return _apply_edits(current, dst_rel, updates(fresh), body_edit)
 
-    with svc.writes.together():  # the rename, the patch and the links indexed as one change
+    with engine.writes.together():  # the rename, the patch and the links indexed as one change
         try:
-            _link_or_rename(svc, src_rel, dst_rel)
+            _link_or_rename(engine, src_rel, dst_rel)
         except BaseException:
             if not _taken(dst) or (src.exists() and not os.path.samefile(src, dst)):
                 journal.unlink(missing_ok=True)  # nothing moved: nothing to recover
             raise
         unfinished = None
         try:
-            svc.writes.update(dst_rel, transform, expected=data)
+            engine.writes.update(dst_rel, transform, expected=data)
         except (NoteProblem, WriteConflict) as exc:
             # a person's save landed in the move (an in-place save empties the file before it
             # writes): the note is at its new path all the same, so the move is reported and
             # its links follow; the journal entry stays, and recover writes the keys
             unfinished = str(exc)
         if rewrite:
-            rewrite_links(svc, resolver, src_rel, dst_rel)
-        svc.writes.synced([])  # indexed before the journal entry goes
+            rewrite_links(engine, resolver, src_rel, dst_rel)
+        engine.writes.synced([])  # indexed before the journal entry goes
     if unfinished is None:
         journal.unlink(missing_ok=True)
     return Move(note.fields.id, note.title, src_rel, dst_rel, reason, unfinished)
 
 
-def recover(svc: "MemoryService") -> list[str]:
+def recover(engine: Engine) -> list[str]:
     """Finish moves a crash interrupted (call at start; safe after a sync too).
 
     Never raises: an entry that cannot be finished or rolled back is moved to the
     quarantine folder with its cause (see `quarantined`), so start-up goes on.
     """
-    folder = journal_dir(svc)
+    folder = journal_dir(engine)
     if not folder.is_dir():
         return []
     done = []
@@ -195,19 +194,19 @@ def recover(svc: "MemoryService") -> list[str]:
             unlink_quietly(path)  # unreadable: names no note, nothing to act on
             continue
         try:
-            src_rel, dst_rel = svc.layout.safe_rel(raw_src), svc.layout.safe_rel(raw_dst)
+            src_rel, dst_rel = engine.layout.safe_rel(raw_src), engine.layout.safe_rel(raw_dst)
             for rel in (src_rel, dst_rel):
-                check_no_symlink(svc, rel)
+                check_no_symlink(engine, rel)
         except MnemovaultError as exc:  # outside the vault or through a link: never acted on
-            done.append(refuse(svc, path, entry, exc))
+            done.append(refuse(engine, path, entry, exc))
             continue
         try:
-            done.append(_recover_one(svc, entry, src_rel, dst_rel))
+            done.append(_recover_one(engine, entry, src_rel, dst_rel))
         except OSError as exc:  # the disk, not the entry: try again next time
             done.append(f"could not finish the move of {src_rel} to {dst_rel}: {exc}; will retry at the next start")
             continue
         except Exception as exc:  # noqa: BLE001 - one bad entry must not stop every start
-            done.append(quarantine(svc, path, entry, src_rel, dst_rel, exc))
+            done.append(quarantine(engine, path, entry, src_rel, dst_rel, exc))
             continue
         unlink_quietly(path)
     for tmp in folder.glob("*.tmp"):
@@ -215,12 +214,12 @@ def recover(svc: "MemoryService") -> list[str]:
     return done
 
 
-def _recover_one(svc: "MemoryService", entry: dict[str, Any], src_rel: str, dst_rel: str) -> str:
-    with svc.writes.together():
-        if _settle(svc, src_rel, dst_rel, entry):
-            _finish(svc, entry, src_rel, dst_rel)
+def _recover_one(engine: Engine, entry: dict[str, Any], src_rel: str, dst_rel: str) -> str:
+    with engine.writes.together():
+        if _settle(engine, src_rel, dst_rel, entry):
+            _finish(engine, entry, src_rel, dst_rel)
             return f"completed move of {src_rel} to {dst_rel}"
-        svc.writes.synced([src_rel, dst_rel])
+        engine.writes.synced([src_rel, dst_rel])
         return f"rolled back move of {src_rel} (never reached {dst_rel})"
 
 
@@ -235,14 +234,14 @@ def _same_note(src: Path, dst: Path, entry: dict[str, Any]) -> bool:
             and normalized_hash(a.body) == normalized_hash(b.body))
 
 
-def check_no_symlink(svc: "MemoryService", rel: str) -> None:
+def check_no_symlink(engine: Engine, rel: str) -> None:
     """Refuse a vault path any part of which is a symbolic link: recovery acts on real files
     only (a destination linked to its source would otherwise read as "one note, two names")."""
-    at = svc.layout.root
+    at = engine.layout.root
     for part in rel.split("/"):
         at = at / part
         if at.is_symlink():
-            raise PathOutsideVault(f"{rel} goes through the symbolic link {svc.layout.rel(at)}; recovery does not follow links")
+            raise PathOutsideVault(f"{rel} goes through the symbolic link {engine.layout.rel(at)}; recovery does not follow links")
 
 
 def _second_name(src: Path, dst: Path) -> bool:
@@ -252,21 +251,21 @@ def _second_name(src: Path, dst: Path) -> bool:
             and a.st_nlink >= 2)
 
 
-def _to_trash(svc: "MemoryService", rel: str) -> str:
+def _to_trash(engine: Engine, rel: str) -> str:
     """Set a file aside in .trash (never unlinked); its new path."""
-    trash = svc.layout.abs(TRASH)
+    trash = engine.layout.abs(TRASH)
     if trash.is_symlink():
         raise WrongState(f"{TRASH} is a symbolic link; not moving {rel} into it")
     name = rel.rsplit("/", 1)[-1]
-    dst_rel = free_path(svc, TRASH, name[:-3] if name.endswith(".md") else name)
-    svc.writes.move(rel, dst_rel)
+    dst_rel = free_path(engine, TRASH, name[:-3] if name.endswith(".md") else name)
+    engine.writes.move(rel, dst_rel)
     return dst_rel
 
 
-def _settle(svc: "MemoryService", src_rel: str, dst_rel: str, entry: dict[str, Any]) -> bool:
+def _settle(engine: Engine, src_rel: str, dst_rel: str, entry: dict[str, Any]) -> bool:
     """Leave the note at exactly one path; True when that is the new one. Nothing is deleted:
     a second copy goes to .trash; only a second name of the same file is unlinked."""
-    src, dst = svc.layout.abs(src_rel), svc.layout.abs(dst_rel)
+    src, dst = engine.layout.abs(src_rel), engine.layout.abs(dst_rel)
     if src.exists() and dst.exists():
         if os.path.samefile(src, dst):
             if not _second_name(src, dst):
@@ -274,45 +273,45 @@ def _settle(svc: "MemoryService", src_rel: str, dst_rel: str, entry: dict[str, A
             os.unlink(src)  # crashed between link and unlink: one inode, two names
         elif _same_note(src, dst, entry):
             if src.stat().st_mtime_ns > dst.stat().st_mtime_ns:
-                _to_trash(svc, dst_rel)  # the newer bytes win, at the new name
-                svc.writes.move(src_rel, dst_rel)
+                _to_trash(engine, dst_rel)  # the newer bytes win, at the new name
+                engine.writes.move(src_rel, dst_rel)
             else:
-                _to_trash(svc, src_rel)
+                _to_trash(engine, src_rel)
             data = dst.read_bytes()
             if parse_note("b.md", data).fields.id != entry["id"]:
-                svc.writes.update(dst_rel, lambda cur: patch_bytes(cur, {"id": entry["id"]}), expected=data)
+                engine.writes.update(dst_rel, lambda cur: patch_bytes(cur, {"id": entry["id"]}), expected=data)
         else:
             return False  # dst is another note: the move never happened
     return dst.exists() and not src.exists()
 
 
-def _finish(svc: "MemoryService", entry: dict[str, Any], src_rel: str, dst_rel: str) -> None:
+def _finish(engine: Engine, entry: dict[str, Any], src_rel: str, dst_rel: str) -> None:
     """Re-apply the keys and body edit of an interrupted move, then re-point links (idempotent)."""
     keys = _decode_keys(entry.get("keys") or {})
     if not keys:
-        status = STATUS_FOR_FOLDER.get(svc.layout.kind_of(dst_rel))
+        status = STATUS_FOR_FOLDER.get(engine.layout.kind_of(dst_rel))
         keys = {"status": status} if status else {}
     related = entry.get("related")
     body_edit = (lambda text, note: with_related(text, related)) if related else None
     if keys or body_edit:
         try:
-            svc.writes.update(dst_rel, lambda cur: _apply_edits(cur, dst_rel, keys, body_edit))
+            engine.writes.update(dst_rel, lambda cur: _apply_edits(cur, dst_rel, keys, body_edit))
         except NoteProblem:
             pass  # the person broke its frontmatter meanwhile: the move itself stands
-    svc.sync()  # recovery may run before the first sync: the links must be indexed
+    heal(engine, "sync", True, lambda: sync(engine))  # recovery may run before the first sync: the links must be indexed
     if entry.get("index_entry"):
-        add_to_index_note(svc, entry["index_entry"], parse_datetime(entry.get("at")) or svc.now())
+        add_to_index_note(engine, entry["index_entry"], parse_datetime(entry.get("at")) or engine.now())
     if entry.get("rewrite", True):
         # links written against the old path: resolve them as if the note were still there
-        paths = [p for p in queries.all_paths(svc.store) if p != dst_rel] + [src_rel]
-        rewrite_links(svc, Resolver(paths, svc.store.attachment_paths()), src_rel, dst_rel)
+        paths = [p for p in queries.all_paths(engine.store) if p != dst_rel] + [src_rel]
+        rewrite_links(engine, Resolver(paths, engine.store.attachment_paths()), src_rel, dst_rel)
 
 
-def free_path(svc: "MemoryService", folder: str, stem: str) -> str:
+def free_path(engine: Engine, folder: str, stem: str) -> str:
     """folder/stem.md, or with a number when that name is taken on disk."""
     rel = f"{folder}/{stem}.md"
     n = 2
-    while _taken(svc.layout.abs(rel)):
+    while _taken(engine.layout.abs(rel)):
         rel = f"{folder}/{stem} {n}.md"
         n += 1
         if n > 1000:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from .. import lookups
 from ..edit import patch_bytes
+from ..engine import Engine
 from ..errors import InvalidInput, NoteProblem
 from ..index import queries
 from ..index.resolver import build_resolver, link_names
@@ -14,9 +16,6 @@ from ..limits import MAX_RELATION_CHARS, check_name, quote
 from ..note import OWNED_KEYS, parse_note, stem_of
 from ..secret_gate import check_fields
 from .moves import check_size
-
-if TYPE_CHECKING:
-    from ..service import MemoryService
 
 # keys the engine reads or writes besides OWNED_KEYS: a relation list must not land in them
 _RESERVED = ("pinned", "aliases", "merged_into", "archive_reason", "supersedes", "superseded_by", "last_batch",
@@ -35,16 +34,16 @@ def relation_key(rel_type: str | None) -> str:
     return key
 
 
-def relate(svc: "MemoryService", a: str, b: str, rel_type: str = "related") -> dict[str, Any]:
+def relate(engine: Engine, a: str, b: str, rel_type: str = "related") -> dict[str, Any]:
     """Add "[[B]]" to A's `related` list (or to the list named by the type)."""
     check_fields({"relation type": rel_type})  # the type becomes a frontmatter key
     key = relation_key(rel_type)
-    src, dst = svc.resolve(a), svc.resolve(b)
+    src, dst = lookups.resolve(engine, a), lookups.resolve(engine, b)
     if src["path"] == dst["path"]:
         raise InvalidInput("a note cannot be related to itself")
     if src["kind"] == "note":
         raise InvalidInput(f"{src['path']} is one of your notes; relations are written on memories only")
-    check_size(svc, src)
+    check_size(engine, src)
     item = f"[[{stem_of(dst['path'])}]]"
     added = {"value": False}
 
@@ -64,17 +63,17 @@ def relate(svc: "MemoryService", a: str, b: str, rel_type: str = "related") -> d
         added["value"] = True
         return patch_bytes(current, {key: items + [item]})
 
-    svc.writes.update(src["path"], transform)
+    engine.writes.update(src["path"], transform)
     return {"from": src["path"], "to": dst["path"], "type": key, "added": added["value"]}
 
 
-def graph(svc: "MemoryService", include_notes: bool = True) -> dict[str, Any]:
+def graph(engine: Engine, include_notes: bool = True) -> dict[str, Any]:
     """Nodes (memories, and the person's notes linked with them) and resolved edges."""
-    resolver = build_resolver(svc.store)
-    rows = queries.graph_nodes(svc.store)
+    resolver = build_resolver(engine.store)
+    rows = queries.graph_nodes(engine.store)
     by_path = {r["path"]: r for r in rows}
     edges = []
-    for r in queries.all_edges(svc.store):
+    for r in queries.all_edges(engine.store):
         dst = resolver.resolve(r["target"], r["src"], bool(r["markdown"]))
         if dst is None or dst == r["src"]:
             continue
@@ -88,20 +87,20 @@ def graph(svc: "MemoryService", include_notes: bool = True) -> dict[str, Any]:
     return {"nodes": nodes, "edges": sorted(edges, key=lambda e: (e["source"], e["target"], e["kind"]))}
 
 
-def backlinks(svc: "MemoryService", rel: str) -> list[dict[str, Any]]:
-    resolver = build_resolver(svc.store)
+def backlinks(engine: Engine, rel: str) -> list[dict[str, Any]]:
+    resolver = build_resolver(engine.store)
     out = []
-    aliases = queries.aliases_of_path(svc.store, rel)
-    for r in queries.links_to_names(svc.store, [*link_names(stem_of(rel)), *aliases]):
+    aliases = queries.aliases_of_path(engine.store, rel)
+    for r in queries.links_to_names(engine.store, [*link_names(stem_of(rel)), *aliases]):
         if resolver.resolve(r["target"], r["src"], bool(r["markdown"])) == rel and r["src"] != rel:
             out.append({"source": r["src"], "kind": r["kind"], "subpath": r["subpath"]})
     return out
 
 
-def outlinks(svc: "MemoryService", row: sqlite3.Row) -> list[dict[str, Any]]:
-    resolver = build_resolver(svc.store)
+def outlinks(engine: Engine, row: sqlite3.Row) -> list[dict[str, Any]]:
+    resolver = build_resolver(engine.store)
     out = []
-    for r in queries.outlinks_of(svc.store, row["rowid"]):
+    for r in queries.outlinks_of(engine.store, row["rowid"]):
         out.append({"target": r["target"] + r["subpath"], "kind": r["kind"],
                     "resolved": resolver.resolve(r["target"], row["path"], bool(r["markdown"]))})
     return out

@@ -8,77 +8,84 @@ vault into them again.
 
 from __future__ import annotations
 
-import functools
 import logging
 import sqlite3
-import threading
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
+from ..engine import Engine
 from ..errors import IndexDamaged
 from ..index.health import FTS_TABLES
+from .ids import fix_duplicate_ids
 
 if TYPE_CHECKING:
     from ..index.sync import SyncReport
-    from ..service import MemoryService
 
 log = logging.getLogger("mnemovault.index")
-F = TypeVar("F", bound=Callable[..., Any])
-_inside = threading.local()  # an operation inside another repairs once, at the outer one
+T = TypeVar("T")
 
 
-def repair_index(svc: "MemoryService", reason: str, parts: list[str] | None = None) -> dict[str, Any] | None:
+def repair_index(engine: Engine, reason: str, parts: list[str] | None = None) -> dict[str, Any] | None:
     """Check the index fully, make what is damaged anew and read the vault into it."""
-    with svc.indexer.sync_lock:  # the watcher and the write path sync through this lock
-        parts = parts if parts is not None else svc.store.check_health(full=True)
+    with engine.indexer.sync_lock:  # the watcher and the write path sync through this lock
+        parts = parts if parts is not None else engine.store.check_health(full=True)
         if not parts:
             return None
-        svc.store.repair(parts, reason)
-        svc.runtime.keep_vectors(None)  # its rows point at row ids the rebuild renumbers
-        report = svc.indexer.reconcile()
-    svc.after_sync(report)
-    return svc.store.last_repair
+        engine.store.repair(parts, reason)
+        engine.runtime.keep_vectors(None)  # its rows point at row ids the rebuild renumbers
+        report = engine.indexer.reconcile()
+    after_sync(engine, report)
+    return engine.store.last_repair
 
 
-def rebuild(svc: "MemoryService", progress: Any = None) -> "SyncReport":
+def rebuild(engine: Engine, progress: Any = None) -> "SyncReport":
     """`sync --rebuild`: works whatever is damaged, remaking the tables, then the file if need be."""
-    with svc.indexer.sync_lock:
+    with engine.indexer.sync_lock:
         try:
-            found = svc.store.check_health(full=True)
+            found = engine.store.check_health(full=True)
         except sqlite3.DatabaseError:
             found = ["file"]
         for parts in (found, list(FTS_TABLES), ["file"]):
             if parts:
-                svc.store.repair(parts, "found by sync --rebuild")
-                svc.runtime.keep_vectors(None)
+                engine.store.repair(parts, "found by sync --rebuild")
+                engine.runtime.keep_vectors(None)
             try:
-                return svc.indexer.reconcile(rebuild=True, progress=progress)
+                return engine.indexer.reconcile(rebuild=True, progress=progress)
             except IndexDamaged as exc:
                 log.warning("rebuilding the index met damage: %s", exc)
     raise IndexDamaged("the index could not be rebuilt even in a new file; see the log")
 
 
-def healing(retry: bool) -> Callable[[F], F]:
-    """Wrap a service method: damage met on the way is repaired from the vault; a read then
-    runs again, any other operation says what happened."""
+def after_sync(engine: Engine, report: "SyncReport") -> None:
+    """What a sync of the vault may call for in the vault itself: a copied memory's
+    duplicate id is replaced (through the write path). The watcher calls it too."""
+    if report.new_ids:
+        with engine.writes.operation():
+            fix_duplicate_ids(engine, report)
 
-    def wrap(method: F) -> F:
-        @functools.wraps(method)
-        def run(svc: "MemoryService", *args: Any, **kwargs: Any) -> Any:
-            if getattr(_inside, "depth", 0):
-                return method(svc, *args, **kwargs)
-            _inside.depth = 1
-            try:
-                try:
-                    return method(svc, *args, **kwargs)
-                except IndexDamaged as exc:
-                    repair_index(svc, f"met by {method.__name__}: {exc}", parts=svc.store.check_health(full=True) or list(FTS_TABLES))
-                    if not retry:
-                        raise IndexDamaged(f"{exc}; it was rebuilt from the vault: check whether {method.__name__} "
-                                           "took effect before repeating it") from None
-                return method(svc, *args, **kwargs)
-            finally:
-                _inside.depth = 0
 
-        return run  # type: ignore[return-value]
+def sync(engine: Engine, rebuild_all: bool = False, progress: Any = None) -> "SyncReport":
+    """Reconcile the index with the vault. `rebuild_all` works on any damage to the index."""
+    report = rebuild(engine, progress) if rebuild_all else engine.indexer.reconcile(progress=progress)
+    after_sync(engine, report)
+    return report
 
-    return wrap
+
+def heal(engine: Engine, name: str, retry: bool, call: Callable[[], T]) -> T:
+    """Run `call`; damage met on the way is repaired from the vault; a read (`retry`) then
+    runs again, any other operation says what happened. An operation inside another repairs
+    once, at the outer one."""
+    inside = engine.runtime.healing
+    if getattr(inside, "depth", 0):
+        return call()
+    inside.depth = 1
+    try:
+        try:
+            return call()
+        except IndexDamaged as exc:
+            repair_index(engine, f"met by {name}: {exc}", parts=engine.store.check_health(full=True) or list(FTS_TABLES))
+            if not retry:
+                raise IndexDamaged(f"{exc}; it was rebuilt from the vault: check whether {name} "
+                                   "took effect before repeating it") from None
+        return call()
+    finally:
+        inside.depth = 0

@@ -20,19 +20,18 @@ from __future__ import annotations
 
 import math
 from datetime import date, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from .. import lookups
 from ..dates import format_datetime, parse_datetime
 from ..edit import patch_bytes
+from ..engine import Engine
 from ..errors import InvalidInput, NoteProblem, WrongState
 from ..note import parse_note
 from ..patch import REMOVE
 from ..scoring import ScoringParams, decay_factor, score_at
 from .moves import check_size
 from .sweep import score_updates
-
-if TYPE_CHECKING:
-    from ..service import MemoryService
 
 GRADES = ("remember", "fade")
 REVIEW_KEYS = ("last_used", "decay_score", "review_priority", "review_on", "archive_on")
@@ -123,12 +122,12 @@ def prior_updates(prior: dict[str, Any], keys: tuple[str, ...] = REVIEW_KEYS) ->
     return out
 
 
-def _writable(svc: "MemoryService", ref: str) -> Any:
-    row = svc.resolve(ref)
+def _writable(engine: Engine, ref: str) -> Any:
+    row = lookups.resolve(engine, ref)
     if row["kind"] not in ("stm", "ltm"):
         hint = "; restore it first" if row["kind"] == "archive" else ""
         raise WrongState(f"{row['path']} is not a memory in STM or LTM{hint}")
-    check_size(svc, row)
+    check_size(engine, row)
     return row
 
 
@@ -139,37 +138,37 @@ def _parsed(rel: str, current: bytes) -> Any:
     return note
 
 
-def review_memory(svc: "MemoryService", ref: str, grade: str) -> dict[str, Any]:
+def review_memory(engine: Engine, ref: str, grade: str) -> dict[str, Any]:
     if grade not in GRADES:
         raise InvalidInput(f"grade must be one of {', '.join(GRADES)}")
-    row = _writable(svc, ref)
-    now = svc.now()
+    row = _writable(engine, ref)
+    now = engine.now()
     seen: dict[str, Any] = {}
 
     def transform(current: bytes) -> bytes | None:
         note = _parsed(row["path"], current)
         f = note.fields
         last = f.last_used or f.created or now
-        old = score_at(svc.params, f.use_count, last, f.strength, now)
-        f.last_used = reviewed_last_used(svc.params, grade, f.use_count, f.strength, last, now)
-        updates: dict[str, Any] = {"last_used": f.last_used, **score_updates(svc, f, now)}
-        seen.update(old=old, new=score_at(svc.params, f.use_count, f.last_used, f.strength, now),
+        old = score_at(engine.params, f.use_count, last, f.strength, now)
+        f.last_used = reviewed_last_used(engine.params, grade, f.use_count, f.strength, last, now)
+        updates: dict[str, Any] = {"last_used": f.last_used, **score_updates(engine, f, now)}
+        seen.update(old=old, new=score_at(engine.params, f.use_count, f.last_used, f.strength, now),
                     prior=prior_of(note.frontmatter), after=prior_of({**note.frontmatter, **updates}))
         return patch_bytes(current, updates)
 
-    svc.writes.update(row["path"], transform, scores=True)
-    note = svc.view(svc.indexed(row["path"]))
+    engine.writes.update(row["path"], transform, scores=True)
+    note = lookups.view(engine, lookups.indexed(engine, row["path"]))
     return {"note": note, "grade": grade, "old_score": round(seen["old"], 6), "new_score": round(seen["new"], 6),
             "prior": seen["prior"], "after": seen["after"]}
 
 
-def undo_review(svc: "MemoryService", ref: str, prior: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+def undo_review(engine: Engine, ref: str, prior: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
     """Write `prior` back, exactly; refused when the note no longer holds `after` (it was used,
     reviewed or edited since, and undoing would lose that)."""
     updates = prior_updates(prior)
     if not isinstance(after, dict) or set(after) != set(REVIEW_KEYS):
         raise InvalidInput(f"after must give exactly these keys: {', '.join(REVIEW_KEYS)}")
-    row = _writable(svc, ref)
+    row = _writable(engine, ref)
 
     def transform(current: bytes) -> bytes | None:
         note = _parsed(row["path"], current)
@@ -177,5 +176,5 @@ def undo_review(svc: "MemoryService", ref: str, prior: dict[str, Any], after: di
             raise WrongState(f"{row['path']} changed since the review; nothing was undone")
         return patch_bytes(current, updates)
 
-    svc.writes.update(row["path"], transform, scores=True)
-    return {"note": svc.view(svc.indexed(row["path"])), "undone": True}
+    engine.writes.update(row["path"], transform, scores=True)
+    return {"note": lookups.view(engine, lookups.indexed(engine, row["path"])), "undone": True}

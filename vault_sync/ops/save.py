@@ -5,21 +5,22 @@ from __future__ import annotations
 import sqlite3
 import uuid
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from .. import lookups
+from ..engine import Engine
 from ..errors import InvalidInput, Refused
 from ..faults import writing
 from ..index import queries
 from ..limits import MAX_TEXT_CHARS, check_strength, check_tags, check_text, check_title
+from ..names import clean_tags, create_under_free_name, slug_from
 from ..note import normalized_hash
-from ..quiet import due_fields
 from ..patch import render_scalar
+from ..quiet import due_fields
 from ..scoring import review_priority, score_at
+from ..search import semantic
 from ..secret_gate import check_fields
-from .names import clean_tags, create_under_free_name, slug_from
-
-if TYPE_CHECKING:
-    from ..service import MemoryService
+from .touch import touch
 
 MIN_CHARS = 12
 MIN_WORDS = 3
@@ -55,12 +56,12 @@ def render_note(fields: dict[str, Any], body: str) -> str:
     return "\n".join(lines) + "\n" + body.rstrip("\n") + "\n"
 
 
-def taken_names(svc: "MemoryService") -> set[str]:
-    return queries.all_names(svc.store)
+def taken_names(engine: Engine) -> set[str]:
+    return queries.all_names(engine.store)
 
 
 def create_memory(
-    svc: "MemoryService",
+    engine: Engine,
     text: str,
     tags: list[str] | None = None,
     title: str | None = None,
@@ -81,11 +82,11 @@ def create_memory(
     strength = check_strength(strength)
     tags = check_tags(tags)
     title = check_title(title)
-    now = svc.now()
+    now = engine.now()
     created = created or now
     last_used = last_used or created
-    prec = svc.settings.score_precision
-    value = score_at(svc.params, use_count, last_used, strength, now)
+    prec = engine.settings.score_precision
+    value = score_at(engine.params, use_count, last_used, strength, now)
     fields: dict[str, Any] = {
         "id": str(uuid.uuid4()),
         "tags": clean_tags(tags),
@@ -95,21 +96,21 @@ def create_memory(
         "strength": float(strength),
         "status": "active",
         "decay_score": round(value, prec),
-        "review_priority": round(review_priority(svc.params, value), prec),
-        **{k: d for k, d in due_fields(svc.params, use_count, float(strength), last_used).items() if d is not None},
+        "review_priority": round(review_priority(engine.params, value), prec),
+        **{k: d for k, d in due_fields(engine.params, use_count, float(strength), last_used).items() if d is not None},
     }
     fields.update(extra or {})
-    folder = svc.layout.abs(svc.layout.stm)
-    with writing(f"{svc.layout.stm}/"):
+    folder = engine.layout.abs(engine.layout.stm)
+    with writing(f"{engine.layout.stm}/"):
         folder.mkdir(parents=True, exist_ok=True)
     stem = slug_from(title or text)
-    taken = taken_names(svc)
+    taken = taken_names(engine)
     data = render_note(fields, text).encode("utf-8")
-    rel = create_under_free_name(lambda r: svc.writes.create(r, data), svc.layout.stm, stem, taken)
-    return svc.view(svc.indexed(rel))
+    rel = create_under_free_name(lambda r: engine.writes.create(r, data), engine.layout.stm, stem, taken)
+    return lookups.view(engine, lookups.indexed(engine, rel))
 
 
-def save(svc: "MemoryService", text: str, tags: list[str] | None = None, title: str | None = None, strength: float = 1.0,
+def save(engine: Engine, text: str, tags: list[str] | None = None, title: str | None = None, strength: float = 1.0,
          supersedes: list[str] | None = None) -> dict[str, Any]:
     from .supersede import mark, supersede_refs
 
@@ -122,43 +123,43 @@ def save(svc: "MemoryService", text: str, tags: list[str] | None = None, title: 
         title = title.strip()
         if not title:
             raise InvalidInput("the title is empty")
-    old_rows = supersede_refs(svc, supersedes)  # every ref resolves before anything is written
-    twin = find_twin(svc, body)
+    old_rows = supersede_refs(engine, supersedes)  # every ref resolves before anything is written
+    twin = find_twin(engine, body)
     if twin is not None and old_rows:
         raise InvalidInput(f"this exact text is already saved in {twin['path']}; supersede with that note instead")
     if twin is not None:
-        touched = svc.touch(twin["path"])
+        touched = touch(engine, twin["path"])
         return {"saved": False, "duplicate_of": twin["path"], "reinforced": True, "note": touched["note"],
                 "message": f"the same memory exists in {twin['path']}; it was reinforced instead of copied"}
     near = []
     vector = None  # the new text's vector, encoded once for both checks below
-    embedder = svc.embedder_now()  # never waits for a model still loading
+    embedder = semantic.embedder_now(engine)  # never waits for a model still loading
     if embedder is not None:
         from ..search.embeddings import near_duplicates, query_vector
 
         try:
-            vector = query_vector(svc, body, title, clean_tags(tags))
-            near = near_duplicates(svc, body, title=title, tags=clean_tags(tags), query=vector) if vector is not None else []
+            vector = query_vector(engine, body, title, clean_tags(tags))
+            near = near_duplicates(engine, body, title=title, tags=clean_tags(tags), query=vector) if vector is not None else []
         except Exception:  # embeddings are an extra: a failure never blocks saving
             near = []
     maybe = []
     if not old_rows:
         from .may_supersede import HINT, candidates
 
-        maybe = candidates(svc, body, title, clean_tags(tags), vector)  # before the new note exists: never itself
-    note = create_memory(svc, body, tags, title, strength, text_checked=True)
+        maybe = candidates(engine, body, title, clean_tags(tags), vector)  # before the new note exists: never itself
+    note = create_memory(engine, body, tags, title, strength, text_checked=True)
     result: dict[str, Any] = {"saved": True, "note": note, "near_duplicates": near, "reinforced": False}
     if maybe:
         result["may_supersede"] = maybe
         result["may_supersede_hint"] = HINT
     if old_rows:
-        new_row = svc.store.note(note["path"])
-        result["superseded"] = [mark(svc, old, new_row)["old"] for old in old_rows]
-        result["note"] = svc.note(note["path"])
+        new_row = engine.store.note(note["path"])
+        result["superseded"] = [mark(engine, old, new_row)["old"] for old in old_rows]
+        result["note"] = lookups.note(engine, note["path"])
     return result
 
 
-def find_twin(svc: "MemoryService", body: str) -> sqlite3.Row | None:
+def find_twin(engine: Engine, body: str) -> sqlite3.Row | None:
     """A memory (STM or LTM) whose text is this text, ignoring whitespace and case."""
     h = normalized_hash(body)
-    return queries.memory_with_body_hash(svc.store, h)
+    return queries.memory_with_body_hash(engine.store, h)

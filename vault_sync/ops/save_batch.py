@@ -4,7 +4,7 @@ One save at a time costs a model call for its near-duplicate check, then another
 vector when search backfills it. Here every item's text is encoded in ONE model call; the
 vectors serve the near-duplicate check, may_supersede and the index (stored under each new note's
 content hash, so search has nothing left to embed). The notes are created as one batch of
-the write path (svc.writes.creating): no per-note fsync, one flush, one index sync.
+the write path (engine.writes.creating): no per-note fsync, one flush, one index sync.
 
 An item may name a `conversation` (any id) and `said_at` (an ISO time): the note gets those
 frontmatter keys, so the memories of one conversation can be found together (and seen as a
@@ -26,23 +26,25 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .. import lookups
 from ..dates import parse_datetime
+from ..engine import Engine
 from ..errors import InvalidInput, MnemovaultError
 from ..index import queries
 from ..limits import check_name, check_strength, check_tags, check_title, quote
+from ..names import clean_tags, create_under_free_name, slug_from
 from ..note import embed_text, normalized_hash, parse_note
 from ..quiet import due_fields
-from ..secret_gate import check_fields
 from ..scoring import review_priority, score_at
+from ..search import semantic
+from ..secret_gate import check_fields
 from .may_supersede import HINT, candidates
-from .names import clean_tags, create_under_free_name, slug_from
 from .save import check_intake, render_note, taken_names
 from .supersede import mark, supersede_refs
 from .touch import reinforce_in_batch
 
 if TYPE_CHECKING:
     from ..search.embeddings import Embedder
-    from ..service import MemoryService
     from ..write_path import NewNotes
 
 Vectors = NDArray[np.float32]
@@ -74,7 +76,7 @@ def conversation_fields(conversation: Any = None, said_at: Any = None) -> dict[s
 Item = tuple[int, str, list[str], str | None, float, dict[str, Any], list[Any]]
 
 
-def _item(svc: "MemoryService", raw: Any, default_conversation: str | None
+def _item(engine: Engine, raw: Any, default_conversation: str | None
           ) -> tuple[str, list[str], str | None, float, dict[str, Any], list[Any]]:
     if isinstance(raw, str):
         raw = {"text": raw}
@@ -95,7 +97,7 @@ def _item(svc: "MemoryService", raw: Any, default_conversation: str | None
     strength = check_strength(raw.get("strength", 1.0))
     tags = check_tags(raw.get("tags"))
     extra = conversation_fields(raw.get("conversation", default_conversation), raw.get("said_at"))
-    old_rows = supersede_refs(svc, raw.get("supersedes"))  # each resolves, or the item is refused
+    old_rows = supersede_refs(engine, raw.get("supersedes"))  # each resolves, or the item is refused
     return body, clean_tags(tags), title, float(strength), extra, old_rows
 
 
@@ -109,18 +111,18 @@ def check_batch_id(batch_id: Any) -> str | None:
     return bid
 
 
-def _counted(svc: "MemoryService", path: str, batch_id: str | None) -> bool:
+def _counted(engine: Engine, path: str, batch_id: str | None) -> bool:
     """Does the memory at `path` already record a use by this batch (an earlier attempt)?"""
     if batch_id is None:
         return False
     try:
-        note = parse_note(path, svc.layout.abs(path).read_bytes())
+        note = parse_note(path, engine.layout.abs(path).read_bytes())
     except OSError:
         return False
     return note.frontmatter.get("last_batch") == batch_id
 
 
-def save_many(svc: "MemoryService", items: list[Any], conversation: str | None = None,
+def save_many(engine: Engine, items: list[Any], conversation: str | None = None,
               batch_id: str | None = None) -> dict[str, Any]:
     """Save each item; returns {"saved", "reinforced", "refused", "results": [one per item, in order]}."""
     if not isinstance(items, list) or not items:
@@ -133,7 +135,7 @@ def save_many(svc: "MemoryService", items: list[Any], conversation: str | None =
     seen: dict[str, int] = {}  # body hash -> index of the first item with that text in this call
     for i, raw in enumerate(items):
         try:
-            body, tags, title, strength, extra, old_rows = _item(svc, raw, conversation)
+            body, tags, title, strength, extra, old_rows = _item(engine, raw, conversation)
         except MnemovaultError as exc:
             results[i] = {"saved": False, "error": exc.tagged()}
             continue
@@ -152,37 +154,37 @@ def save_many(svc: "MemoryService", items: list[Any], conversation: str | None =
     from .save import find_twin
 
     for entry in todo:
-        twin = find_twin(svc, entry[1])
+        twin = find_twin(engine, entry[1])
         if twin is not None and entry[6]:  # as save(): supersede with the note that holds the text
             results[entry[0]] = {"saved": False, "error": f"invalid: this exact text is already saved in "
                                                           f"{twin['path']}; supersede with that note instead"}
-        elif twin is not None and _counted(svc, twin["path"], batch_id):
+        elif twin is not None and _counted(engine, twin["path"], batch_id):
             results[entry[0]] = {"saved": False, "duplicate_of": twin["path"], "reinforced": False,
-                                 "already_saved": True, "note": svc.note(twin["path"])}
+                                 "already_saved": True, "note": lookups.note(engine, twin["path"])}
         elif twin is not None:
-            note = reinforce_in_batch(svc, twin["path"], batch_id)["note"]
+            note = reinforce_in_batch(engine, twin["path"], batch_id)["note"]
             results[entry[0]] = {"saved": False, "duplicate_of": twin["path"], "reinforced": True, "note": note}
         else:
             fresh.append(entry)
 
-    with svc.writes.creating() as batch:  # indexed as one batch when the block ends
-        paths = _write(svc, batch, fresh, batch_id)
+    with engine.writes.creating() as batch:  # indexed as one batch when the block ends
+        paths = _write(engine, batch, fresh, batch_id)
         # the text the index will embed: the title is the file's name (unless the body has a heading)
         texts = [embed_text(rel.rsplit("/", 1)[-1][:-3], e[2], e[1]) for rel, e in zip(paths, fresh)]
-        vectors = _encode(svc, texts)
-        near = _near(svc, vectors) if vectors is not None else [[] for _ in fresh]  # before the new notes are indexed
-        maybe = _may_supersede(svc, fresh, vectors)
+        vectors = _encode(engine, texts)
+        near = _near(engine, vectors) if vectors is not None else [[] for _ in fresh]  # before the new notes are indexed
+        maybe = _may_supersede(engine, fresh, vectors)
     if vectors is not None:
-        _store_vectors(svc, paths, vectors, texts)
+        _store_vectors(engine, paths, vectors, texts)
     for entry, rel, dups, olds in zip(fresh, paths, near, maybe):
-        row = svc.store.note(rel)
-        result: dict[str, Any] = {"saved": True, "note": svc.view(row) if row is not None else {"path": rel},
+        row = engine.store.note(rel)
+        result: dict[str, Any] = {"saved": True, "note": lookups.view(engine, row) if row is not None else {"path": rel},
                                   "near_duplicates": dups, "reinforced": False}
         if olds:
             result.update(may_supersede=olds, may_supersede_hint=HINT)
         if entry[6] and row is not None:
-            result.update(_mark_all(svc, entry[6], row))
-            result["note"] = svc.note(rel)
+            result.update(_mark_all(engine, entry[6], row))
+            result["note"] = lookups.note(engine, rel)
         results[entry[0]] = result
     # a repeat inside the call reinforces the memory its first copy became
     for r in results:
@@ -192,7 +194,7 @@ def save_many(svc: "MemoryService", items: list[Any], conversation: str | None =
             if path and first.get("already_saved"):  # a retry: its repeats were counted then, or never
                 r.update({"saved": False, "duplicate_of": path, "already_saved": True})
             elif path:
-                r.update(reinforce_in_batch(svc, path, batch_id) | {"saved": False, "duplicate_of": path, "reinforced": True})
+                r.update(reinforce_in_batch(engine, path, batch_id) | {"saved": False, "duplicate_of": path, "reinforced": True})
     return {
         "saved": sum(1 for r in results if r and r.get("saved")),
         "reinforced": sum(1 for r in results if r and r.get("reinforced")),
@@ -201,13 +203,13 @@ def save_many(svc: "MemoryService", items: list[Any], conversation: str | None =
     }
 
 
-def _mark_all(svc: "MemoryService", old_rows: list[Any], new_row: Any) -> dict[str, Any]:
+def _mark_all(engine: Engine, old_rows: list[Any], new_row: Any) -> dict[str, Any]:
     """Mark each old note superseded by the new one. The new note is saved already, so a
     note that cannot be marked (its frontmatter broken meanwhile) is reported, not raised."""
     done, failed = [], []
     for old in old_rows:
         try:
-            done.append(mark(svc, old, new_row)["old"])
+            done.append(mark(engine, old, new_row)["old"])
         except MnemovaultError as exc:
             failed.append(f"{old['path']}: {exc.code}: {exc}")
     out: dict[str, Any] = {"superseded": done}
@@ -216,18 +218,18 @@ def _mark_all(svc: "MemoryService", old_rows: list[Any], new_row: Any) -> dict[s
     return out
 
 
-def _write(svc: "MemoryService", batch: "NewNotes", fresh: list[Item], batch_id: str | None) -> list[str]:
-    now = svc.now()
-    taken = taken_names(svc)
-    prec = svc.settings.score_precision
+def _write(engine: Engine, batch: "NewNotes", fresh: list[Item], batch_id: str | None) -> list[str]:
+    now = engine.now()
+    taken = taken_names(engine)
+    prec = engine.settings.score_precision
     paths: list[str] = []
     for _, body, tags, title, strength, extra, _old in fresh:
-        value = score_at(svc.params, 1, now, strength, now)
+        value = score_at(engine.params, 1, now, strength, now)
         fields: dict[str, Any] = {
             "id": str(uuid.uuid4()), "tags": tags, "created": now, "last_used": now, "use_count": 1,
             "strength": strength, "status": "active", "decay_score": round(value, prec),
-            "review_priority": round(review_priority(svc.params, value), prec),
-            **{k: d for k, d in due_fields(svc.params, 1, strength, now).items() if d is not None}, **extra,
+            "review_priority": round(review_priority(engine.params, value), prec),
+            **{k: d for k, d in due_fields(engine.params, 1, strength, now).items() if d is not None}, **extra,
             **({"last_batch": batch_id} if batch_id else {}),
         }
         data = render_note(fields, body).encode("utf-8")
@@ -236,35 +238,35 @@ def _write(svc: "MemoryService", batch: "NewNotes", fresh: list[Item], batch_id:
         def create(rel: str, data: bytes = data) -> None:
             batch.create(rel, data)
 
-        paths.append(create_under_free_name(create, svc.layout.stm, stem, taken))
+        paths.append(create_under_free_name(create, engine.layout.stm, stem, taken))
     return paths
 
 
-def _encode(svc: "MemoryService", texts: list[str]) -> Vectors | None:
+def _encode(engine: Engine, texts: list[str]) -> Vectors | None:
     """One model call for every new item; None when embeddings are off or unavailable."""
-    if not texts or not svc.settings.embeddings:
+    if not texts or not engine.settings.embeddings:
         return None
     from ..search.embeddings import EmbeddingUnavailable
 
-    embedder: Embedder | None = svc.embedder_now()  # a loading model: the backfill embeds them later
+    embedder: Embedder | None = semantic.embedder_now(engine)  # a loading model: the backfill embeds them later
     try:
         return embedder.encode(texts) if embedder is not None else None
     except EmbeddingUnavailable:
         return None  # advisory: saving never depends on the model
 
 
-def _near(svc: "MemoryService", vectors: Vectors) -> list[list[dict[str, Any]]]:
+def _near(engine: Engine, vectors: Vectors) -> list[list[dict[str, Any]]]:
     """Near-duplicates among the memories already stored (the save-time check, batched)."""
     from ..search.embeddings import inline_backfill, vector_cache
 
-    embedder: Embedder | None = svc.get_embedder()
+    embedder: Embedder | None = semantic.embedder(engine)
     if embedder is None:  # vectors came from it: turned off meanwhile
         return [[] for _ in range(len(vectors))]
     try:
-        inline_backfill(svc, embedder)
+        inline_backfill(engine, embedder)
     except Exception:  # advisory
         pass
-    cache = vector_cache(svc, embedder)
+    cache = vector_cache(engine, embedder)
     cache.refresh()
     if not len(vectors):
         return []
@@ -278,7 +280,7 @@ def _near(svc: "MemoryService", vectors: Vectors) -> list[list[dict[str, Any]]]:
         hits = sorted(((float(s), int(r)) for r, s in zip(rowids, line) if s >= NEAR_DUPLICATE), reverse=True)[:10]
         found: list[dict[str, Any]] = []
         for sim, rowid in hits:
-            row = queries.note_by_rowid(svc.store, rowid)
+            row = queries.note_by_rowid(engine.store, rowid)
             if row is not None:
                 found.append({"path": row["path"], "id": row["id"], "title": row["title"], "kind": row["kind"],
                               "similarity": round(sim, 4)})
@@ -286,26 +288,26 @@ def _near(svc: "MemoryService", vectors: Vectors) -> list[list[dict[str, Any]]]:
     return out
 
 
-def _may_supersede(svc: "MemoryService", fresh: list[Item], vectors: Vectors | None) -> list[list[dict[str, Any]]]:
+def _may_supersede(engine: Engine, fresh: list[Item], vectors: Vectors | None) -> list[list[dict[str, Any]]]:
     """save()'s may_supersede for each item without `supersedes`, against the memories stored
     before this call (the new notes are not indexed yet), with the vectors encoded for them."""
     out: list[list[dict[str, Any]]] = []
     for k, (_, body, tags, title, _strength, _extra, old_rows) in enumerate(fresh):
-        out.append([] if old_rows else candidates(svc, body, title, tags, vectors[k] if vectors is not None else None))
+        out.append([] if old_rows else candidates(engine, body, title, tags, vectors[k] if vectors is not None else None))
     return out
 
 
-def _store_vectors(svc: "MemoryService", paths: list[str], vectors: Vectors, texts: list[str]) -> None:
+def _store_vectors(engine: Engine, paths: list[str], vectors: Vectors, texts: list[str]) -> None:
     """Keep each new note's vector under its content hash when the indexed text is the text
     that was encoded (it is unless the body starts with its own heading); the rest is left to
     the usual backfill."""
     from ..search.embeddings import get_embedder, texts_for, to_blob, vector_cache
 
-    embedder = get_embedder(svc)
+    embedder = get_embedder(engine)
     if embedder is None:
         return
-    rows = {rel: svc.store.note(rel) for rel in paths}
-    by_rowid = texts_for(svc, [r["rowid"] for r in rows.values() if r is not None])
+    rows = {rel: engine.store.note(rel) for rel in paths}
+    by_rowid = texts_for(engine, [r["rowid"] for r in rows.values() if r is not None])
     keep: list[tuple[str, Vectors]] = []
     for rel, vec, expected in zip(paths, vectors, texts):
         row = rows.get(rel)
@@ -313,11 +315,11 @@ def _store_vectors(svc: "MemoryService", paths: list[str], vectors: Vectors, tex
             keep.append((row["content_hash"], vec))
     if not keep:
         return
-    queries.add_embeddings(svc.store, embedder.name, [(h, to_blob(v)) for h, v in keep])
-    vector_cache(svc, embedder).add([h for h, _ in keep], np.stack([v for _, v in keep]))
+    queries.add_embeddings(engine.store, embedder.name, [(h, to_blob(v)) for h, v in keep])
+    vector_cache(engine, embedder).add([h for h, _ in keep], np.stack([v for _, v in keep]))
 
 
-def save_said(svc: "MemoryService", text: str, tags: list[str] | None = None, title: str | None = None,
+def save_said(engine: Engine, text: str, tags: list[str] | None = None, title: str | None = None,
               strength: float = 1.0, conversation: str | None = None, said_at: Any = None,
               supersedes: list[str] | None = None) -> dict[str, Any]:
     """save() for a memory said in a conversation: the same intake, twin and near-duplicate
@@ -326,11 +328,11 @@ def save_said(svc: "MemoryService", text: str, tags: list[str] | None = None, ti
 
     extra = conversation_fields(conversation, said_at)
     if not extra:
-        return save(svc, text, tags, title, strength, supersedes)
-    supersede_refs(svc, supersedes)  # a bad ref raises its own error (NotFound / InvalidInput), as save() does
+        return save(engine, text, tags, title, strength, supersedes)
+    supersede_refs(engine, supersedes)  # a bad ref raises its own error (NotFound / InvalidInput), as save() does
     item = {"text": text, "tags": tags, "title": title, "strength": strength, "conversation": conversation,
             "said_at": said_at, "supersedes": supersedes}
-    answer = save_many(svc, [{k: v for k, v in item.items() if v is not None}])
+    answer = save_many(engine, [{k: v for k, v in item.items() if v is not None}])
     result: dict[str, Any] = answer["results"][0]
     if "error" in result:
         check_intake(text)  # raises the same error a plain save would (Refused / InvalidInput)

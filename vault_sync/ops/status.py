@@ -2,80 +2,78 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ..engine import Engine
 from .. import background
 from ..index import queries
 from ..index.resolver import build_resolver
 from ..quiet import older_than_window
 from ..views import row_state
 from . import journal
-from . import supersede as supersede_op
-
-if TYPE_CHECKING:
-    from ..service import MemoryService
+from .. import lookups
 
 
-def status(svc: "MemoryService") -> dict[str, Any]:
+def status(engine: Engine) -> dict[str, Any]:
     counts = {k: 0 for k in ("stm", "ltm", "archive", "note")}
-    counts.update(queries.counts_by_kind(svc.store))
-    by_status = queries.counts_by_status(svc.store)
-    now = svc.now()
+    counts.update(queries.counts_by_kind(engine.store))
+    by_status = queries.counts_by_status(engine.store)
+    now = engine.now()
     states: dict[str, int] = {}
     stale = 0  # written scores older than score_refresh_hours
-    refresh_s, prec = svc.settings.score_refresh_hours * 3600.0, svc.settings.score_precision
-    for row in queries.stm_rows(svc.store):
+    refresh_s, prec = engine.settings.score_refresh_hours * 3600.0, engine.settings.score_precision
+    for row in queries.stm_rows(engine.store):
         if row["id"] is None or not row["writable"]:
             continue  # not a memory (no id) or unreadable as one: listed under problems, in no state
-        st = row_state(svc.params, row, now)
+        st = row_state(engine.params, row, now)
         states[st] = states.get(st, 0) + 1
-        stale += older_than_window(svc.params, row, now, prec, refresh_s)
-    problems = queries.all_problems(svc.store)
-    conflicts = queries.all_conflicts(svc.store)
-    dangling = dangling_links(svc)
-    runtime = svc.runtime.status()
+        stale += older_than_window(engine.params, row, now, prec, refresh_s)
+    problems = queries.all_problems(engine.store)
+    conflicts = queries.all_conflicts(engine.store)
+    dangling = dangling_links(engine)
+    runtime = engine.runtime.status()
     return {
-        "vault": str(svc.layout.root),
-        "index": str(svc.store.path),
+        "vault": str(engine.layout.root),
+        "index": str(engine.store.path),
         "counts": counts,
         "by_status": by_status,
-        "sources": queries.counts_by_source(svc.store),
+        "sources": queries.counts_by_source(engine.store),
         "stm_states": states,
         "scores_older_than_refresh": stale,
         "problems": problems,
         "conflicts": conflicts,
         "dangling_links": len(dangling),
         "dangling": dangling[:50],
-        "last_sync": svc.store.get_meta("last_sync"),
+        "last_sync": engine.store.get_meta("last_sync"),
         "watcher": runtime["watcher"],
-        "index_repair": svc.store.last_repair,  # the last damage found and repaired (index/health.py)
-        "embeddings": embedding_status(svc),
+        "index_repair": engine.store.last_repair,  # the last damage found and repaired (index/health.py)
+        "embeddings": embedding_status(engine),
         "lease": runtime["lease"],
-        "scoring": svc.params.public(),
-        "quarantined": journal.quarantined(svc),
-        "background": background.state(svc),
-        "supersession_cycles": supersede_op.cycles(svc),
-        "editing": svc.editor.held(),
+        "scoring": engine.params.public(),
+        "quarantined": journal.quarantined(engine),
+        "background": background.state(engine),
+        "supersession_cycles": lookups.cycles(engine),
+        "editing": engine.editor.held(),
     }
 
 
-def embedding_status(svc: "MemoryService") -> dict[str, Any]:
-    total, done = queries.embedding_counts(svc.store)
-    return {"enabled": bool(svc.settings.embeddings), "model": svc.settings.embedding_model, "done": done, "total": total}
+def embedding_status(engine: Engine) -> dict[str, Any]:
+    total, done = queries.embedding_counts(engine.store)
+    return {"enabled": bool(engine.settings.embeddings), "model": engine.settings.embedding_model, "done": done, "total": total}
 
 
-def dangling_links(svc: "MemoryService") -> list[dict[str, Any]]:
-    resolver = build_resolver(svc.store)
+def dangling_links(engine: Engine) -> list[dict[str, Any]]:
+    resolver = build_resolver(engine.store)
     out = []
-    for r in queries.all_links_by_source(svc.store):
+    for r in queries.all_links_by_source(engine.store):
         if resolver.resolve(r["target"], r["path"], bool(r["markdown"])) is None:
             out.append({"source": r["path"], "target": r["target"] + r["subpath"]})
     return sorted(out, key=lambda d: (d["source"], d["target"]))  # a stable order for paging
 
 
-def dangling(svc: "MemoryService", limit: int = 100, offset: int = 0) -> dict[str, Any]:
+def dangling(engine: Engine, limit: int = 100, offset: int = 0) -> dict[str, Any]:
     """Every dangling link, a page at a time (`status` carries only the count and the first 50)."""
-    links = dangling_links(svc)
+    links = dangling_links(engine)
     end = offset + limit
     return {"total": len(links), "offset": offset, "limit": limit, "links": links[offset:end],
             "next_offset": end if end < len(links) else None}

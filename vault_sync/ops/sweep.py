@@ -9,22 +9,20 @@ import uuid
 from dataclasses import asdict, dataclass, field, replace
 from datetime import date, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
+from ..batch import OldCopies, Rewrite, Staged, write_many
 from ..dates import parse_datetime
 from ..edit import patch_bytes, swap_bytes
 from ..editor_hold import held_matcher
+from ..engine import Engine
 from ..index import queries
 from ..index.sync import ScoreWrite
 from ..note import Fields, checksum_of, parse_note
 from ..patch import REMOVE, PatchError
-from ..scoring import ScoringParams, review_priority, score_at
-from ..batch import OldCopies, Rewrite, Staged, write_many
-from . import sweep_memo
 from ..quiet import due_fields, written_is_current
-
-if TYPE_CHECKING:
-    from ..service import MemoryService
+from ..scoring import ScoringParams, review_priority, score_at
+from . import sweep_memo
 
 Due = tuple[sqlite3.Row, float | None, float | None]  # (row, decay_score, review_priority) to write
 
@@ -51,36 +49,36 @@ def memory_defaults(now: datetime) -> dict[str, Any]:
     return {"id": str(uuid.uuid4()), "created": now, "last_used": now, "use_count": 1, "strength": 1.0, "status": "active"}
 
 
-def recently_modified(svc: "MemoryService", rel: str) -> bool:
-    if svc.settings.quiet_seconds <= 0:
+def recently_modified(engine: Engine, rel: str) -> bool:
+    if engine.settings.quiet_seconds <= 0:
         return False
     try:
-        mtime = svc.layout.abs(rel).stat().st_mtime
+        mtime = engine.layout.abs(rel).stat().st_mtime
     except OSError:
         return True
-    return time.time() - mtime < svc.settings.quiet_seconds
+    return time.time() - mtime < engine.settings.quiet_seconds
 
 
-def sweep(svc: "MemoryService", paths: list[str] | None = None, full: bool = False) -> SweepReport:
+def sweep(engine: Engine, paths: list[str] | None = None, full: bool = False) -> SweepReport:
     """Rewrite what is due (see vault_sync/quiet.py); `full`: every score that moved, now.
     The note open in the editor is never written here, `full` or not (editor_hold.py)."""
     started = time.perf_counter()
-    now = svc.now()
-    held_path = svc.editor.held()
+    now = engine.now()
+    held_path = engine.editor.held()
     held = held_matcher(held_path)
-    params, prec = svc.params, svc.settings.score_precision
-    refresh_s = 0.0 if full else svc.settings.score_refresh_hours * 3600.0
+    params, prec = engine.params, engine.settings.score_precision
+    refresh_s = 0.0 if full else engine.settings.score_refresh_hours * 3600.0
     report = SweepReport()
     whole = paths is None and not full  # a pass that may be remembered, or answered from memory
-    key = sweep_memo.key_of(svc, refresh_s, held_path)
-    memo = sweep_memo.recall(svc, key, now) if whole else None
+    key = sweep_memo.key_of(engine, refresh_s, held_path)
+    memo = sweep_memo.recall(engine, key, now) if whole else None
     if memo is not None:  # nothing changed in the index and nothing is due yet: no row read
         report.scanned, report.unchanged, report.held = memo.scanned, memo.unchanged, memo.held
         report.invalid, report.remembered = [dict(i) for i in memo.invalid], True
         report.seconds = time.perf_counter() - started
         return report
-    signature = svc.store.write_signature()  # before the rows: a change while we read them ends the memory
-    rows = queries.sweep_rows(svc.store)
+    signature = engine.store.write_signature()  # before the rows: a change while we read them ends the memory
+    rows = queries.sweep_rows(engine.store)
     if paths is not None:
         wanted = set(paths)
         rows = [r for r in rows if r["path"] in wanted]
@@ -105,29 +103,29 @@ def sweep(svc: "MemoryService", paths: list[str] | None = None, full: bool = Fal
         if held(row["path"]):
             report.held += 1
             continue
-        if recently_modified(svc, row["path"]):
+        if recently_modified(engine, row["path"]):
             report.quiet += 1
             continue
         due.append((row, value, prio))
     if whole and not due and not report.quiet:
-        sweep_memo.remember(svc, key, signature, now, alone, report.scanned, report.held, report.invalid, refresh_s)
+        sweep_memo.remember(engine, key, signature, now, alone, report.scanned, report.held, report.invalid, refresh_s)
     elif due:
-        sweep_memo.forget(svc)  # its score writes are recorded in the index without an upsert
-    chunk = svc.settings.sweep_chunk  # notes prepared, flushed and swapped per round; their old copies take the next round's bytes
+        sweep_memo.forget(engine)  # its score writes are recorded in the index without an upsert
+    chunk = engine.settings.sweep_chunk  # notes prepared, flushed and swapped per round; their old copies take the next round's bytes
     with OldCopies() as old_copies:
         for i in range(0, len(due), chunk):
-            _write_chunk(svc, due[i:i + chunk], now, prec, report, old_copies)
-    restored = old_copies.restore(_rescore(svc, now))
+            _write_chunk(engine, due[i:i + chunk], now, prec, report, old_copies)
+    restored = old_copies.restore(_rescore(engine, now))
     if restored:
-        svc.writes.synced([_rel(item) for item in restored])
+        engine.writes.synced([_rel(item) for item in restored])
     report.seconds = time.perf_counter() - started
     return report
 
 
-def _write_chunk(svc: "MemoryService", due: list[Due], now: datetime, prec: int, report: SweepReport, old_copies: OldCopies) -> None:
+def _write_chunk(engine: Engine, due: list[Due], now: datetime, prec: int, report: SweepReport, old_copies: OldCopies) -> None:
     staged: list[Staged] = []
     id_less: set[str] = set()
-    root = str(svc.layout.root) + os.sep
+    root = str(engine.layout.root) + os.sep
     for row, value, prio in due:
         needs_id = row["id"] is None
         target = root + row["path"].replace("/", os.sep)  # a plain string: no Path per note
@@ -135,8 +133,8 @@ def _write_chunk(svc: "MemoryService", due: list[Due], now: datetime, prec: int,
             with open(target, "rb") as fh:
                 data = fh.read()
                 st = os.fstat(fh.fileno())
-            known = None if needs_id or value is None or prio is None else _swap(svc.params, target, row, data, value, prio, prec)
-            new = known.new if known else score_transform(svc, row["path"], now)(data)
+            known = None if needs_id or value is None or prio is None else _swap(engine.params, target, row, data, value, prio, prec)
+            new = known.new if known else score_transform(engine, row["path"], now)(data)
         except (PatchError, OSError, UnicodeDecodeError) as exc:
             report.errors.append({"path": row["path"], "cause": str(exc)})
             continue
@@ -150,7 +148,7 @@ def _write_chunk(svc: "MemoryService", due: list[Due], now: datetime, prec: int,
             id_less.add(row["path"])
     if not staged:
         return
-    written, errors = write_many(staged, _rescore(svc, now), old_copies)
+    written, errors = write_many(staged, _rescore(engine, now), old_copies)
     touched = [_rel(item) for item in written]
     report.written += len(touched)
     report.ids_assigned += len(id_less.intersection(touched))
@@ -159,24 +157,24 @@ def _write_chunk(svc: "MemoryService", due: list[Due], now: datetime, prec: int,
     recorded = [replace(item.meta, mtime_ns=item.stat.st_mtime_ns, size=item.stat.st_size)
                 for item in written if isinstance(item.meta, ScoreWrite) and item.stat is not None]
     if recorded:
-        svc.writes.scores_recorded(recorded)
+        engine.writes.scores_recorded(recorded)
     known_paths = {w.path for w in recorded}
     rest = [rel for rel in touched if rel not in known_paths]
     if rest:
-        svc.writes.synced(rest)
+        engine.writes.synced(rest)
     if touched:
         rows = {row["path"]: row for row, _, _ in due if row["path"] in known_paths}
-        svc.writes.emit_scores(touched, rows=rows)
+        engine.writes.emit_scores(touched, rows=rows)
 
 
-def _rescore(svc: "MemoryService", now: datetime) -> Rewrite:
+def _rescore(engine: Engine, now: datetime) -> Rewrite:
     """(target, bytes on disk now) -> rescored bytes: for a note that changed under us."""
 
     def rescore(target: Path | str, current: bytes) -> bytes | None:
-        rel = svc.layout.rel(target)
+        rel = engine.layout.rel(target)
         if rel is None:
             return None  # not in the vault: never the case for the notes sweep stages
-        return score_transform(svc, rel, now)(current)
+        return score_transform(engine, rel, now)(current)
 
     return rescore
 
@@ -226,14 +224,14 @@ def _dates_current(params: ScoringParams, data: bytes, row: sqlite3.Row) -> bool
     return True
 
 
-def score_updates(svc: "MemoryService", fields: Fields, now: datetime) -> dict[str, Any]:
+def score_updates(engine: Engine, fields: Fields, now: datetime) -> dict[str, Any]:
     """decay_score and review_priority for these fields, at the stored precision, and the
     due dates they imply (a date that never comes is removed)."""
-    prec = svc.settings.score_precision
+    prec = engine.settings.score_precision
     last = fields.last_used or fields.created or now
-    exact = score_at(svc.params, fields.use_count, last, fields.strength, now)
-    out: dict[str, Any] = {"decay_score": round(exact, prec), "review_priority": round(review_priority(svc.params, exact), prec)}
-    for key, when in due_fields(svc.params, fields.use_count, fields.strength, last).items():
+    exact = score_at(engine.params, fields.use_count, last, fields.strength, now)
+    out: dict[str, Any] = {"decay_score": round(exact, prec), "review_priority": round(review_priority(engine.params, exact), prec)}
+    for key, when in due_fields(engine.params, fields.use_count, fields.strength, last).items():
         out[key] = REMOVE if when is None else when
     return out
 
@@ -244,7 +242,7 @@ def _same_date(key: str, old: Any, value: Any, frontmatter: dict[str, Any]) -> b
     return isinstance(old, (date, str)) and not isinstance(old, datetime) and str(old) == value.isoformat()
 
 
-def score_transform(svc: "MemoryService", rel: str, now: datetime) -> Callable[[bytes], bytes | None]:
+def score_transform(engine: Engine, rel: str, now: datetime) -> Callable[[bytes], bytes | None]:
     """bytes -> patched bytes (None: nothing to change), computed from what is on disk now."""
 
     def transform(current: bytes) -> bytes | None:
@@ -259,12 +257,12 @@ def score_transform(svc: "MemoryService", rel: str, now: datetime) -> Callable[[
             f = note.fields
             f.created = f.created or now
             f.last_used = f.last_used or f.created
-        for key, value in score_updates(svc, note.fields, now).items():
+        for key, value in score_updates(engine, note.fields, now).items():
             old = note.frontmatter.get(key)
             if value is REMOVE or isinstance(value, date):
                 if not _same_date(key, old, value, note.frontmatter):
                     updates[key] = value
-            elif not isinstance(old, (int, float)) or isinstance(old, bool) or round(float(old), svc.settings.score_precision) != value:
+            elif not isinstance(old, (int, float)) or isinstance(old, bool) or round(float(old), engine.settings.score_precision) != value:
                 updates[key] = value
         if not updates:
             return None

@@ -2,30 +2,28 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from .. import lookups
 from ..edit import patch_bytes
+from ..engine import Engine
 from ..errors import InvalidInput, MnemovaultError, NoteProblem, WrongState
+from ..limits import cap_strength, check_refs
+from ..names import clean_tags
 from ..note import parse_note
 from ..scoring import is_cross_domain, score_at
-from ..limits import cap_strength, check_refs
-from .names import clean_tags
 from .moves import check_size
 from .sweep import score_updates
 
-if TYPE_CHECKING:
-    from ..service import MemoryService
 
-
-
-def _reinforce(svc: "MemoryService", ref: str, boost: float, context_tags: list[str] | None,
+def _reinforce(engine: Engine, ref: str, boost: float, context_tags: list[str] | None,
                also: dict[str, Any] | None = None) -> dict[str, Any]:
-    row = svc.resolve(ref)
+    row = lookups.resolve(engine, ref)
     if row["kind"] not in ("stm", "ltm"):
         hint = "; restore it first" if row["kind"] == "archive" else ""
         raise WrongState(f"{row['path']} is not a memory in STM or LTM{hint}")
-    check_size(svc, row)
-    now = svc.now()
+    check_size(engine, row)
+    now = engine.now()
     seen: dict[str, Any] = {}
 
     def transform(current: bytes) -> bytes | None:
@@ -33,9 +31,9 @@ def _reinforce(svc: "MemoryService", ref: str, boost: float, context_tags: list[
         if not note.writable:
             raise NoteProblem(f"{row['path']}: {'; '.join(p.cause for p in note.problems if p.blocking)}; fix it first")
         f = note.fields
-        old = score_at(svc.params, f.use_count, f.last_used or f.created, f.strength, now)
-        cross = bool(context_tags) and is_cross_domain(svc.params, f.tags, context_tags or [])
-        strength = cap_strength(f.strength + boost + (svc.settings.touch_boost if cross else 0.0))
+        old = score_at(engine.params, f.use_count, f.last_used or f.created, f.strength, now)
+        cross = bool(context_tags) and is_cross_domain(engine.params, f.tags, context_tags or [])
+        strength = cap_strength(f.strength + boost + (engine.settings.touch_boost if cross else 0.0))
         updates: dict[str, Any] = {"last_used": now, "use_count": f.use_count + 1}
         if strength != f.strength:
             updates["strength"] = round(strength, 6)
@@ -44,32 +42,32 @@ def _reinforce(svc: "MemoryService", ref: str, boost: float, context_tags: list[
             if cross:
                 updates["cross_domain_count"] = f.cross_domain_count + 1
         f.last_used, f.use_count, f.strength = now, f.use_count + 1, updates.get("strength", f.strength)
-        updates.update(score_updates(svc, f, now))
+        updates.update(score_updates(engine, f, now))
         updates.update(also or {})  # e.g. the batch save this use belongs to, in the same write
-        seen.update(old=old, new=score_at(svc.params, f.use_count, now, f.strength, now), cross=cross)
+        seen.update(old=old, new=score_at(engine.params, f.use_count, now, f.strength, now), cross=cross)
         return patch_bytes(current, updates)
 
-    svc.writes.update(row["path"], transform, scores=True)
-    note = svc.view(svc.indexed(row["path"]))
+    engine.writes.update(row["path"], transform, scores=True)
+    note = lookups.view(engine, lookups.indexed(engine, row["path"]))
     out = {"note": note, "old_score": round(seen["old"], 6), "new_score": round(seen["new"], 6)}
     if context_tags is not None:
         out["cross_domain"] = seen["cross"]
     return out
 
 
-def touch(svc: "MemoryService", ref: str, boost: bool = False) -> dict[str, Any]:
+def touch(engine: Engine, ref: str, boost: bool = False) -> dict[str, Any]:
     if not isinstance(boost, bool):  # "no" is truthy: only a real boolean decides
         raise InvalidInput("boost must be true or false")
-    return _reinforce(svc, ref, svc.settings.touch_boost if boost else 0.0, None)
+    return _reinforce(engine, ref, engine.settings.touch_boost if boost else 0.0, None)
 
 
-def reinforce_in_batch(svc: "MemoryService", ref: str, batch_id: str | None) -> dict[str, Any]:
+def reinforce_in_batch(engine: Engine, ref: str, batch_id: str | None) -> dict[str, Any]:
     """touch() for a batch save's exact duplicate; with a batch id, the note records it in the
     same write, so a retry of that batch can tell this use was counted (save_batch.py)."""
-    return _reinforce(svc, ref, 0.0, None, {"last_batch": batch_id} if batch_id else None)
+    return _reinforce(engine, ref, 0.0, None, {"last_batch": batch_id} if batch_id else None)
 
 
-def observe(svc: "MemoryService", refs: list[str], context_tags: list[str] | None = None) -> dict[str, Any]:
+def observe(engine: Engine, refs: list[str], context_tags: list[str] | None = None) -> dict[str, Any]:
     """Touch each memory used in a context; cross-domain use also strengthens it."""
     refs = check_refs(refs, each=False)  # a bad ref is reported on its own; the others still run
     if not refs:
@@ -78,7 +76,7 @@ def observe(svc: "MemoryService", refs: list[str], context_tags: list[str] | Non
     results, errors = [], []
     for ref in refs:
         try:
-            results.append(_reinforce(svc, ref, 0.0, tags))
+            results.append(_reinforce(engine, ref, 0.0, tags))
         except MnemovaultError as exc:  # one bad ref must not undo or stop the others
             errors.append({"ref": ref, "error": str(exc)})
     return {"observed": results, "errors": errors}

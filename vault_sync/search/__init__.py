@@ -1,4 +1,5 @@
-"""Search: full text (FTS5), local semantic embeddings, hybrid ranking, clustering, consolidation.
+"""Search: full text (FTS5), local semantic embeddings, hybrid ranking, clustering. It reads only
+(consolidation, which writes, is ops/consolidate.py).
 
 Import the submodules for the functions. Names here load on first use: a full-text search
 from the command line must not pay for numpy (torch and sentence-transformers load on

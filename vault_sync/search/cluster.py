@@ -1,4 +1,4 @@
-"""Single-linkage clusters of STM memories by cosine similarity (seeds/000, "Clustering for Consolidation").
+"""Single-linkage clusters of STM memories by cosine similarity, the candidates for consolidation.
 
 Two memories are linked when their cosine is at least the threshold (default 0.83); a cluster
 is a connected component of two or more. Cohesion is the mean pairwise cosine inside the
@@ -10,17 +10,15 @@ merging with the one that replaced it. Nothing is merged here: see consolidate.p
 from __future__ import annotations
 
 import hashlib
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
+from ..engine import Engine
 from ..errors import InvalidInput
 from ..index import queries
-from ..ops.supersede import not_current
+from ..lookups import not_current
 from .embeddings import EmbeddingUnavailable, backfill, get_embedder, vector_cache
-
-if TYPE_CHECKING:
-    from ..service import MemoryService
 
 AUTO_MERGE, REVIEW = 0.9, 0.75
 BLOCK = 1024  # rows of the similarity matrix computed at once: memory stays O(BLOCK * n)
@@ -65,7 +63,7 @@ def _components(vectors: np.ndarray, threshold: float) -> list[list[int]]:
     return [g for g in groups.values() if len(g) > 1]
 
 
-def cluster(svc: "MemoryService", threshold: float = 0.83) -> list[dict[str, Any]]:
+def cluster(engine: Engine, threshold: float = 0.83) -> list[dict[str, Any]]:
     """Clusters of similar STM memories, most cohesive first (empty without embeddings)."""
     try:
         threshold = float(threshold)
@@ -73,15 +71,15 @@ def cluster(svc: "MemoryService", threshold: float = 0.83) -> list[dict[str, Any
         raise InvalidInput("threshold must be a number between 0 and 1") from None
     if not 0.0 < threshold <= 1.0:
         raise InvalidInput(f"threshold must be between 0 and 1; got {threshold}")
-    embedder = get_embedder(svc)
+    embedder = get_embedder(engine)
     if embedder is None:
         return []
-    report = backfill(svc)
+    report = backfill(engine)
     if report.get("error"):
         raise EmbeddingUnavailable(report["error"])
-    superseded = not_current(svc)  # a replaced fact is never offered for merging
-    rows = [r for r in queries.clusterable_stm_rows(svc.store) if r["path"] not in superseded]
-    cache = vector_cache(svc, embedder)
+    superseded = not_current(engine)  # a replaced fact is never offered for merging
+    rows = [r for r in queries.clusterable_stm_rows(engine.store) if r["path"] not in superseded]
+    cache = vector_cache(engine, embedder)
     kept, vectors = [], []
     for row in rows:
         vec = cache.vectors_for([row["content_hash"]])

@@ -12,7 +12,7 @@ the turn that holds the question's words. Memories without a conversation keep t
 so a vault that never saves conversations ranks exactly as before.
 
 Measured on LoCoMo (bench --locomo, five dev conversations): the max beat a decayed sum of
-the neighbours, and favouring earlier or later turns did not help; see README for the table.
+the neighbours, and favouring earlier or later turns did not help; the table is in docs/benchmarks.md.
 """
 
 from __future__ import annotations

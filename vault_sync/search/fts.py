@@ -13,15 +13,13 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
 from datetime import datetime, timedelta
+from typing import Any
 
 from ..dates import format_datetime
+from ..engine import Engine
 from ..index import fulltext, trigram, windows
 from ..index.fulltext import Filters
-
-if TYPE_CHECKING:
-    from ..service import MemoryService
 
 WEIGHTS = (4.0, 1.0, 2.0)  # bm25 column weights: title, body, tags
 MAX_TERMS = 24
@@ -88,7 +86,7 @@ def _bound(when: datetime | None) -> tuple[str, int] | None:
     return format_datetime(when), ns
 
 
-def make_filters(svc: MemoryService, scope: str = "all", tags: list[str] | None = None, status: str | None = None,
+def make_filters(engine: Engine, scope: str = "all", tags: list[str] | None = None, status: str | None = None,
                  since_days: float | None = None, since: str | None = None, until: str | None = None,
                  used_since: str | None = None, include_superseded: bool = True,
                  include_archived: bool | None = False) -> Filters:
@@ -97,7 +95,6 @@ def make_filters(svc: MemoryService, scope: str = "all", tags: list[str] | None 
     of the front ends) by a search bounded in time: a question about a past period is about
     history, where an archived memory is as good an answer as any."""
     from ..errors import InvalidInput
-
     from ..limits import check_tags, quote
 
     if not isinstance(scope, (str, type(None))) or not isinstance(status, (str, type(None))):
@@ -118,7 +115,7 @@ def make_filters(svc: MemoryService, scope: str = "all", tags: list[str] | None 
         raise InvalidInput("include_superseded must be true or false")
     if not isinstance(include_archived, (bool, type(None))):
         raise InvalidInput("include_archived must be true or false")
-    now = svc.now()
+    now = engine.now()
     bounds = (_bound(parse_when("since", since, now)), _bound(parse_when("until", until, now)),
               _bound(parse_when("used_since", used_since, now)))
     since = since_ns = None
@@ -130,15 +127,15 @@ def make_filters(svc: MemoryService, scope: str = "all", tags: list[str] | None 
         if not math.isfinite(days) or days < 0:
             raise InvalidInput(f"since_days must be a positive number of days; got {quote(since_days)}")
         days = min(days, 365 * 1000)
-        cutoff = svc.now() - timedelta(days=days)
+        cutoff = engine.now() - timedelta(days=days)
         since = format_datetime(cutoff)
         since_ns = int(cutoff.timestamp() * 1e9)
-    exclude = not include_superseded and queries.any_superseded(svc.store)
-    from ..ops.supersede import current_despite_marks
+    exclude = not include_superseded and queries.any_superseded(engine.store)
+    from ..lookups import current_despite_marks
 
     filters = Filters(SCOPES[key], clean_tags, (status or "").strip().lower() or None, since, since_ns,
                       *bounds, exclude_superseded=exclude,
-                      superseded_exempt=tuple(current_despite_marks(svc)) if exclude else ())
+                      superseded_exempt=tuple(current_despite_marks(engine)) if exclude else ())
     if "archive" not in filters.kinds and (include_archived or filters.status == "archived"
                                            or (include_archived is None and filters.timed)):
         filters = replace(filters, kinds=(*filters.kinds, "archive"))

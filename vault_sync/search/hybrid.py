@@ -27,7 +27,7 @@ Scope: ``all`` = STM + LTM + the person's notes; ``stm``, ``ltm``, ``memories`` 
 ``notes`` (the person's), ``archive`` (only archived memories, which the others leave out
 unless ``include_archived``, ``status: archived`` or a time bound brings them in: archive.py).
 
-Review blending (seeds/000): a share ``review_blend_ratio`` of the results are STM memories in
+Review blending: a share ``review_blend_ratio`` of the results are STM memories in
 the danger zone that are relevant to the query (cosine >= 0.35, or full-text coverage >= 0.5);
 those ranking naturally keep their place, the rest are interleaved after every few primary
 results (70/30: p, p, r, p, p, r, ...). Each is flagged ``review: true``. Irrelevant ones never
@@ -39,19 +39,16 @@ from __future__ import annotations
 import math
 import re
 import sqlite3
-import threading
-from concurrent.futures import Future, ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any, Callable, NotRequired, TypedDict
+from concurrent.futures import Future
+from typing import Any, Callable, NotRequired, TypedDict
 
+from ..engine import Engine
 from ..index import queries
 from ..index.fulltext import Filters
-from ..limits import MAX_SEARCH_LIMIT
+from ..limits import MAX_SEARCH_LIMIT, check_limit, check_query
 from ..views import row_score
 from . import archive, context
 from . import fts as ftsmod
-
-if TYPE_CHECKING:
-    from ..service import MemoryService
 
 SEM_FLOOR, SEM_FULL = 0.15, 0.75
 SEM_WEIGHT, FTS_WEIGHT, AGREE_BONUS = 0.5, 0.5, 0.05
@@ -64,7 +61,7 @@ STM_FLOOR = 0.7
 KIND_WEIGHT = {"ltm": 1.0, "note": 0.9, "archive": 0.6}  # archived: below STM_FLOOR
 MAX_LIMIT = MAX_SEARCH_LIMIT
 POOL_MIN = 20
-WINDOW_WEIGHT = 0.3  # LoCoMo hit@5 0.1: 0.779, 0.2: 0.793, 0.3: 0.801, 0.5: 0.801, 0.7: 0.803 (README)
+WINDOW_WEIGHT = 0.3  # LoCoMo hit@5 0.1: 0.779, 0.2: 0.793, 0.3: 0.801, 0.5: 0.801, 0.7: 0.803 (docs/benchmarks.md; re-measure: mnemovault bench --locomo DIR)
 WINDOW_CANDIDATES = 100
 SUBJECT_BONUS = 0.25  # a memory that opens with a name the question asks about
 
@@ -130,47 +127,39 @@ def _no_cosines(rowids: list[int]) -> dict[int, float]:
     return {}
 
 
-_encoder: ThreadPoolExecutor | None = None
-_encoder_lock = threading.Lock()
+def _semantic_off(engine: Engine) -> bool:
+    return engine.runtime.embedder is None and not engine.settings.embeddings
 
 
-def _semantic_off(svc: "MemoryService") -> bool:
-    return getattr(svc, "embedder", None) is None and not svc.settings.embeddings
-
-
-def start_query_vector(svc: "MemoryService", query: str) -> "Future[Any] | None":
+def start_query_vector(engine: Engine, query: str) -> "Future[Any] | None":
     """The query's vector, encoded in a worker thread while full text and the windows are
     searched (the model and SQLite both let go of the GIL: on two cores the ~12 ms encode
     overlaps the rest). None unless the model is loaded: _semantic then decides."""
-    global _encoder
-    if _semantic_off(svc):
+    if _semantic_off(engine):
         return None
     from .embeddings import get_embedder
 
-    embedder = get_embedder(svc)
+    embedder = get_embedder(engine)
     if embedder is None or not embedder.loaded:
         return None
-    with _encoder_lock:
-        if _encoder is None:
-            _encoder = ThreadPoolExecutor(max_workers=2, thread_name_prefix="mnemovault-query")
     try:
-        return _encoder.submit(embedder.encode_one, query)
+        return engine.runtime.query_encoder().submit(embedder.encode_one, query)
     except RuntimeError:  # the interpreter is shutting down: encode in this thread
         return None
 
 
-def _semantic(svc: "MemoryService", query: str, filters: Filters,
+def _semantic(engine: Engine, query: str, filters: Filters,
               extra: set[int] | None = None,
               pending: "Future[Any] | None" = None) -> tuple[dict[int, float] | None, str | None, Lookup]:
     """(rowid -> cosine for the best candidates, notice, cosine of any other notes). None when
     semantic search is off. `pending`: the query's vector, already on its way."""
-    if _semantic_off(svc):
+    if _semantic_off(engine):
         return None, None, _no_cosines  # full text only: numpy and the model are not even imported
     import numpy as np
 
     from .embeddings import EmbeddingUnavailable, get_embedder, inline_backfill, missing_hashes, vector_cache
 
-    embedder = get_embedder(svc)
+    embedder = get_embedder(engine)
     if embedder is None:
         return None, None, _no_cosines
     if embedder.loading:  # the daemon is warming the model: answer now, from full text
@@ -183,15 +172,15 @@ def _semantic(svc: "MemoryService", query: str, filters: Filters,
         embedder.notice_given = True
         return None, f"semantic search is unavailable ({exc}); showing full-text results only", _no_cosines
     notice = None
-    if not inline_backfill(svc, embedder):
-        total = queries.distinct_contents(svc.store)
-        left = len(missing_hashes(svc, embedder.name))
+    if not inline_backfill(engine, embedder):
+        total = queries.distinct_contents(engine.store)
+        left = len(missing_hashes(engine, embedder.name))
         notice = (f"semantic index covers {total - left} of {total} notes, so these results are partly "
                   "from full text only; run `mnemovault embed` (or let the daemon finish) for full semantic search")
     qvec = pending.result() if pending is not None else embedder.encode_one(query)
-    rowids, sims = vector_cache(svc, embedder).similarities(qvec, filters.kinds)
+    rowids, sims = vector_cache(engine, embedder).similarities(qvec, filters.kinds)
     if filters.narrow and len(rowids):
-        allowed = queries.rowids_passing(svc.store, filters)
+        allowed = queries.rowids_passing(engine.store, filters)
         keep = np.fromiter((r in allowed for r in rowids.tolist()), dtype=bool, count=len(rowids))
         rowids, sims = rowids[keep], sims[keep]
     all_rowids, all_sims = rowids, sims
@@ -214,8 +203,19 @@ def _semantic(svc: "MemoryService", query: str, filters: Filters,
     return out, notice, lookup
 
 
+def checked(engine: Engine, query: str, limit: int = 10, scope: str = "all", tags: list[str] | None = None,
+            status: str | None = None, since_days: float | None = None, blend_review: bool = True,
+            since: str | None = None, until: str | None = None, used_since: str | None = None,
+            include_superseded: bool = False, include_archived: bool | None = None) -> dict[str, Any]:
+    """`search` after checking the query and the limit as a front end passed them."""
+    query = check_query(query)
+    limit = check_limit(limit, MAX_LIMIT)
+    return search(engine, query, limit, scope, tags, status, since_days, blend_review,
+                  since, until, used_since, include_superseded, include_archived)
+
+
 def search(
-    svc: "MemoryService",
+    engine: Engine,
     query: str,
     limit: int = 10,
     scope: str = "all",
@@ -240,14 +240,14 @@ def search(
     every one), each naming its successor."""
     if scope == "archive" and include_superseded is False:
         include_superseded = True
-    filters = ftsmod.make_filters(svc, scope, tags, status, since_days, since, until, used_since, include_superseded,
+    filters = ftsmod.make_filters(engine, scope, tags, status, since_days, since, until, used_since, include_superseded,
                                   include_archived)
     limit = max(1, min(int(limit or 10), MAX_LIMIT))
     query = (query or "").strip()
     if not ftsmod.words(query):
         return {"results": [], "semantic": False, "notice": None}
-    out = _ranked(svc, query, limit, filters, blend_review, include_superseded)
-    hidden = archive.left_out(svc.store, query, filters, len(out["results"]))
+    out = _ranked(engine, query, limit, filters, blend_review, include_superseded)
+    hidden = archive.left_out(engine.store, query, filters, len(out["results"]))
     if hidden is not None:
         out["archived_matches"] = hidden
         if hidden:
@@ -255,16 +255,16 @@ def search(
     return out
 
 
-def _ranked(svc: "MemoryService", query: str, limit: int, filters: Filters, blend_review: bool,
+def _ranked(engine: Engine, query: str, limit: int, filters: Filters, blend_review: bool,
             include_superseded: bool) -> dict[str, Any]:
-    pending = start_query_vector(svc, query)
+    pending = start_query_vector(engine, query)
     # enough full-text candidates for the page asked for, and never fewer than the page: coverage
     # costs a seek per candidate and word
     pool = min(max(POOL_MIN, 3 * limit), max(ftsmod.CANDIDATES, limit))
-    hits = {h.rowid: h for h in ftsmod.search(svc.store, query, filters, limit=pool)}
+    hits = {h.rowid: h for h in ftsmod.search(engine.store, query, filters, limit=pool)}
     best_bm25 = max((h.bm25 for h in hits.values()), default=0.0)
-    windows = ftsmod.window_strengths(svc.store, query, filters, limit=WINDOW_CANDIDATES) if WINDOW_WEIGHT > 0 else {}
-    cosines, notice, lookup = _semantic(svc, query, filters, set(hits) | set(windows), pending)
+    windows = ftsmod.window_strengths(engine.store, query, filters, limit=WINDOW_CANDIDATES) if WINDOW_WEIGHT > 0 else {}
+    cosines, notice, lookup = _semantic(engine, query, filters, set(hits) | set(windows), pending)
     semantic = cosines is not None
     cosines = cosines or {}
 
@@ -282,15 +282,15 @@ def _ranked(svc: "MemoryService", query: str, limit: int, filters: Filters, blen
         cosines.update({r: c for r, c in lookup(rowids).items() if r not in cosines})
         return {r: own(r) for r in rowids}
 
-    rels = context.rescore(svc.store, rels, relevance_of)
+    rels = context.rescore(engine.store, rels, relevance_of)
     fresh = [r for r in rels if r not in candidates]  # neighbours of strong candidates
-    rows = queries.notes_by_rowid(svc.store, list(candidates))
+    rows = queries.notes_by_rowid(engine.store, list(candidates))
     if fresh:
-        rows.update(queries.notes_by_rowid(svc.store, fresh, filters))
+        rows.update(queries.notes_by_rowid(engine.store, fresh, filters))
 
     names = query_names(query)
-    now = svc.now()
-    params = svc.params
+    now = engine.now()
+    params = engine.params
     scored: list[Scored] = []
     for rowid, row in rows.items():
         hit, cos = hits.get(rowid), cosines.get(rowid)
@@ -312,10 +312,10 @@ def _ranked(svc: "MemoryService", query: str, limit: int, filters: Filters, blen
                       "decay": round(decay, 4) if decay is not None else None},
         })
     scored.sort(key=lambda c: (-c["score"], c["row"]["path"]))
-    chosen = _blend(scored, limit, svc.settings.review_blend_ratio if blend_review else 0.0)
+    chosen = _blend(scored, limit, engine.settings.review_blend_ratio if blend_review else 0.0)
 
-    snips = ftsmod.snippets(svc.store, query, [c["rowid"] for c in chosen])
-    tags = queries.tags_by_rowid(svc.store, [c["rowid"] for c in chosen])
+    snips = ftsmod.snippets(engine.store, query, [c["rowid"] for c in chosen])
+    tags = queries.tags_by_rowid(engine.store, [c["rowid"] for c in chosen])
     results: list[dict[str, Any]] = []
     for c in chosen:
         row = c["row"]
@@ -331,12 +331,12 @@ def _ranked(svc: "MemoryService", query: str, limit: int, filters: Filters, blen
             **archive.hit_fields(row, tags[c["rowid"]]),
         })
     if include_superseded and results:
-        from ..ops.supersede import newest, successors_map
+        from ..lookups import newest, successors_map
 
-        succ = successors_map(svc)
+        succ = successors_map(engine)
         for r in results:
             if r["path"] in succ:
-                r["superseded_by"] = newest(svc, r["path"], succ)
+                r["superseded_by"] = newest(engine, r["path"], succ)
     return {"results": results, "semantic": semantic, "notice": notice}
 
 

@@ -1,22 +1,20 @@
 """Moving memories in and out: importers for the tools people use today, and export.
 
-`import_path(svc, fmt, path)` parses the whole source first (a malformed one, or a record
+`import_path(engine, fmt, path)` parses the whole source first (a malformed one, or a record
 past the import bounds, writes nothing), then hands the items to the importer (importer.run);
 what a reader reports besides (CortexGraph's log) is added to the result."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
+from ..engine import Engine
 from ..errors import InvalidInput
 from ..limits import quote
 from . import basic_memory, chat, cortexgraph, jsonl, markdown, mem0
 from .core import BadSource, Item, Progress, Source, over_bounds
 from .importer import run
-
-if TYPE_CHECKING:
-    from ..service import MemoryService
 
 PARSERS: dict[str, Callable[[Path], list[Item] | Source]] = {
     "jsonl": jsonl.parse, "cortexgraph": cortexgraph.parse, "mem0": mem0.parse,
@@ -25,7 +23,7 @@ PARSERS: dict[str, Callable[[Path], list[Item] | Source]] = {
 __all__ = ["BadSource", "PARSERS", "import_path"]
 
 
-def import_path(svc: "MemoryService", fmt: str, path: str | Path, dry_run: bool = False, tag: str | None = None,
+def import_path(engine: Engine, fmt: str, path: str | Path, dry_run: bool = False, tag: str | None = None,
                 progress: Progress | None = None) -> dict[str, Any]:
     """Import the file or folder `path` read as `fmt` (the caller holds the write operation)."""
     if fmt not in PARSERS:
@@ -35,4 +33,4 @@ def import_path(svc: "MemoryService", fmt: str, path: str | Path, dry_run: bool 
     problems = [p for item in source.items for p in over_bounds(item)]
     if problems:
         raise BadSource(problems)
-    return {**run(svc, fmt, source.items, dry_run=dry_run, tag=tag, progress=progress), **source.report}
+    return {**run(engine, fmt, source.items, dry_run=dry_run, tag=tag, progress=progress), **source.report}

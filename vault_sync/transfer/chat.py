@@ -22,7 +22,9 @@ from typing import Any
 from ..errors import MnemovaultError
 from ..limits import bad_char, quote
 from ..ops.save_batch import conversation_fields
-from .chatgpt import conversation_id as chatgpt_id, is_chatgpt, turns as chatgpt_turns
+from .chatgpt import conversation_id as chatgpt_id
+from .chatgpt import is_chatgpt
+from .chatgpt import turns as chatgpt_turns
 from .core import BadSource, Item
 from .readers import json_lines, loads, read_text, source_files, when
 

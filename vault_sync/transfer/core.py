@@ -20,21 +20,30 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
+from ..engine import Engine
 from ..errors import InvalidInput, MnemovaultError
 from ..index import queries
-from ..limits import (MAX_FIELD_CHARS, MAX_IMPORTED_CHARS, MAX_METADATA_CHARS, MAX_REF_CHARS,
-                      MAX_RELATION_CHARS, MAX_RELATIONS, MAX_USE_COUNT, check_name, check_strength, check_tags,
-                      check_title, quote)
+from ..limits import (
+    MAX_FIELD_CHARS,
+    MAX_IMPORTED_CHARS,
+    MAX_METADATA_CHARS,
+    MAX_REF_CHARS,
+    MAX_RELATION_CHARS,
+    MAX_RELATIONS,
+    MAX_USE_COUNT,
+    check_name,
+    check_strength,
+    check_tags,
+    check_title,
+    quote,
+)
+from ..lookups import not_current
+from ..names import MAX_NAME_BYTES, clean_tags
 from ..note import normalized_hash, parse_note
-from ..ops.names import MAX_NAME_BYTES, clean_tags
 from ..ops.save import check_intake
-from ..ops.supersede import not_current
 from ..secret_gate import check_fields
-
-if TYPE_CHECKING:
-    from ..service import MemoryService
 
 Progress = Callable[[int, int], None]
 IMPORTED_IDS = "imported_ids"  # on a twin that already had a source: the other pairs folded into it
@@ -138,25 +147,25 @@ def _gate(item: Item) -> None:
         raise InvalidInput(f"state must be one of {', '.join(STATES)}, got {quote(item.state)}")
 
 
-def imported_ids(svc: "MemoryService", path: str) -> set[str]:
+def imported_ids(engine: Engine, path: str) -> set[str]:
     """The (source:id) pairs a note records as folded into it (its own pair aside)."""
     try:
-        note = parse_note(path, svc.layout.abs(path).read_bytes())
+        note = parse_note(path, engine.layout.abs(path).read_bytes())
     except OSError:
         return set()
     value = note.frontmatter.get(IMPORTED_IDS)
     return {str(v) for v in value if isinstance(v, (str, int))} if isinstance(value, list) else set()
 
 
-def plan(svc: "MemoryService", source: str, items: list[Item], tag: str | None = None) -> Plan:
+def plan(engine: Engine, source: str, items: list[Item], tag: str | None = None) -> Plan:
     """What an import would do, without writing anything."""
     out = Plan()
-    known = queries.source_ids(svc.store, source)
-    twins = queries.memory_body_hashes(svc.store)
-    replaced = queries.body_hashes_of(svc.store, sorted(not_current(svc)))
+    known = queries.source_ids(engine.store, source)
+    twins = queries.memory_body_hashes(engine.store)
+    replaced = queries.body_hashes_of(engine.store, sorted(not_current(engine)))
     mine = set(known.values())
     # our own export carries our ids: one already in the vault is that note
-    present = {r["id"]: r["path"] for r in queries.rows_with_ids(svc.store, [i.source_id for i in items if i.raw is not None])}
+    present = {r["id"]: r["path"] for r in queries.rows_with_ids(engine.store, [i.source_id for i in items if i.raw is not None])}
     known.update(present)
     folded: dict[str, set[str]] = {}  # twin path -> the pairs it records (read once)
     first: dict[str, Item] = {}
@@ -177,7 +186,7 @@ def plan(svc: "MemoryService", source: str, items: list[Item], tag: str | None =
             continue
         twin = twins.get(h)
         if twin is not None and twin not in mine and item.raw is None and twin not in folded:
-            folded[twin] = imported_ids(svc, twin)
+            folded[twin] = imported_ids(engine, twin)
         if twin is not None and (twin in mine or item.raw is not None or pair(source, item.source_id) in folded[twin]
                                  or item.state == "archived"):
             # its twin came from this source (folded in an earlier run, or recorded on the twin),

@@ -14,9 +14,10 @@ import os
 import stat
 from datetime import date, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 from ..dates import format_datetime
+from ..engine import Engine
 from ..errors import InvalidInput, WrongState
 from ..faults import writing
 from ..fmblock import find_block
@@ -25,9 +26,6 @@ from ..limits import quote
 from ..note import OWNED_KEYS, parse_note
 from ..rename import exchange, rename_noreplace
 from ..writer import fsync_dir, removed_on_failure, temp_name
-
-if TYPE_CHECKING:
-    from ..service import MemoryService
 
 SCOPES = {"stm": ("stm",), "ltm": ("ltm",), "all": ("stm", "ltm", "archive")}
 FORMATS = ("jsonl", "csv")
@@ -47,14 +45,14 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def records(svc: "MemoryService", scope: str = "all") -> Iterator[dict[str, Any]]:
+def records(engine: Engine, scope: str = "all") -> Iterator[dict[str, Any]]:
     if scope not in SCOPES:
         raise InvalidInput(f"scope must be one of {', '.join(SCOPES)}, got {quote(scope)}")
-    for row in queries.export_rows(svc.store, SCOPES[scope]):
+    for row in queries.export_rows(engine.store, SCOPES[scope]):
         if row["id"] is None:
             continue  # not a memory (the generated LTM index, a note without frontmatter)
         try:
-            data = svc.layout.abs(row["path"]).read_bytes()
+            data = engine.layout.abs(row["path"]).read_bytes()
         except OSError:
             continue  # gone since the last sync: the index catches up on its own
         note = parse_note(row["path"], data)
@@ -69,8 +67,8 @@ def records(svc: "MemoryService", scope: str = "all") -> Iterator[dict[str, Any]
         }
 
 
-def to_jsonl(svc: "MemoryService", scope: str = "all") -> Iterator[str]:
-    for rec in records(svc, scope):
+def to_jsonl(engine: Engine, scope: str = "all") -> Iterator[str]:
+    for rec in records(engine, scope):
         yield json.dumps(rec, ensure_ascii=False, sort_keys=True) + "\n"
 
 
@@ -85,11 +83,11 @@ def csv_cell(value: Any) -> Any:
     return value
 
 
-def to_csv(svc: "MemoryService", scope: str = "all") -> Iterator[str]:
+def to_csv(engine: Engine, scope: str = "all") -> Iterator[str]:
     buf = io.StringIO()
     writer = csv.writer(buf)
     writer.writerow(CSV_COLUMNS)
-    for rec in records(svc, scope):
+    for rec in records(engine, scope):
         owned = rec["owned"]
         tags = owned.get("tags")
         writer.writerow([csv_cell(cell) for cell in (
@@ -105,10 +103,10 @@ def to_csv(svc: "MemoryService", scope: str = "all") -> Iterator[str]:
         yield buf.getvalue()
 
 
-def export(svc: "MemoryService", fmt: str = "jsonl", scope: str = "all") -> Iterator[str]:
+def export(engine: Engine, fmt: str = "jsonl", scope: str = "all") -> Iterator[str]:
     if fmt not in FORMATS:
         raise InvalidInput(f"format must be one of {', '.join(FORMATS)}, got {quote(fmt)}")
-    return to_jsonl(svc, scope) if fmt == "jsonl" else to_csv(svc, scope)
+    return to_jsonl(engine, scope) if fmt == "jsonl" else to_csv(engine, scope)
 
 
 _KINDS = {stat.S_IFIFO: "a FIFO", stat.S_IFCHR: "a device", stat.S_IFBLK: "a device", stat.S_IFSOCK: "a socket",

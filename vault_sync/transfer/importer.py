@@ -3,32 +3,30 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ..engine import Engine
 from ..errors import MnemovaultError
-from ..ops.names import slug_from
+from ..names import slug_from
 from .core import Item, Progress, plan
 from .write import link_plan, reinforce, write_batch, write_supersessions
 
-if TYPE_CHECKING:
-    from ..service import MemoryService
 
-
-def run(svc: "MemoryService", source: str, items: list[Item], dry_run: bool = False, tag: str | None = None,
+def run(engine: Engine, source: str, items: list[Item], dry_run: bool = False, tag: str | None = None,
         progress: Progress | None = None) -> dict[str, Any]:
     """Import `items` (the caller holds the write operation). Returns the counts and the lists."""
-    p = plan(svc, source, items, tag)
+    p = plan(engine, source, items, tag)
     links = link_plan(p)
     created: list[str] = []
     if not dry_run:
-        created = write_batch(svc, source, p.create, links, progress)
+        created = write_batch(engine, source, p.create, links, progress)
         if links.supersede:
-            write_supersessions(svc, links, {i.source_id: path for i, path in zip(p.create, created)},
+            write_supersessions(engine, links, {i.source_id: path for i, path in zip(p.create, created)},
                                 {i.source_id: path for i, path in [*p.skip, *p.reinforce, *p.replaced] if path})
         for item, twin in list(p.reinforce):
             if twin:
                 try:
-                    reinforce(svc, twin, source, item.source_id)
+                    reinforce(engine, twin, source, item.source_id)
                 except MnemovaultError as exc:  # the twin cannot be written now (a problem, a conflict)
                     p.reinforce.remove((item, twin))
                     p.refuse.append((item, f"its twin {twin} could not be reinforced: {exc}"))

@@ -1,6 +1,6 @@
 """Writing an import's new notes: folder and file name of each decided first (so a relation
 can link to the note its target becomes), then every note created through the write path's
-batch (svc.writes.creating: no per-note fsync, one flush to disk, ONE index sync).
+batch (engine.writes.creating: no per-note fsync, one flush to disk, ONE index sync).
 
 Relations between imported memories become wikilinks in frontmatter, the way `relate`
 writes them: `related: ["[[Other memory]]"]`, or a list named by the relation's type
@@ -18,12 +18,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from .. import lookups
 from ..edit import patch_bytes
+from ..engine import Engine
 from ..errors import InvalidInput, NoteProblem
+from ..limits import bad_char
+from ..names import _ILLEGAL, MAX_NAME_BYTES, create_under_free_name, slug_from, unique_stem
 from ..note import parse_note, stem_of
 from ..ops.ltm_index import add_many_to_index_note, wikilink_safe
-from ..limits import bad_char
-from ..ops.names import _ILLEGAL, MAX_NAME_BYTES, create_under_free_name, slug_from, unique_stem
 from ..ops.relate import relation_key
 from ..ops.save import render_note, taken_names
 from ..ops.touch import touch
@@ -31,7 +33,6 @@ from ..scoring import review_priority, score_at
 from .core import IMPORTED_IDS, Item, Plan, Progress, pair
 
 if TYPE_CHECKING:
-    from ..service import MemoryService
     from ..write_path import NewNotes
 
 ARCHIVE_REASON = "archived in the source before the import"
@@ -102,7 +103,7 @@ def link_plan(p: Plan) -> Links:
     return out
 
 
-def write_supersessions(svc: "MemoryService", links: Links, created: dict[str, str], existing: dict[str, str]) -> None:
+def write_supersessions(engine: Engine, links: Links, created: dict[str, str], existing: dict[str, str]) -> None:
     """The supersession relations, once every new note exists (`created`/`existing`: source_id -> path)."""
     from ..errors import MnemovaultError
     from ..ops.supersede import mark
@@ -112,22 +113,22 @@ def write_supersessions(svc: "MemoryService", links: Links, created: dict[str, s
         try:
             if ends[0] is None or ends[1] is None:
                 raise InvalidInput("its target was not written")
-            mark(svc, svc.resolve(ends[0]), svc.resolve(ends[1]))
+            mark(engine, lookups.resolve(engine, ends[0]), lookups.resolve(engine, ends[1]))
         except MnemovaultError as exc:
             links.linked -= 1
             links.unlinked.append({"where": item.where, "id": item.source_id, "type": "supersedes" if new == item.source_id
                                    else "superseded_by", "to": old if new == item.source_id else new, "cause": str(exc)})
 
 
-def fields_for(svc: "MemoryService", source: str, item: Item, now: datetime) -> dict[str, Any]:
+def fields_for(engine: Engine, source: str, item: Item, now: datetime) -> dict[str, Any]:
     created = item.created or now
     last_used = item.last_used or created
-    prec = svc.settings.score_precision
-    value = score_at(svc.params, item.use_count, last_used, item.strength, now)
+    prec = engine.settings.score_precision
+    value = score_at(engine.params, item.use_count, last_used, item.strength, now)
     out: dict[str, Any] = {
         "id": str(uuid.uuid4()), "tags": item.tags, "created": created, "last_used": last_used,
         "use_count": item.use_count, "strength": float(item.strength), "status": item.state,
-        "decay_score": round(value, prec), "review_priority": round(review_priority(svc.params, value), prec),
+        "decay_score": round(value, prec), "review_priority": round(review_priority(engine.params, value), prec),
     }
     # the same keys promote and archive write
     if item.state == "promoted":
@@ -144,9 +145,9 @@ def plain_name(part: str) -> bool:
             and bad_char(part) is None and len(part.encode("utf-8", "surrogatepass")) <= MAX_NAME_BYTES)
 
 
-def raw_folder(svc: "MemoryService", item: Item) -> str:
+def raw_folder(engine: Engine, item: Item) -> str:
     """Our own export's note goes back to its old folder when that lies in its kind's folder."""
-    base = {"ltm": svc.layout.ltm, "archive": svc.layout.archive}.get(item.kind or "", svc.layout.stm)
+    base = {"ltm": engine.layout.ltm, "archive": engine.layout.archive}.get(item.kind or "", engine.layout.stm)
     old = item.folder or ""
     parts = old.split("/")
     if parts[0] == base and all(plain_name(p) for p in parts):
@@ -154,25 +155,25 @@ def raw_folder(svc: "MemoryService", item: Item) -> str:
     return base
 
 
-def _place(svc: "MemoryService", item: Item) -> tuple[str, str]:
+def _place(engine: Engine, item: Item) -> tuple[str, str]:
     """(folder, preferred stem) of an item's new note; never a path taken from the source
     as it is (only a plain name inside the kind's folder, for our own export)."""
     if item.raw is not None:
         name = item.name if item.name and plain_name(item.name) else slug_from(item.title or item.text)
-        return raw_folder(svc, item), name
-    folder = {"promoted": svc.layout.ltm, "archived": svc.layout.archive}.get(item.state, svc.layout.stm)
+        return raw_folder(engine, item), name
+    folder = {"promoted": engine.layout.ltm, "archived": engine.layout.archive}.get(item.state, engine.layout.stm)
     return folder, slug_from(item.title or item.text)
 
 
-def write_batch(svc: "MemoryService", source: str, items: list[Item], links: Links, progress: Progress | None) -> list[str]:
+def write_batch(engine: Engine, source: str, items: list[Item], links: Links, progress: Progress | None) -> list[str]:
     if not items:
         return []
-    now = svc.now()
-    taken = taken_names(svc)
+    now = engine.now()
+    taken = taken_names(engine)
     # names first: `taken` holds every name in the vault, so [[name]] resolves to that note
     places = []
     for item in items:
-        folder, stem = _place(svc, item)
+        folder, stem = _place(engine, item)
         name = unique_stem(stem, taken)
         taken.add(name.lower())
         places.append((item, folder, name))
@@ -180,9 +181,9 @@ def write_batch(svc: "MemoryService", source: str, items: list[Item], links: Lin
     paths: list[str] = []
     renamed: dict[str, str] = {}  # planned name -> the name used (it appeared on disk meanwhile)
     # one flush and one index sync for the whole import, also of what a fault left
-    with svc.writes.creating() as batch:
+    with engine.writes.creating() as batch:
         for n, (item, folder, name) in enumerate(places, 1):
-            data = item.raw if item.raw is not None else _render(svc, source, item, now, links, name_of)
+            data = item.raw if item.raw is not None else _render(engine, source, item, now, links, name_of)
             rel = _create(batch, folder, name, data, taken)
             if stem_of(rel) != name:
                 renamed[name] = stem_of(rel)
@@ -190,15 +191,15 @@ def write_batch(svc: "MemoryService", source: str, items: list[Item], links: Lin
             if progress is not None and (n % 200 == 0 or n == len(places)):
                 progress(n, len(places))
     if renamed:
-        _relink(svc, [rel for (item, _, _), rel in zip(places, paths) if item.source_id in links.to_items], renamed)
+        _relink(engine, [rel for (item, _, _), rel in zip(places, paths) if item.source_id in links.to_items], renamed)
     # long-term memories are listed in the LTM index note, as a promotion lists them
-    add_many_to_index_note(svc, [(rel, item.state_at or now) for (item, _, _), rel in zip(places, paths)
+    add_many_to_index_note(engine, [(rel, item.state_at or now) for (item, _, _), rel in zip(places, paths)
                                  if item.raw is None and item.state == "promoted"])
     return paths
 
 
-def _render(svc: "MemoryService", source: str, item: Item, now: datetime, links: Links, name_of: dict[str, str]) -> bytes:
-    fields = fields_for(svc, source, item, now)
+def _render(engine: Engine, source: str, item: Item, now: datetime, links: Links, name_of: dict[str, str]) -> bytes:
+    fields = fields_for(engine, source, item, now)
     targets = [(key, name_of[to]) for key, to in links.to_items.get(item.source_id, [])]
     targets += [(key, path[:-3]) for key, path in links.to_notes.get(item.source_id, [])]
     for key, name in targets:
@@ -222,7 +223,7 @@ def _create(batch: "NewNotes", folder: str, name: str, data: bytes, taken: set[s
         return create_under_free_name(create, folder, name, taken)
 
 
-def _relink(svc: "MemoryService", paths: list[str], renamed: dict[str, str]) -> None:
+def _relink(engine: Engine, paths: list[str], renamed: dict[str, str]) -> None:
     """Links written to a planned name that was taken meanwhile now name the note's real name."""
     old = {f"[[{a}]]": f"[[{b}]]" for a, b in renamed.items()}
     for rel in paths:
@@ -232,16 +233,16 @@ def _relink(svc: "MemoryService", paths: list[str], renamed: dict[str, str]) -> 
                        if isinstance(v, list) and any(isinstance(x, str) and x in old for x in v)}
             return patch_bytes(current, changes) if changes else None
 
-        svc.writes.update(rel, transform)
+        engine.writes.update(rel, transform)
 
 
-def reinforce(svc: "MemoryService", path: str, source: str, source_id: str) -> None:
+def reinforce(engine: Engine, path: str, source: str, source_id: str) -> None:
     """One more use of the twin, and the pair recorded on it so a re-run skips the item: as
     its `source`/`source_id` when it has none, else in its `imported_ids` list."""
-    touch(svc, path)
-    row = svc.store.note(path)
+    touch(engine, path)
+    row = engine.store.note(path)
     if row is not None and row["source"] is None:
-        svc.writes.update(path, lambda data: patch_bytes(data, {"source": source, "source_id": source_id}))
+        engine.writes.update(path, lambda data: patch_bytes(data, {"source": source, "source_id": source_id}))
         return
 
     def add_pair(current: bytes) -> bytes | None:
@@ -251,4 +252,4 @@ def reinforce(svc: "MemoryService", path: str, source: str, source_id: str) -> N
         items = list(have or [])
         return None if pair(source, source_id) in items else patch_bytes(current, {IMPORTED_IDS: [*items, pair(source, source_id)]})
 
-    svc.writes.update(path, add_pair)
+    engine.writes.update(path, add_pair)

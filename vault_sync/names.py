@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from ..errors import InvalidInput
-from ..limits import check_tags, clean_name, quote
+from .errors import InvalidInput
+from .limits import check_tags, clean_name, quote
 
 _ILLEGAL = re.compile(r'[<>:"/\\|?*\x00-\x1f#^\[\]]')  # Windows + characters that break [[links]]
 _RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}

@@ -1,0 +1,52 @@
+"""The `mnemovault` command's typer app and what every command module shares: the common
+options, turning engine errors into exit codes, printing text or JSON. The command modules
+(cli_index, cli_memory, cli_admin, cli_transfer) register on this app; bridge/cli.py
+imports them all."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable
+
+import typer
+
+from vault_sync.errors import MnemovaultError
+
+from .errors import exit_code
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, help="mnemovault: memories that live in your Obsidian vault.")
+
+VaultOpt = typer.Option(None, "--vault", "-v", help="The vault folder (else MNEMOVAULT_VAULT or the config).")
+JsonOpt = typer.Option(False, "--json", help="Print JSON instead of text.")
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from .version import version
+
+        typer.echo(f"mnemovault {version()}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(show_version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True, help="Print the version and exit.")):
+    pass
+
+
+def run(fn: Callable[[], Any]) -> Any:
+    """Turn engine errors into a one-line message and an exit code."""
+    try:
+        return fn()
+    except MnemovaultError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(exit_code(exc)) from None
+    except OSError as exc:  # a folder we cannot create, a disk that is full: say so in one line
+        typer.echo(f"error: {exc.strerror or exc}{f': {exc.filename}' if exc.filename else ''}", err=True)
+        raise typer.Exit(1) from None
+
+
+def emit(data: Any, as_json: bool, render: Callable[[Any], None]) -> None:
+    if as_json:
+        typer.echo(json.dumps(data, indent=2, default=str, ensure_ascii=False))
+    else:
+        render(data)
