@@ -64,6 +64,8 @@ def maybe_indented_code(text: str) -> bool:
         return False
     if _QUOTE_AT_START.match(text) or _QUOTE_LINE.search(text) or "]:" in text:
         return True  # lazy lines in block quotes, and what a link definition ends, are subtle
+    if _may_run_on(text):
+        return True  # an HTML block ending at a marker (not a blank line): the next line may be code
     first = _WIDE_ITEM_AT_START.match(text)
     if first and first.end() >= 5 or any(m.end() - m.start() >= 6 for m in _WIDE_ITEM.finditer(text)):
         return True  # a line less indented than such an item's text may close it and be code

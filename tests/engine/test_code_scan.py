@@ -57,6 +57,8 @@ def _parsed_strip(text: str) -> str:
 @example(text="<!-- a\n\nb\n```\n[[x]]\n```\n-->\n\n    [[code]]\n")  # a comment runs past blank lines
 @example(text="<?x\n\nb\n```\n[[x]]\n?>\n")
 @example(text="<Pre>\n\n```\n[[x]]\n</pre>\n\n    [[code]]\n")
+@example(text="<Textarea>\n</style>\n    - [[a]] #t")  # code right after an HTML block's end marker
+@example(text="<!-- x -->\n    [[code]]\n")
 @example(text="- a\n\n> ```\n> [[x]]\n\n[[y]]\n")  # a quote closing a list
 @example(text="- a\n> b\n\n    [[code]]\n")  # a quote in the item's paragraph, lazily
 @example(text="- a\n\n> b\nlazy\n```\n[[x]]\n")
