@@ -12,13 +12,14 @@ if __name__ == "__main__":
     if relay(sys.argv[1:]):
         raise SystemExit(0)
 
-from .cli_app import app
-
 # each module registers its commands on `app` when imported; `--help` lists them in this order
-from . import cli_index  # noqa: E402,F401,I001  sync, sweep, status, links, watch, demo
-from . import cli_memory  # noqa: E402,F401  the lifecycle and search commands
-from . import cli_admin  # noqa: E402,F401  daemon, mcp, service, plugin, init
-from . import cli_transfer  # noqa: E402,F401  import and export
+from . import (
+    cli_admin,  # noqa: E402,F401  daemon, mcp, service, plugin, init
+    cli_index,  # noqa: E402,F401,I001  sync, sweep, status, links, watch, demo
+    cli_memory,  # noqa: E402,F401  the lifecycle and search commands
+    cli_transfer,  # noqa: E402,F401  import and export
+)
+from .cli_app import app
 
 __all__ = ["app", "main"]
 

@@ -149,8 +149,11 @@ def chain(engine: Engine, path: str) -> dict[str, Any]:
         before.append(prev)
         cur = prev
     after, cycle_after = chain_after(engine, path, succ)
-    return {"chain": list(reversed(before)) + [path] + after, "current": (after or [path])[-1],
-            "cycle": cycle or cycle_after}
+    return {
+        "chain": list(reversed(before)) + [path] + after,
+        "current": (after or [path])[-1],
+        "cycle": cycle or cycle_after,
+    }
 
 
 def newest(engine: Engine, path: str, succ: dict[str, set[str]] | None = None) -> str | None:

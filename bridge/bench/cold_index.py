@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import statistics
 import time
-from functools import partial
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Callable
 
@@ -19,8 +19,9 @@ from .generate import generate
 CODE_SHARE = 0.8  # of the code-heavy vault's notes, those holding code
 
 
-def cold_against_floor(vault: Path, work: Path, service: Callable, rounds: int = 3,
-                       plain: Callable | None = None) -> dict:
+def cold_against_floor(
+    vault: Path, work: Path, service: Callable, rounds: int = 3, plain: Callable | None = None
+) -> dict:
     """Medians of `rounds` floor runs and `rounds` cold indexes of `vault`, alternated; wall
     clock, and CPU seconds of this process (steadier on a shared machine). `plain`: a second
     service (the index without its trigram table) timed in the same rounds, for that table's
@@ -44,16 +45,25 @@ def cold_against_floor(vault: Path, work: Path, service: Callable, rounds: int =
     med = {k: statistics.median(v) if v else float("nan") for k, v in times.items()}
     notes = sum(1 for _ in vault.rglob("*.md"))
     with_code = sum(1 for p in vault.rglob("*.md") if "`" in p.read_text(encoding="utf-8", errors="replace"))
-    out = {"notes": notes, "with_code": with_code, "rounds": rounds, "floor_s": med["floor"], "cold_index_s": med["cold"],
-           "ratio": med["cold"] / med["floor"], "floor_cpu_s": med["floor_cpu"], "cold_index_cpu_s": med["cold_cpu"],
-           "cpu_ratio": med["cold_cpu"] / med["floor_cpu"] if med["floor_cpu"] else float("nan")}
+    out = {
+        "notes": notes,
+        "with_code": with_code,
+        "rounds": rounds,
+        "floor_s": med["floor"],
+        "cold_index_s": med["cold"],
+        "ratio": med["cold"] / med["floor"],
+        "floor_cpu_s": med["floor_cpu"],
+        "cold_index_cpu_s": med["cold_cpu"],
+        "cpu_ratio": med["cold_cpu"] / med["floor_cpu"] if med["floor_cpu"] else float("nan"),
+    }
     if plain is not None:
         out.update(cold_index_no_trigram_s=med["plain"], cold_index_no_trigram_cpu_s=med["plain_cpu"])
     return out
 
 
-def code_heavy_figures(notes: int, work: Path, now: datetime, service: Callable, progress: Callable[[str], None],
-                       rounds: int = 3) -> dict:
+def code_heavy_figures(
+    notes: int, work: Path, now: datetime, service: Callable, progress: Callable[[str], None], rounds: int = 3
+) -> dict:
     vault = work / "code-vault"
     progress(f"code-heavy vault: {notes} notes, {CODE_SHARE:.0%} with code; floor and cold index")
     generate(vault, notes, now, code_share=CODE_SHARE)

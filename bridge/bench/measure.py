@@ -20,9 +20,9 @@ from vault_sync.index import queries as index_queries  # `queries` names the (qu
 
 from ..paths import import_root, module
 from .generate import generate
-from .stats import pct
 from .quiet_day import quiet_day_figures
 from .quiet_sweep import unchanged_sweep
+from .stats import pct
 from .sweep_bench import stm_sweep
 
 
@@ -103,8 +103,9 @@ def rss_of(vault: Path, index: Path, embeddings: bool) -> float:
         "hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM')] if sys.platform == 'linux' else []\n"
         "print(int(hwm[0].split()[1]) / 1024 if hwm else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600,
-                         cwd=str(import_root()))
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=600, cwd=str(import_root())
+    )
     try:
         return float(out.stdout.strip().splitlines()[-1])
     except (IndexError, ValueError):
@@ -116,8 +117,11 @@ def run_bench(notes: int | None, vault_dir: Path | None, quick: bool, progress: 
     work = Path(tempfile.mkdtemp(prefix="mnemovault-bench-"))
     now = utc_now()
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None  # shared machines: say how shared
-    result: dict = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0], "load": load},
-                    "measured": now.isoformat(), "quick": quick}
+    result: dict = {
+        "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0], "load": load},
+        "measured": now.isoformat(),
+        "quick": quick,
+    }
     try:
         vault = work / "vault"
         if vault_dir is not None:
@@ -135,17 +139,29 @@ def run_bench(notes: int | None, vault_dir: Path | None, quick: bool, progress: 
         count = sum(1 for _ in vault.rglob("*.md"))
         result["vault"]["notes"] = count
         progress("floor (read + parse + FTS5 insert) and cold index, alternated")
-        from .cold_index import cold_against_floor, code_heavy_figures
+        from .cold_index import code_heavy_figures, cold_against_floor
 
-        cold = cold_against_floor(vault, work, lambda v, i: _service(v, i, embeddings=False), 3 if quick else 5,
-                                  plain=lambda v, i: _service(v, i, embeddings=False, trigrams=False))
-        result.update(floor_s=cold["floor_s"], cold_index_s=cold["cold_index_s"], cold_ratio_to_floor=cold["ratio"],
-                      floor_cpu_s=cold["floor_cpu_s"], cold_index_cpu_s=cold["cold_index_cpu_s"],
-                      cold_cpu_ratio_to_floor=cold["cpu_ratio"], cold_index_no_trigram_s=cold["cold_index_no_trigram_s"],
-                      cold_rounds=cold["rounds"])
+        cold = cold_against_floor(
+            vault,
+            work,
+            lambda v, i: _service(v, i, embeddings=False),
+            3 if quick else 5,
+            plain=lambda v, i: _service(v, i, embeddings=False, trigrams=False),
+        )
+        result.update(
+            floor_s=cold["floor_s"],
+            cold_index_s=cold["cold_index_s"],
+            cold_ratio_to_floor=cold["ratio"],
+            floor_cpu_s=cold["floor_cpu_s"],
+            cold_index_cpu_s=cold["cold_index_cpu_s"],
+            cold_cpu_ratio_to_floor=cold["cpu_ratio"],
+            cold_index_no_trigram_s=cold["cold_index_no_trigram_s"],
+            cold_rounds=cold["rounds"],
+        )
         index = work / f"cold-{vault.name}-0.sqlite3"  # a cold index of the vault, for what follows
-        result["code_heavy"] = code_heavy_figures(notes or 10_000, work, now,
-                                                  lambda v, i: _service(v, i, embeddings=False), progress)
+        result["code_heavy"] = code_heavy_figures(
+            notes or 10_000, work, now, lambda v, i: _service(v, i, embeddings=False), progress
+        )
         progress("no-change restart")
         restarts = []
         for _ in range(3):
@@ -162,13 +178,20 @@ def run_bench(notes: int | None, vault_dir: Path | None, quick: bool, progress: 
         result["edit_to_searchable_ms"] = {"p50": pct(lat, 0.5) * 1000, "p95": pct(lat, 0.95) * 1000, "n": len(lat)}
         progress("full-text search")
         r5, mrr, fts_lat = recall(svc, queries)
-        result["fulltext"] = {"p50_ms": pct(fts_lat, 0.5) * 1000, "p95_ms": pct(fts_lat, 0.95) * 1000,
-                              "recall_at_5": r5, "mrr": mrr, "queries": len(queries)}
+        result["fulltext"] = {
+            "p50_ms": pct(fts_lat, 0.5) * 1000,
+            "p95_ms": pct(fts_lat, 0.95) * 1000,
+            "recall_at_5": r5,
+            "mrr": mrr,
+            "queries": len(queries),
+        }
         if not quick:  # before promote and gc below move notes away from the queries' paths
             result.update(_semantic(vault, work, queries, progress))
         from .update_bench import update_figures
 
-        result["update_detection"] = update_figures(work, not quick, lambda v, i, emb: _service(v, i, embeddings=emb), progress)
+        result["update_detection"] = update_figures(
+            work, not quick, lambda v, i, emb: _service(v, i, embeddings=emb), progress
+        )
         progress("brief (model off)")
         result["brief"] = brief_timing(svc, queries[0][0] if queries else "project")
         progress("sweep")
@@ -185,26 +208,45 @@ def run_bench(notes: int | None, vault_dir: Path | None, quick: bool, progress: 
         result["sweep"].update(hour_later_seconds=time.perf_counter() - t, hour_later_written=later["written"])
         progress("a quiet day: the default lifecycle every 5 simulated minutes for 24 h")
         result["quiet_day"] = quiet_day_figures(100 if quick else 300)
-        result["quiet_sweep"] = unchanged_sweep(notes or 10_000, work, now, lambda v, i, clock: _service(v, i, clock=clock, embeddings=False),
-                                                progress)
+        result["quiet_sweep"] = unchanged_sweep(
+            notes or 10_000, work, now, lambda v, i, clock: _service(v, i, clock=clock, embeddings=False), progress
+        )
         progress("promote and gc")
         result["promote"] = _moves(svc.promote_all(dry_run=True)["candidates"], svc.promote)
         result["gc"] = _moves(svc.gc(dry_run=True)["candidates"], lambda ref: svc.archive(ref, reason="bench gc"))
         svc.close()
         if notes is not None:
-            result["stm_sweep"] = stm_sweep(notes, work, now, lambda v, i, clock: _service(v, i, clock=clock, embeddings=False), progress,
-                                            rounds=3 if notes < 50_000 else 1)
+            result["stm_sweep"] = stm_sweep(
+                notes,
+                work,
+                now,
+                lambda v, i, clock: _service(v, i, clock=clock, embeddings=False),
+                progress,
+                rounds=3 if notes < 50_000 else 1,
+            )
         from .import_bench import import_figures
 
-        result["import"] = import_figures(work / "import", min(notes or 10_000, 10_000),
-                                          lambda v, i: _service(v, i, embeddings=False), progress, rounds=1 if quick else 3)
+        result["import"] = import_figures(
+            work / "import",
+            min(notes or 10_000, 10_000),
+            lambda v, i: _service(v, i, embeddings=False),
+            progress,
+            rounds=1 if quick else 3,
+        )
         result["cli_search"] = cli_timing(vault, work, progress, embeddings=not quick)
         from .mcp_bench import cold_start, mcp_timing
 
-        result["mcp"] = mcp_timing(vault, work, [q for q, _ in queries[:8]], progress, embeddings=not quick,
-                                   index=None if quick else work / "emb.sqlite3")
-        result["cold_start"] = cold_start(vault, work, index if quick else work / "emb.sqlite3", progress,
-                                          embeddings=not quick)
+        result["mcp"] = mcp_timing(
+            vault,
+            work,
+            [q for q, _ in queries[:8]],
+            progress,
+            embeddings=not quick,
+            index=None if quick else work / "emb.sqlite3",
+        )
+        result["cold_start"] = cold_start(
+            vault, work, index if quick else work / "emb.sqlite3", progress, embeddings=not quick
+        )
         progress("memory use")
         result["rss_mb"] = {"model_off": rss_of(vault, index, False)}
         if not quick:
@@ -232,7 +274,12 @@ def _moves(candidates: list[dict], move) -> dict:
     for c in sample:
         move(c["path"])
     took = time.perf_counter() - t
-    return {"candidates": len(candidates), "moved": len(sample), "seconds": took, "per_s": len(sample) / took if took else None}
+    return {
+        "candidates": len(candidates),
+        "moved": len(sample),
+        "seconds": took,
+        "per_s": len(sample) / took if took else None,
+    }
 
 
 def _semantic(vault: Path, work: Path, queries, progress) -> dict:
@@ -256,8 +303,12 @@ def _semantic(vault: Path, work: Path, queries, progress) -> dict:
     report = svc.embed()
     took = time.perf_counter() - t
     done: int = report.get("embedded", 0)
-    out["embedding"] = {"raw_per_s": raw, "backfill_per_s": done / took if took else None, "embedded": done,
-                        "ratio_to_raw": (done / took) / raw if took and raw else None}
+    out["embedding"] = {
+        "raw_per_s": raw,
+        "backfill_per_s": done / took if took else None,
+        "embedded": done,
+        "ratio_to_raw": (done / took) / raw if took and raw else None,
+    }
     progress("hybrid search")
     r5, mrr, lat = recall(svc, queries)
     out["hybrid"] = {"p50_ms": pct(lat, 0.5) * 1000, "p95_ms": pct(lat, 0.95) * 1000, "recall_at_5": r5, "mrr": mrr}
@@ -296,9 +347,15 @@ def cli_timing(vault: Path, work: Path, progress, runs: int = 5, embeddings: boo
     """Whole-process time of `mnemovault search`, without and with a running daemon, with the
     default settings (meaning search on) unless `embeddings` is off (`--quick`)."""
     exe = shutil.which("mnemovault") or str(Path(sys.executable).with_name("mnemovault"))
-    env = dict(os.environ, MNEMOVAULT_CONFIG_DIR=str(work / "config"), MNEMOVAULT_DATA_DIR=str(work / "data"),
-               MNEMOVAULT_LOG_DIR=str(work / "logs"), MNEMOVAULT_EMBEDDINGS=str(embeddings).lower(),
-               MNEMOVAULT_VAULT=str(vault), MNEMOVAULT_LIFECYCLE_INTERVAL_SECONDS="3600")
+    env = dict(
+        os.environ,
+        MNEMOVAULT_CONFIG_DIR=str(work / "config"),
+        MNEMOVAULT_DATA_DIR=str(work / "data"),
+        MNEMOVAULT_LOG_DIR=str(work / "logs"),
+        MNEMOVAULT_EMBEDDINGS=str(embeddings).lower(),
+        MNEMOVAULT_VAULT=str(vault),
+        MNEMOVAULT_LIFECYCLE_INTERVAL_SECONDS="3600",
+    )
     cmd = [exe, "search", "postgres deploys", "--json"]
 
     def once() -> float:

@@ -12,15 +12,26 @@ from conftest import ROOT
 
 def test_bench_quick_on_200_notes(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    out = subprocess.run([sys.executable, "-m", "bridge.cli", "bench", "--notes", "200", "--quick", "--json"],
-                         env=env, cwd=str(ROOT), capture_output=True, text=True, timeout=600)
+    out = subprocess.run(
+        [sys.executable, "-m", "bridge.cli", "bench", "--notes", "200", "--quick", "--json"],
+        env=env,
+        cwd=str(ROOT),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     r = json.loads(out.stdout)
     assert r["vault"]["notes"] == 200
     assert r["cold_index_s"] > 0 and r["floor_s"] > 0 and r["cold_ratio_to_floor"] > 0
     assert r["cold_index_no_trigram_s"] > 0  # the same cold index without the trigram table, for its cost
     # floor and cold index alternated in one process (steady on a shared machine), CPU beside wall
-    assert r["cold_rounds"] == 3 and r["floor_cpu_s"] > 0 and r["cold_index_cpu_s"] > 0 and r["cold_cpu_ratio_to_floor"] > 0
+    assert (
+        r["cold_rounds"] == 3
+        and r["floor_cpu_s"] > 0
+        and r["cold_index_cpu_s"] > 0
+        and r["cold_cpu_ratio_to_floor"] > 0
+    )
     c = r["code_heavy"]  # a vault of the same size where most notes hold code
     assert c["notes"] == 200 and c["with_code"] > 120 and c["floor_s"] > 0 and c["ratio"] > 0
     assert r["restart_s"] < r["cold_index_s"]
@@ -55,8 +66,14 @@ def test_bench_quick_on_200_notes(tmp_path):
 
     src = tmp_path / "bench.json"
     src.write_text(out.stdout, encoding="utf-8")
-    md = subprocess.run([sys.executable, "-m", "bridge.bench.markdown", str(src)],
-                        env=env, cwd=str(ROOT), capture_output=True, text=True, timeout=120)
+    md = subprocess.run(
+        [sys.executable, "-m", "bridge.bench.markdown", str(src)],
+        env=env,
+        cwd=str(ROOT),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert md.returncode == 0, md.stderr
     lines = md.stdout.splitlines()
     assert lines[0].startswith(f"Measured {r['measured'][:10]} (")
@@ -67,16 +84,17 @@ def test_bench_quick_on_200_notes(tmp_path):
     assert table["notes"] == ["200", ""]
     assert table["cold index (s)"] == [f"{r['cold_index_s']:.3f}", "< 3 s at 10k"]
     assert table["cold index / floor: wall clock, CPU"] == [
-        f"{r['cold_ratio_to_floor']:.2f}x, {r['cold_cpu_ratio_to_floor']:.2f}x", "<= 3x"]
+        f"{r['cold_ratio_to_floor']:.2f}x, {r['cold_cpu_ratio_to_floor']:.2f}x",
+        "<= 3x",
+    ]
     assert table["second sweep (s) / written"][0].endswith("/ 0")
 
 
 def test_bench_semantic_figures(tmp_path):
     # the model part of `bench` (left out by --quick above): backfill rate and hybrid recall
-    from vault_sync.dates import utc_now
-
     from bridge.bench.generate import generate
     from bridge.bench.measure import _semantic
+    from vault_sync.dates import utc_now
 
     gen = generate(tmp_path / "vault", 40, utc_now())
     out = _semantic(tmp_path / "vault", tmp_path, gen.queries[:5], lambda _msg: None)

@@ -101,15 +101,18 @@ def test_every_stored_value_equals_its_plain_definition(varied_vault, tmp_path):
         for rel, row in dump["notes"].items():
             note = parse_note(rel, (varied_vault / rel).read_bytes())
             links, tags, h1 = extract_outside_code(_full_parse_strip(note.body)) if note.text else ([], [], None)
-            expected_links = sorted((l.target, l.subpath, l.alias, l.kind, int(l.markdown))
-                                    for l in links + related_links(note))
+            expected_links = sorted(
+                (l.target, l.subpath, l.alias, l.kind, int(l.markdown)) for l in links + related_links(note)
+            )
             assert row["links"] == expected_links, rel
             assert row["title"] == (h1 or note.title), rel
             all_tags = list(dict.fromkeys([*note.fields.tags, *tags]))
             assert row["tags"] == sorted(all_tags), rel
             assert row["fts"] == (row["title"], note.body, " ".join(all_tags)), rel
             norm = " ".join(note.body.split()).casefold()
-            assert row["body_hash"] == hashlib.blake2b(norm.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest(), rel
+            assert (
+                row["body_hash"] == hashlib.blake2b(norm.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+            ), rel
             script = re.compile(trigram._CHAR.pattern)  # the plain search, without a shortcut
             if script.search(row["title"]) or script.search(note.body):
                 with_trigram += 1

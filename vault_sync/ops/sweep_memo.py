@@ -59,8 +59,17 @@ def forget(engine: Engine) -> None:
     engine.runtime.keep_quiet_sweep(None)
 
 
-def remember(engine: Engine, key: tuple[Any, ...], signature: tuple[int, int], now: datetime,
-             alone: list[tuple[Any, datetime]], scanned: int, held: int, invalid: list[dict[str, Any]], refresh_s: float) -> None:
+def remember(
+    engine: Engine,
+    key: tuple[Any, ...],
+    signature: tuple[int, int],
+    now: datetime,
+    alone: list[tuple[Any, datetime]],
+    scanned: int,
+    held: int,
+    invalid: list[dict[str, Any]],
+    refresh_s: float,
+) -> None:
     """After a pass that changed nothing: how long nothing is due, if at least 15 minutes.
     `signature`: the index's, taken before the pass read its rows; `alone`: (row, last use)
     of every note the pass left alone."""
@@ -68,7 +77,9 @@ def remember(engine: Engine, key: tuple[Any, ...], signature: tuple[int, int], n
     pending = alone
     until = None
     for ahead in HORIZONS:  # the few notes due before a long horizon are checked at the shorter ones
-        pending = [(row, last) for row, last in pending if not left_alone(params, row, last, now + ahead, prec, refresh_s)]
+        pending = [
+            (row, last) for row, last in pending if not left_alone(params, row, last, now + ahead, prec, refresh_s)
+        ]
         if not pending:
             until = now + ahead
             break
