@@ -30,7 +30,10 @@ except ImportError:  # the tests load the rewriter alone, without hatchling
 
 PACKAGE = "mnemovault"
 FOLDERS = ("bridge", "vault_sync")
-INIT = '"""mnemovault, a memory system inside an Obsidian vault. Installed: the engine .vault_sync, the front ends .bridge."""\n'
+INIT = (
+    '"""mnemovault, a memory system inside an Obsidian vault. Installed: the engine .vault_sync, the front ends '
+    '.bridge."""\n'
+)
 MAIN = '''"""`python -m mnemovault` and the `mnemovault` command."""
 
 from bridge.entry import main
@@ -53,8 +56,11 @@ def rewrite(source: str, packages: tuple[str, ...] = FOLDERS, prefix: str = PACK
         line = lines[lineno - 1]
         return starts[lineno - 1] + len(line.encode("utf-8")[:col_bytes].decode("utf-8"))
 
-    tokens = [(starts[t.start[0] - 1] + t.start[1], t.string) for t in tokenize.generate_tokens(io.StringIO(source, newline="").readline)
-              if t.type == tokenize.NAME]
+    tokens = [
+        (starts[t.start[0] - 1] + t.start[1], t.string)
+        for t in tokenize.generate_tokens(io.StringIO(source, newline="").readline)
+        if t.type == tokenize.NAME
+    ]
     at_offset = {at: i for i, (at, _) in enumerate(tokens)}
     ours = set(packages)
     edits: list[tuple[int, int, str]] = []
@@ -81,7 +87,9 @@ def rewrite(source: str, packages: tuple[str, ...] = FOLDERS, prefix: str = PACK
                     parts.append(f"import {prefix}.{alias.name}; from {prefix} import {top}")
                 else:
                     parts.append(f"from {prefix} import {top}")
-            edits.append((offset(node.lineno, node.col_offset), offset(node.end_lineno, node.end_col_offset), "; ".join(parts)))
+            edits.append(
+                (offset(node.lineno, node.col_offset), offset(node.end_lineno, node.end_col_offset), "; ".join(parts))
+            )
     out = source
     for begin, end, text in sorted(edits, reverse=True):
         out = out[:begin] + text + out[end:]

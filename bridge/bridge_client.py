@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
-import http.client
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +17,6 @@ from .local_http import local_connection
 def _error_class(code: object) -> type[e.MnemovaultError]:
     # the HTTP layer's own refusal of an oversized request is invalid input to the engine
     return e.InvalidInput if code == "too_large" else e.error_class(code)
-
 
 
 class DaemonClient:

@@ -19,10 +19,21 @@ app.add_typer(plugin_app, name="plugin")
 
 
 @app.command()
-def daemon(vault: Optional[Path] = VaultOpt, port: Optional[int] = typer.Option(None, "--port", min=1, max=65535, help="Bridge port 1-65535 (default: a free one)."),
-           verbose: bool = typer.Option(False, "--verbose", help="Log at debug level (the log file the daemon names at start)."),
-           idle_exit: float = typer.Option(0.0, "--idle-exit", min=0, help="Stop after this many seconds with no client (0: never)."),
-           info: bool = typer.Option(False, "--info", help="Print the running daemon's MCP URL, port, token and bridge file as JSON, then exit.")):
+def daemon(
+    vault: Optional[Path] = VaultOpt,
+    port: Optional[int] = typer.Option(
+        None, "--port", min=1, max=65535, help="Bridge port 1-65535 (default: a free one)."
+    ),
+    verbose: bool = typer.Option(
+        False, "--verbose", help="Log at debug level (the log file the daemon names at start)."
+    ),
+    idle_exit: float = typer.Option(
+        0.0, "--idle-exit", min=0, help="Stop after this many seconds with no client (0: never)."
+    ),
+    info: bool = typer.Option(
+        False, "--info", help="Print the running daemon's MCP URL, port, token and bridge file as JSON, then exit."
+    ),
+):
     """Watch the vault, keep scores current, serve the plugin bridge and MCP over HTTP."""
     if info:
         run(lambda: _daemon_info(vault))
@@ -47,13 +58,28 @@ def _daemon_info(vault: Optional[Path]) -> None:
     if found is None:
         raise NotFound(f"no mnemovault daemon serves {root} (start one: mnemovault daemon --vault {root})")
     port = found["port"]
-    print(json.dumps({"mcp_url": f"http://127.0.0.1:{port}/mcp", "port": port, "token": found["token"],
-                      "pid": found["pid"], "vault": found.get("vault"), "bridge_file": str(bridge_file(root))}, indent=2))
+    print(
+        json.dumps(
+            {
+                "mcp_url": f"http://127.0.0.1:{port}/mcp",
+                "port": port,
+                "token": found["token"],
+                "pid": found["pid"],
+                "vault": found.get("vault"),
+                "bridge_file": str(bridge_file(root)),
+            },
+            indent=2,
+        )
+    )
 
 
 @app.command()
-def mcp(vault: Optional[Path] = VaultOpt,
-        in_process: bool = typer.Option(False, "--in-process", help="Open the engine in this process instead of relaying to the daemon.")):
+def mcp(
+    vault: Optional[Path] = VaultOpt,
+    in_process: bool = typer.Option(
+        False, "--in-process", help="Open the engine in this process instead of relaying to the daemon."
+    ),
+):
     """Serve MCP over stdio (for Claude Desktop, Claude Code and other MCP clients): a light
     relay to the vault's daemon, which it starts in the background if none runs."""
     from .mcp_target import proxy_vault
@@ -116,8 +142,11 @@ def _service_file(vault: Optional[Path], system: Optional[str]):
 
 
 @service_app.command("install")
-def service_install(vault: Optional[Path] = VaultOpt, dry_run: bool = typer.Option(False, "--dry-run", help="Print the file only."),
-                    system: Optional[str] = typer.Option(None, "--platform", help="linux | macos | windows (default: this one)")):
+def service_install(
+    vault: Optional[Path] = VaultOpt,
+    dry_run: bool = typer.Option(False, "--dry-run", help="Print the file only."),
+    system: Optional[str] = typer.Option(None, "--platform", help="linux | macos | windows (default: this one)"),
+):
     """Write and enable the login service for this vault."""
     from .login_service import install
 
@@ -133,7 +162,10 @@ def service_install(vault: Optional[Path] = VaultOpt, dry_run: bool = typer.Opti
 
 
 @service_app.command("uninstall")
-def service_uninstall(vault: Optional[Path] = VaultOpt, system: Optional[str] = typer.Option(None, "--platform", help="linux | macos | windows (default: this one)")):
+def service_uninstall(
+    vault: Optional[Path] = VaultOpt,
+    system: Optional[str] = typer.Option(None, "--platform", help="linux | macos | windows (default: this one)"),
+):
     """Disable and remove the login service."""
     from .login_service import uninstall
 
@@ -141,7 +173,10 @@ def service_uninstall(vault: Optional[Path] = VaultOpt, system: Optional[str] = 
 
 
 @service_app.command("status")
-def service_status(vault: Optional[Path] = VaultOpt, system: Optional[str] = typer.Option(None, "--platform", help="linux | macos | windows (default: this one)")):
+def service_status(
+    vault: Optional[Path] = VaultOpt,
+    system: Optional[str] = typer.Option(None, "--platform", help="linux | macos | windows (default: this one)"),
+):
     """Is the login service installed and running?"""
     from .login_service import status
 
@@ -153,16 +188,28 @@ def plugin_install(vault: Optional[Path] = VaultOpt):
     """Build the plugin if needed and copy it into the vault's .obsidian/plugins/."""
     from .plugin_install import install_plugin
 
-    run(lambda: output.console.print(f"installed into {install_plugin(vault)}; enable it in Obsidian's community plugins"))
+    run(
+        lambda: output.console.print(
+            f"installed into {install_plugin(vault)}; enable it in Obsidian's community plugins"
+        )
+    )
 
 
 @app.command()
-def bench(notes: int = typer.Option(10000, "--notes", help="Generate a vault of this many notes."),
-          vault: Optional[Path] = typer.Option(None, "--vault", help="Measure a temporary copy of this vault instead."),
-          quick: bool = typer.Option(False, "--quick", help="Skip embeddings (the model)."),
-          as_json: bool = typer.Option(False, "--json", help="Print the results as JSON (python -m bridge.bench.markdown renders it)."),
-          locomo: Optional[Path] = typer.Option(None, "--locomo", help="Measure recall on LoCoMo conversations (*.json) in this folder instead."),
-          cache: Optional[Path] = typer.Option(None, "--cache", help="Where --locomo keeps turn vectors between runs (default ~/.cache/mnemovault/locomo).")):
+def bench(
+    notes: int = typer.Option(10000, "--notes", help="Generate a vault of this many notes."),
+    vault: Optional[Path] = typer.Option(None, "--vault", help="Measure a temporary copy of this vault instead."),
+    quick: bool = typer.Option(False, "--quick", help="Skip embeddings (the model)."),
+    as_json: bool = typer.Option(
+        False, "--json", help="Print the results as JSON (python -m bridge.bench.markdown renders it)."
+    ),
+    locomo: Optional[Path] = typer.Option(
+        None, "--locomo", help="Measure recall on LoCoMo conversations (*.json) in this folder instead."
+    ),
+    cache: Optional[Path] = typer.Option(
+        None, "--cache", help="Where --locomo keeps turn vectors between runs (default ~/.cache/mnemovault/locomo)."
+    ),
+):
     """Measure indexing, live sync, search, sweep and memory on a generated vault (or a copy of yours)."""
     import json as _json
     import sys as _sys
@@ -174,11 +221,13 @@ def bench(notes: int = typer.Option(10000, "--notes", help="Generate a vault of 
         print(f"bench: {msg}", file=_sys.stderr, flush=True)
 
     if locomo is not None:
-        from .bench.locomo import DEFAULT_CACHE, render as render_locomo, run_locomo
+        from .bench.locomo import DEFAULT_CACHE, run_locomo
+        from .bench.locomo import render as render_locomo
 
         def go_locomo():
-            result = run_locomo(locomo, embeddings=not quick, cache_dir=cache or DEFAULT_CACHE, progress=progress,
-                                batch_turns=600)
+            result = run_locomo(
+                locomo, embeddings=not quick, cache_dir=cache or DEFAULT_CACHE, progress=progress, batch_turns=600
+            )
             typer.echo(_json.dumps(result, indent=2, default=str)) if as_json else render_locomo(result, typer.echo)
 
         return run(go_locomo)

@@ -14,7 +14,12 @@ from vault_sync.errors import MnemovaultError
 
 from .errors import exit_code
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, help="mnemovault: memories that live in your Obsidian vault.")
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    help="mnemovault: memories that live in your Obsidian vault.",
+)
 
 VaultOpt = typer.Option(None, "--vault", "-v", help="The vault folder (else MNEMOVAULT_VAULT or the config).")
 JsonOpt = typer.Option(False, "--json", help="Print JSON instead of text.")
@@ -29,7 +34,11 @@ def _print_version(value: bool) -> None:
 
 
 @app.callback()
-def _options(show_version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True, help="Print the version and exit.")):
+def _options(
+    show_version: bool = typer.Option(
+        False, "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+    ),
+):
     pass
 
 

@@ -12,7 +12,11 @@ from .cli_app import JsonOpt, VaultOpt, app, emit, run
 
 
 @app.command()
-def sync(vault: Optional[Path] = VaultOpt, rebuild: bool = typer.Option(False, "--rebuild", help="Rebuild the index from scratch."), as_json: bool = JsonOpt):
+def sync(
+    vault: Optional[Path] = VaultOpt,
+    rebuild: bool = typer.Option(False, "--rebuild", help="Rebuild the index from scratch."),
+    as_json: bool = JsonOpt,
+):
     """Bring the index up to date with the vault."""
 
     def go():
@@ -30,7 +34,9 @@ def sync(vault: Optional[Path] = VaultOpt, rebuild: bool = typer.Option(False, "
 def sweep(
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
-    full: bool = typer.Option(False, "--full", help="Refresh every written score that moved now, not once per score_refresh_hours."),
+    full: bool = typer.Option(
+        False, "--full", help="Refresh every written score that moved now, not once per score_refresh_hours."
+    ),
 ):
     """Recompute decay scores in STM; write back what is due (used, new state, or older than score_refresh_hours)."""
     from .operations import call
@@ -51,7 +57,9 @@ def status(vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
 @app.command()
 def links(
     vault: Optional[Path] = VaultOpt,
-    dangling: bool = typer.Option(False, "--dangling", help="List the links that resolve to nothing (the only listing for now)."),
+    dangling: bool = typer.Option(
+        False, "--dangling", help="List the links that resolve to nothing (the only listing for now)."
+    ),
     limit: int = typer.Option(100, "--limit", min=1, max=1000, help="Links per page."),
     offset: int = typer.Option(0, "--offset", min=0, help="Skip this many links (the page's start)."),
     as_json: bool = JsonOpt,

@@ -13,7 +13,8 @@ from vault_sync.limits import MAX_LIMIT
 
 from . import output
 from .cli_app import JsonOpt, VaultOpt, app, emit, run
-from .operations import call, search as search_op
+from .operations import call
+from .operations import search as search_op
 
 TagsOpt = typer.Option(None, "--tags", "-t", help="Comma-separated tags (nested with /).")
 
@@ -46,7 +47,9 @@ def save(
     tags: Optional[str] = TagsOpt,
     title: Optional[str] = typer.Option(None, "--title", help="Title (and file name); else the first words."),
     strength: float = typer.Option(1.0, "--strength", help="0.0-2.0"),
-    supersedes: Optional[List[str]] = typer.Option(None, "--supersedes", help="A memory (id or path) this one replaces; repeatable."),
+    supersedes: Optional[List[str]] = typer.Option(
+        None, "--supersedes", help="A memory (id or path) this one replaces; repeatable."
+    ),
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
 ):
@@ -67,22 +70,38 @@ def save(
             output.console.print(f"  may supersede {n['path']} ({n['similarity']:.2f})")
 
     extra = {"supersedes": supersedes} if supersedes else {}
-    run(lambda: emit(call(vault, "save", text=text, tags=_tags(tags), title=title, strength=strength, **extra), as_json, render))
+    run(
+        lambda: emit(
+            call(vault, "save", text=text, tags=_tags(tags), title=title, strength=strength, **extra), as_json, render
+        )
+    )
 
 
 @app.command()
-def brief(topic: Optional[str] = typer.Argument(None, help="What the conversation is about (optional)."),
-          max_tokens: int = typer.Option(800, "--max-tokens", help="Budget, 4 characters a token (40-100000)."),
-          vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
+def brief(
+    topic: Optional[str] = typer.Argument(None, help="What the conversation is about (optional)."),
+    max_tokens: int = typer.Option(800, "--max-tokens", help="Budget, 4 characters a token (40-100000)."),
+    vault: Optional[Path] = VaultOpt,
+    as_json: bool = JsonOpt,
+):
     """What an assistant should know: current memories on the topic and the strongest, within a budget."""
     extra = {"topic": topic} if topic is not None else {}
-    run(lambda: emit(call(vault, "brief", max_tokens=max_tokens, **extra), as_json, lambda r: output.console.print(r["text"], markup=False)))
+    run(
+        lambda: emit(
+            call(vault, "brief", max_tokens=max_tokens, **extra),
+            as_json,
+            lambda r: output.console.print(r["text"], markup=False),
+        )
+    )
 
 
 @app.command()
-def supersede(old: str = typer.Argument(..., help="The memory that no longer holds (id or path)."),
-              by: str = typer.Option(..., "--by", help="The memory that replaces it (id or path)."),
-              vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
+def supersede(
+    old: str = typer.Argument(..., help="The memory that no longer holds (id or path)."),
+    by: str = typer.Option(..., "--by", help="The memory that replaces it (id or path)."),
+    vault: Optional[Path] = VaultOpt,
+    as_json: bool = JsonOpt,
+):
     """Mark a memory as superseded by a newer one (links both ways; GC archives the old one)."""
 
     def render(r: dict) -> None:
@@ -92,20 +111,29 @@ def supersede(old: str = typer.Argument(..., help="The memory that no longer hol
 
 
 @app.command()
-def touch(ref: str = typer.Argument(..., help="Memory id or path."), boost: bool = typer.Option(False, "--boost", help="Also strength +0.1."),
-          vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
+def touch(
+    ref: str = typer.Argument(..., help="Memory id or path."),
+    boost: bool = typer.Option(False, "--boost", help="Also strength +0.1."),
+    vault: Optional[Path] = VaultOpt,
+    as_json: bool = JsonOpt,
+):
     """Reinforce a memory: last_used = now, use_count + 1."""
 
     def render(r: dict) -> None:
-        output.console.print(f"{r['note']['path']}: score {r['old_score']:.3f} -> {r['new_score']:.3f} (uses {r['note']['use_count']})")
+        output.console.print(
+            f"{r['note']['path']}: score {r['old_score']:.3f} -> {r['new_score']:.3f} (uses {r['note']['use_count']})"
+        )
 
     run(lambda: emit(call(vault, "touch", ref=ref, boost=boost), as_json, render))
 
 
 @app.command()
-def observe(refs: List[str] = typer.Argument(..., help="Memory ids or paths used together."),
-            context_tags: Optional[str] = typer.Option(None, "--context-tags", help="Tags of the context of use."),
-            vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
+def observe(
+    refs: List[str] = typer.Argument(..., help="Memory ids or paths used together."),
+    context_tags: Optional[str] = typer.Option(None, "--context-tags", help="Tags of the context of use."),
+    vault: Optional[Path] = VaultOpt,
+    as_json: bool = JsonOpt,
+):
     """Record that memories were used in a context; cross-domain use strengthens them."""
 
     def render(r: dict) -> None:
@@ -119,15 +147,19 @@ def observe(refs: List[str] = typer.Argument(..., help="Memory ids or paths used
 
 
 @app.command()
-def thread(ref: str = typer.Argument(..., help="A memory said in a conversation: id or path."),
-           before: int = typer.Option(5, "--before", "-b", help="Turns said before it (0-50)."),
-           after: int = typer.Option(5, "--after", "-a", help="Turns said after it (0-50)."),
-           vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
+def thread(
+    ref: str = typer.Argument(..., help="A memory said in a conversation: id or path."),
+    before: int = typer.Option(5, "--before", "-b", help="Turns said before it (0-50)."),
+    after: int = typer.Option(5, "--after", "-a", help="Turns said after it (0-50)."),
+    vault: Optional[Path] = VaultOpt,
+    as_json: bool = JsonOpt,
+):
     """The memories said around one memory in its conversation, in the order they were said."""
 
     def render(r: dict) -> None:
-        output.console.print(f"conversation {r['conversation']}" + (f" ({r['earlier']} earlier)" if r["earlier"] else ""),
-                             markup=False)
+        output.console.print(
+            f"conversation {r['conversation']}" + (f" ({r['earlier']} earlier)" if r["earlier"] else ""), markup=False
+        )
         for t in r["turns"]:
             mark = ">" if t["this"] else " "
             output.console.print(f"{mark} {t['said_at'] or '-'}  {t['text']}  [{t['path']}]", markup=False)
@@ -138,42 +170,74 @@ def thread(ref: str = typer.Argument(..., help="A memory said in a conversation:
 
 
 @app.command()
-def review(ref: Optional[str] = typer.Argument(None, help="With --grade: the memory reviewed (id or path)."),
-           grade: Optional[str] = typer.Option(None, "--grade", help="remember (keep it alive, never past the promote threshold) or fade."),
-           limit: int = typer.Option(20, "--limit", "-n", help="Memories in the queue to list (1-200)."),
-           vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
+def review(
+    ref: Optional[str] = typer.Argument(None, help="With --grade: the memory reviewed (id or path)."),
+    grade: Optional[str] = typer.Option(
+        None, "--grade", help="remember (keep it alive, never past the promote threshold) or fade."
+    ),
+    limit: int = typer.Option(20, "--limit", "-n", help="Memories in the queue to list (1-200)."),
+    vault: Optional[Path] = VaultOpt,
+    as_json: bool = JsonOpt,
+):
     """Memories in the danger zone, highest review priority first; with REF --grade, review one."""
 
     def go():
         if (ref is None) != (grade is None):
             raise InvalidInput("give a memory and --grade together (remember or fade), or neither to list the queue")
         if ref is not None:
-            emit(call(vault, "review_memory", ref=ref, grade=grade), as_json, lambda r: output.console.print(
-                f"{r['grade']}: {r['note']['path']} score {r['old_score']:.3f} -> {r['new_score']:.3f}"))
+            emit(
+                call(vault, "review_memory", ref=ref, grade=grade),
+                as_json,
+                lambda r: output.console.print(
+                    f"{r['grade']}: {r['note']['path']} score {r['old_score']:.3f} -> {r['new_score']:.3f}"
+                ),
+            )
             return
-        emit(call(vault, "review", limit=limit), as_json, lambda items: output.table(
-            items, [("title", "title"), ("score", "score"), ("review_priority", "priority"), ("path", "path")], "review queue"))
+        emit(
+            call(vault, "review", limit=limit),
+            as_json,
+            lambda items: output.table(
+                items,
+                [("title", "title"), ("score", "score"), ("review_priority", "priority"), ("path", "path")],
+                "review queue",
+            ),
+        )
 
     run(go)
 
 
 @app.command()
-def recent(since: Optional[str] = typer.Option(None, "--since", help="Created at or after: ISO date or duration (7d)."),
-           limit: int = typer.Option(20, "--limit", "-n", help="1-200"), offset: int = typer.Option(0, "--offset", min=0, help="Skip this many memories (the page's start)."),
-           scope: str = typer.Option("memories", "--scope", help="memories | stm | ltm | archive | all"),
-           vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
+def recent(
+    since: Optional[str] = typer.Option(None, "--since", help="Created at or after: ISO date or duration (7d)."),
+    limit: int = typer.Option(20, "--limit", "-n", help="1-200"),
+    offset: int = typer.Option(0, "--offset", min=0, help="Skip this many memories (the page's start)."),
+    scope: str = typer.Option("memories", "--scope", help="memories | stm | ltm | archive | all"),
+    vault: Optional[Path] = VaultOpt,
+    as_json: bool = JsonOpt,
+):
     """Memories newest first, without a query (one page; --offset for the next)."""
-    run(lambda: emit(call(vault, "recent", limit=limit, offset=offset, since=since, scope=scope), as_json,
-                     lambda page: output.table(page["items"], [("created", "created"), ("title", "title"), ("path", "path")],
-                                               f"{page['total']} memories, from {page['offset']}")))
+    run(
+        lambda: emit(
+            call(vault, "recent", limit=limit, offset=offset, since=since, scope=scope),
+            as_json,
+            lambda page: output.table(
+                page["items"],
+                [("created", "created"), ("title", "title"), ("path", "path")],
+                f"{page['total']} memories, from {page['offset']}",
+            ),
+        )
+    )
 
 
 @app.command()
-def promote(ref: Optional[str] = typer.Argument(None, help="Memory id or path; omit with --auto."),
-            auto: bool = typer.Option(False, "--auto", help="Every candidate."),
-            apply: bool = typer.Option(False, "--apply", help="Move the notes (without it: a preview, as on every front end)."),
-            dry_run: bool = typer.Option(False, "--dry-run", help="Preview only (the default; kept for old scripts)."),
-            vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
+def promote(
+    ref: Optional[str] = typer.Argument(None, help="Memory id or path; omit with --auto."),
+    auto: bool = typer.Option(False, "--auto", help="Every candidate."),
+    apply: bool = typer.Option(False, "--apply", help="Move the notes (without it: a preview, as on every front end)."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Preview only (the default; kept for old scripts)."),
+    vault: Optional[Path] = VaultOpt,
+    as_json: bool = JsonOpt,
+):
     """Preview moving memories to LTM with backlinks; --apply moves them (links elsewhere follow)."""
 
     def go():
@@ -184,17 +248,28 @@ def promote(ref: Optional[str] = typer.Argument(None, help="Memory id or path; o
         if ref and auto:
             raise InvalidInput("give a memory id or path, or --auto, not both")
         preview = not apply
-        emit(call(vault, "promote", ref=ref, dry_run=preview) if ref else call(vault, "promote_all", dry_run=preview), as_json, lambda r: _moves(r, "promoted"))
+        emit(
+            call(vault, "promote", ref=ref, dry_run=preview) if ref else call(vault, "promote_all", dry_run=preview),
+            as_json,
+            lambda r: _moves(r, "promoted"),
+        )
 
     run(go)
 
 
 @app.command()
-def gc(apply: bool = typer.Option(False, "--apply", help="Archive the candidates (without it: a preview, as on every front end)."),
-       dry_run: bool = typer.Option(False, "--dry-run", help="Preview only (the default; kept for old scripts)."),
-       delete: bool = typer.Option(False, "--delete", help="With --apply: move to Obsidian's .trash instead of Archive."),
-       limit: Optional[int] = typer.Option(None, "--limit", "-n", help=f"With --apply: archive at most this many (1-{MAX_LIMIT}), lowest score first."),
-       vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
+def gc(
+    apply: bool = typer.Option(
+        False, "--apply", help="Archive the candidates (without it: a preview, as on every front end)."
+    ),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Preview only (the default; kept for old scripts)."),
+    delete: bool = typer.Option(False, "--delete", help="With --apply: move to Obsidian's .trash instead of Archive."),
+    limit: Optional[int] = typer.Option(
+        None, "--limit", "-n", help=f"With --apply: archive at most this many (1-{MAX_LIMIT}), lowest score first."
+    ),
+    vault: Optional[Path] = VaultOpt,
+    as_json: bool = JsonOpt,
+):
     """Preview memories below the forget threshold; --apply archives them (pinned ones are immune)."""
 
     def go():
@@ -206,50 +281,105 @@ def gc(apply: bool = typer.Option(False, "--apply", help="Archive the candidates
 
 
 @app.command()
-def archive(ref: str = typer.Argument(..., help="The memory: id or path."), vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
+def archive(
+    ref: str = typer.Argument(..., help="The memory: id or path."),
+    vault: Optional[Path] = VaultOpt,
+    as_json: bool = JsonOpt,
+):
     """Archive one memory now."""
-    run(lambda: emit(call(vault, "archive", ref=ref), as_json, lambda m: output.console.print(f"archived: {m['from']} -> {m['to']}")))
+    run(
+        lambda: emit(
+            call(vault, "archive", ref=ref),
+            as_json,
+            lambda m: output.console.print(f"archived: {m['from']} -> {m['to']}"),
+        )
+    )
 
 
 @app.command()
-def restore(ref: str = typer.Argument(..., help="The archived memory: id or path."), vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
+def restore(
+    ref: str = typer.Argument(..., help="The archived memory: id or path."),
+    vault: Optional[Path] = VaultOpt,
+    as_json: bool = JsonOpt,
+):
     """Bring an archived memory back to STM."""
-    run(lambda: emit(call(vault, "restore", ref=ref), as_json, lambda m: output.console.print(f"restored: {m['from']} -> {m['to']}")))
+    run(
+        lambda: emit(
+            call(vault, "restore", ref=ref),
+            as_json,
+            lambda m: output.console.print(f"restored: {m['from']} -> {m['to']}"),
+        )
+    )
 
 
 @app.command()
-def relate(a: str = typer.Argument(..., help="One memory or note: id or path."),
-           b: str = typer.Argument(..., help="The other one."),
-           rel_type: str = typer.Option("related", "--type", help="The frontmatter key in A that holds the link (lower-case letters, digits, _)."),
-           vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
+def relate(
+    a: str = typer.Argument(..., help="One memory or note: id or path."),
+    b: str = typer.Argument(..., help="The other one."),
+    rel_type: str = typer.Option(
+        "related", "--type", help="The frontmatter key in A that holds the link (lower-case letters, digits, _)."
+    ),
+    vault: Optional[Path] = VaultOpt,
+    as_json: bool = JsonOpt,
+):
     """Link memory A to B in A's frontmatter."""
-    run(lambda: emit(call(vault, "relate", a=a, b=b, rel_type=rel_type), as_json,
-                     lambda r: output.console.print(f"{r['from']} -[{r['type']}]-> {r['to']}" + ("" if r["added"] else " (already there)"))))
+    run(
+        lambda: emit(
+            call(vault, "relate", a=a, b=b, rel_type=rel_type),
+            as_json,
+            lambda r: output.console.print(
+                f"{r['from']} -[{r['type']}]-> {r['to']}" + ("" if r["added"] else " (already there)")
+            ),
+        )
+    )
 
 
 @app.command()
 def graph(vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
     """The graph of memories and their links."""
-    run(lambda: emit(call(vault, "graph"), as_json,
-                     lambda g: output.console.print(f"{len(g['nodes'])} nodes, {len(g['edges'])} edges (use --json for the graph)")))
+    run(
+        lambda: emit(
+            call(vault, "graph"),
+            as_json,
+            lambda g: output.console.print(
+                f"{len(g['nodes'])} nodes, {len(g['edges'])} edges (use --json for the graph)"
+            ),
+        )
+    )
 
 
 @app.command()
-def search(query: str = typer.Argument(..., help="What to look for, in your own words."), limit: int = typer.Option(10, "--limit", "-n", help="1-200"),
-           scope: str = typer.Option("all", "--scope", help="all | stm | ltm | memories | notes | archive"),
-           tags: Optional[str] = TagsOpt,
-           since: Optional[str] = typer.Option(None, "--since", help="Created at or after: ISO date or duration (7d)."),
-           until: Optional[str] = typer.Option(None, "--until", help="Created at or before: ISO date or duration."),
-           used_since: Optional[str] = typer.Option(None, "--used-since", help="Last used at or after: ISO date or duration."),
-           include_superseded: bool = typer.Option(False, "--include-superseded", help="Also show memories a newer one replaced."),
-           include_archived: Optional[bool] = typer.Option(
-               None, "--include-archived/--no-include-archived",
-               help="Also show archived memories (default: only with --since, --until or --used-since)."),
-           vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
+def search(
+    query: str = typer.Argument(..., help="What to look for, in your own words."),
+    limit: int = typer.Option(10, "--limit", "-n", help="1-200"),
+    scope: str = typer.Option("all", "--scope", help="all | stm | ltm | memories | notes | archive"),
+    tags: Optional[str] = TagsOpt,
+    since: Optional[str] = typer.Option(None, "--since", help="Created at or after: ISO date or duration (7d)."),
+    until: Optional[str] = typer.Option(None, "--until", help="Created at or before: ISO date or duration."),
+    used_since: Optional[str] = typer.Option(None, "--used-since", help="Last used at or after: ISO date or duration."),
+    include_superseded: bool = typer.Option(
+        False, "--include-superseded", help="Also show memories a newer one replaced."
+    ),
+    include_archived: Optional[bool] = typer.Option(
+        None,
+        "--include-archived/--no-include-archived",
+        help="Also show archived memories (default: only with --since, --until or --used-since).",
+    ),
+    vault: Optional[Path] = VaultOpt,
+    as_json: bool = JsonOpt,
+):
     """Search memories and notes: full text, plus meaning through a running daemon (without one,
     full text only, with a notice: loading the model for one query takes seconds)."""
-    extra: dict[str, object] = {k: v for k, v in (("since", since), ("until", until), ("used_since", used_since),
-                                                  ("include_archived", include_archived)) if v is not None}
+    extra: dict[str, object] = {
+        k: v
+        for k, v in (
+            ("since", since),
+            ("until", until),
+            ("used_since", used_since),
+            ("include_archived", include_archived),
+        )
+        if v is not None
+    }
     if include_superseded:
         extra["include_superseded"] = True
 
@@ -263,7 +393,11 @@ def search(query: str = typer.Argument(..., help="What to look for, in your own 
 
 
 @app.command()
-def embed(status_only: bool = typer.Option(False, "--status", help="Show coverage only."), vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
+def embed(
+    status_only: bool = typer.Option(False, "--status", help="Show coverage only."),
+    vault: Optional[Path] = VaultOpt,
+    as_json: bool = JsonOpt,
+):
     """Compute missing embeddings (with progress), or show coverage."""
     from .context import open_service
 
@@ -272,14 +406,23 @@ def embed(status_only: bool = typer.Option(False, "--status", help="Show coverag
             if not status_only:
                 with output.progress("embedding", enabled=not as_json) as bar:
                     svc.embed(progress=bar)
-            emit(svc.embedding_status(), as_json, lambda s: output.console.print(f"embeddings: {s['done']}/{s['total']} ({s['model']})"))
+            emit(
+                svc.embedding_status(),
+                as_json,
+                lambda s: output.console.print(f"embeddings: {s['done']}/{s['total']} ({s['model']})"),
+            )
 
     run(go)
 
 
 @app.command()
-def cluster(threshold: float = typer.Option(0.83, "--threshold", help="Cosine similarity two memories need to share a cluster (0-1)."),
-            vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
+def cluster(
+    threshold: float = typer.Option(
+        0.83, "--threshold", help="Cosine similarity two memories need to share a cluster (0-1)."
+    ),
+    vault: Optional[Path] = VaultOpt,
+    as_json: bool = JsonOpt,
+):
     """Groups of similar short-term memories, with a suggested action."""
 
     def render(clusters: list) -> None:
@@ -292,28 +435,49 @@ def cluster(threshold: float = typer.Option(0.83, "--threshold", help="Cosine si
 
 
 @app.command()
-def consolidate(ids: List[str] = typer.Argument(..., help="Memory ids or paths (or one cluster id)."),
-                apply: bool = typer.Option(False, "--apply", help="Write the merged note and archive the originals."),
-                vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
+def consolidate(
+    ids: List[str] = typer.Argument(..., help="Memory ids or paths (or one cluster id)."),
+    apply: bool = typer.Option(False, "--apply", help="Write the merged note and archive the originals."),
+    vault: Optional[Path] = VaultOpt,
+    as_json: bool = JsonOpt,
+):
     """Merge similar memories into one note (preview unless --apply)."""
-    run(lambda: emit(call(vault, "consolidate", ids=ids, apply=apply), as_json, lambda r: output.console.print_json(data=r)))
+    run(
+        lambda: emit(
+            call(vault, "consolidate", ids=ids, apply=apply), as_json, lambda r: output.console.print_json(data=r)
+        )
+    )
 
 
-conflicts_app = typer.Typer(help="Sync-conflict copies (Syncthing, Dropbox, OneDrive, iCloud, Obsidian Sync...).", no_args_is_help=True)
+conflicts_app = typer.Typer(
+    help="Sync-conflict copies (Syncthing, Dropbox, OneDrive, iCloud, Obsidian Sync...).", no_args_is_help=True
+)
 app.add_typer(conflicts_app, name="conflicts")
 
 
 @conflicts_app.command("list")
 def conflicts_list(vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
     """Conflict copies found in the vault (never indexed as memories)."""
-    run(lambda: emit(call(vault, "conflicts"), as_json, lambda items: output.table(
-        items, [("path", "copy"), ("original", "original")], "conflict copies") if items else output.console.print("no conflict copies")))
+    run(
+        lambda: emit(
+            call(vault, "conflicts"),
+            as_json,
+            lambda items: (
+                output.table(items, [("path", "copy"), ("original", "original")], "conflict copies")
+                if items
+                else output.console.print("no conflict copies")
+            ),
+        )
+    )
 
 
 @conflicts_app.command("resolve")
-def conflicts_resolve(path: Optional[str] = typer.Argument(None, help="The conflict copy's path; omit with --all."),
-                      all_: bool = typer.Option(False, "--all", help="Resolve every memory's conflict copy."),
-                      vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
+def conflicts_resolve(
+    path: Optional[str] = typer.Argument(None, help="The conflict copy's path; omit with --all."),
+    all_: bool = typer.Option(False, "--all", help="Resolve every memory's conflict copy."),
+    vault: Optional[Path] = VaultOpt,
+    as_json: bool = JsonOpt,
+):
     """Merge a memory's conflict copy into the original (counters by max, text kept from both)."""
 
     def go():
@@ -326,6 +490,15 @@ def conflicts_resolve(path: Optional[str] = typer.Argument(None, help="The confl
                 results.append(call(vault, "resolve_conflict", path=p))
             except InvalidInput as exc:
                 results.append({"conflict": p, "action": "skipped", "reason": str(exc)})
-        emit(results, as_json, lambda rs: [output.console.print(f"{r['conflict']}: {r['action']}" + (f" ({r['reason']})" if r.get("reason") else "")) for r in rs])
+        emit(
+            results,
+            as_json,
+            lambda rs: [
+                output.console.print(
+                    f"{r['conflict']}: {r['action']}" + (f" ({r['reason']})" if r.get("reason") else "")
+                )
+                for r in rs
+            ],
+        )
 
     run(go)

@@ -17,8 +17,10 @@ FORMATS = "jsonl, cortexgraph, mem0, basic-memory, markdown, chat"
 
 def render_import(r: dict) -> None:
     verb = "would be " if r["dry_run"] else ""
-    output.console.print(f"{r['source']}: {r['created']} {verb}created, {r['reinforced']} {verb}reinforced, "
-                         f"{r['skipped']} already imported, {r['refused']} refused")
+    output.console.print(
+        f"{r['source']}: {r['created']} {verb}created, {r['reinforced']} {verb}reinforced, "
+        f"{r['skipped']} already imported, {r['refused']} refused"
+    )
     for c in r["would_create"]:
         output.console.print(f"  create {c['where']}: {c['title']}")
     for c in r["reinforcements"]:
@@ -33,10 +35,14 @@ def render_import(r: dict) -> None:
         output.console.print(f"  relation kept as text: {u['where']} {u['type']} -> {u['to']} ({u['cause']})")
     if "log" in r:  # what the source's append-only log held, and what replaying it left
         m, rel = r["log"]["memories"], r["log"]["relations"]
-        output.console.print(f"log: {m['records']} memory record(s) for {m['ids']} id(s), {m['tombstones']} "
-                             f"deletion(s) -> {m['kept']} memory(ies)")
-        output.console.print(f"log: {rel['records']} relation record(s), {rel['tombstones']} deletion(s) -> "
-                             f"{rel['kept']} relation(s), {rel['orphaned']} from a deleted memory")
+        output.console.print(
+            f"log: {m['records']} memory record(s) for {m['ids']} id(s), {m['tombstones']} "
+            f"deletion(s) -> {m['kept']} memory(ies)"
+        )
+        output.console.print(
+            f"log: {rel['records']} relation record(s), {rel['tombstones']} deletion(s) -> "
+            f"{rel['kept']} relation(s), {rel['orphaned']} from a deleted memory"
+        )
     for d in r.get("duplicate_permalinks", []):
         kept = ", ".join(f"{f} as {i}" for f, i in zip(d["files"], d["ids"]))
         output.console.print(f"  permalink {d['permalink']} is used by {len(d['files'])} files: imported {kept}")
@@ -67,7 +73,9 @@ def import_(
 def export(
     fmt: str = typer.Option("jsonl", "--format", help="jsonl (round-trips through `import jsonl`) or csv."),
     scope: str = typer.Option("all", "--scope", help="stm, ltm or all (with the archive)."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Write to this file (outside the vault) instead of standard output."),
+    out: Optional[Path] = typer.Option(
+        None, "--out", help="Write to this file (outside the vault) instead of standard output."
+    ),
     force: bool = typer.Option(False, "--force", help="Replace an existing --out file (its permissions are kept)."),
     vault: Optional[Path] = VaultOpt,
 ):

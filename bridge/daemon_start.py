@@ -99,8 +99,19 @@ def start_detached(vault: Path) -> subprocess.Popen:
             kwargs["creationflags"] = subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP  # type: ignore[attr-defined]
         else:
             kwargs["start_new_session"] = True
-        return subprocess.Popen([sys.executable, "-m", module("bridge.cli"), "daemon", "--vault", str(vault),
-                                 "--idle-exit", str(idle_exit_seconds())], **kwargs)
+        return subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                module("bridge.cli"),
+                "daemon",
+                "--vault",
+                str(vault),
+                "--idle-exit",
+                str(idle_exit_seconds()),
+            ],
+            **kwargs,
+        )
 
 
 def ensure_daemon(vault: Path, timeout: float = 120.0, start: bool = True) -> dict:
@@ -123,7 +134,9 @@ def ensure_daemon(vault: Path, timeout: float = 120.0, start: bool = True) -> di
         if exited_at is not None and time.monotonic() - exited_at > 5.0:
             break  # ours died and no other daemon appeared in the meantime
         time.sleep(0.05)
-    raise DaemonUnavailable(f"the mnemovault daemon for {vault} did not start; see {daemon_log(vault)}: {_tail(daemon_log(vault))}")
+    raise DaemonUnavailable(
+        f"the mnemovault daemon for {vault} did not start; see {daemon_log(vault)}: {_tail(daemon_log(vault))}"
+    )
 
 
 def _tail(path: Path, lines: int = 3) -> str:

@@ -49,8 +49,10 @@ def make_demo(target: Path, fresh: bool, run_daemon: bool) -> None:
         added = foreign_files(target)
         if added:
             shown = ", ".join(added[:3]) + (f" and {len(added) - 3} more" if len(added) > 3 else "")
-            raise InvalidInput(f"{target} is an old demo copy, but it holds {len(added)} file(s) the demo did not create "
-                               f"({shown}); not replacing it. Move them out first, or give another folder.")
+            raise InvalidInput(
+                f"{target} is an old demo copy, but it holds {len(added)} file(s) the demo did not create "
+                f"({shown}); not replacing it. Move them out first, or give another folder."
+            )
         shutil.rmtree(target)
     shifted_copy(SAMPLE, target, utc_now())
     console.print(f"demo vault: {target}")

@@ -67,4 +67,6 @@ async def events(svc, request: Request, ping_seconds: float = PING_SECONDS, queu
         finally:
             unsubscribe()
 
-    return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    return StreamingResponse(
+        stream(), media_type="text/event-stream", headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    )

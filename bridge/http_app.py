@@ -20,12 +20,11 @@ from vault_sync.errors import InvalidInput, MnemovaultError
 from vault_sync.limits import MAX_BODY_BYTES, MAX_QUERY_STRING_BYTES, quote
 
 from . import schemas as S
-
-from .operations import plain
 from .errors import error_body, http_status
 from .events import events
 from .http_plugin import plugin_routes
 from .mcp_errors import plain_transport_errors
+from .operations import plain
 from .version import version
 
 log = logging.getLogger("mnemovault.bridge")
@@ -66,8 +65,14 @@ class Activity:
 class Guard:
     """ASGI middleware: every request needs the token; foreign Host or Origin is refused."""
 
-    def __init__(self, app, token: str, port_ref: Callable[[], int], max_body: int = MAX_BODY_BYTES,
-                 activity: Activity | None = None):
+    def __init__(
+        self,
+        app,
+        token: str,
+        port_ref: Callable[[], int],
+        max_body: int = MAX_BODY_BYTES,
+        activity: Activity | None = None,
+    ):
         self.app = app
         self.max_body = max_body
         self.token = token.encode("utf-8")
@@ -102,7 +107,9 @@ class Guard:
         auth = headers.get("authorization", "")
         given = auth[7:].strip().encode("utf-8") if auth.lower().startswith("bearer ") else b""
         if not given or not hmac.compare_digest(given, self.token):
-            return await _deny(send, 401, "unauthorized", "missing or wrong token (see the bridge file in your config folder)")
+            return await _deny(
+                send, 401, "unauthorized", "missing or wrong token (see the bridge file in your config folder)"
+            )
         if len(scope.get("query_string", b"")) > MAX_QUERY_STRING:
             return await _deny(send, 414, "too_large", f"the query string is over {MAX_QUERY_STRING} bytes")
         declared = headers.get("content-length")
@@ -110,7 +117,13 @@ class Guard:
             if not declared.isdigit():
                 return await _deny(send, 400, "invalid", "Content-Length is not a number", close=True)
             if len(declared) > 18 or int(declared) > self.max_body:
-                return await _deny(send, 413, "too_large", f"the request body is {declared} bytes; the limit is {self.max_body}", close=True)
+                return await _deny(
+                    send,
+                    413,
+                    "too_large",
+                    f"the request body is {declared} bytes; the limit is {self.max_body}",
+                    close=True,
+                )
         if scope.get("method") in ("GET", "HEAD"):
             return await self._pass(scope, receive, send)
         # read the body here, counting: a chunked upload without Content-Length is cut off at
@@ -123,7 +136,9 @@ class Guard:
             part = message.get("body", b"")
             total += len(part)
             if total > self.max_body:
-                return await _deny(send, 413, "too_large", f"the request body is over the limit of {self.max_body} bytes", close=True)
+                return await _deny(
+                    send, 413, "too_large", f"the request body is over the limit of {self.max_body} bytes", close=True
+                )
             chunks.append(part)
             if not message.get("more_body", False):
                 break
@@ -178,8 +193,14 @@ async def _body(request: Request) -> dict:
     return data
 
 
-def build_app(svc, token: str, port_ref: Callable[[], int], mcp_app=None, state: dict | None = None,
-              activity: Activity | None = None) -> Any:
+def build_app(
+    svc,
+    token: str,
+    port_ref: Callable[[], int],
+    mcp_app=None,
+    state: dict | None = None,
+    activity: Activity | None = None,
+) -> Any:
     state = state if state is not None else {}
 
     def endpoint(make: Callable[[Any], Callable[[], Any]], model: type[S.Args], method: str = "POST"):
@@ -202,14 +223,24 @@ def build_app(svc, token: str, port_ref: Callable[[], int], mcp_app=None, state:
             # `api`: the plugin refuses a daemon whose bridge API differs (docs/bridge-api.md)
             out["daemon"] = {"pid": state.get("pid"), "started": state.get("started"), "version": version(), "api": 1}
             return out
+
         return go
 
     def promote_fn(a: S.PromoteBody):
         return lambda: svc.promote_all(a.dry_run) if a.auto else svc.promote(a.ref, a.dry_run)
 
     def search_fn(a: S.SearchQuery):
-        return lambda: svc.search_page(a.q, a.limit, a.offset, scope=a.scope, since=a.since, until=a.until, used_since=a.used_since,
-                                   include_superseded=a.include_superseded, include_archived=a.include_archived)
+        return lambda: svc.search_page(
+            a.q,
+            a.limit,
+            a.offset,
+            scope=a.scope,
+            since=a.since,
+            until=a.until,
+            used_since=a.used_since,
+            include_superseded=a.include_superseded,
+            include_archived=a.include_archived,
+        )
 
     def rpc_fn(a: S.RpcBody):
         args = S.rpc_args(a.op, a.args)
@@ -223,20 +254,38 @@ def build_app(svc, token: str, port_ref: Callable[[], int], mcp_app=None, state:
 
     routes: list[BaseRoute] = [
         Route("/api/status", endpoint(status_fn, S.NoArgs, "GET"), methods=["GET"]),
-        Route("/api/note", endpoint(lambda a: (lambda: svc.note(a.path)), S.NoteQuery, "GET"), methods=["GET"]),
-        Route("/api/thread", endpoint(lambda a: (lambda: svc.thread(a.ref, a.before, a.after)), S.ThreadArgs, "GET"),
-              methods=["GET"]),
-        Route("/api/touch", endpoint(lambda a: (lambda: svc.touch(a.ref, a.boost)), S.TouchBody), methods=["POST"]),
+        Route("/api/note", endpoint(lambda a: lambda: svc.note(a.path), S.NoteQuery, "GET"), methods=["GET"]),
+        Route(
+            "/api/thread",
+            endpoint(lambda a: lambda: svc.thread(a.ref, a.before, a.after), S.ThreadArgs, "GET"),
+            methods=["GET"],
+        ),
+        Route("/api/touch", endpoint(lambda a: lambda: svc.touch(a.ref, a.boost), S.TouchBody), methods=["POST"]),
         Route("/api/promote", endpoint(promote_fn, S.PromoteBody), methods=["POST"]),
-        Route("/api/archive", endpoint(lambda a: (lambda: {"archived": [svc.archive(a.ref)]}), S.RefArgs), methods=["POST"]),
-        Route("/api/restore", endpoint(lambda a: (lambda: {"restored": [svc.restore(**S.kwargs(a))]}), S.RestoreArgs), methods=["POST"]),
-        Route("/api/gc", endpoint(lambda a: (lambda: svc.gc(dry_run=a.dry_run, limit=a.limit)), S.GcBody), methods=["POST"]),
-        Route("/api/review", endpoint(lambda a: (lambda: svc.review_page(a.limit, a.offset)), S.ReviewQuery, "GET"), methods=["GET"]),
-        Route("/api/recent", endpoint(lambda a: (lambda: svc.recent(a.limit, a.offset, a.since, a.scope)), S.RecentArgs, "GET"),
-              methods=["GET"]),
+        Route(
+            "/api/archive", endpoint(lambda a: lambda: {"archived": [svc.archive(a.ref)]}, S.RefArgs), methods=["POST"]
+        ),
+        Route(
+            "/api/restore",
+            endpoint(lambda a: lambda: {"restored": [svc.restore(**S.kwargs(a))]}, S.RestoreArgs),
+            methods=["POST"],
+        ),
+        Route(
+            "/api/gc", endpoint(lambda a: lambda: svc.gc(dry_run=a.dry_run, limit=a.limit), S.GcBody), methods=["POST"]
+        ),
+        Route(
+            "/api/review",
+            endpoint(lambda a: lambda: svc.review_page(a.limit, a.offset), S.ReviewQuery, "GET"),
+            methods=["GET"],
+        ),
+        Route(
+            "/api/recent",
+            endpoint(lambda a: lambda: svc.recent(a.limit, a.offset, a.since, a.scope), S.RecentArgs, "GET"),
+            methods=["GET"],
+        ),
         Route("/api/search", endpoint(search_fn, S.SearchQuery, "GET"), methods=["GET"]),
-        Route("/api/sync", endpoint(lambda a: (lambda: svc.sync()), S.NoArgs), methods=["POST"]),
-        Route("/api/editing", endpoint(lambda a: (lambda: svc.editing(a.path)), S.EditingArgs), methods=["POST"]),
+        Route("/api/sync", endpoint(lambda a: lambda: svc.sync(), S.NoArgs), methods=["POST"]),
+        Route("/api/editing", endpoint(lambda a: lambda: svc.editing(a.path), S.EditingArgs), methods=["POST"]),
         Route("/api/rpc", endpoint(rpc_fn, S.RpcBody), methods=["POST"]),
         Route("/api/events", events_endpoint, methods=["GET"]),
     ]
@@ -246,5 +295,3 @@ def build_app(svc, token: str, port_ref: Callable[[], int], mcp_app=None, state:
     lifespan = getattr(mcp_app, "lifespan", None) if mcp_app is not None else None
     app = Starlette(routes=routes, lifespan=lifespan)
     return Guard(app, token, port_ref, activity=activity)
-
-

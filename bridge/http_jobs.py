@@ -1,6 +1,6 @@
 """Long operations as daemon jobs: `POST /api/jobs {"kind"}` starts GC, promote-all, sync or
-consolidate (`{"kind": "consolidate", "ids": [...]}`, applied) in a thread and answers at once with the job; progress and the result arrive as `job`
-events on `/api/events` (and `GET /api/jobs` lists them), so no HTTP request waits for
+consolidate (`{"kind": "consolidate", "ids": [...]}`, applied) in a thread and answers at once with the job; progress
+and the result arrive as `job` events on `/api/events` (and `GET /api/jobs` lists them), so no HTTP request waits for
 minutes and a slow vault is never mistaken for a dead daemon. A job is background work:
 it never moves the note open in the editor (GC and promote-all skip it, a consolidation
 leaves it out; each result lists it under `held`).
@@ -20,9 +20,9 @@ from starlette.routing import Route
 
 from vault_sync.errors import InvalidInput, MnemovaultError
 
-from .operations import plain
 from . import schemas as S
 from .errors import error_body
+from .operations import plain
 
 KINDS = ("gc", "promote", "sync", "consolidate")
 KEEP_FINISHED = 20
@@ -49,8 +49,15 @@ class Jobs:
         with self.lock:
             if any(j["kind"] == kind and j["state"] == "running" for j in self.jobs.values()):
                 raise InvalidInput(f"a {kind} job is already running")
-            job: dict[str, Any] = {"id": str(next(self.ids)), "kind": kind, "state": "running", "done": 0, "total": None,
-                   "result": None, "error": None}
+            job: dict[str, Any] = {
+                "id": str(next(self.ids)),
+                "kind": kind,
+                "state": "running",
+                "done": 0,
+                "total": None,
+                "result": None,
+                "error": None,
+            }
             args: dict[str, Any] = {"ids": [*(ids or ())]}
             self.jobs[job["id"]] = job
             for old in [k for k, j in self.jobs.items() if j["state"] != "running"][:-KEEP_FINISHED]:
@@ -117,6 +124,6 @@ class Jobs:
 def job_routes(svc, endpoint: Callable) -> list[Route]:
     jobs = Jobs(svc)
     return [
-        Route("/api/jobs", endpoint(lambda a: (lambda: jobs.list()), S.NoArgs, "GET"), methods=["GET"]),
-        Route("/api/jobs", endpoint(lambda a: (lambda: jobs.start(a.kind, a.ids)), S.JobBody), methods=["POST"]),
+        Route("/api/jobs", endpoint(lambda a: lambda: jobs.list(), S.NoArgs, "GET"), methods=["GET"]),
+        Route("/api/jobs", endpoint(lambda a: lambda: jobs.start(a.kind, a.ids), S.JobBody), methods=["POST"]),
     ]

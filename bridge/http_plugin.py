@@ -41,19 +41,32 @@ def related(svc, path: str, limit: int = 10) -> dict:
         return {"items": _items(svc, hits, superseded, limit), "method": "semantic", "notice": None}
     hits = _by_tags(svc, row, wanted)
     if hits:
-        return {"items": _items(svc, hits, superseded, limit), "method": "tags",
-                "notice": "Embeddings are off: memories sharing this note's tags."}
-    return {"items": _items(svc, _by_text(svc, row, limit), superseded, limit), "method": "text",
-            "notice": "Embeddings are off: memories matching this note's title."}
+        return {
+            "items": _items(svc, hits, superseded, limit),
+            "method": "tags",
+            "notice": "Embeddings are off: memories sharing this note's tags.",
+        }
+    return {
+        "items": _items(svc, _by_text(svc, row, limit), superseded, limit),
+        "method": "text",
+        "notice": "Embeddings are off: memories matching this note's title.",
+    }
 
 
 def _items(svc, hits: list[tuple[Any, float]], superseded: set[str], limit: int) -> list[dict]:
     out = []
     for hit, similarity in [h for h in hits if h[0]["path"] not in superseded][:limit]:
         view = svc.view(hit)
-        out.append({"path": view["path"], "id": view.get("id"), "title": view.get("title"),
-                    "score": view.get("score"), "state": view.get("state"),
-                    "similarity": round(float(similarity), 4)})
+        out.append(
+            {
+                "path": view["path"],
+                "id": view.get("id"),
+                "title": view.get("title"),
+                "score": view.get("score"),
+                "state": view.get("state"),
+                "similarity": round(float(similarity), 4),
+            }
+        )
     return out
 
 
@@ -112,11 +125,22 @@ def plugin_routes(svc, endpoint: Callable) -> list[Route]:
     the model (bridge/schemas.py) before `make` sees them."""
     from .http_jobs import job_routes
 
-    return [Route("/api/related", endpoint(lambda a: (lambda: related(svc, a.path, a.limit)), S.RelatedQuery, "GET"),
-                  methods=["GET"]),
-            Route("/api/grade", endpoint(lambda a: (lambda: svc.review_memory(a.ref, a.grade)), S.ReviewMemoryArgs),
-                  methods=["POST"]),
-            Route("/api/ungrade", endpoint(lambda a: (lambda: svc.undo_review(**S.kwargs(a))), S.UndoReviewArgs),
-                  methods=["POST"]),
-            Route("/api/save", endpoint(lambda a: (lambda: svc.save(a.text, a.tags)), S.CaptureBody), methods=["POST"]),
-            *job_routes(svc, endpoint)]
+    return [
+        Route(
+            "/api/related",
+            endpoint(lambda a: lambda: related(svc, a.path, a.limit), S.RelatedQuery, "GET"),
+            methods=["GET"],
+        ),
+        Route(
+            "/api/grade",
+            endpoint(lambda a: lambda: svc.review_memory(a.ref, a.grade), S.ReviewMemoryArgs),
+            methods=["POST"],
+        ),
+        Route(
+            "/api/ungrade",
+            endpoint(lambda a: lambda: svc.undo_review(**S.kwargs(a)), S.UndoReviewArgs),
+            methods=["POST"],
+        ),
+        Route("/api/save", endpoint(lambda a: lambda: svc.save(a.text, a.tags), S.CaptureBody), methods=["POST"]),
+        *job_routes(svc, endpoint),
+    ]

@@ -58,26 +58,39 @@ Environment=PYTHONUNBUFFERED=1
 WantedBy=default.target
 """
     path = home / ".config" / "systemd" / "user" / name
-    return ServiceFile("linux", path, content,
-                       [["systemctl", "--user", "daemon-reload"], ["systemctl", "--user", "enable", "--now", name]],
-                       [["systemctl", "--user", "disable", "--now", name]], ["systemctl", "--user", "is-active", name])
+    return ServiceFile(
+        "linux",
+        path,
+        content,
+        [["systemctl", "--user", "daemon-reload"], ["systemctl", "--user", "enable", "--now", name]],
+        [["systemctl", "--user", "disable", "--now", name]],
+        ["systemctl", "--user", "is-active", name],
+    )
 
 
 def launchd_plist(vault: Path, home: Path) -> ServiceFile:
     label = f"{LABEL}.{vault_key(vault)}"
     logs = home / "Library" / "Logs" / "mnemovault"
-    content = plistlib.dumps({
-        "Label": label,
-        "ProgramArguments": daemon_command(vault),
-        "RunAtLoad": True,
-        "KeepAlive": {"SuccessfulExit": False},
-        "ThrottleInterval": 10,
-        "StandardOutPath": str(logs / "daemon.out.log"),
-        "StandardErrorPath": str(logs / "daemon.err.log"),
-    }).decode("utf-8")
+    content = plistlib.dumps(
+        {
+            "Label": label,
+            "ProgramArguments": daemon_command(vault),
+            "RunAtLoad": True,
+            "KeepAlive": {"SuccessfulExit": False},
+            "ThrottleInterval": 10,
+            "StandardOutPath": str(logs / "daemon.out.log"),
+            "StandardErrorPath": str(logs / "daemon.err.log"),
+        }
+    ).decode("utf-8")
     path = home / "Library" / "LaunchAgents" / f"{label}.plist"
-    return ServiceFile("macos", path, content, [["launchctl", "load", "-w", str(path)]],
-                       [["launchctl", "unload", "-w", str(path)]], ["launchctl", "list", label])
+    return ServiceFile(
+        "macos",
+        path,
+        content,
+        [["launchctl", "load", "-w", str(path)]],
+        [["launchctl", "unload", "-w", str(path)]],
+        ["launchctl", "list", label],
+    )
 
 
 def windows_task(vault: Path, home: Path) -> ServiceFile:
@@ -90,19 +103,30 @@ def windows_task(vault: Path, home: Path) -> ServiceFile:
 <Task version="1.2" xmlns="http://schemas.microsoft.com/windows/2004/02/mit/task">
   <RegistrationInfo><Description>mnemovault daemon for {escape(str(vault))}</Description></RegistrationInfo>
   <Triggers><LogonTrigger><Enabled>true</Enabled><UserId>{user}</UserId></LogonTrigger></Triggers>
-  <Principals><Principal id="Author"><UserId>{user}</UserId><LogonType>InteractiveToken</LogonType><RunLevel>LeastPrivilege</RunLevel></Principal></Principals>
+  <Principals><Principal id="Author">
+    <UserId>{user}</UserId><LogonType>InteractiveToken</LogonType><RunLevel>LeastPrivilege</RunLevel>
+  </Principal></Principals>
   <Settings>
     <RestartOnFailure><Interval>PT1M</Interval><Count>5</Count></RestartOnFailure>
     <ExecutionTimeLimit>PT0S</ExecutionTimeLimit>
     <DisallowStartIfOnBatteries>false</DisallowStartIfOnBatteries>
     <StopIfGoingOnBatteries>false</StopIfGoingOnBatteries>
   </Settings>
-  <Actions Context="Author"><Exec><Command>{escape(cmd[0])}</Command><Arguments>{escape(subprocess.list2cmdline(cmd[1:]))}</Arguments></Exec></Actions>
+  <Actions Context="Author"><Exec>
+    <Command>{escape(cmd[0])}</Command>
+    <Arguments>{escape(subprocess.list2cmdline(cmd[1:]))}</Arguments>
+  </Exec></Actions>
 </Task>
 """
     path = home / "AppData" / "Local" / "mnemovault" / f"{name}.xml"
-    return ServiceFile("windows", path, content, [["schtasks", "/Create", "/TN", name, "/XML", str(path), "/F"]],
-                       [["schtasks", "/Delete", "/TN", name, "/F"]], ["schtasks", "/Query", "/TN", name])
+    return ServiceFile(
+        "windows",
+        path,
+        content,
+        [["schtasks", "/Create", "/TN", name, "/XML", str(path), "/F"]],
+        [["schtasks", "/Delete", "/TN", name, "/F"]],
+        ["schtasks", "/Query", "/TN", name],
+    )
 
 
 def service_file(vault: Path, system: str | None = None, home: Path | None = None) -> ServiceFile:

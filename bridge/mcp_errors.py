@@ -10,8 +10,10 @@ import json
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-PLAIN = ("invalid request: not a JSON-RPC 2.0 message this server accepts; send one object per request "
-         "(batches are not supported) with \"jsonrpc\": \"2.0\", a string \"method\", and \"id\" and \"params\" as needed")
+PLAIN = (
+    "invalid request: not a JSON-RPC 2.0 message this server accepts; send one object per request "
+    '(batches are not supported) with "jsonrpc": "2.0", a string "method", and "id" and "params" as needed'
+)
 
 
 def _plain(body: bytes) -> bytes | None:

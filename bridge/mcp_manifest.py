@@ -55,15 +55,30 @@ async def _build() -> dict[str, Any]:
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
             for version in (*HANDSHAKE_PROTOCOL_VERSIONS, UNKNOWN_VERSION):
-                init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-                    "protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "manifest", "version": "1"}}}
+                init = {
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "initialize",
+                    "params": {
+                        "protocolVersion": version,
+                        "capabilities": {},
+                        "clientInfo": {"name": "manifest", "version": "1"},
+                    },
+                }
                 resp = await client.post("/mcp", json=init, headers=headers)
                 answers[version] = _message(resp)["result"]
                 if version == HANDSHAKE_PROTOCOL_VERSIONS[-1]:
-                    session = {**headers, "Mcp-Session-Id": resp.headers["mcp-session-id"],
-                               "MCP-Protocol-Version": answers[version]["protocolVersion"]}
-                    await client.post("/mcp", json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session)
-                    listed = await client.post("/mcp", json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, headers=session)
+                    session = {
+                        **headers,
+                        "Mcp-Session-Id": resp.headers["mcp-session-id"],
+                        "MCP-Protocol-Version": answers[version]["protocolVersion"],
+                    }
+                    await client.post(
+                        "/mcp", json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session
+                    )
+                    listed = await client.post(
+                        "/mcp", json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, headers=session
+                    )
                     tools = _message(listed)["result"]
     return {"format": FORMAT, "initialize": answers, "tools/list": tools}
 

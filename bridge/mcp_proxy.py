@@ -31,8 +31,8 @@ from typing import Any, BinaryIO
 
 from . import mcp_manifest
 from .daemon_start import DaemonUnavailable, ensure_daemon
-from .paths import not_a_vault
 from .local_http import local_connection
+from .paths import not_a_vault
 
 PROXY_ERROR = -32000  # JSON-RPC "server error" range: the relay's own failures
 ACCEPT = "application/json, text/event-stream"
@@ -160,8 +160,14 @@ class Relay:
                 body = resp.read().decode("utf-8", errors="replace")
                 if "id" not in message or "method" not in message:
                     return None, resp
-                answer = {"jsonrpc": "2.0", "id": message["id"], "error": {
-                    "code": PROXY_ERROR, "message": f"the mnemovault daemon answered HTTP {resp.status}: {_short(body)}"}}
+                answer = {
+                    "jsonrpc": "2.0",
+                    "id": message["id"],
+                    "error": {
+                        "code": PROXY_ERROR,
+                        "message": f"the mnemovault daemon answered HTTP {resp.status}: {_short(body)}",
+                    },
+                }
                 sink(answer)
                 return answer, resp
             if "id" not in message or "method" not in message:
@@ -184,12 +190,19 @@ class Relay:
             if self.init_params is None:
                 return  # the client's own initialize opens the session
         self.replays += 1
-        init = {"jsonrpc": "2.0", "id": f"mnemovault-proxy-{self.replays}", "method": "initialize", "params": self.init_params}
+        init = {
+            "jsonrpc": "2.0",
+            "id": f"mnemovault-proxy-{self.replays}",
+            "method": "initialize",
+            "params": self.init_params,
+        }
         answer, resp = self._exchange(info, None, init, 30.0, lambda m: None)
         if answer is None or "error" in answer:
             raise Lost(f"the daemon refused a new session: {answer}")
         self.session = resp.getheader("Mcp-Session-Id")
-        self._exchange(info, self.session, {"jsonrpc": "2.0", "method": "notifications/initialized"}, 30.0, lambda m: None)
+        self._exchange(
+            info, self.session, {"jsonrpc": "2.0", "method": "notifications/initialized"}, 30.0, lambda m: None
+        )
         self.session_changed.set()
 
     def _current(self) -> tuple[dict, str | None, int]:
@@ -214,9 +227,12 @@ class Relay:
         size = len(json.dumps(message).encode("utf-8"))
         if size > MAX_BODY_BYTES:  # the daemon would refuse it mid-upload: say why, keep the session
             if is_request:
-                self.emit_error(req_id, f"this message is too large for mnemovault ({size:,} bytes; the limit is "
-                                        f"{MAX_BODY_BYTES // (1024 * 1024)} MiB): save a long text as a note, "
-                                        f"or split the batch")
+                self.emit_error(
+                    req_id,
+                    f"this message is too large for mnemovault ({size:,} bytes; the limit is "
+                    f"{MAX_BODY_BYTES // (1024 * 1024)} MiB): save a long text as a note, "
+                    f"or split the batch",
+                )
             return
         for _ in range(3):
             try:
@@ -233,8 +249,11 @@ class Relay:
             except Lost as exc:
                 self._drop(generation)
                 if is_request:
-                    self.emit_error(req_id, f"the mnemovault daemon stopped during this call ({exc}); "
-                                            "the next call reconnects (restarting it if needed): try again")
+                    self.emit_error(
+                        req_id,
+                        f"the mnemovault daemon stopped during this call ({exc}); "
+                        "the next call reconnects (restarting it if needed): try again",
+                    )
                 return
             if message.get("method") == "initialize" and answer is not None and "result" in answer:
                 with self.state_lock:

@@ -18,6 +18,7 @@ OPEN = with_config(ConfigDict(extra="allow"))
 @OPEN
 class Note(TypedDict):
     """A memory or note as the index knows it (frontmatter fields plus its live score)."""
+
     path: str
     id: str | None
     kind: str
@@ -54,6 +55,7 @@ class FullNote(Note):
 @OPEN
 class ReadItem(TypedDict, total=False):
     """One ref of a batch read: the memory's fields (as FullNote), or `error` when the ref did not resolve."""
+
     ref: str
     error: str
     path: str
@@ -74,6 +76,7 @@ class ReadItem(TypedDict, total=False):
 @OPEN
 class NotePage(TypedDict):
     """One page of a listing: `next_offset` is the next page's offset, null at the end."""
+
     items: list[Note]
     total: int
     offset: int
@@ -160,8 +163,7 @@ class Candidate(TypedDict):
 
 
 # a journalled move between folders ("from" is a keyword, hence the call form)
-Move = TypedDict("Move", {"id": str | None, "title": str, "from": str, "to": str,
-                          "reason": NotRequired[str]})
+Move = TypedDict("Move", {"id": str | None, "title": str, "from": str, "to": str, "reason": NotRequired[str]})
 OPEN(Move)
 
 
@@ -176,6 +178,7 @@ class CandidatePage(TypedDict):
 @OPEN
 class Promoted(TypedDict):
     """A preview lists candidates (paged); an applied promotion lists the moves it made."""
+
     dry_run: bool
     candidates: NotRequired[CandidatePage]
     promoted: list[Move]
@@ -272,6 +275,7 @@ class NoteText(TypedDict):
 @OPEN
 class Turn(TypedDict):
     """One memory of a conversation, in the order they were said."""
+
     path: str
     id: str | None
     title: str

@@ -10,21 +10,19 @@ from fastmcp import FastMCP
 from fastmcp.exceptions import ResourceError, ToolError
 from fastmcp.exceptions import ValidationError as FastMCPValidationError
 from fastmcp.server.middleware import Middleware
-from pydantic import Field, Strict, ValidationError
-
 from mcp.shared.exceptions import MCPError
+from pydantic import Field, Strict, ValidationError
 
 from vault_sync import limits as L
 from vault_sync.errors import InvalidInput, MnemovaultError, NotFound
 from vault_sync.limits import MAX_TITLE_CHARS, check_name
+from vault_sync.ops.listings import page
 from vault_sync.secret_gate import check_fields
 
 from . import mcp_results as R
 from . import schemas as S
-from vault_sync.ops.listings import page
-
-from .operations import plain
 from .errors import engine_error
+from .operations import plain
 from .version import version
 
 INSTRUCTIONS = """mnemovault keeps memories as Markdown notes in the user's Obsidian vault.
@@ -73,8 +71,12 @@ class ArgumentErrors(Middleware):
 # MCP tool annotations: hints for clients deciding whether a call needs the person's consent.
 # Every tool acts on the local vault only (openWorldHint false).
 def hints(read_only: bool = False, destructive: bool = False, idempotent: bool = False) -> dict:
-    return {"readOnlyHint": read_only, "destructiveHint": destructive,
-            "idempotentHint": idempotent, "openWorldHint": False}
+    return {
+        "readOnlyHint": read_only,
+        "destructiveHint": destructive,
+        "idempotentHint": idempotent,
+        "openWorldHint": False,
+    }
 
 
 READ = hints(read_only=True, idempotent=True)
@@ -145,35 +147,68 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
 
     @mcp.tool(annotations=hints())
     async def save_memory(
-        text: Annotated[S.Text, Field(description="The memory: one self-contained fact, decision or preference, in plain words.")],
+        text: Annotated[
+            S.Text, Field(description="The memory: one self-contained fact, decision or preference, in plain words.")
+        ],
         tags: Annotated[S.Tags | None, Field(description="Topic tags, e.g. ['project/atlas', 'database'].")] = None,
-        title: Annotated[S.Title | None, Field(description="Short title; becomes the note's name. Default: the first words.")] = None,
+        title: Annotated[
+            S.Title | None, Field(description="Short title; becomes the note's name. Default: the first words.")
+        ] = None,
         strength: Annotated[S.Strength, Field(description="Importance 0-2 (1 = normal).")] = 1.0,
-        conversation: Annotated[S.Conversation | None, Field(description="An id of the conversation this was said in; memories sharing it are one thread.")] = None,
-        said_at: Annotated[S.SaidAt | None, Field(description="When it was said, ISO time (e.g. 2023-05-08T13:56:00Z).")] = None,
-        supersedes: Annotated[S.Refs | None, Field(description="Ids or paths of memories this one replaces (an updated fact): they are marked superseded.")] = None,
+        conversation: Annotated[
+            S.Conversation | None,
+            Field(description="An id of the conversation this was said in; memories sharing it are one thread."),
+        ] = None,
+        said_at: Annotated[
+            S.SaidAt | None, Field(description="When it was said, ISO time (e.g. 2023-05-08T13:56:00Z).")
+        ] = None,
+        supersedes: Annotated[
+            S.Refs | None,
+            Field(
+                description="Ids or paths of memories this one replaces (an updated fact): they are marked superseded."
+            ),
+        ] = None,
     ) -> R.Saved:
-        """Remember something: save a new short-term memory, one new note in STM/ (an exact duplicate instead reinforces the
-        existing note's use count). Secrets are refused. To update a fact, save the new version with `supersedes`=[old id]:
-        the old memories get `superseded_by` and `status: superseded` (search then returns only the new one)."""
+        """Remember something: save a new short-term memory, one new note in STM/ (an exact duplicate instead
+        reinforces the existing note's use count). Secrets are refused. To update a fact, save the new version with
+        `supersedes`=[old id]: the old memories get `superseded_by` and `status: superseded` (search then returns only
+        the new one)."""
         if conversation is None and said_at is None:
             return await call(lambda s: s.save(text, tags, title, strength, supersedes))
         return await call(lambda s: s.save_said(text, tags, title, strength, conversation, said_at, supersedes))
 
     @mcp.tool(annotations=hints())
     async def save_memories(
-        items: Annotated[list[dict], Field(min_length=1, max_length=2000, description=(
-            "The memories, in order: each {text, tags?, title?, strength?, conversation?, said_at?, supersedes?}; "
-            "said_at is an ISO time, conversation any id (the note gets both as frontmatter keys); "
-            "supersedes lists ids or paths of existing memories the item replaces, as in save_memory."))],
-        conversation: Annotated[str | None, Field(description="The conversation every item belongs to, unless an item names its own.")] = None,
-        batch_id: Annotated[str | None, Field(max_length=200, description=(
-            "Any id for this batch, chosen by the client: retrying the same batch (after an error or a lost answer) with the "
-            "same id creates and counts nothing twice."))] = None,
+        items: Annotated[
+            list[dict],
+            Field(
+                min_length=1,
+                max_length=2000,
+                description=(
+                    "The memories, in order: each {text, tags?, title?, strength?, conversation?, said_at?, "
+                    "supersedes?}; "
+                    "said_at is an ISO time, conversation any id (the note gets both as frontmatter keys); "
+                    "supersedes lists ids or paths of existing memories the item replaces, as in save_memory."
+                ),
+            ),
+        ],
+        conversation: Annotated[
+            str | None, Field(description="The conversation every item belongs to, unless an item names its own.")
+        ] = None,
+        batch_id: Annotated[
+            str | None,
+            Field(
+                max_length=200,
+                description=(
+                    "Any id for this batch, chosen by the client: retrying the same batch (after an error or a lost "
+                    "answer) with the same id creates and counts nothing twice."
+                ),
+            ),
+        ] = None,
     ) -> R.SavedBatch:
-        """Save many memories in one call (e.g. a whole conversation's turns): writes one note in STM/ per item. Each item gets its own result;
-        a refused item (too short, a secret, a supersedes ref that does not resolve) does not stop the others.
-        An item with `supersedes` marks the old memories `superseded_by` it and `status: superseded`.
+        """Save many memories in one call (e.g. a whole conversation's turns): writes one note in STM/ per item. Each
+        item gets its own result; a refused item (too short, a secret, a supersedes ref that does not resolve) does not
+        stop the others. An item with `supersedes` marks the old memories `superseded_by` it and `status: superseded`.
         Each result names its note briefly (path, id, kind, title, status): get_memory reads one in full."""
         result = await call(lambda s: s.save_many(items, conversation, batch_id))
         for item in result.get("results", []):  # an answer that grows with the batch: the short form
@@ -184,56 +219,135 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
 
     @mcp.tool(annotations=READ)
     async def search_memory(
-        query: Annotated[S.Query, Field(min_length=1, description="What you are looking for, in natural language (not empty: for a listing without a query use recent_memories).")],
+        query: Annotated[
+            S.Query,
+            Field(
+                min_length=1,
+                description=(
+                    "What you are looking for, in natural language (not empty: for a listing without a query "
+                    "use recent_memories)."
+                ),
+            ),
+        ],
         limit: Annotated[S.SearchLimit, Field(description="Most results in this page (1-200).")] = 10,
-        offset: Annotated[S.Offset, Field(le=199, description="Skip this many results (the next page: the answer's next_offset). Search ranks the best 200.")] = 0,
-        scope: Annotated[S.Scope, Field(description=(
-            "all: memories and the user's notes; stm: short-term memories; ltm: long-term; memories: both; "
-            "notes: the user's own notes; archive: only archived (forgotten) memories."))] = "all",
+        offset: Annotated[
+            S.Offset,
+            Field(
+                le=199,
+                description=(
+                    "Skip this many results (the next page: the answer's next_offset). Search ranks the best 200."
+                ),
+            ),
+        ] = 0,
+        scope: Annotated[
+            S.Scope,
+            Field(
+                description=(
+                    "all: memories and the user's notes; stm: short-term memories; ltm: long-term; memories: both; "
+                    "notes: the user's own notes; archive: only archived (forgotten) memories."
+                )
+            ),
+        ] = "all",
         tags: Annotated[S.Tags | None, Field(description="Only results with all these tags.")] = None,
-        status: Annotated[S.Status | None, Field(description="Only memories with this status (active, promoted, archived); archived searches the archive.")] = None,
-        since_days: Annotated[S.Days | None, Field(description="Deprecated: the same as used_since='<n>d' (give one of the two).")] = None,
-        blend_review: Annotated[S.Flag, Field(description="Mix in fading memories relevant to the query (marked review).")] = True,
-        since: Annotated[S.When | None, Field(description="Only memories created at or after: ISO date or duration (7d).")] = None,
-        until: Annotated[S.When | None, Field(description="Only memories created at or before: ISO date or duration.")] = None,
-        used_since: Annotated[S.When | None, Field(description="Only memories last used at or after: ISO date or duration (7d).")] = None,
-        include_superseded: Annotated[S.Flag, Field(description="Also return memories a newer one replaced (each names its successor).")] = False,
-        include_archived: Annotated[S.Flag | None, Field(description=(
-            "Also return archived memories (status archived, ranked below current ones). Default: only when "
-            "since, until, used_since or since_days is given. A search that leaves them out and is bounded in time "
-            "or finds nothing counts those that match in archived_matches."))] = None,
+        status: Annotated[
+            S.Status | None,
+            Field(
+                description=(
+                    "Only memories with this status (active, promoted, archived); archived searches the archive."
+                )
+            ),
+        ] = None,
+        since_days: Annotated[
+            S.Days | None, Field(description="Deprecated: the same as used_since='<n>d' (give one of the two).")
+        ] = None,
+        blend_review: Annotated[
+            S.Flag, Field(description="Mix in fading memories relevant to the query (marked review).")
+        ] = True,
+        since: Annotated[
+            S.When | None, Field(description="Only memories created at or after: ISO date or duration (7d).")
+        ] = None,
+        until: Annotated[
+            S.When | None, Field(description="Only memories created at or before: ISO date or duration.")
+        ] = None,
+        used_since: Annotated[
+            S.When | None, Field(description="Only memories last used at or after: ISO date or duration (7d).")
+        ] = None,
+        include_superseded: Annotated[
+            S.Flag, Field(description="Also return memories a newer one replaced (each names its successor).")
+        ] = False,
+        include_archived: Annotated[
+            S.Flag | None,
+            Field(
+                description=(
+                    "Also return archived memories (status archived, ranked below current ones). Default: only when "
+                    "since, until, used_since or since_days is given. A search that leaves them out and is bounded in "
+                    "time "
+                    "or finds nothing counts those that match in archived_matches."
+                )
+            ),
+        ] = None,
     ) -> R.SearchResult:
         """Search memories and notes by meaning and words; each hit carries path, id, title, snippet, score, status,
         created, last_used and tags. Changes nothing. Paged: `next_offset` (null at the end) is the next page's offset.
         Archived (forgotten) memories are found with scope="archive" or include_archived=true, and by any search bounded
         in time; bring one back with restore_memory(hit id). For what was said around a hit, read_thread(hit id);
         for what was saved lately without a query, recent_memories.
-        `semantic` is false (with a `notice`) when only full-text search answered, e.g. while the embedding model is still loading."""
+        `semantic` is false (with a `notice`) when only full-text search answered, e.g. while the embedding model is
+        still loading."""
         if not query.strip():
-            raise ToolError("invalid: `query` is empty; search needs words (recent_memories lists memories without a query)")
+            raise ToolError(
+                "invalid: `query` is empty; search needs words (recent_memories lists memories without a query)"
+            )
         if since_days is not None and used_since is not None:
             raise ToolError("invalid: give used_since or since_days (deprecated, the same in days), not both")
-        return await call(lambda s: s.search_page(query, limit, offset, scope=scope, tags=tags, status=status,
-                                                since_days=since_days, blend_review=blend_review, since=since, until=until,
-                                                used_since=used_since, include_superseded=include_superseded,
-                                                include_archived=include_archived))
+        return await call(
+            lambda s: s.search_page(
+                query,
+                limit,
+                offset,
+                scope=scope,
+                tags=tags,
+                status=status,
+                since_days=since_days,
+                blend_review=blend_review,
+                since=since,
+                until=until,
+                used_since=used_since,
+                include_superseded=include_superseded,
+                include_archived=include_archived,
+            )
+        )
 
     @mcp.tool(annotations=READ)
     async def recent_memories(
         limit: Annotated[int, Strict(), Field(ge=1, le=L.MAX_LIMIT, description="Most memories in this page.")] = 20,
         offset: Annotated[S.Offset, Field(description="Skip this many (the next page: the answer's next_offset).")] = 0,
-        since: Annotated[S.When | None, Field(description="Only memories created at or after: ISO date or duration (7d = the last week).")] = None,
-        scope: Annotated[Literal["memories", "stm", "ltm", "archive", "all"], Field(description=(
-            "memories: short- and long-term; stm; ltm; archive: archived (forgotten) ones; all: the three."))] = "memories",
+        since: Annotated[
+            S.When | None,
+            Field(description="Only memories created at or after: ISO date or duration (7d = the last week)."),
+        ] = None,
+        scope: Annotated[
+            Literal["memories", "stm", "ltm", "archive", "all"],
+            Field(
+                description=(
+                    "memories: short- and long-term; stm; ltm; archive: archived (forgotten) ones; all: the three."
+                )
+            ),
+        ] = "memories",
     ) -> R.NotePage:
         """What was saved lately, newest first, without a query: "what did I say last week" (since="7d"), "what do you
-        remember from today". Each memory carries status, created, last_used and tags. Paged with a total. Changes nothing."""
+        remember from today". Each memory carries status, created, last_used and tags. Paged with a total. Changes
+        nothing."""
         return await call(lambda s: s.recent(limit, offset, since, scope))
 
     @mcp.tool(annotations=READ)
     async def recall_context(
-        topic: Annotated[S.Query | None, Field(description="What the conversation is about; omit for a general briefing.")] = None,
-        max_tokens: Annotated[int, Strict(), Field(ge=40, le=100_000, description="Budget (4 characters a token).")] = 800,
+        topic: Annotated[
+            S.Query | None, Field(description="What the conversation is about; omit for a general briefing.")
+        ] = None,
+        max_tokens: Annotated[
+            int, Strict(), Field(ge=40, le=100_000, description="Budget (4 characters a token).")
+        ] = 800,
     ) -> R.Briefing:
         """Brief me: a briefing to start a conversation with: current memories on the topic, fading ones worth a
         mention, the strongest; packed into the budget, ending with what was left out. Changes nothing."""
@@ -263,12 +377,15 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
     async def get_memory(refs: Annotated[S.Refs, Field(description="Memory ids or note paths.")]) -> list[R.ReadItem]:
         """Read memories in full: text, fields, score, outgoing links and backlinks (the first 100 of each; `*_total`
         counts the rest). One result per ref, in order: a ref that does not resolve gets {ref, error} and the others
-        are still read. Changes nothing; reading is not a use: after using memories, report them with observe_memory_usage."""
+        are still read. Changes nothing; reading is not a use: after using memories, report them with
+        observe_memory_usage."""
         return await call(lambda s: _read_each(s, refs))
 
     @mcp.tool(annotations=hints())
-    async def touch_memory(ref: Annotated[Ref, Field(description="The memory's id or path.")],
-                           boost: Annotated[S.Flag, Field(description="Also raise strength by 0.1.")] = False) -> R.Touched:
+    async def touch_memory(
+        ref: Annotated[Ref, Field(description="The memory's id or path.")],
+        boost: Annotated[S.Flag, Field(description="Also raise strength by 0.1.")] = False,
+    ) -> R.Touched:
         """Reinforce one memory, optionally raising its strength (boost). To report memories you used, call
         observe_memory_usage instead: it is the one way to say "I used this". Rewrites the memory's frontmatter
         (last_used = now, use_count + 1). Returns old and new score."""
@@ -277,7 +394,9 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
     @mcp.tool(annotations=hints())
     async def observe_memory_usage(
         refs: Annotated[S.LooseRefs, Field(description="The memories you used.")],
-        context_tags: Annotated[S.Tags | None, Field(description="Tags describing the current conversation's topic.")] = None,
+        context_tags: Annotated[
+            S.Tags | None, Field(description="Tags describing the current conversation's topic.")
+        ] = None,
     ) -> R.Observed:
         """Say "I used this": the one way to report memories you used after answering with them (keeps them alive).
         Rewrites each one's frontmatter (last_used, use_count); use across unrelated topics strengthens them more.
@@ -307,14 +426,18 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
     @mcp.tool(annotations=MOVES)
     async def promote_memory(
         ref: Annotated[S.Ref | None, Field(description="Memory to promote; omit with auto=true.")] = None,
-        auto: Annotated[S.Flag, Field(description="Every memory that meets the promotion rule (then give no ref).")] = False,
-        apply: Annotated[S.Flag, Field(description="true: move the notes. Anything else (the default): only list what would move.")] = False,
+        auto: Annotated[
+            S.Flag, Field(description="Every memory that meets the promotion rule (then give no ref).")
+        ] = False,
+        apply: Annotated[
+            S.Flag, Field(description="true: move the notes. Anything else (the default): only list what would move.")
+        ] = False,
         offset: Annotated[S.Offset, Field(description="Skip this many candidates (pages a preview only).")] = 0,
         limit: Annotated[int, Strict(), Field(ge=1, le=L.MAX_LIMIT, description="Page size of a preview.")] = 50,
     ) -> R.Promoted:
         """Move memories from STM/ to long-term notes in LTM/. A preview unless apply=true (candidates paged, with a
-        total). Applied, it moves the files and rewrites the [[wikilinks]] that point at them in every note of the vault,
-        the person's own notes included."""
+        total). Applied, it moves the files and rewrites the [[wikilinks]] that point at them in every note of the
+        vault, the person's own notes included."""
         if ref and auto:
             raise ToolError("invalid: give ref or auto=true, not both")
         if not ref and not auto:
@@ -328,15 +451,25 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
 
     @mcp.tool(annotations=MOVES)
     async def gc(
-        apply: Annotated[S.Flag, Field(description="true: archive the candidates. Anything else (the default): only list them.")] = False,
+        apply: Annotated[
+            S.Flag, Field(description="true: archive the candidates. Anything else (the default): only list them.")
+        ] = False,
         offset: Annotated[S.Offset, Field(description="Skip this many candidates (pages a preview only).")] = 0,
-        limit: Annotated[int, Strict(), Field(ge=1, le=L.MAX_LIMIT, description="Page size of a preview; with apply=true, the most memories archived.")] = 50,
+        limit: Annotated[
+            int,
+            Strict(),
+            Field(
+                ge=1, le=L.MAX_LIMIT, description="Page size of a preview; with apply=true, the most memories archived."
+            ),
+        ] = 50,
     ) -> R.GcResult:
         """Archive every memory below the forget threshold, lowest score first (a preview unless apply=true): moves
         their notes from STM/ to Archive/ (restorable with restore_memory; pinned memories are immune; the note open in
         the person's editor waits, listed under held). To forget one memory the person names, use archive_memory."""
         if offset and apply:
-            raise ToolError("invalid: offset pages a preview; gc with apply=true archives the `limit` lowest-scoring candidates")
+            raise ToolError(
+                "invalid: offset pages a preview; gc with apply=true archives the `limit` lowest-scoring candidates"
+            )
         result = await call(lambda s: s.gc(dry_run=not apply, limit=limit if apply else None))
         result["candidates"] = page(result.get("candidates", []), offset, limit)
         return result
@@ -344,14 +477,18 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
     @mcp.tool(annotations=MOVES)
     async def archive_memory(
         ref: Annotated[Ref, Field(description="The memory's id or path.")],
-        reason: Annotated[S.Reason, Field(description="Why, kept in the archived note's frontmatter.")] = "archived on request",
+        reason: Annotated[
+            S.Reason, Field(description="Why, kept in the archived note's frontmatter.")
+        ] = "archived on request",
     ) -> R.Move:
         """Forget a memory the person asks to forget ("forget X": find it with search_memory, then archive its id):
         moves its note from STM/ (or LTM/) to Archive/. Nothing is deleted: restore_memory brings it back."""
+
         def archive(svc: Any) -> Any:
             # the reason lands in the note's frontmatter: one line, no secrets
             check_fields({"reason": check_name("reason", reason, MAX_TITLE_CHARS)})
             return svc.archive(ref, reason)
+
         return await call(archive)
 
     @mcp.tool(annotations=MOVES)
@@ -365,24 +502,36 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
         target: Annotated[Ref, Field(description="The note it links to (id or path).")],
         relation_type: Annotated[S.RelationType, Field(description="Frontmatter list to add the link to.")] = "related",
     ) -> R.Relation:
-        """Link one memory to another note: adds a [[wikilink]] to the source's frontmatter (a link already there is left as is)."""
+        """Link one memory to another note: adds a [[wikilink]] to the source's frontmatter (a link already
+        there is left as is)."""
         return await call(lambda s: s.relate(source, target, relation_type))
 
     @mcp.tool(annotations=READ)
     async def read_graph(
-        offset: Annotated[S.Offset, Field(description="Skip this many nodes and this many edges (the next page: the larger next_offset).")] = 0,
-        limit: Annotated[int, Strict(), Field(ge=1, le=L.MAX_LIMIT, description="Most nodes and most edges in this page.")] = 50,
+        offset: Annotated[
+            S.Offset,
+            Field(description="Skip this many nodes and this many edges (the next page: the larger next_offset)."),
+        ] = 0,
+        limit: Annotated[
+            int, Strict(), Field(ge=1, le=L.MAX_LIMIT, description="Most nodes and most edges in this page.")
+        ] = 50,
     ) -> R.Graph:
         """The graph of memories and the notes linked with them: nodes (path, id, kind, title, status, created,
         last_used) and edges, both paged by the same offset, each with its total. Changes nothing."""
         g = await call(lambda s: s.graph())
-        return {"nodes": cast(R.NodePage, page(g["nodes"], offset, limit)),
-                "edges": cast(R.EdgePage, page(g["edges"], offset, limit))}
+        return {
+            "nodes": cast(R.NodePage, page(g["nodes"], offset, limit)),
+            "edges": cast(R.EdgePage, page(g["edges"], offset, limit)),
+        }
 
     @mcp.tool(annotations=READ)
     async def cluster_memories(
-        threshold: Annotated[S.Threshold, Field(description="Least cosine similarity for two memories to group (0.5-0.99).")] = 0.83,
-        offset: Annotated[S.Offset, Field(description="Skip this many groups (the next page: the answer's next_offset).")] = 0,
+        threshold: Annotated[
+            S.Threshold, Field(description="Least cosine similarity for two memories to group (0.5-0.99).")
+        ] = 0.83,
+        offset: Annotated[
+            S.Offset, Field(description="Skip this many groups (the next page: the answer's next_offset).")
+        ] = 0,
         limit: Annotated[int, Strict(), Field(ge=1, le=L.MAX_LIMIT, description="Most groups in this page.")] = 20,
     ) -> R.ClusterPage:
         """Groups of similar short-term memories, with a suggested action for each (paged, with a total).
@@ -392,14 +541,20 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
     @mcp.tool(annotations=MOVES)
     async def consolidate_memories(
         refs: Annotated[S.Refs, Field(description="Memory ids/paths to merge, or one cluster id.")],
-        apply: Annotated[S.Flag, Field(description="true: write the merged note and archive the originals. Anything else: a preview.")] = False,
+        apply: Annotated[
+            S.Flag,
+            Field(description="true: write the merged note and archive the originals. Anything else: a preview."),
+        ] = False,
     ) -> R.Consolidated:
         """Merge similar memories into one note (preview unless apply=true). Applied, it writes the
-        merged note, archives the originals and rewrites the [[wikilinks]] to them in every note of the vault, the person's own notes included."""
+        merged note, archives the originals and rewrites the [[wikilinks]] to them in every note of the vault, the
+        person's own notes included."""
         return await call(lambda s: s.consolidate(refs, apply))
 
     @mcp.tool(annotations=READ)
-    async def read_note(path: Annotated[S.Ref, Field(description="A note's path inside the vault, e.g. 'Projects/Atlas.md'.")]) -> R.NoteText:
+    async def read_note(
+        path: Annotated[S.Ref, Field(description="A note's path inside the vault, e.g. 'Projects/Atlas.md'.")],
+    ) -> R.NoteText:
         """Read any note of the vault as Markdown (paths outside the vault are refused). Changes nothing."""
         return await call(lambda s: s.read_note(path))
 
@@ -410,7 +565,9 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
         return cast(R.Status, _bounded_status(await call(lambda s: s.status())))
 
     @mcp.tool(annotations=hints(idempotent=True))
-    async def sync(rebuild: Annotated[S.Flag, Field(description="Rebuild the index from scratch.")] = False) -> R.SyncReport:
+    async def sync(
+        rebuild: Annotated[S.Flag, Field(description="Rebuild the index from scratch.")] = False,
+    ) -> R.SyncReport:
         """Bring the index up to date with the vault now. Writes only the index (outside the vault), never a note."""
         return await call(lambda s: s.sync(rebuild=rebuild))
 
@@ -428,9 +585,11 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
     @mcp.resource("memory://{memory_id}", mime_type="text/markdown")
     async def memory_resource(memory_id: str) -> str:
         """One memory's note as Markdown: the file's text, frontmatter included."""
+
         def text(svc: Any) -> str:
             path = svc.get_memory([memory_id])[0]["path"]
             return svc.read_note(path)["text"]
+
         return await resource(text)
 
     @mcp.resource("mnemovault://status", mime_type="application/json")

@@ -21,8 +21,10 @@ def run_local(svc, op: str, args: dict) -> Any:
 
 
 _NO_DAEMON = object()
-FULL_TEXT_NOTICE = ("full text only: meaning search needs the embedding model, which a running daemon keeps "
-                    "loaded; start one with `mnemovault daemon` and search again")
+FULL_TEXT_NOTICE = (
+    "full text only: meaning search needs the embedding model, which a running daemon keeps "
+    "loaded; start one with `mnemovault daemon` and search again"
+)
 
 
 def _via_daemon(vault: Path | None, op: str, args: dict) -> Any:

@@ -47,7 +47,8 @@ def progress(label: str, enabled: bool = True) -> Iterator[Callable[[int, int], 
 def render_sync(r: dict) -> None:
     console.print(
         f"indexed in {r['seconds']:.2f}s: {r['added']} added, {r['updated']} updated, {r['moved']} moved, "
-        f"{r['removed']} removed, {r['unchanged']} unchanged; {r['problems']} with problems, {r['conflicts']} conflict copies"
+        f"{r['removed']} removed, {r['unchanged']} unchanged; {r['problems']} with problems, {r['conflicts']} "
+        "conflict copies"
     )
     for path, why in sorted(r.get("skipped", {}).items()):
         console.print(f"  skipped {path}: {why}")
@@ -70,11 +71,18 @@ def render_sweep(r: dict) -> None:
 def render_status(s: dict) -> None:
     c = s["counts"]
     console.print(f"[bold]{s['vault']}[/]")
-    console.print(f"  memories: {c['stm']} short-term, {c['ltm']} long-term, {c['archive']} archived; {c['note']} other notes")
+    console.print(
+        f"  memories: {c['stm']} short-term, {c['ltm']} long-term, {c['archive']} archived; {c['note']} other notes"
+    )
     if s["stm_states"]:
-        console.print("  short-term: " + ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in sorted(s["stm_states"].items())))
+        console.print(
+            "  short-term: " + ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in sorted(s["stm_states"].items()))
+        )
     if s.get("scores_older_than_refresh"):
-        console.print(f"  written scores older than the refresh window: {s['scores_older_than_refresh']} (the next sweep refreshes them)")
+        console.print(
+            f"  written scores older than the refresh window: {s['scores_older_than_refresh']} (the next sweep "
+            "refreshes them)"
+        )
     console.print(f"  last sync: {s['last_sync'] or 'never'}; dangling links: {s['dangling_links']}")
     emb = s["embeddings"]
     console.print(f"  embeddings: {'on' if emb['enabled'] else 'off'} ({emb['done']}/{emb['total']})")
@@ -83,12 +91,16 @@ def render_status(s: dict) -> None:
         console.print(f"  watcher: {w['mode']}" + (f" ({w['last_error']})" if w.get("last_error") else ""))
         if w.get("last_reconcile"):
             r = w["last_reconcile"]
-            console.print(f"  [yellow]events were lost[/] ({r['reason']}) at {r['at']}: reconciled with the vault, "
-                          f"{r['changes']} change(s) found ({w['reconciles']} time(s) since start)")
+            console.print(
+                f"  [yellow]events were lost[/] ({r['reason']}) at {r['at']}: reconciled with the vault, "
+                f"{r['changes']} change(s) found ({w['reconciles']} time(s) since start)"
+            )
     if s.get("index_repair"):
         r = s["index_repair"]
-        console.print(f"  [yellow]index repaired[/] at {r['at']}: damage in {', '.join(r['damaged'])} ({r['reason']}); "
-                      f"made the {r['remade']} anew and read the vault again")
+        console.print(
+            f"  [yellow]index repaired[/] at {r['at']}: damage in {', '.join(r['damaged'])} ({r['reason']}); "
+            f"made the {r['remade']} anew and read the vault again"
+        )
     if s["conflicts"]:
         console.print(f"  [yellow]{len(s['conflicts'])} sync-conflict copies[/] (not indexed):")
         for item in s["conflicts"]:
@@ -131,8 +143,11 @@ def render_dangling(page: dict) -> None:
         console.print(f"{link['source']} -> {link['target']}", markup=False, highlight=False)
     shown = len(page["links"])
     more = f"; next: --offset {page['next_offset']}" if page["next_offset"] is not None else ""
-    console.print(f"{page['offset'] + 1 if shown else 0}-{page['offset'] + shown} of {page['total']} dangling links{more}",
-                  markup=False, highlight=False)
+    console.print(
+        f"{page['offset'] + 1 if shown else 0}-{page['offset'] + shown} of {page['total']} dangling links{more}",
+        markup=False,
+        highlight=False,
+    )
 
 
 def render_search(r: dict) -> None:
@@ -145,13 +160,18 @@ def render_search(r: dict) -> None:
         if hit.get("status") == "archived":
             mark += " \\[archived]"
         console.print(f"{i:2}. [bold]{escape(hit['title'])}[/] ({escape(hit['path'])}) {hit['score']:.3f}{mark}")
-        facts = [f"id {hit['id']}" if hit.get("id") else "", hit.get("status") or "",
-                 f"created {hit['created']}" if hit.get("created") else "",
-                 f"last used {hit['last_used']}" if hit.get("last_used") else "",
-                 " ".join(f"#{t}" for t in hit.get("tags") or [])]
+        facts = [
+            f"id {hit['id']}" if hit.get("id") else "",
+            hit.get("status") or "",
+            f"created {hit['created']}" if hit.get("created") else "",
+            f"last used {hit['last_used']}" if hit.get("last_used") else "",
+            " ".join(f"#{t}" for t in hit.get("tags") or []),
+        ]
         if any(facts):  # one line, never wrapped: the id is copied from it
             console.print("    " + " · ".join(f for f in facts if f), markup=False, highlight=False, soft_wrap=True)
-        lines = [f"    superseded by {hit['superseded_by']}" if hit.get("superseded_by") else "",
-                 f"    {hit['snippet']}" if hit.get("snippet") else ""]
+        lines = [
+            f"    superseded by {hit['superseded_by']}" if hit.get("superseded_by") else "",
+            f"    {hit['snippet']}" if hit.get("snippet") else "",
+        ]
         for line in filter(None, lines):
             console.print(line, markup=False, highlight=False)

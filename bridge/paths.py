@@ -41,8 +41,10 @@ def not_a_vault(folder: Path) -> str | None:
         return f"{folder} is not a folder"
     if any((folder / name).is_dir() for name in VAULT_MARKERS):
         return None
-    return (f"{folder} is not a vault (no .obsidian/, .mnemovault/ or STM/ folder): "
-            f"open it in Obsidian or run `mnemovault init {folder}` first")
+    return (
+        f"{folder} is not a vault (no .obsidian/, .mnemovault/ or STM/ folder): "
+        f"open it in Obsidian or run `mnemovault init {folder}` first"
+    )
 
 
 def config_dir() -> Path:

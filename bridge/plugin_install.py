@@ -24,8 +24,10 @@ def install_plugin(vault: Path | None) -> Path:
     if source is not None:
         missing = [name for name in FILES if not (source / name).is_file()]
         if missing:
-            raise InvalidInput(f"this installation carries no built plugin ({', '.join(missing)} missing in {source}); "
-                               "install the plugin from a release instead")
+            raise InvalidInput(
+                f"this installation carries no built plugin ({', '.join(missing)} missing in {source}); "
+                "install the plugin from a release instead"
+            )
     else:
         source = _checkout_build()
     manifest = json.loads((source / "manifest.json").read_text(encoding="utf-8"))
@@ -43,7 +45,9 @@ def _checkout_build() -> Path:
     if not (PLUGIN_SRC / "main.js").is_file():
         npm = shutil.which("npm")  # the full path: on Windows it is npm.cmd, which a bare "npm" misses
         if npm is None:
-            raise InvalidInput("main.js is not built and npm is not installed; run `make plugin` where Node is available")
+            raise InvalidInput(
+                "main.js is not built and npm is not installed; run `make plugin` where Node is available"
+            )
         if not (PLUGIN_SRC / "node_modules").is_dir():
             _npm([npm, "ci", "--no-audit", "--no-fund"])
         _npm([npm, "run", "build"])

@@ -18,8 +18,15 @@ from vault_sync.errors import InvalidInput
 
 # -- field types (shared with bridge/mcp_server.py) --
 Flag = Annotated[bool, Strict()]
-Ref = Annotated[str, Strict(), Field(min_length=1, max_length=L.MAX_REF_CHARS,
-                                     description="A memory id, or a note's path inside the vault (e.g. 'STM/Some note.md').")]
+Ref = Annotated[
+    str,
+    Strict(),
+    Field(
+        min_length=1,
+        max_length=L.MAX_REF_CHARS,
+        description="A memory id, or a note's path inside the vault (e.g. 'STM/Some note.md').",
+    ),
+]
 Refs = Annotated[list[Ref], Strict(), Field(min_length=1, max_length=L.MAX_REFS)]
 # observe reports a bad ref (empty, unknown, too long) per ref and still runs the others:
 # its items are only typed here, the engine bounds each one before resolving it
@@ -41,8 +48,15 @@ Conversation = Annotated[str, Strict(), Field(min_length=1, max_length=L.MAX_TIT
 Reason = Annotated[str, Strict(), Field(min_length=1, max_length=L.MAX_TITLE_CHARS)]
 SaidAt = Annotated[str, Strict(), Field(min_length=1, max_length=40)]
 Days = Annotated[float, Field(gt=0, le=365_000, allow_inf_nan=False)]
-When = Annotated[str, Strict(), Field(min_length=1, max_length=40,
-                                      description="An ISO date/time (2026-05-01) or a duration back from now (7d, 12h, 2w).")]
+When = Annotated[
+    str,
+    Strict(),
+    Field(
+        min_length=1,
+        max_length=40,
+        description="An ISO date/time (2026-05-01) or a duration back from now (7d, 12h, 2w).",
+    ),
+]
 
 
 def _note_path(value: str) -> str:
@@ -168,6 +182,7 @@ class SweepArgs(Args):
 
 class EditingArgs(Args):
     """The note open in the editor, or null: `path` is required (null is a report too)."""
+
     path: NotePath | None
 
 
@@ -192,6 +207,7 @@ Number = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 
 class ReviewValues(Args):
     """The owned values a review changes, as the note held them (null: the key was absent)."""
+
     last_used: Stamp | None
     decay_score: Number | None
     review_priority: Number | None
@@ -220,12 +236,34 @@ class RestoreArgs(Args):
 
 
 RPC_ARGS: dict[str, type[Args]] = {
-    "save": SaveArgs, "touch": TouchArgs, "observe": ObserveArgs, "review": ReviewArgs, "promote": PromoteArgs, "promote_all": PromoteAllArgs,
-    "gc": GcArgs, "archive": RefArgs, "restore": RestoreArgs, "relate": RelateArgs, "graph": GraphArgs,
-    "search": SearchArgs, "cluster": ClusterArgs, "consolidate": ConsolidateArgs, "status": NoArgs,
-    "sweep": SweepArgs, "note": RefArgs, "get_memory": RefsArgs, "read_note": PathArgs, "conflicts": NoArgs,
-    "resolve_conflict": PathArgs, "supersede": SupersedeArgs, "brief": BriefArgs, "editing": EditingArgs,
-    "dangling": DanglingArgs, "thread": ThreadArgs, "review_memory": ReviewMemoryArgs, "undo_review": UndoReviewArgs,
+    "save": SaveArgs,
+    "touch": TouchArgs,
+    "observe": ObserveArgs,
+    "review": ReviewArgs,
+    "promote": PromoteArgs,
+    "promote_all": PromoteAllArgs,
+    "gc": GcArgs,
+    "archive": RefArgs,
+    "restore": RestoreArgs,
+    "relate": RelateArgs,
+    "graph": GraphArgs,
+    "search": SearchArgs,
+    "cluster": ClusterArgs,
+    "consolidate": ConsolidateArgs,
+    "status": NoArgs,
+    "sweep": SweepArgs,
+    "note": RefArgs,
+    "get_memory": RefsArgs,
+    "read_note": PathArgs,
+    "conflicts": NoArgs,
+    "resolve_conflict": PathArgs,
+    "supersede": SupersedeArgs,
+    "brief": BriefArgs,
+    "editing": EditingArgs,
+    "dangling": DanglingArgs,
+    "thread": ThreadArgs,
+    "review_memory": ReviewMemoryArgs,
+    "undo_review": UndoReviewArgs,
     "recent": RecentArgs,
 }
 
@@ -296,14 +334,28 @@ class JobBody(Args):
 
 # -- validation with messages of our own --
 _EXPECTED = {
-    "string_type": "a string", "int_type": "a whole number", "int_parsing": "a whole number",
-    "int_from_float": "a whole number", "bool_type": "true or false", "bool_parsing": "true or false",
-    "float_type": "a number", "float_parsing": "a number", "finite_number": "a finite number",
-    "list_type": "a list", "dict_type": "an object", "model_type": "an object", "model_attributes_type": "an object",
-    "literal_error": "", "none_required": "null",
+    "string_type": "a string",
+    "int_type": "a whole number",
+    "int_parsing": "a whole number",
+    "int_from_float": "a whole number",
+    "bool_type": "true or false",
+    "bool_parsing": "true or false",
+    "float_type": "a number",
+    "float_parsing": "a number",
+    "finite_number": "a finite number",
+    "list_type": "a list",
+    "dict_type": "an object",
+    "model_type": "an object",
+    "model_attributes_type": "an object",
+    "literal_error": "",
+    "none_required": "null",
 }
-_BOUND = {"greater_than_equal": ("ge", "at least"), "greater_than": ("gt", "more than"),
-          "less_than_equal": ("le", "at most"), "less_than": ("lt", "less than")}
+_BOUND = {
+    "greater_than_equal": ("ge", "at least"),
+    "greater_than": ("gt", "more than"),
+    "less_than_equal": ("le", "at most"),
+    "less_than": ("lt", "less than"),
+}
 
 
 def _kind(value: Any) -> str:
@@ -314,7 +366,7 @@ def _kind(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, (int, float)):
         text = repr(value)
-        return f"the number {text if len(text) <= L.QUOTE_CHARS else text[:L.QUOTE_CHARS] + '…'}"
+        return f"the number {text if len(text) <= L.QUOTE_CHARS else text[: L.QUOTE_CHARS] + '…'}"
     if isinstance(value, str):
         return f"a string of {len(value)} characters"
     if isinstance(value, (list, tuple)):
@@ -325,8 +377,12 @@ def _kind(value: Any) -> str:
 
 
 def _field(loc: tuple) -> str:
-    parts = [p if isinstance(p, str) and p.isidentifier() and len(p) <= 40 else
-             (f"[{p}]" if isinstance(p, int) else L.quote(str(p))) for p in loc]
+    parts = [
+        p
+        if isinstance(p, str) and p.isidentifier() and len(p) <= 40
+        else (f"[{p}]" if isinstance(p, int) else L.quote(str(p)))
+        for p in loc
+    ]
     name = ".".join(parts).replace(".[", "[")
     return f"`{name}`" if name else "the request"
 

@@ -126,8 +126,15 @@ def hold_vault(root: Path, bridge: str | None, hint: str = "") -> VaultLock:
     must not mean a second engine writing the same notes."""
     lock = VaultLock(root)
     try:
-        lock.acquire({"pid": os.getpid(), "host": socket.gethostname(), "config": str(config_dir()),
-                      "bridge": bridge, "started": format_datetime(utc_now())})
+        lock.acquire(
+            {
+                "pid": os.getpid(),
+                "host": socket.gethostname(),
+                "config": str(config_dir()),
+                "bridge": bridge,
+                "started": format_datetime(utc_now()),
+            }
+        )
     except LockHeld as exc:
         raise AlreadyRunning(f"{exc}{hint}") from None
     return lock
@@ -144,17 +151,31 @@ def _serve(svc, port: int | None, log_path: Path, lock: VaultLock, idle_exit: fl
         log.warning("journal: %s", line)
     svc.check_index("found when the daemon started")  # the full check; opening checked what is cheap
     report = svc.sync()
-    log.info("indexed %s in %.2fs (%d added, %d updated, %d removed)", svc.layout.root, report["seconds"],
-             report["added"], report["updated"], report["removed"])
+    log.info(
+        "indexed %s in %.2fs (%d added, %d updated, %d removed)",
+        svc.layout.root,
+        report["seconds"],
+        report["added"],
+        report["updated"],
+        report["removed"],
+    )
     svc.start_watcher()
     svc.runtime.hold_lease(config_dir())
-    lifecycle = Worker("mnemovault-lifecycle", min(svc.settings.lifecycle_interval_seconds, svc.settings.lease_seconds / 3),
-                       lambda: _lifecycle(svc), on_error=lambda exc: background.failed(svc.engine, "lifecycle", exc))
+    lifecycle = Worker(
+        "mnemovault-lifecycle",
+        min(svc.settings.lifecycle_interval_seconds, svc.settings.lease_seconds / 3),
+        lambda: _lifecycle(svc),
+        on_error=lambda exc: background.failed(svc.engine, "lifecycle", exc),
+    )
     lifecycle.start(first_delay=min(10.0, svc.settings.lifecycle_interval_seconds))
     embedder = None
     if svc.settings.embeddings:
-        embedder = Worker("mnemovault-embed", 300.0, lambda: _embed(svc),
-                          on_error=lambda exc: background.failed(svc.engine, "embeddings", exc))
+        embedder = Worker(
+            "mnemovault-embed",
+            300.0,
+            lambda: _embed(svc),
+            on_error=lambda exc: background.failed(svc.engine, "embeddings", exc),
+        )
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -169,10 +190,19 @@ def _serve(svc, port: int | None, log_path: Path, lock: VaultLock, idle_exit: fl
     mcp_app = mcp.http_app(path="/mcp")
     activity = Activity()
     app = build_app(svc, token, lambda: bound, mcp_app=mcp_app, state=state, activity=activity)
-    info = {"port": bound, "token": token, "pid": os.getpid(), "vault": str(svc.layout.root), "version": 1,
-            "started": started, "log": str(log_path)}
+    info = {
+        "port": bound,
+        "token": token,
+        "pid": os.getpid(),
+        "vault": str(svc.layout.root),
+        "version": 1,
+        "started": started,
+        "log": str(log_path),
+    }
     bfile = bridge_file(svc.layout.root)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", timeout_graceful_shutdown=3))
+    server = uvicorn.Server(
+        uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", timeout_graceful_shutdown=3)
+    )
     # uvicorn re-raises the signal it caught once it has stopped; with these handlers that
     # re-raise is harmless and our cleanup below runs instead of the default kill
     signal.signal(signal.SIGTERM, lambda *_: None)
@@ -182,11 +212,13 @@ def _serve(svc, port: int | None, log_path: Path, lock: VaultLock, idle_exit: fl
         private_write(bfile, json.dumps(info, indent=2))
         lock.update({"port": bound})
         log.info("serving %s on 127.0.0.1:%d (bridge file %s)", svc.layout.root, bound, bfile)
-        threading.Thread(target=_stop_when, args=(svc.layout.root, server, activity, idle_exit),
-                         name="mnemovault-idle", daemon=True).start()
+        threading.Thread(
+            target=_stop_when, args=(svc.layout.root, server, activity, idle_exit), name="mnemovault-idle", daemon=True
+        ).start()
         if embedder is not None:
-            threading.Thread(target=_warm_when_serving, args=(svc, server, embedder), name="mnemovault-warm",
-                             daemon=True).start()
+            threading.Thread(
+                target=_warm_when_serving, args=(svc, server, embedder), name="mnemovault-warm", daemon=True
+            ).start()
         asyncio.run(server.serve(sockets=[sock]))
     finally:
         log.info("stopping: finishing the write in progress")

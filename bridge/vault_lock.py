@@ -102,8 +102,10 @@ class VaultLock:
                 held_by = _read(fh)
                 fh.close()
                 if _alive(held_by.get("pid")) or time.monotonic() > deadline:
-                    raise LockHeld(f"another mnemovault daemon ({describe(held_by)}) already serves this vault "
-                                   f"(its lock: {self.path}); stop it first, or use that one")
+                    raise LockHeld(
+                        f"another mnemovault daemon ({describe(held_by)}) already serves this vault "
+                        f"(its lock: {self.path}); stop it first, or use that one"
+                    )
                 # a client looking (it holds the lock for an instant), or a daemon that has
                 # not yet written who it is: look again
                 time.sleep(0.02)

@@ -56,8 +56,11 @@ def section(path: tuple[str, ...], command: Any) -> str:
         return "\n".join(lines + [f"Sub-commands: {subs}.", ""])
     args = [p for p in command.params if p.param_type_name == "argument"]
     options = [p for p in command.params if p.param_type_name == "option" and not p.hidden]
-    usage = " ".join([f"mnemovault {name}"] + [("[" + a.name.upper() + "]") if not a.required else a.name.upper()
-                                                for a in args] + (["[OPTIONS]"] if options else []))
+    usage = " ".join(
+        [f"mnemovault {name}"]
+        + [("[" + a.name.upper() + "]") if not a.required else a.name.upper() for a in args]
+        + (["[OPTIONS]"] if options else [])
+    )
     lines += [f"    {usage}", ""]
     if options:
         lines += ["| option | default | meaning |", "| --- | --- | --- |"]

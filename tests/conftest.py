@@ -105,8 +105,9 @@ def index_dump(index_path: Path) -> dict:
 
 def assert_index_matches_rebuild(svc) -> None:
     """The service's index equals a rebuild from scratch of its vault."""
-    assert svc.store.canonical_dump() == _rebuild_dump(svc.layout, svc.indexer.max_note_bytes), \
+    assert svc.store.canonical_dump() == _rebuild_dump(svc.layout, svc.indexer.max_note_bytes), (
         "index differs from a rebuild"
+    )
 
 
 @pytest.fixture

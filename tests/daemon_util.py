@@ -19,8 +19,11 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 USER_DIRS = {"MNEMOVAULT_CONFIG_DIR": "config", "MNEMOVAULT_DATA_DIR": "data", "MNEMOVAULT_LOG_DIR": "logs"}
 # the scheduled lifecycle still sweeps scores, but moves nothing unless a test asks for it
-QUIET_LIFECYCLE = {"MNEMOVAULT_LIFECYCLE_INTERVAL_SECONDS": "100000", "MNEMOVAULT_AUTO_PROMOTE": "false",
-                   "MNEMOVAULT_AUTO_GC": "false"}
+QUIET_LIFECYCLE = {
+    "MNEMOVAULT_LIFECYCLE_INTERVAL_SECONDS": "100000",
+    "MNEMOVAULT_AUTO_PROMOTE": "false",
+    "MNEMOVAULT_AUTO_GC": "false",
+}
 
 
 def child_env(home: Path | None = None, **extra) -> dict[str, str]:
@@ -29,19 +32,31 @@ def child_env(home: Path | None = None, **extra) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMOVAULT_")}
     for key, sub in USER_DIRS.items():
         env[key] = str(home / sub) if home is not None else os.environ[key]
-    env.update({
-        "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1", "MNEMOVAULT_EMBEDDINGS": "false",
-        "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-        "FASTMCP_SHOW_SERVER_BANNER": "false", "FASTMCP_CHECK_FOR_UPDATES": "off",
-    })
+    env.update(
+        {
+            "PYTHONPATH": str(ROOT),
+            "PYTHONUNBUFFERED": "1",
+            "MNEMOVAULT_EMBEDDINGS": "false",
+            "HF_HUB_OFFLINE": "1",
+            "TRANSFORMERS_OFFLINE": "1",
+            "FASTMCP_SHOW_SERVER_BANNER": "false",
+            "FASTMCP_CHECK_FOR_UPDATES": "off",
+        }
+    )
     env.update({k: str(v) for k, v in extra.items()})
     return env
 
 
 def cli(*args: str, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
     """`python -m bridge.cli ARGS`; pass a daemon's `env` to reach that daemon."""
-    return subprocess.run([sys.executable, "-m", "bridge.cli", *args], env=env or child_env(), cwd=str(ROOT),
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "bridge.cli", *args],
+        env=env or child_env(),
+        cwd=str(ROOT),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def wait_for(predicate, timeout: float = 15, step: float = 0.1):
@@ -96,8 +111,13 @@ class Daemon:
 
     def start(self, timeout: float = 60) -> "Daemon":
         out = open(self.out_path, "ab")
-        self.proc = subprocess.Popen([sys.executable, "-m", "bridge.cli", "daemon", "--vault", str(self.vault), *self.args],
-                                     env=self.env, cwd=str(ROOT), stdout=out, stderr=subprocess.STDOUT)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "bridge.cli", "daemon", "--vault", str(self.vault), *self.args],
+            env=self.env,
+            cwd=str(ROOT),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
         out.close()
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

@@ -89,8 +89,11 @@ def _lookup(target: str, source: str, markdown: bool, files: list[str], suffix: 
     if hit:
         return hit
     want = "/" + _note_fold(whole)
-    found = [f for f in files if ("/" + _note_fold(f)).endswith(want)] if "/" in target else \
-        [f for f in files if _note_fold(_name(f)) == _note_fold(_name(whole))]
+    found = (
+        [f for f in files if ("/" + _note_fold(f)).endswith(want)]
+        if "/" in target
+        else [f for f in files if _note_fold(_name(f)) == _note_fold(_name(whole))]
+    )
     return _best(found, whole, folder)
 
 
@@ -110,8 +113,11 @@ def resolve(target: str, source: str, markdown: bool, notes: list[str], attachme
 
 def dangling(vault: Path) -> list[tuple[str, str]]:
     """(source, target) of every link that resolves to nothing, from the files on disk."""
-    files = [p.relative_to(vault).as_posix() for p in vault.rglob("*") if p.is_file()
-             and not any(part.startswith(".") for part in p.relative_to(vault).parts)]
+    files = [
+        p.relative_to(vault).as_posix()
+        for p in vault.rglob("*")
+        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(vault).parts)
+    ]
     notes = [f for f in files if f.lower().endswith(".md")]
     attachments = [f for f in files if not f.lower().endswith(".md")]
     out = []

@@ -26,7 +26,19 @@ PK = "PRIVATE" + " KEY"
 
 # invisible characters a key can carry: zero-width space/non-joiner/joiner, word joiner,
 # BOM, soft hyphen, left-to-right mark, bidi embedding/override/isolate controls
-INVISIBLE = ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad", "\u200e", "\u202a", "\u202e", "\u2066", "\u2069"]
+INVISIBLE = [
+    "\u200b",
+    "\u200c",
+    "\u200d",
+    "\u2060",
+    "\ufeff",
+    "\u00ad",
+    "\u200e",
+    "\u202a",
+    "\u202e",
+    "\u2066",
+    "\u2069",
+]
 SEPARATORS = [" ", ".", "-", "_", " - ", ". ", "  ", "\t"]
 
 
@@ -39,7 +51,13 @@ def keys(rng: random.Random) -> list[tuple[str, str]]:
     def b64url(obj: dict) -> str:
         return base64.urlsafe_b64encode(json.dumps(obj).encode()).rstrip(b"=").decode()
 
-    jwt = b64url({"alg": "HS256", "typ": "JWT"}) + "." + b64url({"sub": r(8, string.digits), "name": "Ada"}) + "." + r(43, B64URL)
+    jwt = (
+        b64url({"alg": "HS256", "typ": "JWT"})
+        + "."
+        + b64url({"sub": r(8, string.digits), "name": "Ada"})
+        + "."
+        + r(43, B64URL)
+    )
     pem = f"{DASHES}BEGIN {PK}{DASHES}\n" + "\n".join(r(64, B64) for _ in range(3)) + f"\n{DASHES}END {PK}{DASHES}"
     return [
         ("AWS access key ID", "AK" + "IA" + r(16, UPPER_DIGITS)),
@@ -67,7 +85,7 @@ def keys(rng: random.Random) -> list[tuple[str, str]]:
 
 def _split(rng: random.Random, key: str) -> str:
     size, sep = rng.choice([2, 3, 4, 5, 6, 8]), rng.choice(SEPARATORS)
-    return sep.join(key[i:i + size] for i in range(0, len(key), size))
+    return sep.join(key[i : i + size] for i in range(0, len(key), size))
 
 
 def _full_width(key: str) -> str:
@@ -93,10 +111,25 @@ def _hide(rng: random.Random, how: str, key: str) -> str:
     return key
 
 
-WAYS = ["lower", "upper", "split", "full-width", "invisible", "split+lower", "split+invisible",
-        "full-width+lower", "invisible+lower", "split+full-width"]
-FRAMES = ["{k}", "my key is {k} for the bot", "Note to self:\n{k}\nkeep it safe",
-          "deploy with {k}, then restart", "the token ({k}) expired"]
+WAYS = [
+    "lower",
+    "upper",
+    "split",
+    "full-width",
+    "invisible",
+    "split+lower",
+    "split+invisible",
+    "full-width+lower",
+    "invisible+lower",
+    "split+full-width",
+]
+FRAMES = [
+    "{k}",
+    "my key is {k} for the bot",
+    "Note to self:\n{k}\nkeep it safe",
+    "deploy with {k}, then restart",
+    "the token ({k}) expired",
+]
 
 
 def obfuscated(seed: int = 23, rounds: int = 6) -> list[tuple[str, str, str]]:
@@ -153,11 +186,15 @@ PROSE = [
 def benign(seed: int = 5) -> list[tuple[str, str]]:
     """(name, text): the sample vault's notes, prose near key prefixes, ids and hashes."""
     rng = random.Random(seed)
-    out = [(str(p.relative_to(ROOT)), p.read_text(encoding="utf-8")) for p in sorted((ROOT / "sample-vault").rglob("*.md"))]
+    out = [
+        (str(p.relative_to(ROOT)), p.read_text(encoding="utf-8")) for p in sorted((ROOT / "sample-vault").rglob("*.md"))
+    ]
     out += [(f"prose {i}", t) for i, t in enumerate(PROSE)]
     for i in range(60):
         u = str(uuid.UUID(int=rng.getrandbits(128), version=4))
         sha1 = "".join(rng.choice(HEX) for _ in range(40))
         sha256 = "".join(rng.choice(HEX) for _ in range(64))
-        out.append((f"ids {i}", f"Ticket {u} was fixed in commit {sha1[:12]} ({sha1}); artefact digest sha256:{sha256}."))
+        out.append(
+            (f"ids {i}", f"Ticket {u} was fixed in commit {sha1[:12]} ({sha1}); artefact digest sha256:{sha256}.")
+        )
     return out

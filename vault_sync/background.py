@@ -55,8 +55,10 @@ def report_problem(report: dict[str, Any]) -> str | None:
     """A lifecycle report's failures in one line, or None when everything was written."""
     errors = list(report.get("sweep", {}).get("errors", []))
     for part in ("promote", "gc"):
-        errors += [{"path": e.get("path"), "cause": e.get("error") or e.get("cause")}
-                   for e in (report.get(part) or {}).get("errors", [])]
+        errors += [
+            {"path": e.get("path"), "cause": e.get("error") or e.get("cause")}
+            for e in (report.get(part) or {}).get("errors", [])
+        ]
     if not errors:
         return None
     first = errors[0]

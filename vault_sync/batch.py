@@ -32,6 +32,7 @@ from .writer import fsync_dir, restore_late_edit, take_old_copy, temp_name, upda
 
 try:
     import fcntl
+
     _HAS_FCNTL = True
 except ImportError:  # Windows: no leases, and no exchange to leave old copies anyway
     _HAS_FCNTL = False
@@ -80,7 +81,9 @@ def _stage(item: Staged, fsync: bool = True, fd: int | None = None) -> Staged:
     reused = fd is not None
     if fd is None:
         item.tmp = temp_name(item.target)
-        fd = os.open(item.tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, (0o644 if item.mode is None else item.mode) & 0o7777)
+        fd = os.open(
+            item.tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, (0o644 if item.mode is None else item.mode) & 0o7777
+        )
     try:
         if reused:
             os.lseek(fd, 0, os.SEEK_SET)  # the check read it to the end
@@ -178,8 +181,12 @@ class OldCopies:
             compared = True
             if data != old.expected:
                 self.late.append((old, data))
-            elif (stat.S_ISREG(st.st_mode) and st.st_nlink == 1 and (st.st_uid, st.st_gid) == _owner(item)
-                    and sole_holder(fd)):
+            elif (
+                stat.S_ISREG(st.st_mode)
+                and st.st_nlink == 1
+                and (st.st_uid, st.st_gid) == _owner(item)
+                and sole_holder(fd)
+            ):
                 mode = (0o644 if item.mode is None else item.mode) & 0o7777
                 if stat.S_IMODE(st.st_mode) != mode:
                     os.fchmod(fd, mode)
@@ -217,8 +224,9 @@ class OldCopies:
             self._thread = None
 
 
-def write_many(items: list[Staged], transform: Rewrite,
-               old_copies: OldCopies | None = None) -> tuple[list[Staged], list[tuple[Staged, str]]]:
+def write_many(
+    items: list[Staged], transform: Rewrite, old_copies: OldCopies | None = None
+) -> tuple[list[Staged], list[tuple[Staged, str]]]:
     """Write each item's `new` bytes where the file still holds `expected`.
 
     Where a file changed meanwhile, `transform(target, current)` is re-applied through the
@@ -235,7 +243,9 @@ def write_many(items: list[Staged], transform: Rewrite,
     return _write_many(items, transform, old_copies)
 
 
-def _write_many(items: list[Staged], transform: Rewrite, old_copies: OldCopies) -> tuple[list[Staged], list[tuple[Staged, str]]]:
+def _write_many(
+    items: list[Staged], transform: Rewrite, old_copies: OldCopies
+) -> tuple[list[Staged], list[tuple[Staged, str]]]:
     written: list[Staged] = []
     errors: list[tuple[Staged, str]] = []
     for item in items:

@@ -29,9 +29,13 @@ _CONTAINER = r"(?:[ ]{0,3}(?:>|[-*+]|\d{1,9}[.)])[ \t]?)"  # a quote or list mar
 # pattern opening with a literal is searched far faster than one opening with `\A|\n`)
 _AFTER_BLANK = r"(?:[ \t>*+-]|\d{1,9}[.)])*(?:#[^\n]*|[-*_=][-*_= \t]*)?\r?\n" + _CONTAINER + "*" + _INDENTED
 _INDENTED_AT_START = re.compile(
-    _CONTAINER + "+" + _INDENTED  # a container starting with indented code
-    + "|" + _INDENTED  # the first line
-    + "|" + _AFTER_BLANK  # after a blank line, a heading, a rule, an empty quote or list item
+    _CONTAINER
+    + "+"
+    + _INDENTED  # a container starting with indented code
+    + "|"
+    + _INDENTED  # the first line
+    + "|"
+    + _AFTER_BLANK  # after a blank line, a heading, a rule, an empty quote or list item
 )
 _INDENTED_AFTER_NEWLINE = re.compile(r"\n(?:" + _CONTAINER + "+" + _INDENTED + "|" + _AFTER_BLANK + ")")
 _QUOTE_AT_START = re.compile(r"[ ]{0,3}>")
@@ -53,8 +57,7 @@ def block_parser() -> Any:
 
 def parsed_code_lines(text: str) -> list[tuple[int, int]]:
     """[start, end) line ranges of code blocks by markdown-it's full parse."""
-    return [(t.map[0], t.map[1]) for t in block_parser().parse(text)
-            if t.type in ("fence", "code_block") and t.map]
+    return [(t.map[0], t.map[1]) for t in block_parser().parse(text) if t.type in ("fence", "code_block") and t.map]
 
 
 def maybe_indented_code(text: str) -> bool:
@@ -156,8 +159,12 @@ def _scan(lines: list[str], refs: bool, closed: bool = True, depth: int = 0) -> 
             para, i = -1, j
             continue
         first = rest[0]
-        if first == ">" or first == "<" or (first == "[" and para < 0 and refs and not rest.startswith("[[")) \
-                or (_LIST.match(rest) and not _RULE.match(rest)):
+        if (
+            first == ">"
+            or first == "<"
+            or (first == "[" and para < 0 and refs and not rest.startswith("[["))
+            or (_LIST.match(rest) and not _RULE.match(rest))
+        ):
             start = para if para >= 0 else i
             i = _hand_over(lines, start, i, out, closed, depth)
             para = -1
@@ -179,17 +186,27 @@ def _hand_over(lines: list[str], start: int, at: int, out: list[tuple[int, int]]
     end = at + 1
     while end < n:
         line = lines[end]
-        if line[:1] not in ("", " ", "\t", ">") and not lines[end - 1].strip(" \t") \
-                and not (_LIST.match(line) and not _RULE.match(line)):
+        if (
+            line[:1] not in ("", " ", "\t", ">")
+            and not lines[end - 1].strip(" \t")
+            and not (_LIST.match(line) and not _RULE.match(line))
+        ):
             break
         end += 1
     chunk = "\n".join(lines[start:end]) + ("\n" if end < n or closed else "")
     fences = "```" in chunk or "~~~" in chunk
     if not (fences or maybe_indented_code(chunk) or (end < n and "<" in chunk)):
         return end  # no code can start in it, and no HTML block can run past the cut
-    if start == at and "\t" not in chunk and depth < MAX_DEPTH:  # (a quote ending the text without a newline: markdown-it's)
-        inner = _list_items(lines, start, end, depth + 1) if _ITEM.match(lines[start]) else \
-            _quotes(lines, start, end, depth + 1) if _QUOTE.match(lines[start]) and (end < n or closed) else None
+    if (
+        start == at and "\t" not in chunk and depth < MAX_DEPTH
+    ):  # (a quote ending the text without a newline: markdown-it's)
+        inner = (
+            _list_items(lines, start, end, depth + 1)
+            if _ITEM.match(lines[start])
+            else _quotes(lines, start, end, depth + 1)
+            if _QUOTE.match(lines[start]) and (end < n or closed)
+            else None
+        )
         if inner is not None:
             out.extend(inner)
             return end
@@ -244,7 +261,7 @@ def _quotes(lines: list[str], start: int, end: int, depth: int) -> list[tuple[in
             mark = _QUOTE.match(lines[j])
             if mark is None:
                 return None
-            sub.append(lines[j][mark.end():])
+            sub.append(lines[j][mark.end() :])
             j += 1
         out.extend((a + i, b + i) for a, b in _scan(sub, True, True, depth))
         i = j

@@ -51,7 +51,9 @@ def _bisect(p: ScoringParams, x: float) -> float | None:
     return hi
 
 
-def crossing_at(p: ScoringParams, use_count: int, strength: float, last_used: datetime, threshold: float) -> datetime | None:
+def crossing_at(
+    p: ScoringParams, use_count: int, strength: float, last_used: datetime, threshold: float
+) -> datetime | None:
     t = seconds_until(p, use_count, strength, threshold)
     return None if t is None else last_used + timedelta(seconds=t)
 

@@ -60,7 +60,9 @@ class Engine:
         self.events.scores(paths, rows)
 
 
-def build_engine(settings: Settings, clock: Callable[[], datetime] = utc_now, store: IndexStore | None = None) -> Engine:
+def build_engine(
+    settings: Settings, clock: Callable[[], datetime] = utc_now, store: IndexStore | None = None
+) -> Engine:
     """The parts for one vault. The write path's `after_sync` (repairs a sync may call for,
     such as duplicate ids) is an operation: the facade sets it."""
     time = Clock(clock)
@@ -72,5 +74,15 @@ def build_engine(settings: Settings, clock: Callable[[], datetime] = utc_now, st
     writes = WritePath(layout, indexer, events.emit, events.scores)
     runtime = Runtime(settings, layout, indexer)
     editor = EditorHold(time)  # the note open in the editor: background writes wait
-    return Engine(settings=settings, clock=time, layout=layout, params=params, store=store, indexer=indexer,
-                  events=events, writes=writes, editor=editor, runtime=runtime)
+    return Engine(
+        settings=settings,
+        clock=time,
+        layout=layout,
+        params=params,
+        store=store,
+        indexer=indexer,
+        events=events,
+        writes=writes,
+        editor=editor,
+        runtime=runtime,
+    )

@@ -72,4 +72,7 @@ class Events:
             row = row if row is not None else self.store.note(rel)
             if row is not None:
                 value = row_score(self.params, row, now)
-                self.emit("score_changed", {"path": rel, "id": row["id"], "score": value, "state": row_state(self.params, row, now)})
+                self.emit(
+                    "score_changed",
+                    {"path": rel, "id": row["id"], "score": value, "state": row_state(self.params, row, now)},
+                )

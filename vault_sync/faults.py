@@ -12,8 +12,11 @@ from .errors import DiskFull, PermissionDenied, StorageFault, VaultReadOnly
 _FAULTS = {
     errno.EROFS: (VaultReadOnly, "the vault's file system is read-only", "mount it writable"),
     errno.EACCES: (PermissionDenied, "permission denied", "check the file's and folder's permissions"),
-    errno.EPERM: (PermissionDenied, "the operation is not permitted (an immutable or locked file?)",
-                  "check the file's permissions and attributes"),
+    errno.EPERM: (
+        PermissionDenied,
+        "the operation is not permitted (an immutable or locked file?)",
+        "check the file's permissions and attributes",
+    ),
     errno.ENOSPC: (DiskFull, "the disk is full", "free some space"),
     errno.EDQUOT: (DiskFull, "the disk quota is exceeded", "free some space"),
 }

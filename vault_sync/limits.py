@@ -57,7 +57,11 @@ def bad_char(s: str, allow_newlines: bool = False) -> str | None:
         if cat == "Cs":
             return f"an unpaired surrogate (U+{ord(ch):04X})"
         if cat in ("Cc", "Zl", "Zp"):
-            return "a line break" if ch in "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029" else f"a control character (U+{ord(ch):04X})"
+            return (
+                "a line break"
+                if ch in "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+                else f"a control character (U+{ord(ch):04X})"
+            )
     return None
 
 
@@ -91,12 +95,16 @@ def check_text(value: Any) -> str:
     if not isinstance(value, str):
         raise InvalidInput("the memory text must be a string")
     if len(value) > MAX_TEXT_CHARS:
-        raise InvalidInput(f"too long for one memory ({len(value)} characters, limit {MAX_TEXT_CHARS}); save it as a note instead")
+        raise InvalidInput(
+            f"too long for one memory ({len(value)} characters, limit {MAX_TEXT_CHARS}); save it as a note instead"
+        )
     try:
         value.encode("utf-8")  # fails exactly on a surrogate (C speed; a 200,000-character text is common)
     except UnicodeEncodeError as exc:
         ch = value[exc.start]
-        raise InvalidInput(f"the text contains an unpaired surrogate (U+{ord(ch):04X}); it is not valid Unicode") from None
+        raise InvalidInput(
+            f"the text contains an unpaired surrogate (U+{ord(ch):04X}); it is not valid Unicode"
+        ) from None
     return value
 
 
@@ -182,9 +190,15 @@ def limits_table() -> str:
         ("relation type", f"{MAX_RELATION_CHARS:,} characters: lower-case letters, digits, `_`"),
         ("search query", f"{MAX_QUERY_CHARS:,} characters"),
         ("id or path (`ref`)", f"{MAX_REF_CHARS:,} characters; {MAX_REFS:,} refs per call"),
-        ("`limit`", f"1-{MAX_SEARCH_LIMIT:,} for search, 1-{MAX_LIMIT:,} elsewhere "
-                    "(a hard cap: `gc --apply --limit 2` archives at most 2)"),
-        ("HTTP request body", f"{MAX_BODY_BYTES // (1024 * 1024)} MiB (413), query string {MAX_QUERY_STRING_BYTES // 1024} KiB (414)"),
+        (
+            "`limit`",
+            f"1-{MAX_SEARCH_LIMIT:,} for search, 1-{MAX_LIMIT:,} elsewhere "
+            "(a hard cap: `gc --apply --limit 2` archives at most 2)",
+        ),
+        (
+            "HTTP request body",
+            f"{MAX_BODY_BYTES // (1024 * 1024)} MiB (413), query string {MAX_QUERY_STRING_BYTES // 1024} KiB (414)",
+        ),
     ]
     return "\n".join(["| input | limit |", "| --- | --- |", *(f"| {a} | {b} |" for a, b in rows)]) + "\n"
 

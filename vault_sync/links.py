@@ -17,9 +17,7 @@ from .codeblocks import code_lines, maybe_indented_code
 # no optional '!' in front: a pattern starting with a literal is searched much faster (the
 # engine skips ahead to each '[['); the embed mark is read from the character before the match
 WIKILINK = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
-MDLINK = re.compile(
-    r"\[([^\]\n]*)\]\(\s*(<[^>\n]+>|[^)\s]+)(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^)\n]*\)))?\s*\)"
-)
+MDLINK = re.compile(r"\[([^\]\n]*)\]\(\s*(<[^>\n]+>|[^)\s]+)(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^)\n]*\)))?\s*\)")
 TAG = re.compile(r"#([\w/-]+)")
 BACKTICKS = re.compile(r"``*")  # `+, spelled to open with a literal: searched far faster
 # a code span of single backticks: no blank line inside (a paragraph's end closes nothing)

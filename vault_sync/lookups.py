@@ -79,7 +79,8 @@ def note(engine: Engine, ref: str) -> dict[str, Any]:
 # -- the supersession chain --
 def _graph(engine: Engine) -> tuple[dict[str, set[str]], list[list[str]]]:
     """(the successors, the loops), kept for one state of the index: search reads them on
-    every query once a vault holds a supersession (about 70 ms at 1,000 of them: time a search on a vault where 1,000 memories are superseded)."""
+    every query once a vault holds a supersession (about 70 ms at 1,000 of them: time a search on a vault where 1,000
+    memories are superseded)."""
     key = engine.store.change_signature()
     hit = engine.runtime.supersession
     if hit is not None and hit[0] == key:
@@ -149,8 +150,11 @@ def chain(engine: Engine, path: str) -> dict[str, Any]:
         before.append(prev)
         cur = prev
     after, cycle_after = chain_after(engine, path, succ)
-    return {"chain": list(reversed(before)) + [path] + after, "current": (after or [path])[-1],
-            "cycle": cycle or cycle_after}
+    return {
+        "chain": list(reversed(before)) + [path] + after,
+        "current": (after or [path])[-1],
+        "cycle": cycle or cycle_after,
+    }
 
 
 def newest(engine: Engine, path: str, succ: dict[str, set[str]] | None = None) -> str | None:

@@ -34,7 +34,7 @@ def slug_from(text: str, max_words: int = 8) -> str:
         stem = "Memory"
     base = stem.split(".")[0]
     if base.strip().lower() in _RESERVED:  # Windows: CON, CON.txt, "con .x" are all the device
-        stem = f"{base.rstrip()} note{stem[len(base):]}"
+        stem = f"{base.rstrip()} note{stem[len(base) :]}"
     return stem
 
 

@@ -15,12 +15,26 @@ from typing import Any, overload
 
 from . import links as linkmod
 from .dates import parse_datetime
-from .limits import MAX_STRENGTH, MIN_STRENGTH
 from .fmblock import UnclosedFrontmatter, YamlProblem, find_block, load_frontmatter
+from .limits import MAX_STRENGTH, MIN_STRENGTH
 
 OWNED_KEYS = (
-    "id", "tags", "created", "last_used", "use_count", "strength", "status", "decay_score",
-    "review_priority", "review_on", "archive_on", "review_count", "cross_domain_count", "promoted_at", "archived_at", "related",
+    "id",
+    "tags",
+    "created",
+    "last_used",
+    "use_count",
+    "strength",
+    "status",
+    "decay_score",
+    "review_priority",
+    "review_on",
+    "archive_on",
+    "review_count",
+    "cross_domain_count",
+    "promoted_at",
+    "archived_at",
+    "related",
 )
 STATUSES = ("active", "promoted", "archived", "superseded")
 _WIKI = re.compile(r"\[\[[^\[\]\n]+\]\]")
@@ -89,7 +103,7 @@ def checksum_of(data: bytes) -> str:
 
 def stem_of(path: str) -> str:
     """The note's name: its file name without `.md`."""
-    return linkmod.strip_md(path[path.rfind("/") + 1:])  # a vault path: no "." or "//" parts
+    return linkmod.strip_md(path[path.rfind("/") + 1 :])  # a vault path: no "." or "//" parts
 
 
 def parse_note(path: str, data: bytes) -> Note:
@@ -117,14 +131,24 @@ def parse_note(path: str, data: bytes) -> Note:
             block = None
         if block:
             has_fm = True
-            body = text[block.body_start:]
-            frontmatter = _load_frontmatter(text[block.yaml_start:block.yaml_end], problems)
+            body = text[block.body_start :]
+            frontmatter = _load_frontmatter(text[block.yaml_start : block.yaml_end], problems)
     fields = read_fields(owned_view(frontmatter, problems), problems)
     note_links, inline_tags, h1 = linkmod.extract(body) if text else ([], [], None)
     return Note(
-        path=path, checksum=checksum_of(data), size=len(data), text=text, bom=bom,
-        has_frontmatter=has_fm, frontmatter=frontmatter, fields=fields, body=body,
-        title=h1 or stem_of(path), links=note_links, inline_tags=inline_tags, problems=problems,
+        path=path,
+        checksum=checksum_of(data),
+        size=len(data),
+        text=text,
+        bom=bom,
+        has_frontmatter=has_fm,
+        frontmatter=frontmatter,
+        fields=fields,
+        body=body,
+        title=h1 or stem_of(path),
+        links=note_links,
+        inline_tags=inline_tags,
+        problems=problems,
     )
 
 
@@ -174,8 +198,12 @@ def owned_view(fm: dict[str, Any], problems: list[Problem]) -> dict[str, Any]:
             problems.append(Problem(f"{both}: one key written several ways; keep one of them"))
             continue
         view[low] = fm[keys[0]]
-        problems.append(Problem(f"{keys[0]}: read as {low} (mnemovault's keys are lower-case); "
-                                f"written back as {keys[0]}", blocking=False))
+        problems.append(
+            Problem(
+                f"{keys[0]}: read as {low} (mnemovault's keys are lower-case); written back as {keys[0]}",
+                blocking=False,
+            )
+        )
     return view
 
 
@@ -189,7 +217,12 @@ def _int(fm: dict[str, Any], key: str, default: int, lo: int, hi: int, problems:
     value = fm.get(key)
     if value is None:
         return default
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or isinstance(value, float) and not value.is_integer():
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or isinstance(value, float)
+        and not value.is_integer()
+    ):
         problems.append(Problem(f"{key}: {_show(value)} is not a whole number"))
         return default
     if not lo <= value <= hi:
@@ -199,13 +232,22 @@ def _int(fm: dict[str, Any], key: str, default: int, lo: int, hi: int, problems:
 
 
 @overload
-def _float(fm: dict[str, Any], key: str, default: float, lo: float, hi: float, problems: list[Problem],
-           blocking: bool = True) -> float: ...
+def _float(
+    fm: dict[str, Any], key: str, default: float, lo: float, hi: float, problems: list[Problem], blocking: bool = True
+) -> float: ...
 @overload
-def _float(fm: dict[str, Any], key: str, default: None, lo: float, hi: float, problems: list[Problem],
-           blocking: bool = True) -> float | None: ...
-def _float(fm: dict[str, Any], key: str, default: float | None, lo: float, hi: float, problems: list[Problem],
-           blocking: bool = True) -> float | None:
+def _float(
+    fm: dict[str, Any], key: str, default: None, lo: float, hi: float, problems: list[Problem], blocking: bool = True
+) -> float | None: ...
+def _float(
+    fm: dict[str, Any],
+    key: str,
+    default: float | None,
+    lo: float,
+    hi: float,
+    problems: list[Problem],
+    blocking: bool = True,
+) -> float | None:
     value = fm.get(key)
     if value is None:
         return default
@@ -240,7 +282,9 @@ def _str_list(fm: dict[str, Any], key: str, problems: list[Problem]) -> list[str
         if len(parts) > 1:
             problems.append(Problem(f"{key}: the text {_show(value)} read as the list {_show(parts)}", blocking=False))
         return parts
-    if isinstance(value, list) and all(v is None or isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in value):
+    if isinstance(value, list) and all(
+        v is None or isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in value
+    ):
         return [str(v).strip() for v in value if v is not None and str(v).strip()]
     problems.append(Problem(f"{key}: {_show(value)} is not a list of text"))
     return []
@@ -337,5 +381,13 @@ def related_links(note: Note) -> list[linkmod.Link]:
             for m in linkmod.WIKILINK.finditer(item):  # "[[A]] and [[B]]": both are links
                 link = linkmod.parse_wikilink(m.group(1), False)
                 if link:
-                    out.append(linkmod.Link(link.target, link.subpath, link.alias, "related" if key == "related" else f"related:{key}", False))
+                    out.append(
+                        linkmod.Link(
+                            link.target,
+                            link.subpath,
+                            link.alias,
+                            "related" if key == "related" else f"related:{key}",
+                            False,
+                        )
+                    )
     return out

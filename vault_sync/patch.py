@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-from .dates import format_datetime, parse_datetime
 import yaml
 from yaml.nodes import ScalarNode
 
-from .note import owned_spellings
+from .dates import format_datetime, parse_datetime
 from .fmblock import BOM, UnclosedFrontmatter, YamlProblem, detect_newline, find_block, load_frontmatter, load_yaml
+from .note import owned_spellings
 
 REMOVE = object()  # an update value that deletes the key
 
@@ -121,7 +121,7 @@ def _scan(rest: str) -> tuple[str, str, bool]:
             quote = ch
         elif ch == "#" and i > 0 and rest[i - 1] in " \t":
             value = rest[:i].rstrip(" \t")
-            return value, rest[len(value):], depth == 0
+            return value, rest[len(value) :], depth == 0
         elif ch not in " \t":
             if ch in "[{" and prev in ("", "[", "{", ",", ":", "?", "-"):
                 depth += 1
@@ -130,7 +130,7 @@ def _scan(rest: str) -> tuple[str, str, bool]:
             prev = ch
         i += 1
     value = rest.rstrip(" \t")
-    return value, rest[len(value):], quote is None and depth == 0
+    return value, rest[len(value) :], quote is None and depth == 0
 
 
 def _all_closed(lines: list[str]) -> bool:
@@ -182,7 +182,13 @@ def _double_quoted(s: str) -> str:
             out.append("\\n")
         elif ch == "\t":
             out.append("\\t")
-        elif o < 0x20 or 0x7F <= o <= 0x9F or ch in "\u2028\u2029\ufeff" or 0xD800 <= o <= 0xDFFF or o in (0xFFFE, 0xFFFF):
+        elif (
+            o < 0x20
+            or 0x7F <= o <= 0x9F
+            or ch in "\u2028\u2029\ufeff"
+            or 0xD800 <= o <= 0xDFFF
+            or o in (0xFFFE, 0xFFFF)
+        ):
             out.append(f"\\u{o:04x}" if o <= 0xFFFF else f"\\U{o:08x}")
         else:
             out.append(ch)
@@ -282,7 +288,7 @@ def _render_entry(lines: list[str], entry: _Entry | None, key: str, value: Any, 
         if bare.startswith("["):  # flow list (possibly spread over lines): one line, same style
             return [f"{head}{gap}{_flow_list(value)}{comment if not multiline else ''}{line_nl}"]
         if multiline and not bare:
-            own = _item_prefix(lines[entry.start + 1:entry.end]) or prefix
+            own = _item_prefix(lines[entry.start + 1 : entry.end]) or prefix
             return _block_list(head, comment, line_nl, own, value, line_nl)
         return _block_list(head, comment, line_nl, prefix, value, line_nl)
     if multiline or bare[:1] in ("|", ">", "&", "!", "*", "[", "{"):
@@ -310,8 +316,10 @@ def _person_spelling(updates: dict[str, Any], before: dict[str, Any]) -> dict[st
     spellings = owned_spellings(before)
     if not spellings:
         return updates
-    return {(spellings[k][0] if k in spellings and k not in before and len(spellings[k]) == 1 else k): v
-            for k, v in updates.items()}
+    return {
+        (spellings[k][0] if k in spellings and k not in before and len(spellings[k]) == 1 else k): v
+        for k, v in updates.items()
+    }
 
 
 def patch_frontmatter(text: str, updates: dict[str, Any], parsed: dict[str, Any] | None = None) -> str:
@@ -330,7 +338,7 @@ def patch_frontmatter(text: str, updates: dict[str, Any], parsed: dict[str, Any]
         raise PatchError(str(exc)) from None
     if block is None:
         return _new_block(text, updates)
-    yaml_text = text[block.yaml_start:block.yaml_end]
+    yaml_text = text[block.yaml_start : block.yaml_end]
     try:
         before, dupes = (parsed, []) if parsed is not None else load_frontmatter(yaml_text)
     except YamlProblem as exc:
@@ -352,7 +360,7 @@ def patch_frontmatter(text: str, updates: dict[str, Any], parsed: dict[str, Any]
     prefix = "  - "
     for e in entries:
         if e.end - e.start > 1:
-            found = _item_prefix(lines[e.start + 1:e.end])
+            found = _item_prefix(lines[e.start + 1 : e.end])
             if found:
                 prefix = found
                 break
@@ -388,7 +396,7 @@ def patch_frontmatter(text: str, updates: dict[str, Any], parsed: dict[str, Any]
     if appended and out and not out[-1].endswith("\n"):
         out[-1] += nl
     out += appended
-    result = text[: block.yaml_start] + "".join(out) + text[block.yaml_end:]
+    result = text[: block.yaml_start] + "".join(out) + text[block.yaml_end :]
     if not numbers_only or not _all_closed(lines):
         _verify(before, result, updates)
     return result
@@ -409,7 +417,7 @@ def swap_numbers(text: str, updates: dict[str, float]) -> str | None:
         return None
     if block is None:
         return None
-    lines = _split_lines(core[block.yaml_start:block.yaml_end])
+    lines = _split_lines(core[block.yaml_start : block.yaml_end])
     if not _all_closed(lines):  # else a `key: 1` line could be text inside a quoted value
         return None
     out = list(lines)
@@ -425,7 +433,7 @@ def swap_numbers(text: str, updates: dict[str, float]) -> str | None:
         if m is None or after[:1] in (" ", "\t") and not _is_blank_or_comment(after):
             return None  # not a lone number, or a value continued on the next line
         out[i] = key + m.group("head") + render_scalar(value) + m.group("tail")
-    return (BOM if bom else "") + core[: block.yaml_start] + "".join(out) + core[block.yaml_end:]
+    return (BOM if bom else "") + core[: block.yaml_start] + "".join(out) + core[block.yaml_end :]
 
 
 _NUM = r"[-+]?(?:\d[\d_]*)?\.?\d+(?:[eE][-+]?\d+)?"  # a number as a person or we write it
@@ -463,7 +471,7 @@ def _same(a: Any, b: Any) -> bool:
 def _verify(before: dict[str, Any], result: str, updates: dict[str, Any]) -> None:
     try:
         block = find_block(result)
-        after, dupes = load_frontmatter(result[block.yaml_start:block.yaml_end]) if block else ({}, [])
+        after, dupes = load_frontmatter(result[block.yaml_start : block.yaml_end]) if block else ({}, [])
     except (UnclosedFrontmatter, YamlProblem) as exc:
         raise PatchError(f"patching would break the frontmatter: {exc}") from None
     after = {} if after is None else after
@@ -487,9 +495,14 @@ def _verify(before: dict[str, Any], result: str, updates: dict[str, Any]) -> Non
             ok = g is not None and abs((g - value.astimezone()).total_seconds()) < 1
         elif isinstance(value, float) and math.isnan(value):
             ok = isinstance(got, float) and math.isnan(got)
-        elif isinstance(value, numbers.Real) and not isinstance(value, bool) and not isinstance(value, numbers.Integral):
-            ok = isinstance(got, (int, float)) and not isinstance(got, bool) and (
-                got == value or abs(got - float(value)) <= 1e-12 * max(1.0, abs(float(value))))
+        elif (
+            isinstance(value, numbers.Real) and not isinstance(value, bool) and not isinstance(value, numbers.Integral)
+        ):
+            ok = (
+                isinstance(got, (int, float))
+                and not isinstance(got, bool)
+                and (got == value or abs(got - float(value)) <= 1e-12 * max(1.0, abs(float(value))))
+            )
         elif isinstance(value, tuple):
             ok = got == list(value)
         else:

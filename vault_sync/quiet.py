@@ -26,7 +26,9 @@ def state_at(p: ScoringParams, value: float, use_count: int, age_s: float | None
     return state_of(p, value, decision)
 
 
-def written_is_current(p: ScoringParams, row: Any, last: datetime, exact: float, now: datetime, prec: int, refresh_s: float) -> bool:
+def written_is_current(
+    p: ScoringParams, row: Any, last: datetime, exact: float, now: datetime, prec: int, refresh_s: float
+) -> bool:
     """True: the written score may stay (refresh window, same state); False: rewrite it.
 
     `row` carries the index's reading of the file (decay_score, use_count, strength, created)."""
@@ -48,8 +50,12 @@ def left_alone(p: ScoringParams, row: Any, last: datetime, now: datetime, prec: 
         return False  # it gets an id
     exact = score_at(p, row["use_count"], last, row["strength"], now)
     value = round(exact, prec)
-    if row["decay_score"] is not None and round(row["decay_score"], prec) == value and row["review_priority"] is not None \
-            and round(row["review_priority"], prec) == round(review_priority(p, exact), prec):
+    if (
+        row["decay_score"] is not None
+        and round(row["decay_score"], prec) == value
+        and row["review_priority"] is not None
+        and round(row["review_priority"], prec) == round(review_priority(p, exact), prec)
+    ):
         return True
     return written_is_current(p, row, last, exact, now, prec, refresh_s)
 
@@ -57,7 +63,6 @@ def left_alone(p: ScoringParams, row: Any, last: datetime, now: datetime, prec: 
 def due_fields(p: ScoringParams, use_count: int, strength: float, last_used: datetime) -> dict[str, date | None]:
     """review_on / archive_on for these inputs (None: it never gets there)."""
     return due_dates(p, use_count, strength, last_used)
-
 
 
 def older_than_window(p: ScoringParams, row: Any, now: datetime, prec: int, refresh_s: float) -> bool:
@@ -69,4 +74,6 @@ def older_than_window(p: ScoringParams, row: Any, now: datetime, prec: int, refr
     if row["decay_score"] is None:
         return True
     start = now - timedelta(seconds=refresh_s)
-    return bool(round(row["decay_score"], prec) > round(score_at(p, row["use_count"], last, row["strength"], start), prec))
+    return bool(
+        round(row["decay_score"], prec) > round(score_at(p, row["use_count"], last, row["strength"], start), prec)
+    )

@@ -108,8 +108,14 @@ class Runtime:
     def status(self) -> dict[str, Any]:
         watcher, lease = self.watcher, self.lease
         return {
-            "watcher": None if watcher is None else {
-                "mode": watcher.mode, "missed_events": watcher.missed_events, "last_error": watcher.last_error,
-                "reconciles": watcher.reconciles, "last_reconcile": watcher.last_reconcile},
+            "watcher": None
+            if watcher is None
+            else {
+                "mode": watcher.mode,
+                "missed_events": watcher.missed_events,
+                "last_error": watcher.last_error,
+                "reconciles": watcher.reconciles,
+                "last_reconcile": watcher.last_reconcile,
+            },
             "lease": lease.state.to_dict() if lease is not None else None,
         }

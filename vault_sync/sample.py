@@ -34,7 +34,7 @@ def shifted_copy(src: Path, dst: Path, now: datetime) -> int:
         block = find_block(text)
         if block is None:
             continue
-        fm = load_yaml(text[block.yaml_start:block.yaml_end]) or {}
+        fm = load_yaml(text[block.yaml_start : block.yaml_end]) or {}
         updates = {}
         for key in DATE_KEYS:
             when = parse_datetime(fm.get(key))

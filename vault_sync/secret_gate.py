@@ -3,6 +3,7 @@ read it. `check_fields` is the one entry point (save, relate, consolidate, archi
 importers' metadata); the exact rules live in `secrets.py`, this module adds what sees
 through obfuscation: Unicode normalisation and keys split by separators or re-cased.
 """
+
 from __future__ import annotations
 
 import re
@@ -14,7 +15,6 @@ from typing import Any
 from .errors import Refused
 from .secrets import _RULES, SecretFinding, _entropy, find_secrets
 
-
 # --- normalising: what a person sees is what is checked ----------------------
 
 # Invisible characters a key can hide behind: every Unicode format character (Cf:
@@ -25,12 +25,28 @@ _INVISIBLE = re.compile(
     "[\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u115f\u1160\u180e"
     "\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0"
     "\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U00013438\U0001bca0-\U0001bca3"
-    "\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f\U000e0100-\U000e01ef]")
+    "\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f\U000e0100-\U000e01ef]"
+)
 
 
-_INVISIBLE_SET = frozenset(_INVISIBLE.findall("".join(map(chr, (
-    *range(0xAD, 0x3200), *range(0xFE00, 0x10000), *range(0x110BD, 0x110CE), *range(0x13430, 0x13439),
-    *range(0x1BCA0, 0x1BCA4), *range(0x1D173, 0x1D17B), *range(0xE0001, 0xE01F0))))))
+_INVISIBLE_SET = frozenset(
+    _INVISIBLE.findall(
+        "".join(
+            map(
+                chr,
+                (
+                    *range(0xAD, 0x3200),
+                    *range(0xFE00, 0x10000),
+                    *range(0x110BD, 0x110CE),
+                    *range(0x13430, 0x13439),
+                    *range(0x1BCA0, 0x1BCA4),
+                    *range(0x1D173, 0x1D17B),
+                    *range(0xE0001, 0xE01F0),
+                ),
+            )
+        )
+    )
+)
 
 
 def normalise(text: str) -> str:
@@ -54,19 +70,35 @@ _SEPS = re.compile(_SEP)
 # (kind, prefix, body length checked). A prefix match is only worth a closer look: the
 # body after it, separators squeezed out, then has to look generated (`_random_body`).
 _PREFIXES: list[tuple[str, str, int]] = [
-    ("AWS access key ID", "akia", 16), ("AWS access key ID", "asia", 16),
+    ("AWS access key ID", "akia", 16),
+    ("AWS access key ID", "asia", 16),
     ("Google API key", "aiza", 28),
-    ("GitHub token", "ghp_", 36), ("GitHub token", "gho_", 36), ("GitHub token", "ghu_", 36),
-    ("GitHub token", "ghs_", 36), ("GitHub token", "ghr_", 36), ("GitHub token", "github_pat_", 50),
+    ("GitHub token", "ghp_", 36),
+    ("GitHub token", "gho_", 36),
+    ("GitHub token", "ghu_", 36),
+    ("GitHub token", "ghs_", 36),
+    ("GitHub token", "ghr_", 36),
+    ("GitHub token", "github_pat_", 50),
     ("GitLab token", "glpat-", 18),
-    ("Slack token", "xoxb-", 30), ("Slack token", "xoxp-", 30), ("Slack token", "xoxa-", 30),
-    ("Slack token", "xoxr-", 30), ("Slack token", "xoxs-", 30),
-    ("Stripe secret key", "sk_live_", 20), ("Stripe secret key", "rk_live_", 20),
-    ("Anthropic API key", "sk-ant-", 32), ("OpenRouter API key", "sk-or-v1-", 32),
-    ("OpenAI API key", "sk-proj-", 32), ("OpenAI API key", "sk-svcacct-", 32), ("OpenAI API key", "sk-admin-", 32),
+    ("Slack token", "xoxb-", 30),
+    ("Slack token", "xoxp-", 30),
+    ("Slack token", "xoxa-", 30),
+    ("Slack token", "xoxr-", 30),
+    ("Slack token", "xoxs-", 30),
+    ("Stripe secret key", "sk_live_", 20),
+    ("Stripe secret key", "rk_live_", 20),
+    ("Anthropic API key", "sk-ant-", 32),
+    ("OpenRouter API key", "sk-or-v1-", 32),
+    ("OpenAI API key", "sk-proj-", 32),
+    ("OpenAI API key", "sk-svcacct-", 32),
+    ("OpenAI API key", "sk-admin-", 32),
     ("OpenAI API key", "sk-", 32),
-    ("Hugging Face token", "hf_", 30), ("Groq API key", "gsk_", 40), ("Replicate API token", "r8_", 30),
-    ("xAI API key", "xai-", 40), ("Perplexity API key", "pplx-", 40), ("LangSmith API key", "lsv2_", 40),
+    ("Hugging Face token", "hf_", 30),
+    ("Groq API key", "gsk_", 40),
+    ("Replicate API token", "r8_", 30),
+    ("xAI API key", "xai-", 40),
+    ("Perplexity API key", "pplx-", 40),
+    ("LangSmith API key", "lsv2_", 40),
     ("JSON Web Token", "eyj", 80),
 ]
 
@@ -114,18 +146,21 @@ _BODY = re.compile(r"[a-z0-9+/=]+(?:[\s._-]{1,8}[a-z0-9+/=]+)*")
 # A PEM header, its words lower-cased or split: "-----BEGIN RSA PRIVATE KEY-----".
 _PEM = re.compile(
     f"-{_SEP}*-{_SEP}*{_spaced('begin')}{_SEP}+(?:[a-z0-9]+{_SEP}+){{0,3}}?{_spaced('private')}{_SEP}*"
-    f"{_spaced('key')}(?:{_SEP}*{_spaced('block')})?{_SEP}*")
+    f"{_spaced('key')}(?:{_SEP}*{_spaced('block')})?{_SEP}*"
+)
 
 # The 150 most frequent letter pairs inside English words (counted on package docs):
 # they make up ~87% of the pairs in prose, ~22% of those in random letters.
-_COMMON_PAIRS = frozenset("""
+_COMMON_PAIRS = frozenset(
+    """
     in th on or at se er en re ti he an es ta ar de io te me co ed et is it as nd nt ng st
     ri tr li al di ra to ns da le ce ma of fo ic na ro el am ve pe if od ut si ct ec rs ne
     ou nc ss us mo pr ai om no la ll im op wi ch ha ac pa ca ea ot ht ur mp ol ge ts tt rm
     lo hi cl il ho ty pl fi so bu mi po ib em ue ul ls be ie su fa ab py ex ig id ni ap ia
     um tp rt vi ag ev do lu wa ow ps ir pi un ry gi sc os bl rr tu oo oc rc ef ci sp qu va
     ee ad ru cu gh
-""".split())
+""".split()
+)
 _LETTERS = re.compile(r"[a-z]+")
 
 
@@ -208,7 +243,7 @@ def _body_at(low: str, text: str, pos: int, n: int, kind: str) -> tuple[str, str
     squeezed = _SEPS.sub("", raw)
     if len(squeezed) < n:
         return None
-    original = text[pos:pos + len(raw)] if len(text) == len(low) else raw
+    original = text[pos : pos + len(raw)] if len(text) == len(low) else raw
     first = len(_SEPS.split(raw, 1)[0])
     if kind == "AWS access key ID" and first > n:
         return None  # unbroken, but longer than a key ID: a word or an identifier
@@ -223,7 +258,7 @@ def _whole_jwt(text: str, start: int) -> bool:
     exact rule has decoded the header and judged it. A header with - or _ in it may be
     one split by them, which does not decode."""
     m = _JWT_EXACT.match(text, start)
-    if m is None or text[m.end():m.end() + 1] == ".":
+    if m is None or text[m.end() : m.end() + 1] == ".":
         return False
     head = m.group(0).split(".", 1)[0]
     return head.isalnum()
@@ -240,15 +275,19 @@ def find_obfuscated(text: str) -> list[SecretFinding]:
             continue
         start = m.start()
         kind, prefix, n = _PREFIXES[int((m.lastgroup or "p0")[1:])]
-        if kind == "JSON Web Token" and (_whole_jwt(text, start) or low[start - 1:start] == "."):
+        if kind == "JSON Web Token" and (_whole_jwt(text, start) or low[start - 1 : start] == "."):
             continue  # an intact token the exact rule has judged (by its header), or a later part of one
         got = _body_at(low, text, m.end(), n, kind)
         # a prefix no word starts with needs less proof, if it is on one line and whole
         # ("ghp_", not "gh p_"; a long one may be split: "gl pat-")
         head = m.group(0).rstrip(" \t\n\r\f\v._-")
         punctuated = head != m.group(0) or prefix[-1] not in "_-"  # "ghp_...", not "ghost"
-        distinctive = prefix not in _WORDLIKE and punctuated and "\n" not in head and (
-            head == prefix.rstrip("_-") or len(prefix.replace("_", "").replace("-", "")) >= 4)
+        distinctive = (
+            prefix not in _WORDLIKE
+            and punctuated
+            and "\n" not in head
+            and (head == prefix.rstrip("_-") or len(prefix.replace("_", "").replace("-", "")) >= 4)
+        )
         if got is not None and _random_body(kind, distinctive, *got):
             hits.append((start, kind))
     if "--" in low:
@@ -274,6 +313,7 @@ def scan(text: str) -> list[SecretFinding]:
 
 # --- the gate ----------------------------------------------------------------
 
+
 def _refuse(field: str, value: str) -> None:
     findings = scan(value)
     if findings:
@@ -296,8 +336,9 @@ def shown(value: Any, n: int = 80) -> Any:
     findings = scan(text)
     if findings:
         return f"[hidden: {', '.join(sorted({f.kind for f in findings}))}]"
-    out = "".join(f"\\u{ord(ch):04x}" if unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Zl", "Zp") else ch
-                  for ch in text)
+    out = "".join(
+        f"\\u{ord(ch):04x}" if unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Zl", "Zp") else ch for ch in text
+    )
     return out if len(out) <= n else out[:n] + "…"
 
 

@@ -3,6 +3,7 @@
 Findings carry only a kind and a line number, never the value or any part of
 it, so logs and error messages built from them cannot leak what they guard.
 """
+
 from __future__ import annotations
 
 import base64
@@ -23,6 +24,7 @@ class SecretFinding:
 
 
 # --- value heuristics ------------------------------------------------------
+
 
 def _entropy(s: str) -> float:
     n = len(s)
@@ -45,17 +47,20 @@ def _looks_random(s: str, min_len: int = 16) -> bool:
 
 # changeme is a placeholder: it is a well-known default meant to be replaced,
 # so it protects nothing, and flagging it would block every config template.
-_PLACEHOLDER_WORDS = frozenset("""
+_PLACEHOLDER_WORDS = frozenset(
+    """
     none null nil true false yes no undefined required optional empty blank
     changeme change_me changeit password passwd pass pwd secret token apikey
     api_key key redacted hidden masked removed placeholder example sample
     dummy fake test todo tbd string str bearer value env
-""".split())
+""".split()
+)
 _PLACEHOLDER_RE = re.compile(
     r"^(?:<[^>]*>|\[[^\]]*\]|[*xX.•#?_-]+|%\(?\w*\)?s)$"  # <pw>, [REDACTED], ***, xxx
     r"|^\$|\$\{|\{\{|^%\w+%$"  # $VAR, ${VAR}, {{ tmpl }}, %VAR%
     r"|your[_-]?(?:own[_-]?)?(?:pass|secret|token|api|key)|example|placeholder",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 
 
 def _is_placeholder(v: str) -> bool:
@@ -135,21 +140,36 @@ def _aws_key_id(m: re.Match[str]) -> bool:
 # Patterns start with literals where possible so `re` can skip ahead fast;
 # word boundaries are checked in code for the same reason.
 _RULES: list[tuple[str, tuple[str, ...], re.Pattern[str], Check]] = [
-    ("GCP service account private key", (), re.compile(
-        r'"private_key"\s*:\s*"-----BEGIN [A-Z ]*PRIVATE KEY-----(?:\\n)?[A-Za-z0-9+/=]{40}'), None),
-    ("private key block", (), re.compile(
-        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]{0,400}?[A-Za-z0-9+/=]{40}"), None),
+    (
+        "GCP service account private key",
+        (),
+        re.compile(r'"private_key"\s*:\s*"-----BEGIN [A-Z ]*PRIVATE KEY-----(?:\\n)?[A-Za-z0-9+/=]{40}'),
+        None,
+    ),
+    (
+        "private key block",
+        (),
+        re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]{0,400}?[A-Za-z0-9+/=]{40}"),
+        None,
+    ),
     ("AWS access key ID", ("akia", "asia"), re.compile(r"(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Za-z])"), _aws_key_id),
-    ("AWS secret access key", ("aws",), re.compile(
-        r"(?i)aws_?secret_?(?:access_?)?key[\"']?\s*[:=]\s*[\"']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"),
-     _aws_secret),
+    (
+        "AWS secret access key",
+        ("aws",),
+        re.compile(r"(?i)aws_?secret_?(?:access_?)?key[\"']?\s*[:=]\s*[\"']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"),
+        _aws_secret,
+    ),
     ("Google API key", (), re.compile(r"AIza([0-9A-Za-z_-]{35})(?![0-9A-Za-z_-])"), _body_random()),
     ("GitHub token", (), re.compile(r"gh[pousr]_([A-Za-z0-9]{36,255})(?![A-Za-z0-9])"), _body_random()),
     ("GitHub token", (), re.compile(r"github_pat_([A-Za-z0-9_]{50,255})"), _body_random()),
     ("GitLab token", (), re.compile(r"glpat-([A-Za-z0-9_-]{20,})"), _body_random(min_len=20)),
     ("Slack token", (), re.compile(r"xox[baprs]-([A-Za-z0-9-]{20,})"), _slack_token),
-    ("Slack webhook URL", (), re.compile(
-        r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{20,}"), _slack_hook),
+    (
+        "Slack webhook URL",
+        (),
+        re.compile(r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{20,}"),
+        _slack_hook,
+    ),
     ("Anthropic API key", (), re.compile(r"sk-ant-([A-Za-z0-9_-]{32,})"), _body_random()),
     ("OpenRouter API key", (), re.compile(r"sk-or-v1-([0-9a-f]{64})"), None),
     # Plain sk- also covers OpenAI-compatible providers (DeepSeek, Moonshot...).
@@ -161,18 +181,26 @@ _RULES: list[tuple[str, tuple[str, ...], re.Pattern[str], Check]] = [
     ("xAI API key", (), re.compile(r"xai-([A-Za-z0-9]{70,})"), _body_random()),
     ("Perplexity API key", (), re.compile(r"pplx-([A-Za-z0-9]{40,})"), _body_random()),
     ("LangSmith API key", (), re.compile(r"lsv2_(?:pt|sk)_[0-9a-f]{32}_[0-9a-f]{10}"), None),
-    ("JSON Web Token", ("eyj",), re.compile(
-        r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]{16,}"), _jwt_header_ok),
+    (
+        "JSON Web Token",
+        ("eyj",),
+        re.compile(r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]{16,}"),
+        _jwt_header_ok,
+    ),
 ]
 
 # Anchored on "://" (a literal) so the scan is fast; scheme is read backwards.
 _URL_CREDS = re.compile(r"://([^\s:/@?#'\"<>]*):([^\s/@?#'\"<>]+)@[A-Za-z0-9\[]")
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*$")
 _SCHEME_KINDS = {
-    "postgres": "PostgreSQL connection string", "postgresql": "PostgreSQL connection string",
-    "mysql": "MySQL connection string", "mariadb": "MySQL connection string",
-    "mongodb": "MongoDB connection string", "redis": "Redis connection string",
-    "rediss": "Redis connection string", "amqp": "AMQP connection string",
+    "postgres": "PostgreSQL connection string",
+    "postgresql": "PostgreSQL connection string",
+    "mysql": "MySQL connection string",
+    "mariadb": "MySQL connection string",
+    "mongodb": "MongoDB connection string",
+    "redis": "Redis connection string",
+    "rediss": "Redis connection string",
+    "amqp": "AMQP connection string",
     "amqps": "AMQP connection string",
 }
 
@@ -181,7 +209,8 @@ _ASSIGN_SRC = (
     r"(passw(?:or)?d|pwd|passphrase|secret(?:[_-]?key)?|token|api[_-]?key|apikey"
     r"|access[_-]?key|private[_-]?key)"
     r"[\"'`]?\]?(?:\*\*)?[ \t]*(?:::?|:?=(?!=)|=>)[ \t]*(?:\*\*)?[ \t]*"
-    r"(?:\"([^\"\n]*)\"|'([^'\n]*)'|`([^`\n]*)`|([^\s\"'`,;&)\]}*<>]+|<[^>\s]*>))")
+    r"(?:\"([^\"\n]*)\"|'([^'\n]*)'|`([^`\n]*)`|([^\s\"'`,;&)\]}*<>]+|<[^>\s]*>))"
+)
 _ASSIGN = re.compile(_ASSIGN_SRC)
 _ASSIGN_I = re.compile(_ASSIGN_SRC, re.IGNORECASE)
 _ASSIGN_ROOTS = ("pass", "pwd", "secret", "token", "api", "access", "private")
@@ -254,7 +283,7 @@ def find_secrets(text: str) -> list[SecretFinding]:
         g = am.lastindex  # the value group that matched (2-4 quoted, 5 bare)
         if g is None:
             continue  # never: a match always sets group 1 (the key)
-        if _plausible_value(text[am.start(g):am.end(g)], quoted=g != 5):
+        if _plausible_value(text[am.start(g) : am.end(g)], quoted=g != 5):
             add(am.start(), am.end(), _assign_kind(am.group(1)))
 
     if not hits:

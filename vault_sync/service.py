@@ -224,8 +224,14 @@ class MemoryService:
         with self.writes.operation():
             return sweep_op.sweep(self.engine, paths, full).to_dict()
 
-    def save(self, text: str, tags: list[str] | None = None, title: str | None = None, strength: float = 1.0,
-             supersedes: list[str] | None = None) -> dict[str, Any]:
+    def save(
+        self,
+        text: str,
+        tags: list[str] | None = None,
+        title: str | None = None,
+        strength: float = 1.0,
+        supersedes: list[str] | None = None,
+    ) -> dict[str, Any]:
         with self.writes.operation():
             return save_op.save(self.engine, text, tags, title, strength, supersedes)
 
@@ -240,7 +246,9 @@ class MemoryService:
         with self.writes.operation():
             return supersede_op.supersede(self.engine, old, by)
 
-    def save_many(self, items: list[Any], conversation: str | None = None, batch_id: str | None = None) -> dict[str, Any]:
+    def save_many(
+        self, items: list[Any], conversation: str | None = None, batch_id: str | None = None
+    ) -> dict[str, Any]:
         """Many memories in one call (vault_sync.ops.save_batch): one model call, one index sync;
         with a `batch_id`, a retry of the same batch adds nothing twice."""
         from .ops.save_batch import save_many
@@ -248,21 +256,44 @@ class MemoryService:
         with self.writes.operation():
             return save_many(self.engine, items, conversation, batch_id)
 
-    def save_said(self, text: str, tags: list[str] | None = None, title: str | None = None, strength: float = 1.0,
-                  conversation: str | None = None, said_at: Any = None, supersedes: list[str] | None = None) -> dict[str, Any]:
+    def save_said(
+        self,
+        text: str,
+        tags: list[str] | None = None,
+        title: str | None = None,
+        strength: float = 1.0,
+        conversation: str | None = None,
+        said_at: Any = None,
+        supersedes: list[str] | None = None,
+    ) -> dict[str, Any]:
         """save() with optional conversation id and said_at time (frontmatter keys)."""
         from .ops.save_batch import save_said
 
         with self.writes.operation():
             return save_said(self.engine, text, tags, title, strength, conversation, said_at, supersedes)
 
-    def create_memory(self, text: str, tags: list[str] | None = None, title: str | None = None, strength: float = 1.0,
-                      use_count: int = 1, created: Any = None, last_used: Any = None, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    def create_memory(
+        self,
+        text: str,
+        tags: list[str] | None = None,
+        title: str | None = None,
+        strength: float = 1.0,
+        use_count: int = 1,
+        created: Any = None,
+        last_used: Any = None,
+        extra: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
         with self.writes.operation():
             return save_op.create_memory(self.engine, text, tags, title, strength, use_count, created, last_used, extra)
 
-    def import_memories(self, fmt: str, path: str | Path, dry_run: bool = False, tag: str | None = None,
-                        progress: Callable[..., None] | None = None) -> dict[str, Any]:
+    def import_memories(
+        self,
+        fmt: str,
+        path: str | Path,
+        dry_run: bool = False,
+        tag: str | None = None,
+        progress: Callable[..., None] | None = None,
+    ) -> dict[str, Any]:
         """Import a file or folder from another memory tool (vault_sync.transfer)."""
         from .secret_gate import shown
         from .transfer import import_path
@@ -293,7 +324,9 @@ class MemoryService:
     def review_page(self, limit: int = 20, offset: int = 0) -> dict[str, Any]:
         return listings.review_page(self.engine, limit, offset)
 
-    def recent(self, limit: int = 20, offset: int = 0, since: str | None = None, scope: str = "memories") -> dict[str, Any]:
+    def recent(
+        self, limit: int = 20, offset: int = 0, since: str | None = None, scope: str = "memories"
+    ) -> dict[str, Any]:
         return listings.recent(self.engine, limit, offset, since, scope)
 
     def promote(self, ref: str, dry_run: bool = False) -> dict[str, Any]:
@@ -359,17 +392,41 @@ class MemoryService:
     def get_embedder(self) -> Any:
         return semantic.embedder(self.engine)
 
-    def search(self, query: str, limit: int = 10, scope: str = "all", tags: list[str] | None = None,
-               status: str | None = None, since_days: float | None = None, blend_review: bool = True,
-               since: str | None = None, until: str | None = None, used_since: str | None = None,
-               include_superseded: bool = False, include_archived: bool | None = None) -> dict[str, Any]:
+    def search(
+        self,
+        query: str,
+        limit: int = 10,
+        scope: str = "all",
+        tags: list[str] | None = None,
+        status: str | None = None,
+        since_days: float | None = None,
+        blend_review: bool = True,
+        since: str | None = None,
+        until: str | None = None,
+        used_since: str | None = None,
+        include_superseded: bool = False,
+        include_archived: bool | None = None,
+    ) -> dict[str, Any]:
         """`since`/`until` bound when a memory was created, `used_since` its last use: ISO dates
         or durations back from now (7d); applied before ranking. Archived memories are searched
         with scope `archive`, `include_archived`, and (unless it is false) by a time-bounded search."""
         from .search.hybrid import checked
 
-        return checked(self.engine, query, limit, scope, tags, status, since_days, blend_review,
-                       since, until, used_since, include_superseded, include_archived)
+        return checked(
+            self.engine,
+            query,
+            limit,
+            scope,
+            tags,
+            status,
+            since_days,
+            blend_review,
+            since,
+            until,
+            used_since,
+            include_superseded,
+            include_archived,
+        )
 
     def search_page(self, query: str, limit: int = 10, offset: int = 0, **filters: Any) -> dict[str, Any]:
         """One page of a search (ops/listings.py)."""
@@ -407,9 +464,37 @@ class MemoryService:
 
 # damage to the index met by these is repaired from the vault (ops/repair.py); reads then
 # run again, the rest report it (the vault may already hold their change)
-for _name in ("sync", "search", "search_page", "brief", "status", "note", "thread", "review", "graph", "get_memory", "read_note",
-              "conflicts"):
+for _name in (
+    "sync",
+    "search",
+    "search_page",
+    "brief",
+    "status",
+    "note",
+    "thread",
+    "review",
+    "graph",
+    "get_memory",
+    "read_note",
+    "conflicts",
+):
     setattr(MemoryService, _name, healing(retry=True)(getattr(MemoryService, _name)))
-for _name in ("save", "save_many", "save_said", "touch", "observe", "supersede", "promote", "promote_all", "gc", "archive",
-              "restore", "relate", "resolve_conflict", "sweep", "run_lifecycle", "import_memories"):
+for _name in (
+    "save",
+    "save_many",
+    "save_said",
+    "touch",
+    "observe",
+    "supersede",
+    "promote",
+    "promote_all",
+    "gc",
+    "archive",
+    "restore",
+    "relate",
+    "resolve_conflict",
+    "sweep",
+    "run_lifecycle",
+    "import_memories",
+):
     setattr(MemoryService, _name, healing(retry=False)(getattr(MemoryService, _name)))

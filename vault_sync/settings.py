@@ -103,7 +103,9 @@ class _DictSource(PydanticBaseSettingsSource):
         super().__init__(settings_cls)
         self._data = data
 
-    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:  # pragma: no cover - __call__ is used
+    def get_field_value(
+        self, field: Any, field_name: str
+    ) -> tuple[Any, str, bool]:  # pragma: no cover - __call__ is used
         return self._data.get(field_name), field_name, False
 
     def __call__(self) -> dict[str, Any]:
@@ -114,12 +116,31 @@ class _DictSource(PydanticBaseSettingsSource):
 # vault synced from elsewhere (or shared) must not choose where this device writes the full
 # text of every note, which folder's notes count as memories (a `stm_dir` naming the daily
 # notes would have the sweep rewrite them), which model runs, or how much work a note is.
-VAULT_SETTINGS = frozenset({
-    "decay_model", "half_life_days", "beta", "pl_alpha", "tc_weight_fast", "tc_fast_half_life_hours",
-    "tc_slow_half_life_days", "forget_threshold", "promote_threshold", "promote_min_uses", "promote_use_count",
-    "promote_window_days", "danger_zone_min", "danger_zone_max", "review_blend_ratio", "touch_boost",
-    "cross_domain_threshold", "score_precision", "score_refresh_hours", "auto_promote", "auto_gc",
-})
+VAULT_SETTINGS = frozenset(
+    {
+        "decay_model",
+        "half_life_days",
+        "beta",
+        "pl_alpha",
+        "tc_weight_fast",
+        "tc_fast_half_life_hours",
+        "tc_slow_half_life_days",
+        "forget_threshold",
+        "promote_threshold",
+        "promote_min_uses",
+        "promote_use_count",
+        "promote_window_days",
+        "danger_zone_min",
+        "danger_zone_max",
+        "review_blend_ratio",
+        "touch_boost",
+        "cross_domain_threshold",
+        "score_precision",
+        "score_refresh_hours",
+        "auto_promote",
+        "auto_gc",
+    }
+)
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -150,9 +171,14 @@ def _vault_toml(vault: Path) -> dict[str, Any]:
     data = dict(_read_toml(path))
     for name in sorted(set(data) - VAULT_SETTINGS):
         del data[name]
-        log.warning("%s: ignoring %s (a vault's config sets only how memories fade and move, not paths, folders, "
-                    "the model or limits of this device); set it in %s or MNEMOVAULT_%s instead",
-                    path, name[:40], user_config_file(), name.upper()[:40])
+        log.warning(
+            "%s: ignoring %s (a vault's config sets only how memories fade and move, not paths, folders, "
+            "the model or limits of this device); set it in %s or MNEMOVAULT_%s instead",
+            path,
+            name[:40],
+            user_config_file(),
+            name.upper()[:40],
+        )
     return data
 
 
@@ -165,8 +191,14 @@ def load_settings(**explicit: Any) -> Settings:
 
     class _Loaded(Settings):
         @classmethod
-        def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: Any, env_settings: Any,
-                                       dotenv_settings: Any, file_secret_settings: Any) -> tuple[Any, ...]:
+        def settings_customise_sources(
+            cls,
+            settings_cls: type[BaseSettings],
+            init_settings: Any,
+            env_settings: Any,
+            dotenv_settings: Any,
+            file_secret_settings: Any,
+        ) -> tuple[Any, ...]:
             return (init_settings, env_settings, _DictSource(settings_cls, toml_data))
 
     try:

@@ -97,14 +97,18 @@ class Layout:
         p = user_path.replace("\\", "/").strip()
         why = outside_reason(p)
         if why == "absolute":
-            raise PathOutsideVault(f"{quote(user_path, REF_CHARS)}: absolute paths are not accepted; give a path inside the vault")
+            raise PathOutsideVault(
+                f"{quote(user_path, REF_CHARS)}: absolute paths are not accepted; give a path inside the vault"
+            )
         if why == "parent":
             raise PathOutsideVault(f"{quote(user_path, REF_CHARS)}: '..' is not allowed; give a path inside the vault")
         parts = [x for x in p.split("/") if x not in ("", ".")]
         if not parts:
             raise PathOutsideVault(f"{quote(user_path, REF_CHARS)} is not a note path")
         if any(len(x.encode("utf-8", "surrogateescape")) > 255 for x in parts) or len(p) > 4000:
-            raise PathOutsideVault(f"{quote(user_path, REF_CHARS)}: a name in this path is longer than any file system allows")
+            raise PathOutsideVault(
+                f"{quote(user_path, REF_CHARS)}: a name in this path is longer than any file system allows"
+            )
         rel = "/".join(parts)
         target = self.root / rel
         real_root = os.path.realpath(self.root)
@@ -172,7 +176,9 @@ def init_vault(settings: "Settings") -> Path:
     cfg = root / ".mnemovault" / "config.toml"
     if not cfg.exists():
         cfg.parent.mkdir(exist_ok=True)
-        cfg.write_text("# mnemovault settings for this vault (env vars MNEMOVAULT_<NAME> override these)\n"
-                       "# decay_model = \"power_law\"\n# half_life_days = 3.0\n# auto_promote = true\n# auto_gc = true\n",
-                       encoding="utf-8")
+        cfg.write_text(
+            "# mnemovault settings for this vault (env vars MNEMOVAULT_<NAME> override these)\n"
+            '# decay_model = "power_law"\n# half_life_days = 3.0\n# auto_promote = true\n# auto_gc = true\n',
+            encoding="utf-8",
+        )
     return root

@@ -44,7 +44,9 @@ def row_state(params: ScoringParams, row: sqlite3.Row, now: datetime) -> str:
     return state_of(params, value, decision)
 
 
-def note_view(params: ScoringParams, row: sqlite3.Row, tags: list[str], problems: list[str], now: datetime) -> dict[str, Any]:
+def note_view(
+    params: ScoringParams, row: sqlite3.Row, tags: list[str], problems: list[str], now: datetime
+) -> dict[str, Any]:
     value = row_score(params, row, now)
     return {
         "path": row["path"],
@@ -59,7 +61,9 @@ def note_view(params: ScoringParams, row: sqlite3.Row, tags: list[str], problems
         "created": row["created"],
         "decay_score": row["decay_score"],
         "score": round(value, 6) if value is not None else None,
-        "review_priority": round(review_priority(params, value), 6) if value is not None and row["kind"] == "stm" else 0.0,
+        "review_priority": round(review_priority(params, value), 6)
+        if value is not None and row["kind"] == "stm"
+        else 0.0,
         "state": row_state(params, row, now),
         "pinned": bool(row["pinned"]),
         "problems": problems,

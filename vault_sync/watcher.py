@@ -116,8 +116,11 @@ class VaultWatcher:
         """Look for signs of a lost event stream (the loop calls it every health_interval)."""
         gap = self._clock.check()
         if gap is not None:
-            self.lost_events("clock", f"the wall clock moved {gap:+.0f} s against the monotonic clock "
-                                      "(the machine slept, or the clock was set)")
+            self.lost_events(
+                "clock",
+                f"the wall clock moved {gap:+.0f} s against the monotonic clock "
+                "(the machine slept, or the clock was set)",
+            )
         observer = self._observer
         if observer is not None and not self._stop.is_set() and not _alive(observer):
             log.warning("the file observer stopped; starting a new one")
@@ -257,8 +260,12 @@ class VaultWatcher:
             self.reconciles += 1
             reasons = sorted(lost) if lost else ["missed"]
             detail = "; ".join(lost.values()) if lost else "the periodic reconcile found changes no event reported"
-            self.last_reconcile = {"at": datetime.fromtimestamp(self.wall_clock(), timezone.utc).isoformat(timespec="seconds"),
-                                   "reason": ", ".join(reasons), "detail": detail, "changes": found}
+            self.last_reconcile = {
+                "at": datetime.fromtimestamp(self.wall_clock(), timezone.utc).isoformat(timespec="seconds"),
+                "reason": ", ".join(reasons),
+                "detail": detail,
+                "changes": found,
+            }
             if lost:
                 log.warning("event stream lost (%s): reconciled with the vault, %d change(s) found", detail, found)
         if self.on_report:

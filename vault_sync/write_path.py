@@ -14,8 +14,8 @@ import threading
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
-from .rename import rename_noreplace
 from .faults import writing
+from .rename import rename_noreplace
 from .writer import NewFiles, WriteResult, create_exclusive, flush_batch, update_file
 
 if TYPE_CHECKING:
@@ -54,8 +54,14 @@ class NewNotes:
 
 
 class WritePath:
-    def __init__(self, layout: "Layout", indexer: "Indexer", emit: Emit, emit_scores: EmitScores,
-                 after_sync: Callable[["SyncReport"], None] | None = None):
+    def __init__(
+        self,
+        layout: "Layout",
+        indexer: "Indexer",
+        emit: Emit,
+        emit_scores: EmitScores,
+        after_sync: Callable[["SyncReport"], None] | None = None,
+    ):
         self.layout = layout
         self.indexer = indexer
         self.after_sync = after_sync  # repairs a sync may call for (duplicate ids), run under the lock
@@ -94,8 +100,9 @@ class WritePath:
         else:
             self._sync(rels)
 
-    def update(self, rel: str, transform: Callable[[bytes], bytes | None], expected: bytes | None = None,
-               scores: bool = False) -> WriteResult:
+    def update(
+        self, rel: str, transform: Callable[[bytes], bytes | None], expected: bytes | None = None, scores: bool = False
+    ) -> WriteResult:
         """Compare-and-swap one note (`transform` re-applied to newer bytes), then re-index it.
         `scores`: announce its new score too."""
         with self.lock:

@@ -58,8 +58,13 @@ def fsync_dir(folder: Path | str) -> None:
         os.close(fd)
 
 
-def write_atomic(target: Path, data: bytes, mode: int | None = None,
-                 check: Callable[[], None] | None = None, expected_old: bytes | None = None) -> bytes | None:
+def write_atomic(
+    target: Path,
+    data: bytes,
+    mode: int | None = None,
+    check: Callable[[], None] | None = None,
+    expected_old: bytes | None = None,
+) -> bytes | None:
     """Temp file in the same folder, fsync, rename over the target.
 
     `check` runs after the temp file is on disk and just before the rename; raising there
@@ -157,7 +162,7 @@ class NewFiles:
         try:
             view = memoryview(data)
             while view:
-                view = view[os.write(fd, view):]
+                view = view[os.write(fd, view) :]
             os.link(f"/proc/self/fd/{fd}", target.name, dst_dir_fd=dfd, follow_symlinks=True)
         finally:
             os.close(fd)
@@ -224,7 +229,9 @@ def update_file(
         return _update_file(target, expected, transform, attempts)
 
 
-def _update_file(target: Path, expected: bytes, transform: Callable[[bytes], bytes | None], attempts: int) -> WriteResult:
+def _update_file(
+    target: Path, expected: bytes, transform: Callable[[bytes], bytes | None], attempts: int
+) -> WriteResult:
     if target.is_symlink():
         target = Path(os.path.realpath(target))  # write the linked note, keep the link
     current = expected
@@ -264,7 +271,9 @@ def _update_file(target: Path, expected: bytes, transform: Callable[[bytes], byt
     raise WriteConflict(f"{target.name}: the note kept changing while it was being written; left as it is")
 
 
-def restore_late_edit(target: Path, ours: bytes, late: bytes, transform: Callable[[bytes], bytes | None], attempts: int = 3) -> WriteResult:
+def restore_late_edit(
+    target: Path, ours: bytes, late: bytes, transform: Callable[[bytes], bytes | None], attempts: int = 3
+) -> WriteResult:
     """A person's write landed between our last look and the swap, so it went to the copy we
     replaced: put it back with our change applied to it (unless they have written again)."""
     redone = transform(late)

@@ -41,11 +41,19 @@ def cold_against_floor(vault: Path, work: Path, service: Callable, rounds: int =
     cpu["cpu_ratio"] = cpu["cold_index_cpu_s"] / cpu["floor_cpu_s"] if cpu["floor_cpu_s"] else float("nan")
     notes = sum(1 for _ in vault.rglob("*.md"))
     with_code = sum(1 for p in vault.rglob("*.md") if "`" in p.read_text(encoding="utf-8", errors="replace"))
-    return {"notes": notes, "with_code": with_code, "floor_s": floor, "cold_index_s": cold, "ratio": cold / floor, **cpu}
+    return {
+        "notes": notes,
+        "with_code": with_code,
+        "floor_s": floor,
+        "cold_index_s": cold,
+        "ratio": cold / floor,
+        **cpu,
+    }
 
 
-def code_heavy_figures(notes: int, work: Path, now: datetime, service: Callable, progress: Callable[[str], None],
-                       rounds: int = 3) -> dict:
+def code_heavy_figures(
+    notes: int, work: Path, now: datetime, service: Callable, progress: Callable[[str], None], rounds: int = 3
+) -> dict:
     vault = work / "code-vault"
     progress(f"code-heavy vault: {notes} notes, {CODE_SHARE:.0%} with code; floor and cold index")
     generate(vault, notes, now, code_share=CODE_SHARE)

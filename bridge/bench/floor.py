@@ -29,8 +29,8 @@ def floor_index(root: Path, db_path: Path) -> float:
             text = Path(dirpath, name).read_bytes().decode("utf-8")
             block = find_block(text)
             if block:
-                load_yaml(text[block.yaml_start:block.yaml_end])
-                text = text[block.body_start:]
+                load_yaml(text[block.yaml_start : block.yaml_end])
+                text = text[block.body_start :]
             rows.append((name[:-3], text))
     with db:
         db.executemany("INSERT INTO fts VALUES (?, ?)", rows)

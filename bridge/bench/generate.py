@@ -10,16 +10,78 @@ from pathlib import Path
 
 from vault_sync.dates import format_datetime
 
-SERVICES = ["atlas", "billing", "search", "ledger", "gateway", "auth", "metrics", "inbox", "render", "payments",
-            "catalog", "notify", "scheduler", "vault", "export", "ingest", "profile", "orders", "pricing", "sync"]
-TECH = ["Postgres", "Redis", "Kafka", "SQLite", "Elasticsearch", "RabbitMQ", "S3", "DynamoDB", "Memcached", "ClickHouse",
-        "Cassandra", "MySQL", "NATS", "Consul", "Vault", "Nginx", "Envoy", "Terraform", "Ansible", "Kubernetes"]
+SERVICES = [
+    "atlas",
+    "billing",
+    "search",
+    "ledger",
+    "gateway",
+    "auth",
+    "metrics",
+    "inbox",
+    "render",
+    "payments",
+    "catalog",
+    "notify",
+    "scheduler",
+    "vault",
+    "export",
+    "ingest",
+    "profile",
+    "orders",
+    "pricing",
+    "sync",
+]
+TECH = [
+    "Postgres",
+    "Redis",
+    "Kafka",
+    "SQLite",
+    "Elasticsearch",
+    "RabbitMQ",
+    "S3",
+    "DynamoDB",
+    "Memcached",
+    "ClickHouse",
+    "Cassandra",
+    "MySQL",
+    "NATS",
+    "Consul",
+    "Vault",
+    "Nginx",
+    "Envoy",
+    "Terraform",
+    "Ansible",
+    "Kubernetes",
+]
 PEOPLE = ["Marta", "Priya", "Sam", "Lena", "Tomas", "Aiko", "Dmitri", "Fatima", "Jonas", "Ines", "Kofi", "Ravi"]
-TOPICS = ["deploys", "on-call", "database", "security", "frontend", "testing", "research", "hiring", "budget", "cooking",
-          "travel", "fitness", "reading", "garden", "music", "tooling", "design", "release", "infra", "support"]
-FILLER = ("the team agreed that we should keep this in mind when planning next quarter and review it again after "
-          "the migration because several people asked about it during standup and nobody remembered the exact "
-          "details so writing it down here saves time later when the question comes back again").split()
+TOPICS = [
+    "deploys",
+    "on-call",
+    "database",
+    "security",
+    "frontend",
+    "testing",
+    "research",
+    "hiring",
+    "budget",
+    "cooking",
+    "travel",
+    "fitness",
+    "reading",
+    "garden",
+    "music",
+    "tooling",
+    "design",
+    "release",
+    "infra",
+    "support",
+]
+FILLER = (
+    "the team agreed that we should keep this in mind when planning next quarter and review it again after "
+    "the migration because several people asked about it during standup and nobody remembered the exact "
+    "details so writing it down here saves time later when the question comes back again"
+).split()
 VERBS = ["uses", "depends on", "moved to", "replaced", "caches data in", "stores events in", "talks to", "is backed by"]
 
 
@@ -43,25 +105,36 @@ def _code(rng: random.Random, names: list[str]) -> str:
     parts = [f"Run `{service} --sync [[{fake}]]` first, or ``grep '#{service}' `log` `` when it fails."]
     for _ in range(rng.randint(1, 3)):
         lang = rng.choice(["python", "bash", "yaml", "sql", ""])
-        lines = [f"# connect to {tech} #{service} [[{fake}]]", f"client = {tech.lower()}.connect('{service}')",
-                 f"rows = client.query('select * from {service} where tag = \"#{lang or 'x'}\"')",
-                 "for row in rows:", f"    print(row)  # see [docs](https://{service}.example/#setup)"]
-        body = "\n".join(lines[:rng.randint(2, len(lines))])
+        lines = [
+            f"# connect to {tech} #{service} [[{fake}]]",
+            f"client = {tech.lower()}.connect('{service}')",
+            f"rows = client.query('select * from {service} where tag = \"#{lang or 'x'}\"')",
+            "for row in rows:",
+            f"    print(row)  # see [docs](https://{service}.example/#setup)",
+        ]
+        body = "\n".join(lines[: rng.randint(2, len(lines))])
         form = rng.random()
         if form < 0.55:
             parts.append(f"```{lang}\n{body}\n```")
         elif form < 0.7:
             parts.append(f"~~~~{lang}\n{body}\n```\n~~~~")
         elif form < 0.85:
-            parts.append("1. Install it:\n\n   ```bash\n   pip install " + service + "  # [[" + fake + "]]\n   ```\n2. Then run it.")
+            parts.append(
+                "1. Install it:\n\n   ```bash\n   pip install "
+                + service
+                + "  # [["
+                + fake
+                + "]]\n   ```\n2. Then run it."
+            )
         else:
             parts.append("\n".join("    " + line for line in body.split("\n")))
         parts.append(_words(rng, rng.randint(10, 40)))
     return "\n\n".join(parts)
 
 
-def generate(root: Path, n: int, now: datetime, seed: int = 7, stm_share: float = 0.4,
-             code_share: float = 0.0) -> Generated:
+def generate(
+    root: Path, n: int, now: datetime, seed: int = 7, stm_share: float = 0.4, code_share: float = 0.0
+) -> Generated:
     """Write `n` notes under `root` (which must not exist); `code_share` of them hold code."""
     rng = random.Random(seed)
     root.mkdir(parents=True)
@@ -126,6 +199,8 @@ def _memory_fm(rng: random.Random, now: datetime, tags: list[str], status: str =
     last = now - timedelta(days=age)
     created = last - timedelta(days=rng.uniform(0, 30))
     tag_lines = "".join(f"  - {t}\n" for t in tags)
-    return (f"id: {uuid.UUID(int=rng.getrandbits(128), version=4)}\ntags:\n{tag_lines}created: {format_datetime(created)}\n"
-            f"last_used: {format_datetime(last)}\nuse_count: {uses}\nstrength: {strength:.2f}\nstatus: {status}\n"
-            f"decay_score: 0.5\nreview_priority: 0.0\n")
+    return (
+        f"id: {uuid.UUID(int=rng.getrandbits(128), version=4)}\ntags:\n{tag_lines}created: {format_datetime(created)}\n"
+        f"last_used: {format_datetime(last)}\nuse_count: {uses}\nstrength: {strength:.2f}\nstatus: {status}\n"
+        f"decay_score: 0.5\nreview_priority: 0.0\n"
+    )

@@ -28,18 +28,31 @@ def write_cortexgraph(path: Path, n: int, seed: int = 21) -> Path:
     rng = random.Random(seed)
     lines = []
     for i in range(n):
-        text = (f"{rng.choice(PEOPLE)} says {rng.choice(SERVICES)} {rng.choice(['uses', 'moved to', 'depends on'])} "
-                f"{rng.choice(TECH)} for {rng.choice(TOPICS)} ({i}): " + " ".join(rng.choice(FILLER) for _ in range(rng.randint(8, 30))))
+        text = (
+            f"{rng.choice(PEOPLE)} says {rng.choice(SERVICES)} {rng.choice(['uses', 'moved to', 'depends on'])} "
+            f"{rng.choice(TECH)} for {rng.choice(TOPICS)} ({i}): "
+            + " ".join(rng.choice(FILLER) for _ in range(rng.randint(8, 30)))
+        )
         created = T0 + i * 60
         status = "archived" if i % 50 == 7 else "promoted" if i % 100 == 3 else "active"
-        lines.append(json.dumps({
-            "id": f"cg-{i:06d}", "content": text, "tags": rng.sample(TOPICS, 2), "created_at": created,
-            "last_used": created + rng.randint(0, 30) * 86400, "use_count": rng.randint(1, 12),
-            "strength": round(rng.uniform(1.0, 1.8), 2), "status": status,
-        }))
+        lines.append(
+            json.dumps(
+                {
+                    "id": f"cg-{i:06d}",
+                    "content": text,
+                    "tags": rng.sample(TOPICS, 2),
+                    "created_at": created,
+                    "last_used": created + rng.randint(0, 30) * 86400,
+                    "use_count": rng.randint(1, 12),
+                    "strength": round(rng.uniform(1.0, 1.8), 2),
+                    "status": status,
+                }
+            )
+        )
     for i in range(0, n - 1, 10):
-        lines.append(json.dumps({"from_memory_id": f"cg-{i:06d}", "to_memory_id": f"cg-{i + 1:06d}",
-                                 "relation_type": "related"}))
+        lines.append(
+            json.dumps({"from_memory_id": f"cg-{i:06d}", "to_memory_id": f"cg-{i + 1:06d}", "relation_type": "related"})
+        )
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
 
@@ -58,17 +71,20 @@ def import_floor(src: Path, work: Path) -> float:
             if "content" not in obj:
                 continue
             tags = "".join(f"\n  - {t}" for t in obj["tags"])
-            note = (f"---\nid: {obj['id']}\ntags:{tags}\ncreated: {obj['created_at']}\nlast_used: {obj['last_used']}\n"
-                    f"use_count: {obj['use_count']}\nstrength: {obj['strength']}\nstatus: {obj['status']}\n"
-                    f"source: cortexgraph\nsource_id: {obj['id']}\n---\n{obj['content']}\n")
+            note = (
+                f"---\nid: {obj['id']}\ntags:{tags}\ncreated: {obj['created_at']}\nlast_used: {obj['last_used']}\n"
+                f"use_count: {obj['use_count']}\nstrength: {obj['strength']}\nstatus: {obj['status']}\n"
+                f"source: cortexgraph\nsource_id: {obj['id']}\n---\n{obj['content']}\n"
+            )
             with open(folder / f"{obj['id']}.md", "x", encoding="utf-8") as out:
                 out.write(note)
     took = time.perf_counter() - started
     return took + floor_index(folder, work / f"floor-import-{time.monotonic_ns()}.sqlite3")
 
 
-def import_figures(work: Path, n: int, service: Callable[[Path, Path], object], progress: Callable[[str], None],
-                   rounds: int = 3) -> dict:
+def import_figures(
+    work: Path, n: int, service: Callable[[Path, Path], object], progress: Callable[[str], None], rounds: int = 3
+) -> dict:
     """Median import time of `n` CortexGraph memories into an empty vault, beside its floor
     (interleaved, so both see the same disk weather), and the re-run (which adds nothing)."""
     work.mkdir(parents=True, exist_ok=True)
@@ -95,6 +111,13 @@ def import_figures(work: Path, n: int, service: Callable[[Path, Path], object], 
         floors.append(import_floor(src, work))
         shutil.rmtree(vault, ignore_errors=True)
     seconds, floor = statistics.median(imports), statistics.median(floors)
-    return {"memories": n, "created": created, "seconds": seconds, "floor_s": floor,
-            "ratio_to_floor": seconds / floor if floor else None, "rerun_seconds": rerun,
-            "rerun_created": rerun_created, "rounds": rounds}
+    return {
+        "memories": n,
+        "created": created,
+        "seconds": seconds,
+        "floor_s": floor,
+        "ratio_to_floor": seconds / floor if floor else None,
+        "rerun_seconds": rerun,
+        "rerun_created": rerun_created,
+        "rounds": rounds,
+    }

@@ -256,6 +256,7 @@ def _model_of(embedder: Model) -> Embedder:
 
 # -- rankers: query -> note paths, best first ---------------------------------------------
 
+
 def engine_ranker(svc: MemoryService) -> Callable[[str], list[str]]:
     return lambda q: [r["path"] for r in svc.search(q, limit=MRR_DEPTH, blend_review=False)["results"]]
 
@@ -278,7 +279,9 @@ def minilm_ranker(svc: MemoryService, embedder: Model) -> Callable[[str], list[s
     from vault_sync.search.embeddings import vector_cache
 
     def rank(q: str) -> list[str]:
-        rowids, sims = vector_cache(svc.engine, _model_of(embedder)).similarities(embedder.encode_one(q), ("stm", "ltm"))
+        rowids, sims = vector_cache(svc.engine, _model_of(embedder)).similarities(
+            embedder.encode_one(q), ("stm", "ltm")
+        )
         order = np.argsort(-sims, kind="stable")[:MRR_DEPTH]
         return _paths(svc, [int(rowids[i]) for i in order])
 
@@ -293,6 +296,7 @@ def _paths(svc: MemoryService, rowids: list[int]) -> list[str]:
 
 
 # -- scoring -----------------------------------------------------------------------------
+
 
 def score_question(found: list[str], evidence: list[str]) -> tuple[float, float, float]:
     """(hit@K, evidence recall@K, reciprocal rank within MRR_DEPTH) for dia_ids, best first."""
@@ -349,6 +353,7 @@ class Tally:
 
 # -- the run -----------------------------------------------------------------------------
 
+
 def _service(vault: Path, index: Path, embeddings: bool) -> MemoryService:
     from vault_sync.service import MemoryService
     from vault_sync.settings import load_settings
@@ -357,8 +362,14 @@ def _service(vault: Path, index: Path, embeddings: bool) -> MemoryService:
     return MemoryService(settings, clock=lambda: NOW)
 
 
-def run_conversation(conv: Conversation, work: Path, embedder: Model | None, cache_dir: Path | None,
-                     tallies: dict[str, Tally], latencies: list[float]) -> ConversationInfo:
+def run_conversation(
+    conv: Conversation,
+    work: Path,
+    embedder: Model | None,
+    cache_dir: Path | None,
+    tallies: dict[str, Tally],
+    latencies: list[float],
+) -> ConversationInfo:
     vault, index = work / conv.name / "vault", work / conv.name / "index.sqlite3"
     (vault / "STM").mkdir(parents=True)
     saver = _service(vault, index, embeddings=False)
@@ -412,13 +423,23 @@ def time_batch_save(conv: Conversation, embedder: Embedder, work: Path, turns: i
     svc.close()
     t = time.perf_counter()
     embedder.encode([turn.memory_text() for turn in part.turns])
-    return {"turns": len(part.turns), "saved": saved, "vectors": vectors, "save_s": save_s,
-            "encode_s": time.perf_counter() - t}
+    return {
+        "turns": len(part.turns),
+        "saved": saved,
+        "vectors": vectors,
+        "save_s": save_s,
+        "encode_s": time.perf_counter() - t,
+    }
 
 
-def run_locomo(folder: Path, embeddings: bool = True, cache_dir: Path | None = DEFAULT_CACHE,
-               progress: Callable[[str], None] = lambda _m: None, embedder: Embedder | None = None,
-               batch_turns: int = 0) -> LocomoResult:
+def run_locomo(
+    folder: Path,
+    embeddings: bool = True,
+    cache_dir: Path | None = DEFAULT_CACHE,
+    progress: Callable[[str], None] = lambda _m: None,
+    embedder: Embedder | None = None,
+    batch_turns: int = 0,
+) -> LocomoResult:
     """The figures of every conversation in `folder`; with the model and `batch_turns`, also
     the time of one batch save of that many turns (time_batch_save)."""
     files = sorted(Path(folder).glob("*.json"))
@@ -468,9 +489,11 @@ def run_locomo(folder: Path, embeddings: bool = True, cache_dir: Path | None = D
 
 def render(result: LocomoResult, echo: Callable[[str], None] = print) -> None:
     convs = result["conversations"]
-    echo(f"LoCoMo retrieval, {len(convs)} conversations from {result['folder']}: "
-         f"{sum(c['turns'] for c in convs.values())} turns, {sum(c['questions'] for c in convs.values())} questions "
-         f"(categories 1-4), {result['seconds']:.1f} s")
+    echo(
+        f"LoCoMo retrieval, {len(convs)} conversations from {result['folder']}: "
+        f"{sum(c['turns'] for c in convs.values())} turns, {sum(c['questions'] for c in convs.values())} questions "
+        f"(categories 1-4), {result['seconds']:.1f} s"
+    )
     rows = list(CATEGORIES.values()) + ["overall"]
     for name, table in result["rankers"].items():
         echo(f"\n{name}")
@@ -485,8 +508,10 @@ def render(result: LocomoResult, echo: Callable[[str], None] = print) -> None:
         echo(f"\nhybrid search p50: {result['hybrid_p50_ms']:.1f} ms{how}")
     batch = result.get("batch_save")
     if batch:
-        echo(f"batch save (save_many, the model on, nothing cached): {batch['turns']} turns in {batch['save_s']:.1f} s, "
-             f"{batch['vectors']} vectors stored; the model alone encoding the same turns: {batch['encode_s']:.1f} s")
+        echo(
+            f"batch save (save_many, the model on, nothing cached): {batch['turns']} turns in {batch['save_s']:.1f} s, "
+            f"{batch['vectors']} vectors stored; the model alone encoding the same turns: {batch['encode_s']:.1f} s"
+        )
     for name, c in convs.items():
         v = c.get("vectors")
         cached, encoded = (v["from_cache"], v["encoded"]) if v else (0, 0)

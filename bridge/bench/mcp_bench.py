@@ -27,8 +27,14 @@ class Session:
 
     def __init__(self, args: list[str], env: dict, timeout: float = 300.0):
         self.started = time.perf_counter()
-        self.proc = subprocess.Popen([sys.executable, "-m", module("bridge.cli"), "mcp", *args], env=env, cwd=str(ROOT),
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", module("bridge.cli"), "mcp", *args],
+            env=env,
+            cwd=str(ROOT),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
         self.timeout = timeout
         self.next_id = 0
         self.timer = threading.Timer(timeout, self.proc.kill)  # a stuck server must not stall the bench
@@ -80,8 +86,14 @@ def one_session(args: list[str], env: dict, query: str) -> dict:
     """Start to an answered tools/list, then the first search_memory of the process."""
     s = Session(args, env)
     try:
-        s.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                 "clientInfo": {"name": "mnemovault-bench", "version": "1"}})
+        s.request(
+            "initialize",
+            {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "mnemovault-bench", "version": "1"},
+            },
+        )
         s.notify("notifications/initialized")
         tools = s.request("tools/list")["tools"]
         listed = time.perf_counter() - s.started
@@ -103,8 +115,12 @@ def daemon_search(work: Path, query: str) -> float:
     conn = local_connection(info["port"], timeout=300)
     try:
         t = time.perf_counter()
-        conn.request("POST", "/api/rpc", json.dumps({"op": "search", "args": {"query": query, "limit": 10}}),
-                     {"Authorization": f"Bearer {info['token']}", "Content-Type": "application/json"})
+        conn.request(
+            "POST",
+            "/api/rpc",
+            json.dumps({"op": "search", "args": {"query": query, "limit": 10}}),
+            {"Authorization": f"Bearer {info['token']}", "Content-Type": "application/json"},
+        )
         resp = conn.getresponse()
         resp.read()
         took = time.perf_counter() - t
@@ -115,20 +131,42 @@ def daemon_search(work: Path, query: str) -> float:
         conn.close()
 
 
-def mcp_timing(vault: Path, work: Path, queries: list[str], progress: Callable[[str], None],
-               embeddings: bool, index: Path | None = None, runs: int = 7) -> dict:
+def mcp_timing(
+    vault: Path,
+    work: Path,
+    queries: list[str],
+    progress: Callable[[str], None],
+    embeddings: bool,
+    index: Path | None = None,
+    runs: int = 7,
+) -> dict:
     """Proxy sessions against a warm daemon on the bench vault; one in-process session to compare."""
-    env = dict(os.environ, MNEMOVAULT_CONFIG_DIR=str(work / "mcp-config"), MNEMOVAULT_DATA_DIR=str(work / "mcp-data"),
-               MNEMOVAULT_LOG_DIR=str(work / "mcp-logs"), MNEMOVAULT_EMBEDDINGS="true" if embeddings else "false",
-               MNEMOVAULT_LIFECYCLE_INTERVAL_SECONDS="100000", MNEMOVAULT_AUTO_PROMOTE="false", MNEMOVAULT_AUTO_GC="false",
-               FASTMCP_SHOW_SERVER_BANNER="false", FASTMCP_CHECK_FOR_UPDATES="off", PYTHONPATH=str(ROOT))
+    env = dict(
+        os.environ,
+        MNEMOVAULT_CONFIG_DIR=str(work / "mcp-config"),
+        MNEMOVAULT_DATA_DIR=str(work / "mcp-data"),
+        MNEMOVAULT_LOG_DIR=str(work / "mcp-logs"),
+        MNEMOVAULT_EMBEDDINGS="true" if embeddings else "false",
+        MNEMOVAULT_LIFECYCLE_INTERVAL_SECONDS="100000",
+        MNEMOVAULT_AUTO_PROMOTE="false",
+        MNEMOVAULT_AUTO_GC="false",
+        FASTMCP_SHOW_SERVER_BANNER="false",
+        FASTMCP_CHECK_FOR_UPDATES="off",
+        PYTHONPATH=str(ROOT),
+    )
     env.pop("MNEMOVAULT_NO_DAEMON", None)
     if index is not None:  # an index the bench already embedded: the daemon starts warm
         env["MNEMOVAULT_INDEX_PATH"] = str(index)
     queries = queries or ["postgres"]
     progress("MCP: starting a daemon for the proxy")
-    daemon = subprocess.Popen([sys.executable, "-m", module("bridge.cli"), "daemon", "--vault", str(vault)], env=env, cwd=str(ROOT),
-                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    daemon = subprocess.Popen(
+        [sys.executable, "-m", module("bridge.cli"), "daemon", "--vault", str(vault)],
+        env=env,
+        cwd=str(ROOT),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 600
         while time.monotonic() < deadline and not list((work / "mcp-config" / "bridges").glob("*.json")):
@@ -152,12 +190,21 @@ def mcp_timing(vault: Path, work: Path, queries: list[str], progress: Callable[[
     inproc = one_session(["--in-process", "--vault", str(vault)], env, queries[0])
     lists = [s["list_s"] for s in sessions]
     searches = [s["search_s"] for s in sessions]
-    return {"runs": runs, "tools": sessions[0]["tools"], "semantic": embeddings,
-            "proxy_list_s": statistics.median(lists), "proxy_list_max_s": max(lists),
-            "proxy_search_p50_ms": pct(searches, 0.5) * 1000, "proxy_search_max_ms": max(searches) * 1000,
-            "proxy_rss_mb": max(s["rss_mb"] for s in sessions), "daemon_search_p50_ms": pct(direct, 0.5) * 1000,
-            "in_process_list_s": inproc["list_s"], "in_process_search_ms": inproc["search_s"] * 1000,
-            "in_process_rss_mb": inproc["rss_mb"], "first_after_daemon_start_search_ms": first["search_s"] * 1000}
+    return {
+        "runs": runs,
+        "tools": sessions[0]["tools"],
+        "semantic": embeddings,
+        "proxy_list_s": statistics.median(lists),
+        "proxy_list_max_s": max(lists),
+        "proxy_search_p50_ms": pct(searches, 0.5) * 1000,
+        "proxy_search_max_ms": max(searches) * 1000,
+        "proxy_rss_mb": max(s["rss_mb"] for s in sessions),
+        "daemon_search_p50_ms": pct(direct, 0.5) * 1000,
+        "in_process_list_s": inproc["list_s"],
+        "in_process_search_ms": inproc["search_s"] * 1000,
+        "in_process_rss_mb": inproc["rss_mb"],
+        "first_after_daemon_start_search_ms": first["search_s"] * 1000,
+    }
 
 
 def _stop_daemon_of(config: Path, timeout: float = 60.0) -> None:
@@ -187,7 +234,9 @@ def _wait_serving(config: Path, relay: subprocess.Popen, timeout: float = 300.0)
     while time.monotonic() < deadline and relay.poll() is None:
         for bfile in (config / "bridges").glob("*.json"):
             try:
-                socket.create_connection(("127.0.0.1", json.loads(bfile.read_text(encoding="utf-8"))["port"]), 1).close()
+                socket.create_connection(
+                    ("127.0.0.1", json.loads(bfile.read_text(encoding="utf-8"))["port"]), 1
+                ).close()
                 return
             except (OSError, ValueError, KeyError):
                 pass
@@ -195,27 +244,44 @@ def _wait_serving(config: Path, relay: subprocess.Popen, timeout: float = 300.0)
     raise RuntimeError("the daemon the relay started never listened")
 
 
-def cold_start(vault: Path, work: Path, index: Path, progress: Callable[[str], None], embeddings: bool,
-               runs: int = 3) -> dict:
+def cold_start(
+    vault: Path, work: Path, index: Path, progress: Callable[[str], None], embeddings: bool, runs: int = 3
+) -> dict:
     """A relay with no daemon running: start to an answered tools/list (the relay starts the
     daemon), then, once that daemon listens, the first save_memory, which must not wait for the
-    model the daemon is still loading. Each run has its own config folder and a copy of an indexed index, as after a login."""
+    model the daemon is still loading. Each run has its own config folder and a copy of an indexed index, as after a
+    login."""
     lists, saves, loading = [], [], []
     for i in range(runs):
         home = work / f"cold-start-{i}"
         home.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(index, home / "index.sqlite3")
-        env = dict(os.environ, MNEMOVAULT_CONFIG_DIR=str(home / "config"), MNEMOVAULT_DATA_DIR=str(home / "data"),
-                   MNEMOVAULT_LOG_DIR=str(home / "logs"), MNEMOVAULT_INDEX_PATH=str(home / "index.sqlite3"),
-                   MNEMOVAULT_EMBEDDINGS="true" if embeddings else "false",
-                   MNEMOVAULT_LIFECYCLE_INTERVAL_SECONDS="100000", MNEMOVAULT_AUTO_PROMOTE="false", MNEMOVAULT_AUTO_GC="false",
-                   FASTMCP_SHOW_SERVER_BANNER="false", FASTMCP_CHECK_FOR_UPDATES="off", PYTHONPATH=str(ROOT))
+        env = dict(
+            os.environ,
+            MNEMOVAULT_CONFIG_DIR=str(home / "config"),
+            MNEMOVAULT_DATA_DIR=str(home / "data"),
+            MNEMOVAULT_LOG_DIR=str(home / "logs"),
+            MNEMOVAULT_INDEX_PATH=str(home / "index.sqlite3"),
+            MNEMOVAULT_EMBEDDINGS="true" if embeddings else "false",
+            MNEMOVAULT_LIFECYCLE_INTERVAL_SECONDS="100000",
+            MNEMOVAULT_AUTO_PROMOTE="false",
+            MNEMOVAULT_AUTO_GC="false",
+            FASTMCP_SHOW_SERVER_BANNER="false",
+            FASTMCP_CHECK_FOR_UPDATES="off",
+            PYTHONPATH=str(ROOT),
+        )
         env.pop("MNEMOVAULT_NO_DAEMON", None)
         progress(f"MCP: cold start {i + 1}/{runs} (the relay starts the daemon)")
         s = Session(["--vault", str(vault)], env)
         try:
-            s.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                     "clientInfo": {"name": "mnemovault-bench", "version": "1"}})
+            s.request(
+                "initialize",
+                {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "mnemovault-bench", "version": "1"},
+                },
+            )
             s.notify("notifications/initialized")
             s.request("tools/list")
             lists.append(time.perf_counter() - s.started)
@@ -226,11 +292,19 @@ def cold_start(vault: Path, work: Path, index: Path, progress: Callable[[str], N
             saves.append(time.perf_counter() - t)
             if result.get("isError"):
                 raise RuntimeError(f"save_memory failed: {result.get('content')}")
-            found = s.request("tools/call", {"name": "search_memory", "arguments": {"query": "cold start check", "limit": 3}})
+            found = s.request(
+                "tools/call", {"name": "search_memory", "arguments": {"query": "cold start check", "limit": 3}}
+            )
             loading.append(json.dumps(found).find("still loading") >= 0)
         finally:
             s.close()
             _stop_daemon_of(home / "config")
-    return {"runs": runs, "semantic": embeddings, "list_s": statistics.median(lists), "list_max_s": max(lists),
-            "first_save_ms": statistics.median(saves) * 1000, "first_save_max_ms": max(saves) * 1000,
-            "model_still_loading": sum(loading)}
+    return {
+        "runs": runs,
+        "semantic": embeddings,
+        "list_s": statistics.median(lists),
+        "list_max_s": max(lists),
+        "first_save_ms": statistics.median(saves) * 1000,
+        "first_save_max_ms": max(saves) * 1000,
+        "model_still_loading": sum(loading),
+    }

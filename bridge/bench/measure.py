@@ -21,9 +21,9 @@ from vault_sync.index import queries as index_queries  # `queries` names the (qu
 from ..paths import import_root, module
 from .floor import floor_index
 from .generate import generate
-from .stats import pct
 from .quiet_day import quiet_day_figures
 from .quiet_sweep import unchanged_sweep
+from .stats import pct
 from .sweep_bench import stm_sweep
 
 
@@ -94,7 +94,8 @@ def rss_of(vault: Path, index: Path, embeddings: bool) -> float:
         "import resource, sys, time\n"
         f"from {module('bridge.bench.measure')} import _service\n"
         f"from {module('vault_sync.watcher')} import VaultWatcher\n"
-        f"svc = _service(__import__('pathlib').Path({str(vault)!r}), __import__('pathlib').Path({str(index)!r}), embeddings={embeddings})\n"
+        f"svc = _service(__import__('pathlib').Path({str(vault)!r}), __import__('pathlib').Path({str(index)!r}), "
+        f"embeddings={embeddings})\n"
         "svc.sync()\n"
         "w = VaultWatcher(svc.indexer, svc.layout); w.start()\n"
         "if svc.settings.embeddings:\n"
@@ -104,8 +105,9 @@ def rss_of(vault: Path, index: Path, embeddings: bool) -> float:
         "hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM')] if sys.platform == 'linux' else []\n"
         "print(int(hwm[0].split()[1]) / 1024 if hwm else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600,
-                         cwd=str(import_root()))
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=600, cwd=str(import_root())
+    )
     try:
         return float(out.stdout.strip().splitlines()[-1])
     except (IndexError, ValueError):
@@ -117,8 +119,11 @@ def run_bench(notes: int | None, vault_dir: Path | None, quick: bool, progress: 
     work = Path(tempfile.mkdtemp(prefix="mnemovault-bench-"))
     now = utc_now()
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None  # shared machines: say how shared
-    result: dict = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0], "load": load},
-                    "measured": now.isoformat(), "quick": quick}
+    result: dict = {
+        "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0], "load": load},
+        "measured": now.isoformat(),
+        "quick": quick,
+    }
     try:
         vault = work / "vault"
         if vault_dir is not None:
@@ -143,7 +148,9 @@ def run_bench(notes: int | None, vault_dir: Path | None, quick: bool, progress: 
         plains: list[float] = []
         for i in range(2):  # alternated with the same index without its trigram table: that table's cost
             for trigrams, times in ((True, colds), (False, plains)):
-                svc = _service(vault, work / f"{'cold' if trigrams else 'plain'}{i}.sqlite3", embeddings=False, trigrams=trigrams)
+                svc = _service(
+                    vault, work / f"{'cold' if trigrams else 'plain'}{i}.sqlite3", embeddings=False, trigrams=trigrams
+                )
                 t = time.perf_counter()
                 svc.sync()
                 times.append(time.perf_counter() - t)
@@ -153,8 +160,9 @@ def run_bench(notes: int | None, vault_dir: Path | None, quick: bool, progress: 
         result["cold_ratio_to_floor"] = result["cold_index_s"] / floor
         from .cold_index import code_heavy_figures
 
-        result["code_heavy"] = code_heavy_figures(notes or 10_000, work, now,
-                                                  lambda v, i: _service(v, i, embeddings=False), progress)
+        result["code_heavy"] = code_heavy_figures(
+            notes or 10_000, work, now, lambda v, i: _service(v, i, embeddings=False), progress
+        )
         progress("no-change restart")
         restarts = []
         for _ in range(3):
@@ -171,13 +179,20 @@ def run_bench(notes: int | None, vault_dir: Path | None, quick: bool, progress: 
         result["edit_to_searchable_ms"] = {"p50": pct(lat, 0.5) * 1000, "p95": pct(lat, 0.95) * 1000, "n": len(lat)}
         progress("full-text search")
         r5, mrr, fts_lat = recall(svc, queries)
-        result["fulltext"] = {"p50_ms": pct(fts_lat, 0.5) * 1000, "p95_ms": pct(fts_lat, 0.95) * 1000,
-                              "recall_at_5": r5, "mrr": mrr, "queries": len(queries)}
+        result["fulltext"] = {
+            "p50_ms": pct(fts_lat, 0.5) * 1000,
+            "p95_ms": pct(fts_lat, 0.95) * 1000,
+            "recall_at_5": r5,
+            "mrr": mrr,
+            "queries": len(queries),
+        }
         if not quick:  # before promote and gc below move notes away from the queries' paths
             result.update(_semantic(vault, work, queries, progress))
         from .update_bench import update_figures
 
-        result["update_detection"] = update_figures(work, not quick, lambda v, i, emb: _service(v, i, embeddings=emb), progress)
+        result["update_detection"] = update_figures(
+            work, not quick, lambda v, i, emb: _service(v, i, embeddings=emb), progress
+        )
         progress("brief (model off)")
         result["brief"] = brief_timing(svc, queries[0][0] if queries else "project")
         progress("sweep")
@@ -194,26 +209,45 @@ def run_bench(notes: int | None, vault_dir: Path | None, quick: bool, progress: 
         result["sweep"].update(hour_later_seconds=time.perf_counter() - t, hour_later_written=later["written"])
         progress("a quiet day: the default lifecycle every 5 simulated minutes for 24 h")
         result["quiet_day"] = quiet_day_figures(100 if quick else 300)
-        result["quiet_sweep"] = unchanged_sweep(notes or 10_000, work, now, lambda v, i, clock: _service(v, i, clock=clock, embeddings=False),
-                                                progress)
+        result["quiet_sweep"] = unchanged_sweep(
+            notes or 10_000, work, now, lambda v, i, clock: _service(v, i, clock=clock, embeddings=False), progress
+        )
         progress("promote and gc")
         result["promote"] = _moves(svc.promote_all(dry_run=True)["candidates"], svc.promote)
         result["gc"] = _moves(svc.gc(dry_run=True)["candidates"], lambda ref: svc.archive(ref, reason="bench gc"))
         svc.close()
         if notes is not None:
-            result["stm_sweep"] = stm_sweep(notes, work, now, lambda v, i, clock: _service(v, i, clock=clock, embeddings=False), progress,
-                                            rounds=3 if notes < 50_000 else 1)
+            result["stm_sweep"] = stm_sweep(
+                notes,
+                work,
+                now,
+                lambda v, i, clock: _service(v, i, clock=clock, embeddings=False),
+                progress,
+                rounds=3 if notes < 50_000 else 1,
+            )
         from .import_bench import import_figures
 
-        result["import"] = import_figures(work / "import", min(notes or 10_000, 10_000),
-                                          lambda v, i: _service(v, i, embeddings=False), progress, rounds=1 if quick else 3)
+        result["import"] = import_figures(
+            work / "import",
+            min(notes or 10_000, 10_000),
+            lambda v, i: _service(v, i, embeddings=False),
+            progress,
+            rounds=1 if quick else 3,
+        )
         result["cli_search"] = cli_timing(vault, work, progress, embeddings=not quick)
         from .mcp_bench import cold_start, mcp_timing
 
-        result["mcp"] = mcp_timing(vault, work, [q for q, _ in queries[:8]], progress, embeddings=not quick,
-                                   index=None if quick else work / "emb.sqlite3")
-        result["cold_start"] = cold_start(vault, work, work / ("cold0.sqlite3" if quick else "emb.sqlite3"), progress,
-                                          embeddings=not quick)
+        result["mcp"] = mcp_timing(
+            vault,
+            work,
+            [q for q, _ in queries[:8]],
+            progress,
+            embeddings=not quick,
+            index=None if quick else work / "emb.sqlite3",
+        )
+        result["cold_start"] = cold_start(
+            vault, work, work / ("cold0.sqlite3" if quick else "emb.sqlite3"), progress, embeddings=not quick
+        )
         progress("memory use")
         result["rss_mb"] = {"model_off": rss_of(vault, work / "cold0.sqlite3", False)}
         if not quick:
@@ -241,7 +275,12 @@ def _moves(candidates: list[dict], move) -> dict:
     for c in sample:
         move(c["path"])
     took = time.perf_counter() - t
-    return {"candidates": len(candidates), "moved": len(sample), "seconds": took, "per_s": len(sample) / took if took else None}
+    return {
+        "candidates": len(candidates),
+        "moved": len(sample),
+        "seconds": took,
+        "per_s": len(sample) / took if took else None,
+    }
 
 
 def _semantic(vault: Path, work: Path, queries, progress) -> dict:
@@ -265,8 +304,12 @@ def _semantic(vault: Path, work: Path, queries, progress) -> dict:
     report = svc.embed()
     took = time.perf_counter() - t
     done: int = report.get("embedded", 0)
-    out["embedding"] = {"raw_per_s": raw, "backfill_per_s": done / took if took else None, "embedded": done,
-                        "ratio_to_raw": (done / took) / raw if took and raw else None}
+    out["embedding"] = {
+        "raw_per_s": raw,
+        "backfill_per_s": done / took if took else None,
+        "embedded": done,
+        "ratio_to_raw": (done / took) / raw if took and raw else None,
+    }
     progress("hybrid search")
     r5, mrr, lat = recall(svc, queries)
     out["hybrid"] = {"p50_ms": pct(lat, 0.5) * 1000, "p95_ms": pct(lat, 0.95) * 1000, "recall_at_5": r5, "mrr": mrr}
@@ -305,9 +348,15 @@ def cli_timing(vault: Path, work: Path, progress, runs: int = 5, embeddings: boo
     """Whole-process time of `mnemovault search`, without and with a running daemon, with the
     default settings (meaning search on) unless `embeddings` is off (`--quick`)."""
     exe = shutil.which("mnemovault") or str(Path(sys.executable).with_name("mnemovault"))
-    env = dict(os.environ, MNEMOVAULT_CONFIG_DIR=str(work / "config"), MNEMOVAULT_DATA_DIR=str(work / "data"),
-               MNEMOVAULT_LOG_DIR=str(work / "logs"), MNEMOVAULT_EMBEDDINGS=str(embeddings).lower(),
-               MNEMOVAULT_VAULT=str(vault), MNEMOVAULT_LIFECYCLE_INTERVAL_SECONDS="3600")
+    env = dict(
+        os.environ,
+        MNEMOVAULT_CONFIG_DIR=str(work / "config"),
+        MNEMOVAULT_DATA_DIR=str(work / "data"),
+        MNEMOVAULT_LOG_DIR=str(work / "logs"),
+        MNEMOVAULT_EMBEDDINGS=str(embeddings).lower(),
+        MNEMOVAULT_VAULT=str(vault),
+        MNEMOVAULT_LIFECYCLE_INTERVAL_SECONDS="3600",
+    )
     cmd = [exe, "search", "postgres deploys", "--json"]
 
     def once() -> float:

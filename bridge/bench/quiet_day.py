@@ -26,9 +26,11 @@ def _note(i: int, now: datetime, rng: random.Random) -> str:
     created = last - timedelta(days=rng.uniform(0, 10))
     uses = rng.choice((1, 1, 1, 2, 2, 3, 4))
     stamp = "%Y-%m-%dT%H:%M:%SZ"
-    return (f"---\nid: 00000000-0000-4000-8000-{i:012d}\ntags: [topic{i % 7}]\ncreated: {created.strftime(stamp)}\n"
-            f"last_used: {last.strftime(stamp)}\nuse_count: {uses}\nstrength: {rng.choice((0.8, 1.0, 1.0, 1.2))}\n"
-            f"status: active\n---\nMemory number {i}: something worth keeping for a while.\n")
+    return (
+        f"---\nid: 00000000-0000-4000-8000-{i:012d}\ntags: [topic{i % 7}]\ncreated: {created.strftime(stamp)}\n"
+        f"last_used: {last.strftime(stamp)}\nuse_count: {uses}\nstrength: {rng.choice((0.8, 1.0, 1.0, 1.2))}\n"
+        f"status: active\n---\nMemory number {i}: something worth keeping for a while.\n"
+    )
 
 
 def _hashes(root: Path) -> dict[str, str]:
@@ -59,8 +61,15 @@ def quiet_day_figures(notes: int = 300) -> dict[str, Any]:
     }
 
 
-def simulate_day(vault: Path | None = None, notes: int = 300, hours: float = 24.0, interval_s: float = 300.0,
-                 touch_share: float = 0.0, seed: int = 16, **settings: Any) -> dict[str, Any]:
+def simulate_day(
+    vault: Path | None = None,
+    notes: int = 300,
+    hours: float = 24.0,
+    interval_s: float = 300.0,
+    touch_share: float = 0.0,
+    seed: int = 16,
+    **settings: Any,
+) -> dict[str, Any]:
     """Writes per STM note per simulated day; `settings` override the defaults (as a person would)."""
     from vault_sync.index import queries
     from vault_sync.ops.lifecycle import run_lifecycle
@@ -106,9 +115,16 @@ def simulate_day(vault: Path | None = None, notes: int = 300, hours: float = 24.
                 state = after
             days = hours / 24.0
             total = sum(counts.values())
-            return {"notes": notes, "days": days, "lifecycle_writes": total, **counts, "touches": touches,
-                    "writes_per_note_per_day": total / notes / days,
-                    "rewrites_per_note_per_day": counts["rewritten"] / notes / days,
-                    "interval_s": interval_s, "touch_share": touch_share}
+            return {
+                "notes": notes,
+                "days": days,
+                "lifecycle_writes": total,
+                **counts,
+                "touches": touches,
+                "writes_per_note_per_day": total / notes / days,
+                "rewrites_per_note_per_day": counts["rewritten"] / notes / days,
+                "interval_s": interval_s,
+                "touch_share": touch_share,
+            }
         finally:
             svc.close()

@@ -31,7 +31,9 @@ def _write_vault(root: Path, n: int, now: datetime) -> None:
         last = (now - timedelta(minutes=60 + i % 120)).strftime(STAMP)
         (stm / f"m{i:05d}.md").write_text(
             f"---\nid: 00000000-0000-4000-9000-{i:012d}\ntags: [topic{i % 7}]\ncreated: {last}\nlast_used: {last}\n"
-            f"use_count: 1\nstrength: 1.0\nstatus: active\n---\nMemory number {i}, unchanged since.\n", encoding="utf-8")
+            f"use_count: 1\nstrength: 1.0\nstatus: active\n---\nMemory number {i}, unchanged since.\n",
+            encoding="utf-8",
+        )
 
 
 def _stamps(folder: Path) -> dict[str, tuple[int, int]]:
@@ -42,7 +44,9 @@ def _stamps(folder: Path) -> dict[str, tuple[int, int]]:
     return out
 
 
-def unchanged_sweep(n: int, work: Path, now: datetime, service: Callable, progress: Callable[[str], None], rounds: int = 5) -> dict:
+def unchanged_sweep(
+    n: int, work: Path, now: datetime, service: Callable, progress: Callable[[str], None], rounds: int = 5
+) -> dict:
     from vault_sync.index import queries
     from vault_sync.ops import sweep_memo
 
@@ -77,6 +81,16 @@ def unchanged_sweep(n: int, work: Path, now: datetime, service: Callable, progre
     finally:
         svc.close()
     floor, look, quiet = statistics.median(floors), statistics.median(looks), statistics.median(passes)
-    return {"notes": n, "rows": len(rows), "rounds": rounds, "seconds": quiet, "written": written, "files_changed": changed,
-            "remembered": remembered, "first_look_s": look, "floor_s": floor,
-            "ratio_to_floor": quiet / floor if floor else None, "first_look_ratio": look / floor if floor else None}
+    return {
+        "notes": n,
+        "rows": len(rows),
+        "rounds": rounds,
+        "seconds": quiet,
+        "written": written,
+        "files_changed": changed,
+        "remembered": remembered,
+        "first_look_s": look,
+        "floor_s": floor,
+        "ratio_to_floor": quiet / floor if floor else None,
+        "first_look_ratio": look / floor if floor else None,
+    }

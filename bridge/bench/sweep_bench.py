@@ -29,7 +29,7 @@ def rewrite_floor(folder: Path, count: int, chunk: int) -> float:
     with OldCopies() as old:
         for first in range(0, len(names), chunk):
             items = []
-            for name in names[first:first + chunk]:
+            for name in names[first : first + chunk]:
                 path = os.path.join(folder, name)
                 with open(path, "rb") as fh:
                     data = fh.read()
@@ -66,6 +66,13 @@ def stm_sweep(n: int, work: Path, now, service: Callable, progress: Callable[[st
     finally:
         svc.close()
     sweep_s, floor_s = statistics.median(sweeps), statistics.median(floors)
-    return {"notes": n, "seconds": sweep_s, "written": int(statistics.median(written)), "floor_s": floor_s,
-            "ratio_to_floor": sweep_s / floor_s if floor_s else None, "second_seconds": second,
-            "second_written": again["written"], "rounds": rounds}
+    return {
+        "notes": n,
+        "seconds": sweep_s,
+        "written": int(statistics.median(written)),
+        "floor_s": floor_s,
+        "ratio_to_floor": sweep_s / floor_s if floor_s else None,
+        "second_seconds": second,
+        "second_written": again["written"],
+        "rounds": rounds,
+    }

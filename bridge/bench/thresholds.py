@@ -60,8 +60,15 @@ def measure(notes: int, files: int, work: Path) -> dict[str, float]:
     finally:
         batch.SYNCFS_FROM = saved
     mb = os.path.getsize(index) / (1 << 20)
-    return {"notes": notes, "full_check_s": full, "index_mb": mb, "quick_check_s_per_mb": quick / mb,
-            "files": files, "fsync_each_s": fsyncs, "syncfs_s": syncfs}
+    return {
+        "notes": notes,
+        "full_check_s": full,
+        "index_mb": mb,
+        "quick_check_s_per_mb": quick / mb,
+        "files": files,
+        "fsync_each_s": fsyncs,
+        "syncfs_s": syncfs,
+    }
 
 
 def main() -> None:

@@ -16,8 +16,11 @@ Negatives = list[tuple[str, str]]
 def vault_texts() -> list[str]:
     """Every memory the vault holds before the checks, each once."""
     seen: dict[str, None] = {}
-    for text in (BACKGROUND + [old for _, _, old, _ in UPDATES + HELD_OUT_UPDATES]
-                 + [related for related, _ in NEGATIVES + HELD_OUT_NEGATIVES]):
+    for text in (
+        BACKGROUND
+        + [old for _, _, old, _ in UPDATES + HELD_OUT_UPDATES]
+        + [related for related, _ in NEGATIVES + HELD_OUT_NEGATIVES]
+    ):
         seen.setdefault(text, None)
     return list(seen)
 
@@ -62,21 +65,23 @@ def measure(svc: Any, paths: dict[str, str], updates: Updates, negatives: Negati
         wrong += [f"{new} -> {name}" for name in names]
     took = time.perf_counter() - started
     return {
-        "updates": len(updates), "negatives": len(negatives),
+        "updates": len(updates),
+        "negatives": len(negatives),
         "recall": found / len(updates),
         "precision": found / listed if listed else 1.0,
         "false_alarms": alarms / len(negatives),
         "recall_by": {k: round(h / n, 3) for k, (h, n) in sorted(by_kind.items())},
         "check_ms": took / (len(updates) + len(negatives)) * 1000,
-        "misses": misses, "wrong": wrong,
+        "misses": misses,
+        "wrong": wrong,
     }
 
 
 def _vectors(svc: Any, texts: list[str]) -> list[Any]:
     """Each new memory's save-time vector (search.embeddings.query_vector), in one model call
     instead of one per check; Nones with embeddings off."""
-    from vault_sync.note import embed_text
     from vault_sync.names import slug_from
+    from vault_sync.note import embed_text
 
     embedder = svc.get_embedder() if svc.settings.embeddings else None
     if embedder is None:

@@ -12,8 +12,14 @@ from conftest import ROOT
 
 def test_bench_quick_on_200_notes(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    out = subprocess.run([sys.executable, "-m", "bridge.cli", "bench", "--notes", "200", "--quick", "--json"],
-                         env=env, cwd=str(ROOT), capture_output=True, text=True, timeout=600)
+    out = subprocess.run(
+        [sys.executable, "-m", "bridge.cli", "bench", "--notes", "200", "--quick", "--json"],
+        env=env,
+        cwd=str(ROOT),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     r = json.loads(out.stdout)
     assert r["vault"]["notes"] == 200
@@ -53,8 +59,14 @@ def test_bench_quick_on_200_notes(tmp_path):
 
     src = tmp_path / "bench.json"
     src.write_text(out.stdout, encoding="utf-8")
-    md = subprocess.run([sys.executable, "-m", "bridge.bench.markdown", str(src)],
-                        env=env, cwd=str(ROOT), capture_output=True, text=True, timeout=120)
+    md = subprocess.run(
+        [sys.executable, "-m", "bridge.bench.markdown", str(src)],
+        env=env,
+        cwd=str(ROOT),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert md.returncode == 0, md.stderr
     lines = md.stdout.splitlines()
     assert lines[0].startswith(f"Measured {r['measured'][:10]} (")
@@ -69,10 +81,9 @@ def test_bench_quick_on_200_notes(tmp_path):
 
 def test_bench_semantic_figures(tmp_path):
     # the model part of `bench` (left out by --quick above): backfill rate and hybrid recall
-    from vault_sync.dates import utc_now
-
     from bridge.bench.generate import generate
     from bridge.bench.measure import _semantic
+    from vault_sync.dates import utc_now
 
     gen = generate(tmp_path / "vault", 40, utc_now())
     out = _semantic(tmp_path / "vault", tmp_path, gen.queries[:5], lambda _msg: None)

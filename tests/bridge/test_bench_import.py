@@ -14,8 +14,9 @@ from bridge.bench.report import rows
 
 def test_import_figure_on_a_small_store(tmp_path):
     seen = []
-    r = import_figures(tmp_path / "work", 300, lambda v, i: make_service(v, sync=False, index_path=i), seen.append,
-                       rounds=1)
+    r = import_figures(
+        tmp_path / "work", 300, lambda v, i: make_service(v, sync=False, index_path=i), seen.append, rounds=1
+    )
     assert (r["memories"], r["created"], r["rerun_created"], r["rounds"]) == (300, 300, 0, 1)
     assert r["seconds"] > 0 and r["floor_s"] > 0 and r["ratio_to_floor"] > 0
     assert seen == ["import of 300 CortexGraph memories, round 1 of 1"]
@@ -39,8 +40,22 @@ def test_generated_store_has_every_state_and_relations(tmp_path):
 
 
 def _minimal() -> dict:
-    return {"vault": {"notes": 1}, "floor_s": 1.0, "cold_index_s": 1.0, "cold_ratio_to_floor": 1.0, "restart_s": 0.1,
-            "edit_to_searchable_ms": {"p50": 1.0, "p95": 1.0}, "fulltext": {"p50_ms": 1.0, "p95_ms": 1.0, "recall_at_5": 1.0, "mrr": 1.0},
-            "sweep": {"seconds": 1.0, "written": 0, "second_seconds": 1.0, "second_written": 0, "hour_later_seconds": 1.0,
-                      "hour_later_written": 0},
-            "promote": {"candidates": 0, "moved": 0, "per_s": None}, "gc": {"candidates": 0, "moved": 0, "per_s": None}}
+    return {
+        "vault": {"notes": 1},
+        "floor_s": 1.0,
+        "cold_index_s": 1.0,
+        "cold_ratio_to_floor": 1.0,
+        "restart_s": 0.1,
+        "edit_to_searchable_ms": {"p50": 1.0, "p95": 1.0},
+        "fulltext": {"p50_ms": 1.0, "p95_ms": 1.0, "recall_at_5": 1.0, "mrr": 1.0},
+        "sweep": {
+            "seconds": 1.0,
+            "written": 0,
+            "second_seconds": 1.0,
+            "second_written": 0,
+            "hour_later_seconds": 1.0,
+            "hour_later_written": 0,
+        },
+        "promote": {"candidates": 0, "moved": 0, "per_s": None},
+        "gc": {"candidates": 0, "moved": 0, "per_s": None},
+    }

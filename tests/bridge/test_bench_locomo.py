@@ -16,8 +16,13 @@ CONVERSATION = {
     "session_1": [
         {"speaker": "Ann", "dia_id": "D1:1", "text": "I adopted a greyhound called Biscuit last week."},
         {"speaker": "Bob", "dia_id": "D1:2", "text": "That is lovely, how is the puppy settling in?"},
-        {"speaker": "Ann", "dia_id": "D1:3", "text": "Biscuit sleeps on the sofa all day.",
-         "img_url": ["x"], "blip_caption": "a photo of a dog on a couch"},
+        {
+            "speaker": "Ann",
+            "dia_id": "D1:3",
+            "text": "Biscuit sleeps on the sofa all day.",
+            "img_url": ["x"],
+            "blip_caption": "a photo of a dog on a couch",
+        },
     ],
     "session_2_date_time": "10:02 am on 3 June, 2023",
     "session_2": [
@@ -95,8 +100,11 @@ def test_with_the_model_vectors_come_from_the_cache_on_a_rerun(folder, tmp_path)
     assert first["conversations"]["tiny"]["vectors"]["encoded"] == 6
     calls = embedder.calls
     second = run_locomo(folder, cache_dir=cache, embedder=embedder)
-    assert second["conversations"]["tiny"]["vectors"] == {**second["conversations"]["tiny"]["vectors"],
-                                                          "from_cache": 6, "encoded": 0}
+    assert second["conversations"]["tiny"]["vectors"] == {
+        **second["conversations"]["tiny"]["vectors"],
+        "from_cache": 6,
+        "encoded": 0,
+    }
     assert embedder.calls == calls  # turns and queries both came from the cache
     assert second["rankers"] == first["rankers"]
     # meaning without a shared word: the pet question finds the greyhound turn

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import httpx
 import pytest
-
 from conftest import index_dump, rebuild_dump
 from daemon_util import QUIET_LIFECYCLE, Daemon, child_env, cli, wait_for
 
@@ -32,7 +31,9 @@ def test_lifecycle_edit_seen_then_sigterm_stops_cleanly_with_index_intact(daemon
     path.write_text(path.read_text(encoding="utf-8").replace("use_count: 1", "use_count: 4"), encoding="utf-8")
     seen = wait_for(lambda: daemon.get("/api/note", params={"path": STAGING}).json()["use_count"] == 4)
     assert seen, "the daemon's watcher did not pick up the edit"
-    (vault / "Projects" / "New idea.md").write_text("# New idea\n\nA fresh note written while the daemon runs.\n", encoding="utf-8")
+    (vault / "Projects" / "New idea.md").write_text(
+        "# New idea\n\nA fresh note written while the daemon runs.\n", encoding="utf-8"
+    )
     assert wait_for(lambda: daemon.get("/api/note", params={"path": "Projects/New idea.md"}).status_code == 200)
 
     assert daemon.stop() == 0
@@ -45,8 +46,11 @@ def test_lifecycle_edit_seen_then_sigterm_stops_cleanly_with_index_intact(daemon
 
 
 def test_scheduled_lifecycle_archives_forgotten_memories(vault, tmp_path):
-    d = Daemon(vault, tmp_path / "daemon-home",
-               **{**QUIET_LIFECYCLE, "MNEMOVAULT_LIFECYCLE_INTERVAL_SECONDS": "0.5", "MNEMOVAULT_AUTO_GC": "true"})
+    d = Daemon(
+        vault,
+        tmp_path / "daemon-home",
+        **{**QUIET_LIFECYCLE, "MNEMOVAULT_LIFECYCLE_INTERVAL_SECONDS": "0.5", "MNEMOVAULT_AUTO_GC": "true"},
+    )
     try:
         d.start()
         forgotten = "STM/Office printer needs the IPP driver.md"  # far below the forget threshold
@@ -111,11 +115,19 @@ def test_cli_goes_through_the_running_daemon(daemon, vault, tmp_path):
 def test_cli_search_without_a_daemon_answers_from_full_text_without_the_model(vault):
     # meaning search on (the default): one query must not load the model; the notice says how
     env = child_env(MNEMOVAULT_NO_DAEMON="1", MNEMOVAULT_EMBEDDINGS="true")
-    code = ("import sys\nfrom bridge.cli import app\n"
-            "try:\n    app(sys.argv[1:])\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
-            "print('model imported:', 'sentence_transformers' in sys.modules, file=sys.stderr)\n")
-    out = subprocess.run([sys.executable, "-c", code, "search", "postgres", "--vault", str(vault), "--json"], env=env,
-                         capture_output=True, text=True, timeout=120, cwd=str(Path(__file__).resolve().parents[2]))
+    code = (
+        "import sys\nfrom bridge.cli import app\n"
+        "try:\n    app(sys.argv[1:])\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
+        "print('model imported:', 'sentence_transformers' in sys.modules, file=sys.stderr)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, "search", "postgres", "--vault", str(vault), "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=str(Path(__file__).resolve().parents[2]),
+    )
     assert out.returncode == 0, out.stderr
     assert STAGING in [r["path"] for r in json.loads(out.stdout)["results"]]
     assert "model imported: False" in out.stderr

@@ -16,11 +16,11 @@ from pathlib import Path
 
 import httpx
 import pytest
+from conftest import SAMPLE, make_service
+from daemon_util import QUIET_LIFECYCLE, Daemon, child_env, cli
 from fastmcp import Client
 
 from bridge.mcp_server import build_mcp
-from conftest import SAMPLE, make_service
-from daemon_util import QUIET_LIFECYCLE, Daemon, cli, child_env
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals and /proc")
 
@@ -30,8 +30,11 @@ MB = 1024 * 1024
 
 def snapshot(root: Path) -> dict[str, str]:
     """sha256 of every file of the vault, the journal included (the lease and lock files are the daemon's)."""
-    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file() and p.name != "lease.json" and not p.name.startswith("daemon-")}
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and p.name != "lease.json" and not p.name.startswith("daemon-")
+    }
 
 
 @pytest.fixture(scope="module")
@@ -59,10 +62,16 @@ def refused(resp: httpx.Response, field: str | None = None, status: int = 400) -
 
 # -- owned keys: /api/rpc archive with `extra` --
 
+
 def test_rpc_archive_cannot_write_frontmatter_keys(door):
     before = snapshot(door.vault)
-    forged = {"id": "00000000-0000-0000-0000-000000000000", "use_count": 999, "strength": 7,
-              "status": "active", "bad\nkey": "x"}
+    forged = {
+        "id": "00000000-0000-0000-0000-000000000000",
+        "use_count": 999,
+        "strength": 7,
+        "status": "active",
+        "bad\nkey": "x",
+    }
     resp = door.post("/api/rpc", {"op": "archive", "args": {"ref": STAGING, "extra": forged}})
     refused(resp, "extra")
     resp = door.post("/api/rpc", {"op": "archive", "args": {"ref": STAGING, "reason": "x\ny: 1"}})
@@ -75,6 +84,7 @@ def test_rpc_archive_cannot_write_frontmatter_keys(door):
 
 # -- strict types: nothing guessed, nothing 500 --
 
+
 def test_rpc_refuses_wrong_types_without_acting(door):
     before = snapshot(door.vault)
     text = "The staging cluster is rebuilt every Sunday night"
@@ -82,10 +92,10 @@ def test_rpc_refuses_wrong_types_without_acting(door):
     refused(door.post("/api/rpc", {"op": "touch", "args": {"ref": STAGING, "boost": "no"}}), "boost")
     refused(door.post("/api/rpc", {"op": "gc", "args": {"dry_run": None}}), "dry_run")  # never a real GC
     refused(door.post("/api/rpc", {"op": "review", "args": {"limit": "lots"}}), "limit")
-    refused(door.post("/api/rpc", {"op": "review", "args": {"limit": 10 ** 30}}), "limit")
+    refused(door.post("/api/rpc", {"op": "review", "args": {"limit": 10**30}}), "limit")
     refused(door.post("/api/rpc", {"op": "search", "args": {"query": 5}}), "query")
-    refused(door.post("/api/rpc", {"op": "search", "args": {"query": "postgres", "since_days": 10 ** 400}}), "since_days")
-    refused(door.post("/api/rpc", {"op": "cluster", "args": {"threshold": 10 ** 400}}), "threshold")
+    refused(door.post("/api/rpc", {"op": "search", "args": {"query": "postgres", "since_days": 10**400}}), "since_days")
+    refused(door.post("/api/rpc", {"op": "cluster", "args": {"threshold": 10**400}}), "threshold")
     refused(door.post("/api/rpc", {"op": "save", "args": {"text": text, "strength": True}}), "strength")
     refused(door.post("/api/rpc", {"op": "get_memory", "args": {"refs": [STAGING, 7]}}), "refs")
     refused(door.post("/api/rpc", {"op": "status", "args": []}))
@@ -110,6 +120,7 @@ def test_http_endpoints_refuse_unknown_fields_and_wrong_types(door):
 
 # -- bounds, and errors that never echo the input --
 
+
 def test_oversized_fields_are_refused_without_echo(door):
     before = snapshot(door.vault)
     text = "The staging cluster is rebuilt every Sunday night"
@@ -121,7 +132,10 @@ def test_oversized_fields_are_refused_without_echo(door):
     for bad in ("two\nlines", "evil\u202etxt.exe", "bell\x07"):
         refused(door.post("/api/rpc", {"op": "save", "args": {"text": text, "title": bad}}), "title")
         refused(door.post("/api/rpc", {"op": "save", "args": {"text": text, "tags": [bad]}}), "tag")
-        refused(door.post("/api/rpc", {"op": "relate", "args": {"a": STAGING, "b": "Welcome.md", "rel_type": bad}}), "relation type")
+        refused(
+            door.post("/api/rpc", {"op": "relate", "args": {"a": STAGING, "b": "Welcome.md", "rel_type": bad}}),
+            "relation type",
+        )
     query = "postgres " * 2000
     message = refused(door.post("/api/rpc", {"op": "search", "args": {"query": query}}), "query")
     assert "postgres postgres" not in message
@@ -139,8 +153,12 @@ def _rss_kb(pid: int) -> int:
 def _raw(port: int, token: str, head: str, body_chunks=()) -> bytes:
     """One request on a raw socket (to send a body the server should refuse before reading)."""
     with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
-        s.sendall((head + f"Host: 127.0.0.1:{port}\r\nAuthorization: Bearer {token}\r\n"
-                   "Content-Type: application/json\r\n\r\n").encode())
+        s.sendall(
+            (
+                head + f"Host: 127.0.0.1:{port}\r\nAuthorization: Bearer {token}\r\n"
+                "Content-Type: application/json\r\n\r\n"
+            ).encode()
+        )
         try:
             for chunk in body_chunks:
                 s.sendall(chunk)
@@ -188,6 +206,7 @@ def test_oversized_requests_keep_daemon_memory_flat(vault, tmp_path):
 
 
 # -- MCP: the same types, the same limits, limit is a hard cap --
+
 
 def _mcp(svc, tool: str, **args):
     async def go():
@@ -238,16 +257,24 @@ def test_mcp_refuses_wrong_types_and_bad_names(vault):
 
 # -- the engine itself, whatever the front end --
 
+
 def test_engine_validates_documented_inputs(service, vault):
     from vault_sync.errors import InvalidInput
 
     before = snapshot(vault)
     text = "The staging cluster is rebuilt every Sunday night"
-    for kwargs in ({"tags": "abc"}, {"tags": ["x" * 101]}, {"tags": [f"t{i}" for i in range(51)]},
-                   {"title": "a\nb"}, {"title": "\u202eexe"}, {"strength": float("nan")}, {"strength": 10 ** 400}):
+    for kwargs in (
+        {"tags": "abc"},
+        {"tags": ["x" * 101]},
+        {"tags": [f"t{i}" for i in range(51)]},
+        {"title": "a\nb"},
+        {"title": "\u202eexe"},
+        {"strength": float("nan")},
+        {"strength": 10**400},
+    ):
         with pytest.raises(InvalidInput):
             service.save(text, **kwargs)
-    for limit in (0, -3, 10 ** 30, True):
+    for limit in (0, -3, 10**30, True):
         with pytest.raises(InvalidInput):
             service.search("postgres", limit=limit)
     with pytest.raises(InvalidInput):
@@ -261,6 +288,7 @@ def test_engine_validates_documented_inputs(service, vault):
 
 
 # -- the CLI --
+
 
 def test_cli_gc_previews_by_default_and_apply_is_capped(vault):
     env = child_env(MNEMOVAULT_QUIET_SECONDS="0")
@@ -277,10 +305,15 @@ def test_cli_gc_previews_by_default_and_apply_is_capped(vault):
 
 
 def test_cli_limits_and_ports_are_clean_errors(vault):
-    for args in (["search", "postgres", "--limit", "0"], ["search", "postgres", "--limit", "-3"],
-                 ["search", "postgres", "--limit", "9" * 30], ["review", "--limit", "0"],
-                 ["save", "a memory about the staging cluster", "--strength", "1e999"],
-                 ["cluster", "--threshold", "1e400"], ["daemon", "--port", "99999"]):
+    for args in (
+        ["search", "postgres", "--limit", "0"],
+        ["search", "postgres", "--limit", "-3"],
+        ["search", "postgres", "--limit", "9" * 30],
+        ["review", "--limit", "0"],
+        ["save", "a memory about the staging cluster", "--strength", "1e999"],
+        ["cluster", "--threshold", "1e400"],
+        ["daemon", "--port", "99999"],
+    ):
         r = cli(*args, "--vault", str(vault))
         assert r.returncode == 2, (args, r.stdout, r.stderr)
         assert "Traceback" not in r.stderr and "too large to convert" not in r.stderr, (args, r.stderr)

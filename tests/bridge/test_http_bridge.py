@@ -10,21 +10,39 @@ import time
 
 import httpx
 import pytest
-
-from bridge.version import version
-
 from conftest import SAMPLE
 from daemon_util import QUIET_LIFECYCLE, Daemon
+
+from bridge.version import version
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 
 STAGING = "STM/Staging runs Postgres 16.md"
 ARCHIVED = "Archive/Team channel was atlas-dev.md"
-NOTE_KEYS = {"path", "id", "kind", "title", "status", "tags", "use_count", "strength", "last_used", "created",
-             "decay_score", "score", "review_priority", "state", "problems"}
+NOTE_KEYS = {
+    "path",
+    "id",
+    "kind",
+    "title",
+    "status",
+    "tags",
+    "use_count",
+    "strength",
+    "last_used",
+    "created",
+    "decay_score",
+    "score",
+    "review_priority",
+    "state",
+    "problems",
+}
 MOVE_KEYS = {"id", "title", "from", "to", "reason"}
-INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}},
+}
 MCP_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 
 
@@ -48,6 +66,7 @@ def error_code(resp: httpx.Response) -> str:
 
 # -- the guard --
 
+
 def test_bridge_file_is_private_and_names_port_and_token(shared):
     assert oct(shared.bridge.stat().st_mode & 0o777) == "0o600"
     info = json.loads(shared.bridge.read_text(encoding="utf-8"))
@@ -65,7 +84,9 @@ def test_wrong_token_is_401(shared):
     for header in ("Bearer " + "x" * 43, "Bearer", "Basic " + shared.info["token"], shared.info["token"]):
         resp = httpx.get(shared.url + "/api/status", headers={"Authorization": header}, timeout=10)
         assert resp.status_code == 401, header
-    resp = httpx.post(shared.url + "/api/touch", json={"ref": STAGING}, headers={"Authorization": "Bearer nope"}, timeout=10)
+    resp = httpx.post(
+        shared.url + "/api/touch", json={"ref": STAGING}, headers={"Authorization": "Bearer nope"}, timeout=10
+    )
     assert resp.status_code == 401
 
 
@@ -100,15 +121,28 @@ def test_binds_loopback_only(shared):
 
 # -- endpoints: happy paths (docs/bridge-api.md) --
 
+
 def test_status_endpoint_reports_counts_daemon_and_embeddings(shared):
     s = shared.get("/api/status").json()
-    assert {"vault", "counts", "by_status", "problems", "conflicts", "dangling_links", "last_sync", "embeddings",
-            "scoring", "daemon"} <= set(s)
+    assert {
+        "vault",
+        "counts",
+        "by_status",
+        "problems",
+        "conflicts",
+        "dangling_links",
+        "last_sync",
+        "embeddings",
+        "scoring",
+        "daemon",
+    } <= set(s)
     assert set(s["counts"]) == {"stm", "ltm", "archive", "note"} and s["counts"]["stm"] == 31
     assert s["daemon"]["pid"] == shared.proc.pid and s["daemon"]["started"]
     assert s["daemon"]["version"] == version()  # pyproject's, the one version
     assert s["embeddings"]["enabled"] is False and {"done", "total"} <= set(s["embeddings"])
-    assert {"decay_model", "half_life_days", "beta", "forget_threshold", "danger_zone_min", "danger_zone_max"} <= set(s["scoring"])
+    assert {"decay_model", "half_life_days", "beta", "forget_threshold", "danger_zone_min", "danger_zone_max"} <= set(
+        s["scoring"]
+    )
 
 
 def test_note_endpoint_reads_memories_and_plain_notes(shared):
@@ -147,7 +181,9 @@ def test_gc_preview_changes_nothing(shared):
 
 def test_touch_promote_archive_restore_gc_sync(daemon, vault):
     r = daemon.post("/api/touch", {"ref": STAGING, "boost": True}).json()
-    assert r["note"]["use_count"] == 2 and r["note"]["strength"] == pytest.approx(1.1) and r["new_score"] > r["old_score"]
+    assert (
+        r["note"]["use_count"] == 2 and r["note"]["strength"] == pytest.approx(1.1) and r["new_score"] > r["old_score"]
+    )
     assert "use_count: 2" in (vault / STAGING).read_text(encoding="utf-8")
 
     moved = daemon.post("/api/promote", {"ref": STAGING}).json()
@@ -177,16 +213,29 @@ def test_touch_promote_archive_restore_gc_sync(daemon, vault):
 
 # -- endpoints: errors --
 
+
 def test_errors_map_to_http_statuses_and_error_codes(shared):
     missing = shared.get("/api/note", params={"path": "STM/Nope.md"})
-    assert missing.status_code == 404 and error_code(missing) == "not_found" and "Nope" in missing.json()["error"]["message"]
+    assert (
+        missing.status_code == 404
+        and error_code(missing) == "not_found"
+        and "Nope" in missing.json()["error"]["message"]
+    )
     assert shared.post("/api/touch", {"ref": "no-such-memory"}).status_code == 404
 
-    bad_json = httpx.post(shared.url + "/api/touch", content=b"{not json", timeout=10,
-                          headers={**shared.auth, "Content-Type": "application/json"})
+    bad_json = httpx.post(
+        shared.url + "/api/touch",
+        content=b"{not json",
+        timeout=10,
+        headers={**shared.auth, "Content-Type": "application/json"},
+    )
     assert bad_json.status_code == 400 and error_code(bad_json) == "invalid"
-    not_object = httpx.post(shared.url + "/api/touch", content=b"[1, 2]", timeout=10,
-                            headers={**shared.auth, "Content-Type": "application/json"})
+    not_object = httpx.post(
+        shared.url + "/api/touch",
+        content=b"[1, 2]",
+        timeout=10,
+        headers={**shared.auth, "Content-Type": "application/json"},
+    )
     assert not_object.status_code == 400
     assert shared.post("/api/touch", {}).status_code == 400  # no ref
     assert shared.get("/api/note").status_code == 400  # no path
@@ -207,12 +256,15 @@ def test_errors_map_to_http_statuses_and_error_codes(shared):
 
 
 def test_refused_save_through_rpc_is_422(shared):
-    resp = shared.post("/api/rpc", {"op": "save", "args": {"text": "the token is ghp_abcdefghijklmnopqrstuvwxyz0123456789AB"}})
+    resp = shared.post(
+        "/api/rpc", {"op": "save", "args": {"text": "the token is ghp_abcdefghijklmnopqrstuvwxyz0123456789AB"}}
+    )
     assert resp.status_code == 422 and error_code(resp) == "refused"
     assert "ghp_abcdef" not in resp.text
 
 
 # -- the event stream --
+
 
 def test_event_stream_delivers_indexed_on_disk_edit(daemon, vault):
     path = vault / "STM/Marta owns billing on-call.md"
@@ -230,7 +282,9 @@ def test_event_stream_delivers_indexed_on_disk_edit(daemon, vault):
                 elif line.startswith("data: "):
                     events.append((kind, json.loads(line[6:])))
                     if kind == "hello" and not edited:
-                        path.write_text(path.read_text(encoding="utf-8") + "\nShe hands over on Fridays.\n", encoding="utf-8")
+                        path.write_text(
+                            path.read_text(encoding="utf-8") + "\nShe hands over on Fridays.\n", encoding="utf-8"
+                        )
                         edited = True
                     if kind == "indexed" and events[-1][1]["path"] == "STM/Marta owns billing on-call.md":
                         break
@@ -260,22 +314,32 @@ def test_event_stream_reports_operations(daemon):
 
 # -- MCP over HTTP --
 
+
 def test_mcp_initialize_behind_the_token(shared):
     resp = httpx.post(shared.url + "/mcp", json=INIT, headers={**shared.auth, **MCP_HEADERS}, timeout=30)
     assert resp.status_code == 200, resp.text
     body = resp.text
-    payload = json.loads(body) if resp.headers["content-type"].startswith("application/json") else \
-        json.loads(next(line[6:] for line in body.splitlines() if line.startswith("data: ")))
+    payload = (
+        json.loads(body)
+        if resp.headers["content-type"].startswith("application/json")
+        else json.loads(next(line[6:] for line in body.splitlines() if line.startswith("data: ")))
+    )
     assert payload["result"]["serverInfo"]["name"] == "mnemovault"
     assert payload["result"]["serverInfo"]["version"] == version()  # not fastmcp's
     assert "tools" in payload["result"]["capabilities"]
 
     refused = httpx.post(shared.url + "/mcp", json=INIT, headers=MCP_HEADERS, timeout=10)
     assert refused.status_code == 401
-    wrong = httpx.post(shared.url + "/mcp", json=INIT, headers={**MCP_HEADERS, "Authorization": "Bearer wrong"}, timeout=10)
+    wrong = httpx.post(
+        shared.url + "/mcp", json=INIT, headers={**MCP_HEADERS, "Authorization": "Bearer wrong"}, timeout=10
+    )
     assert wrong.status_code == 401
-    foreign = httpx.post(shared.url + "/mcp", json=INIT, headers={**shared.auth, **MCP_HEADERS, "Origin": "https://evil.example"},
-                         timeout=10)
+    foreign = httpx.post(
+        shared.url + "/mcp",
+        json=INIT,
+        headers={**shared.auth, **MCP_HEADERS, "Origin": "https://evil.example"},
+        timeout=10,
+    )
     assert foreign.status_code == 403
 
 
@@ -298,9 +362,16 @@ def test_mcp_client_over_http_calls_a_tool(shared):
 
 
 def test_supersede_brief_and_time_filters_over_http(daemon):
-    old = daemon.post("/api/rpc", {"op": "save", "args": {"text": "The user prefers Python for backend services"}}).json()["result"]
-    new = daemon.post("/api/rpc", {"op": "save", "args": {"text": "The user now prefers Go for backend services",
-                                                         "supersedes": [old["note"]["id"]]}}).json()["result"]
+    old = daemon.post(
+        "/api/rpc", {"op": "save", "args": {"text": "The user prefers Python for backend services"}}
+    ).json()["result"]
+    new = daemon.post(
+        "/api/rpc",
+        {
+            "op": "save",
+            "args": {"text": "The user now prefers Go for backend services", "supersedes": [old["note"]["id"]]},
+        },
+    ).json()["result"]
     assert new["superseded"] == [old["note"]["path"]]
     hits = daemon.get("/api/search", params={"q": "backend services", "scope": "stm"}).json()["results"]
     assert hits[0]["path"] == new["note"]["path"] and old["note"]["path"] not in [h["path"] for h in hits]

@@ -46,7 +46,9 @@ def test_gc_job_reports_total_progress_and_result(svc, vault):
 
 
 def test_sync_job_reports_its_result(svc, vault):
-    (vault / "STM" / "Fresh from another device.md").write_text("---\n---\nA new fact arrived by sync.\n", encoding="utf-8")
+    (vault / "STM" / "Fresh from another device.md").write_text(
+        "---\n---\nA new fact arrived by sync.\n", encoding="utf-8"
+    )
     _, events = _run(svc, "sync")
     last = events[-1]
     assert last["state"] == "done" and last["result"]["added"] == 1

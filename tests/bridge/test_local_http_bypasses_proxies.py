@@ -13,11 +13,10 @@ import uuid
 from pathlib import Path
 
 import pytest
-from fastmcp import Client
-from fastmcp.client.transports import StdioTransport
-
 from conftest import ROOT
 from daemon_util import Daemon, cli
+from fastmcp import Client
+from fastmcp.client.transports import StdioTransport
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX daemon")
 
@@ -107,8 +106,14 @@ def test_cli_and_relay_reach_the_daemon_directly_with_proxies_set(vault, tmp_pat
         touched = cli("touch", STAGING, "--vault", str(vault), "--json", env=cli_env)
         assert touched.returncode == 0, touched.stderr
 
-        relay = StdioTransport(command=sys.executable, args=["-m", "bridge.cli", "mcp", "--vault", str(vault)],
-                               env=env, cwd=str(ROOT), keep_alive=False, log_file=tmp_path / "relay.err")
+        relay = StdioTransport(
+            command=sys.executable,
+            args=["-m", "bridge.cli", "mcp", "--vault", str(vault)],
+            env=env,
+            cwd=str(ROOT),
+            keep_alive=False,
+            log_file=tmp_path / "relay.err",
+        )
 
         async def go():
             async with Client(relay, timeout=60) as c:

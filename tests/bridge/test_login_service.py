@@ -12,10 +12,10 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from conftest import ROOT
 
 from bridge.login_service import install, service_file, uninstall
 from bridge.paths import vault_key
-from conftest import ROOT
 
 TASK_NS = "{http://schemas.microsoft.com/windows/2004/02/mit/task}"
 
@@ -104,11 +104,30 @@ def test_install_and_uninstall_write_only_the_file(vault, tmp_path, monkeypatch)
     assert not sf.path.exists() and any("removed" in line for line in lines)
 
 
-@pytest.mark.parametrize("system,marker", [("linux", "ExecStart="), ("macos", "<key>RunAtLoad</key>"), ("windows", "<LogonTrigger>")])
+@pytest.mark.parametrize(
+    "system,marker", [("linux", "ExecStart="), ("macos", "<key>RunAtLoad</key>"), ("windows", "<LogonTrigger>")]
+)
 def test_cli_service_install_dry_run_prints_the_file(vault, tmp_path, system, marker):
     env = {**os.environ, "HOME": str(tmp_path / "home"), "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-m", "bridge.cli", "service", "install", "--dry-run", "--platform", system,
-                           "--vault", str(vault)], cwd=str(ROOT), env=env, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bridge.cli",
+            "service",
+            "install",
+            "--dry-run",
+            "--platform",
+            system,
+            "--vault",
+            str(vault),
+        ],
+        cwd=str(ROOT),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     assert marker in done.stdout and str(vault.resolve()) in done.stdout
     first = done.stdout.splitlines()[0]

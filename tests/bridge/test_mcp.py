@@ -11,18 +11,35 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import ROOT, make_service
 from fastmcp import Client
 
 from bridge.mcp_server import build_mcp
 
-from conftest import ROOT, make_service
-
 # every tool the server offers: a tool added or dropped must change this set on purpose
 MCP_TOOLS = {
-    "save_memory", "search_memory", "get_memory", "touch_memory", "observe_memory_usage", "review_queue",
-    "promote_memory", "gc", "restore_memory", "create_relation", "read_graph", "cluster_memories",
-    "consolidate_memories", "read_note", "status", "sync", "save_memories", "archive_memory", "supersede_memory", "recall_context",
-    "read_thread", "recent_memories",
+    "save_memory",
+    "search_memory",
+    "get_memory",
+    "touch_memory",
+    "observe_memory_usage",
+    "review_queue",
+    "promote_memory",
+    "gc",
+    "restore_memory",
+    "create_relation",
+    "read_graph",
+    "cluster_memories",
+    "consolidate_memories",
+    "read_note",
+    "status",
+    "sync",
+    "save_memories",
+    "archive_memory",
+    "supersede_memory",
+    "recall_context",
+    "read_thread",
+    "recent_memories",
 }
 STAGING = "STM/Staging runs Postgres 16.md"
 REINDEX = "STM/Atlas search reindex takes 40 minutes.md"
@@ -57,7 +74,11 @@ async def call_error(svc, tool: str, **args) -> str:
 
 def snapshot(root: Path) -> dict[str, str]:
     """sha256 of every file of the vault (dot-folders included)."""
-    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 @pytest.fixture
@@ -78,11 +99,20 @@ def test_tool_list_is_exactly_the_known_tools_each_described(svc):
     for t in tools:
         assert t.description and len(t.description) > 20, f"{t.name} needs a docstring an assistant can act on"
         for name, prop in t.inputSchema.get("properties", {}).items():
-            assert prop.get("description") or name in ("limit", "offset", "threshold") or "$ref" in prop or "anyOf" in prop, (t.name, name)
+            assert (
+                prop.get("description") or name in ("limit", "offset", "threshold") or "$ref" in prop or "anyOf" in prop
+            ), (t.name, name)
 
 
 def test_save_memory_writes_a_note(svc, vault):
-    out = run(call(svc, "save_memory", text="The build cache lives on the shared NFS volume at /mnt/cache.", tags=["infra", "ci"]))
+    out = run(
+        call(
+            svc,
+            "save_memory",
+            text="The build cache lives on the shared NFS volume at /mnt/cache.",
+            tags=["infra", "ci"],
+        )
+    )
     assert out["saved"] is True and out["reinforced"] is False
     note = out["note"]
     assert note["path"].startswith("STM/") and set(note["tags"]) == {"ci", "infra"}
@@ -113,7 +143,9 @@ def test_search_memory_full_text_with_embeddings_off(svc):
     assert out["semantic"] is False
     assert out["results"], out
     assert out["results"][0]["path"] == STAGING
-    assert all("postgres" in (r["snippet"] or "").lower() or "postgres" in r["title"].lower() for r in out["results"][:2])
+    assert all(
+        "postgres" in (r["snippet"] or "").lower() or "postgres" in r["title"].lower() for r in out["results"][:2]
+    )
     only_stm = run(call(svc, "search_memory", query="postgres", scope="stm"))
     assert only_stm["results"] and all(r["kind"] == "stm" for r in only_stm["results"])
     tagged = run(call(svc, "search_memory", query="postgres", tags=["project/atlas"], scope="stm"))
@@ -187,7 +219,9 @@ def test_gc_dry_run_default_and_paginated(svc, vault):
     done = run(call(svc, "gc", apply=True))
     assert len(done["archived"]) == 5
     for move in done["archived"]:
-        assert move["to"].startswith("Archive/") and (vault / move["to"]).exists() and not (vault / move["from"]).exists()
+        assert (
+            move["to"].startswith("Archive/") and (vault / move["to"]).exists() and not (vault / move["from"]).exists()
+        )
 
 
 def test_restore_memory_moves_an_archived_memory_back_and_refuses_an_active_one(svc, vault):
@@ -207,7 +241,11 @@ def test_create_relation_then_read_graph(svc, vault):
     edges = graph["edges"]["items"]
     assert any(e.get("source") == STAGING and e.get("target") == "Projects/Atlas project.md" for e in edges), edges[:5]
     small = run(call(svc, "read_graph", limit=1))
-    assert len(small["edges"]["items"]) == 1 and small["edges"]["total"] == len(edges) and small["edges"]["next_offset"] == 1
+    assert (
+        len(small["edges"]["items"]) == 1
+        and small["edges"]["total"] == len(edges)
+        and small["edges"]["next_offset"] == 1
+    )
     assert len(small["nodes"]["items"]) == 1 and small["nodes"]["total"] == graph["nodes"]["total"] > 1
 
 
@@ -300,8 +338,13 @@ def test_stdio_server_in_a_subprocess(vault, tmp_path):
 
     env = {k: v for k, v in os.environ.items()}
     env.update({"PYTHONPATH": str(ROOT), "MNEMOVAULT_NO_DAEMON": "1"})
-    transport = StdioTransport(command=sys.executable, args=["-m", "bridge.cli", "mcp", "--in-process", "--vault", str(vault)],
-                               env=env, cwd=str(ROOT), keep_alive=False)
+    transport = StdioTransport(
+        command=sys.executable,
+        args=["-m", "bridge.cli", "mcp", "--in-process", "--vault", str(vault)],
+        env=env,
+        cwd=str(ROOT),
+        keep_alive=False,
+    )
 
     async def go():
         async with Client(transport, timeout=60) as c:

@@ -29,6 +29,7 @@ def tools():
     async def go():
         async with Client(build_mcp(lambda: None)) as c:
             return {t.name: (t.description or "").lower() for t in await c.list_tools()}
+
     return asyncio.run(go())
 
 

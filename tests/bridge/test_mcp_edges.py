@@ -15,12 +15,11 @@ from pathlib import Path
 
 import httpx
 import pytest
+from conftest import ROOT
+from daemon_util import QUIET_LIFECYCLE, Daemon, child_env, cli
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport, StreamableHttpTransport
 from mcp.shared.exceptions import MCPError
-
-from conftest import ROOT
-from daemon_util import QUIET_LIFECYCLE, Daemon, child_env, cli
 
 pytestmark = pytest.mark.slow
 
@@ -45,8 +44,15 @@ def test_relay_refuses_a_folder_that_is_not_a_vault(tmp_path):
     folder = tmp_path / "just a folder"
     folder.mkdir()
     env = child_env(tmp_path / "home")
-    r = subprocess.run([sys.executable, "-m", "bridge.cli", "mcp", "--vault", str(folder)], env=env, cwd=str(ROOT),
-                       input="", capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [sys.executable, "-m", "bridge.cli", "mcp", "--vault", str(folder)],
+        env=env,
+        cwd=str(ROOT),
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 2 and "not a vault" in r.stderr and f"mnemovault init {folder}" in r.stderr, r.stderr
     assert list(folder.iterdir()) == []  # no .mnemovault/, no lease
     assert not (tmp_path / "home" / "config" / "bridges").exists()  # and no daemon
@@ -73,8 +79,13 @@ def test_an_idle_daemon_stops_and_a_relay_session_keeps_it_alive(vault, tmp_path
     d = Daemon(vault, tmp_path / "home", args=("--idle-exit", "2"), **QUIET_LIFECYCLE).start()
     try:
         assert d.proc is not None
-        relay = StdioTransport(command=sys.executable, args=["-m", "bridge.cli", "mcp", "--vault", str(vault)],
-                               env=d.env, cwd=str(ROOT), keep_alive=False)
+        relay = StdioTransport(
+            command=sys.executable,
+            args=["-m", "bridge.cli", "mcp", "--vault", str(vault)],
+            env=d.env,
+            cwd=str(ROOT),
+            keep_alive=False,
+        )
 
         async def session() -> None:
             async with Client(relay, timeout=60) as c:
@@ -94,8 +105,13 @@ def test_an_idle_daemon_stops_and_a_relay_session_keeps_it_alive(vault, tmp_path
 def test_a_relay_started_daemon_stops_after_the_idle_time(vault, tmp_path):
     home = tmp_path / "home"
     env = child_env(home, MNEMOVAULT_IDLE_EXIT_SECONDS="1", **QUIET_LIFECYCLE)
-    transport = StdioTransport(command=sys.executable, args=["-m", "bridge.cli", "mcp", "--vault", str(vault)],
-                               env=env, cwd=str(ROOT), keep_alive=False)
+    transport = StdioTransport(
+        command=sys.executable,
+        args=["-m", "bridge.cli", "mcp", "--vault", str(vault)],
+        env=env,
+        cwd=str(ROOT),
+        keep_alive=False,
+    )
     bridge = Daemon(vault, home).bridge  # only for its path
 
     async def go() -> tuple[int, list[bytes]]:
@@ -135,7 +151,11 @@ def test_daemon_info_prints_the_mcp_url(vault, tmp_path):
         r = cli("daemon", "--info", "--vault", str(vault), env=d.env)
         assert r.returncode == 0, r.stderr
         info = json.loads(r.stdout)
-        assert info["mcp_url"] == f"{d.url}/mcp" and info["token"] == d.info["token"] and info["bridge_file"] == str(d.bridge)
+        assert (
+            info["mcp_url"] == f"{d.url}/mcp"
+            and info["token"] == d.info["token"]
+            and info["bridge_file"] == str(d.bridge)
+        )
     finally:
         d.close()
     r = cli("daemon", "--info", "--vault", str(vault), env=d.env)
@@ -146,8 +166,15 @@ def test_an_in_process_server_refuses_a_vault_a_daemon_serves(vault, tmp_path):
     d = Daemon(vault, tmp_path / "home", **QUIET_LIFECYCLE).start()
     try:
         before = {p: p.read_bytes() for p in vault.rglob("*.md")}
-        out = subprocess.run([sys.executable, "-m", "bridge.cli", "mcp", "--in-process", "--vault", str(vault)],
-                             env=d.env, cwd=str(ROOT), capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+        out = subprocess.run(
+            [sys.executable, "-m", "bridge.cli", "mcp", "--in-process", "--vault", str(vault)],
+            env=d.env,
+            cwd=str(ROOT),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+        )
         assert out.returncode != 0
         assert "already serves this vault" in out.stderr and "without --in-process" in out.stderr, out.stderr
         assert {p: p.read_bytes() for p in vault.rglob("*.md")} == before

@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import ROOT
+from daemon_util import QUIET_LIFECYCLE, Daemon, wait_for
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport, StreamableHttpTransport
 
@@ -20,16 +22,16 @@ from bridge.bench.generate import generate
 from bridge.mcp_server import ANSWER_CHARS
 from vault_sync.dates import utc_now
 
-from conftest import ROOT
-from daemon_util import QUIET_LIFECYCLE, Daemon, wait_for
-
 pytestmark = pytest.mark.slow
 NOTES = 1_200
 
 
 def snapshot(vault: Path) -> dict[str, bytes]:
-    return {p.relative_to(vault).as_posix(): p.read_bytes() for p in vault.rglob("*.md")
-            if not any(part.startswith(".") for part in p.relative_to(vault).parts)}
+    return {
+        p.relative_to(vault).as_posix(): p.read_bytes()
+        for p in vault.rglob("*.md")
+        if not any(part.startswith(".") for part in p.relative_to(vault).parts)
+    }
 
 
 def answer(result) -> Any:
@@ -90,10 +92,15 @@ async def drive(run: Run, r: int) -> None:
     saved, (_, added, _) = await run("save_memory", text=f"The office coffee machine {r} takes oat milk since March")
     mine = saved["note"]["path"]
     assert added == {mine}
-    batch, _ = await run("save_memories", conversation=f"conversation-{r}", items=[
-        {"text": f"Shall we move the standup {r} to ten?", "said_at": "2026-11-20T09:00:00Z"},
-        {"text": f"Yes, ten works for the standup {r} from Monday", "said_at": "2026-11-20T09:01:00Z"},
-        {"text": f"Then the standup {r} room is Blue from Monday", "said_at": "2026-11-20T09:02:00Z"}])
+    batch, _ = await run(
+        "save_memories",
+        conversation=f"conversation-{r}",
+        items=[
+            {"text": f"Shall we move the standup {r} to ten?", "said_at": "2026-11-20T09:00:00Z"},
+            {"text": f"Yes, ten works for the standup {r} from Monday", "said_at": "2026-11-20T09:01:00Z"},
+            {"text": f"Then the standup {r} room is Blue from Monday", "said_at": "2026-11-20T09:02:00Z"},
+        ],
+    )
     turns = [item["note"]["path"] for item in batch["results"]]
     thread, _ = await run("read_thread", ref=turns[1])
     assert [t["this"] for t in thread["turns"]] == [False, True, False]
@@ -123,7 +130,12 @@ async def drive(run: Run, r: int) -> None:
 
     # per-ref reads: a bad ref does not fail the others
     read, _ = await run("get_memory", refs=[mine, "no-such-memory"])
-    assert read[0]["path"] == mine and "body" in read[0] and read[1]["ref"] == "no-such-memory" and "not_found" in read[1]["error"]
+    assert (
+        read[0]["path"] == mine
+        and "body" in read[0]
+        and read[1]["ref"] == "no-such-memory"
+        and "not_found" in read[1]["error"]
+    )
 
     # writes to the notes a call names
     await run("touch_memory", ref=mine)
@@ -162,8 +174,13 @@ def test_every_tool_over_stdio_and_http(tmp_path):
     try:
         # the daemon's own first score sweep rewrites notes: let it end before any tool is judged
         assert wait_for(lambda: d.status()["background"]["last_run"], timeout=180)
-        relay = StdioTransport(command=sys.executable, args=["-m", "bridge.cli", "mcp", "--vault", str(vault)],
-                               env=d.env, cwd=str(ROOT), keep_alive=False)
+        relay = StdioTransport(
+            command=sys.executable,
+            args=["-m", "bridge.cli", "mcp", "--vault", str(vault)],
+            env=d.env,
+            cwd=str(ROOT),
+            keep_alive=False,
+        )
         http = StreamableHttpTransport(f"{d.url}/mcp", headers=d.auth)
 
         async def go() -> list[Run]:

@@ -8,18 +8,18 @@ import io
 import json
 
 import pytest
+from daemon_util import Daemon
 
 from bridge import mcp_manifest
 from bridge.mcp_proxy import Relay
-
-from daemon_util import Daemon
 
 pytestmark = pytest.mark.slow
 
 
 def test_the_manifest_is_what_the_server_answers():
     assert mcp_manifest.load() == json.loads(mcp_manifest.render(mcp_manifest.build())), (
-        "bridge/mcp_manifest.json is stale: run `python -m bridge.mcp_manifest`")
+        "bridge/mcp_manifest.json is stale: run `python -m bridge.mcp_manifest`"
+    )
 
 
 def test_an_unknown_protocol_version_gets_the_servers_own_counter_offer():
@@ -40,8 +40,18 @@ def test_tools_are_listed_before_the_daemon_runs_and_calls_reach_it_after(vault,
     def answers() -> dict:
         return {m["id"]: m for m in map(json.loads, out.getvalue().splitlines()) if "id" in m}
 
-    relay.dispatch({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}})
+    relay.dispatch(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "test", "version": "1"},
+            },
+        }
+    )
     relay.dispatch({"jsonrpc": "2.0", "method": "notifications/initialized"})
     relay.dispatch({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
     got = answers()

@@ -8,15 +8,24 @@ import asyncio
 
 import jsonschema
 import pytest
+from conftest import make_service
 from fastmcp import Client
 
 from bridge.mcp_server import build_mcp
 
-from conftest import make_service
-
 STAGING = "STM/Staging runs Postgres 16.md"
-READ_ONLY = {"read_thread", "search_memory", "get_memory", "review_queue", "status", "read_graph", "read_note", "cluster_memories",
-             "recall_context", "recent_memories"}
+READ_ONLY = {
+    "read_thread",
+    "search_memory",
+    "get_memory",
+    "review_queue",
+    "status",
+    "read_graph",
+    "read_note",
+    "cluster_memories",
+    "recall_context",
+    "recent_memories",
+}
 # every tool that moves a note or rewrites links in a note the call does not name
 DESTRUCTIVE = {"gc", "consolidate_memories", "archive_memory", "promote_memory", "supersede_memory", "restore_memory"}
 
@@ -34,6 +43,7 @@ def tools_and_results(svc, calls):
             tools = {t.name: t for t in await c.list_tools()}
             results = {name: await c.call_tool(name, args, raise_on_error=False) for name, args in calls}
         return tools, results
+
     return asyncio.run(go())
 
 
@@ -61,11 +71,20 @@ def test_every_tool_is_annotated_typed_and_described(svc):
 
 
 def test_results_validate_against_their_schemas(svc):
-    calls = [("status", {}), ("search_memory", {"query": "postgres"}), ("get_memory", {"refs": [STAGING]}),
-             ("review_queue", {}), ("read_graph", {"limit": 3}), ("read_note", {"path": STAGING}),
-             ("promote_memory", {"auto": True}), ("gc", {}), ("touch_memory", {"ref": STAGING}),
-             ("create_relation", {"source": STAGING, "target": "STM/Atlas search reindex takes 40 minutes.md"}),
-             ("save_memory", {"text": "The build server listens on port 8123 since Monday"}), ("sync", {})]
+    calls = [
+        ("status", {}),
+        ("search_memory", {"query": "postgres"}),
+        ("get_memory", {"refs": [STAGING]}),
+        ("review_queue", {}),
+        ("read_graph", {"limit": 3}),
+        ("read_note", {"path": STAGING}),
+        ("promote_memory", {"auto": True}),
+        ("gc", {}),
+        ("touch_memory", {"ref": STAGING}),
+        ("create_relation", {"source": STAGING, "target": "STM/Atlas search reindex takes 40 minutes.md"}),
+        ("save_memory", {"text": "The build server listens on port 8123 since Monday"}),
+        ("sync", {}),
+    ]
     tools, results = tools_and_results(svc, calls)
     for name, _ in calls:
         r = results[name]
@@ -79,8 +98,10 @@ def test_results_validate_against_their_schemas(svc):
 
 def test_archive_memory_moves_the_note_and_restore_brings_it_back(svc, vault):
     before = (vault / STAGING).read_bytes()
-    calls = [("archive_memory", {"ref": STAGING, "reason": "superseded by the Postgres 17 move"}),
-             ("get_memory", {"refs": ["Archive/Staging runs Postgres 16.md"]})]
+    calls = [
+        ("archive_memory", {"ref": STAGING, "reason": "superseded by the Postgres 17 move"}),
+        ("get_memory", {"refs": ["Archive/Staging runs Postgres 16.md"]}),
+    ]
     _, results = tools_and_results(svc, calls)
     moved = results["archive_memory"].structured_content
     assert moved["from"] == STAGING and moved["to"] == "Archive/Staging runs Postgres 16.md"
@@ -93,7 +114,10 @@ def test_archive_memory_moves_the_note_and_restore_brings_it_back(svc, vault):
     assert before.split(b"\n---\n", 1)[1] == (vault / STAGING).read_bytes().split(b"\n---\n", 1)[1]
 
 
-@pytest.mark.parametrize("reason, why", [("two\nlines", "line break"), ("key sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG", "refused")])
+@pytest.mark.parametrize(
+    "reason, why",
+    [("two\nlines", "line break"), ("key sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG", "refused")],
+)
 def test_archive_memory_refuses_a_bad_reason_and_moves_nothing(svc, vault, reason, why):
     _, results = tools_and_results(svc, [("archive_memory", {"ref": STAGING, "reason": reason})])
     r = results["archive_memory"]
@@ -102,8 +126,7 @@ def test_archive_memory_refuses_a_bad_reason_and_moves_nothing(svc, vault, reaso
 
 
 def test_contradictory_arguments_are_refused(svc, vault):
-    calls = [("promote_memory", {"ref": STAGING, "auto": True, "apply": True}),
-             ("gc", {"apply": True, "offset": 5})]
+    calls = [("promote_memory", {"ref": STAGING, "auto": True, "apply": True}), ("gc", {"apply": True, "offset": 5})]
     _, results = tools_and_results(svc, calls)
     both = results["promote_memory"]
     assert both.is_error and "not both" in both.content[0].text

@@ -14,13 +14,12 @@ from contextlib import AsyncExitStack
 from pathlib import Path
 
 import pytest
+from conftest import ROOT
+from daemon_util import QUIET_LIFECYCLE, Daemon, child_env, wait_for
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
 from bridge.mcp_server import build_mcp
-
-from conftest import ROOT
-from daemon_util import QUIET_LIFECYCLE, Daemon, child_env, wait_for
 
 pytestmark = pytest.mark.slow
 HEAVY = ("vault_sync", "numpy", "torch", "sentence_transformers", "fastmcp", "mcp", "typer")
@@ -30,8 +29,14 @@ def proxy(env: dict, vault: Path, report: Path | None = None, log: Path | None =
     env = dict(env)
     if report is not None:
         env["MNEMOVAULT_MCP_PROXY_MODULES"] = str(report)
-    return StdioTransport(command=sys.executable, args=["-m", "bridge.cli", "mcp", "--vault", str(vault)],
-                          env=env, cwd=str(ROOT), keep_alive=False, log_file=log)
+    return StdioTransport(
+        command=sys.executable,
+        args=["-m", "bridge.cli", "mcp", "--vault", str(vault)],
+        env=env,
+        cwd=str(ROOT),
+        keep_alive=False,
+        log_file=log,
+    )
 
 
 def data(result):
@@ -136,10 +141,16 @@ def test_three_sessions_relay_to_one_daemon(daemon, vault, tmp_path):
 
     async def go():
         async with AsyncExitStack() as stack:
-            sessions = [await stack.enter_async_context(Client(proxy(daemon.env, vault, r, tmp_path / f"proxy-{i}.err"), timeout=60))
-                        for i, r in enumerate(reports)]
-            listed = [sorted((t.model_dump(exclude_none=True) for t in await s.list_tools()), key=lambda t: t["name"])
-                      for s in sessions]
+            sessions = [
+                await stack.enter_async_context(
+                    Client(proxy(daemon.env, vault, r, tmp_path / f"proxy-{i}.err"), timeout=60)
+                )
+                for i, r in enumerate(reports)
+            ]
+            listed = [
+                sorted((t.model_dump(exclude_none=True) for t in await s.list_tools()), key=lambda t: t["name"])
+                for s in sessions
+            ]
             saved = data(await sessions[0].call_tool("save_memory", {"text": text, "tags": ["relay"]}))
             found = data(await sessions[1].call_tool("search_memory", {"query": text.split()[4]}))
             status = data(await sessions[2].call_tool("status", {}))
@@ -148,12 +159,22 @@ def test_three_sessions_relay_to_one_daemon(daemon, vault, tmp_path):
             pids = cli_pids(vault, b"mcp")
             maps = {pid: Path(f"/proc/{pid}/maps").read_text() for pid in pids}
             fds = {pid: fd_kinds(pid) for pid in pids}
-            peak_kb = {pid: int(next(line.split()[1] for line in Path(f"/proc/{pid}/status").read_text().splitlines()
-                                     if line.startswith("VmHWM:"))) for pid in pids}
+            peak_kb = {
+                pid: int(
+                    next(
+                        line.split()[1]
+                        for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+                        if line.startswith("VmHWM:")
+                    )
+                )
+                for pid in pids
+            }
             index_holders = holders(daemon.index_path)
         return listed, saved, found, status, bad, resources, pids, maps, fds, peak_kb, index_holders
 
-    listed, saved, found, status, bad, resources, pids, maps, fds, peak_kb, index_holders = asyncio.run(asyncio.wait_for(go(), 120))
+    listed, saved, found, status, bad, resources, pids, maps, fds, peak_kb, index_holders = asyncio.run(
+        asyncio.wait_for(go(), 120)
+    )
     expected = asyncio.run(in_process_tools())
     assert all(tools == expected for tools in listed), "the relay changes nothing in the tool list"
     assert saved["saved"] is True
@@ -296,7 +317,9 @@ def _fading_note(vault: Path, name: str) -> None:
     when = format_datetime(utc_now() - timedelta(seconds=lo))
     (vault / "STM" / f"{name}.md").write_text(
         f"---\nid: {uuid.uuid4()}\ncreated: {when}\nlast_used: {when}\nuse_count: 1\nstrength: 1.0\n"
-        f"status: active\n---\nThe {name} fact is fading and should be reviewed soon.\n", encoding="utf-8")
+        f"status: active\n---\nThe {name} fact is fading and should be reviewed soon.\n",
+        encoding="utf-8",
+    )
 
 
 def test_a_notification_outside_any_call_reaches_the_stdio_client(vault, tmp_path):
@@ -319,8 +342,9 @@ def test_a_notification_outside_any_call_reaches_the_stdio_client(vault, tmp_pat
 
         # the handshake era (initialize, a session, its GET stream): what assistants speak today; at
         # 2026-07-28 change notifications travel only on a subscriptions/listen stream instead
-        async with Client(proxy(d.env, vault, log=tmp_path / "proxy.err"), mode="legacy", message_handler=handler,
-                          timeout=60) as c:
+        async with Client(
+            proxy(d.env, vault, log=tmp_path / "proxy.err"), mode="legacy", message_handler=handler, timeout=60
+        ) as c:
             assert c.initialize_result is not None
             before = [r["path"] for r in json.loads((await c.read_resource("mnemovault://review"))[0].text)]
             await asyncio.sleep(1.0)  # the relay's stream is open; from here no call is made

@@ -8,9 +8,9 @@ import asyncio
 
 import pytest
 from fastmcp import Client
+from test_mcp_proxy import data, proxy
 
 from bridge import mcp_proxy
-from test_mcp_proxy import data, proxy
 from vault_sync.limits import MAX_BODY_BYTES
 
 pytestmark = pytest.mark.slow

@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from daemon_util import QUIET_LIFECYCLE, Daemon, child_env, cli, index_path_of
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX daemon and signals")

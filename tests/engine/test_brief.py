@@ -9,22 +9,25 @@ import time
 from datetime import timedelta
 
 import pytest
+from conftest import FIXED_NOW, make_service
 from fastmcp import Client
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
-
-from conftest import FIXED_NOW, make_service
 
 from bridge.cli import app
 from bridge.mcp_server import build_mcp
 from vault_sync.errors import InvalidInput
 
 FACTS = [
-    "The Atlas project uses Postgres 16 on staging", "Atlas deploys happen on Thursdays after noon",
-    "The user prefers dark mode in every editor", "The garden gets watered twice a week in summer",
-    "Invoices go out on the 15th of each month", "The office is in Porto near the station",
-    "Alice leads the mobile team since October", "Backups run every six hours on the main database",
+    "The Atlas project uses Postgres 16 on staging",
+    "Atlas deploys happen on Thursdays after noon",
+    "The user prefers dark mode in every editor",
+    "The garden gets watered twice a week in summer",
+    "Invoices go out on the 15th of each month",
+    "The office is in Porto near the station",
+    "Alice leads the mobile team since October",
+    "Backups run every six hours on the main database",
 ] + [f"Filler memory number {i} about topic {i % 7} with some longer words to take room" for i in range(40)]
 
 
@@ -34,23 +37,39 @@ def svc(tmp_path_factory):
     (root / "STM").mkdir(parents=True)
     s = make_service(root)
     for i, fact in enumerate(FACTS):
-        s.create_memory(fact, strength=1.0 + (i % 3) * 0.3, use_count=1 + i % 4,
-                        created=FIXED_NOW - timedelta(days=i % 9), last_used=FIXED_NOW - timedelta(days=i % 5))
+        s.create_memory(
+            fact,
+            strength=1.0 + (i % 3) * 0.3,
+            use_count=1 + i % 4,
+            created=FIXED_NOW - timedelta(days=i % 9),
+            last_used=FIXED_NOW - timedelta(days=i % 5),
+        )
     yield s
     s.close()
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(max_tokens=st.integers(min_value=40, max_value=1500),
-       topic=st.one_of(st.none(), st.sampled_from(["atlas", "deploys staging", "garden", "nothing matches zzz", "the"])))
+@given(
+    max_tokens=st.integers(min_value=40, max_value=1500),
+    topic=st.one_of(st.none(), st.sampled_from(["atlas", "deploys staging", "garden", "nothing matches zzz", "the"])),
+)
 def test_brief_never_exceeds_its_budget(svc, max_tokens, topic):
     out = svc.brief(topic, max_tokens)
     assert len(out["text"]) <= max_tokens * 4
     assert out["tokens"] <= max_tokens
     assert out["left_out"] + len(out["included"]) >= len(out["included"])
     if max_tokens >= 200:
-        assert out["text"].rstrip().endswith(("search_memory(query=...), or narrow by time with since/until.",
-                                              "or narrow by time with since/until.", "Nothing left out."))
+        assert (
+            out["text"]
+            .rstrip()
+            .endswith(
+                (
+                    "search_memory(query=...), or narrow by time with since/until.",
+                    "or narrow by time with since/until.",
+                    "Nothing left out.",
+                )
+            )
+        )
 
 
 def test_topic_first_superseded_never_and_what_was_left_out(svc):
@@ -92,9 +111,12 @@ def test_brief_is_fast_at_10000_notes(tmp_path):
     stm.mkdir(parents=True)
     for i in range(10_000):
         (stm / f"n{i:05d}.md").write_text(
-            f"---\nid: id-{i}\ncreated: 2026-11-{1 + i % 19:02d}T10:00:00Z\nlast_used: 2026-11-{1 + i % 19:02d}T10:00:00Z\n"
+            f"---\nid: id-{i}\ncreated: 2026-11-{1 + i % 19:02d}T10:00:00Z\n"
+            f"last_used: 2026-11-{1 + i % 19:02d}T10:00:00Z\n"
             f"use_count: {1 + i % 5}\nstrength: 1.0\nstatus: active\ndecay_score: {(i % 1000) / 1000}\n---\n"
-            f"Memory {i} about project {i % 50} and the budget of team {i % 13}.\n", encoding="utf-8")
+            f"Memory {i} about project {i % 50} and the budget of team {i % 13}.\n",
+            encoding="utf-8",
+        )
     s = make_service(root)
     try:
         for topic in (None, "budget project 7"):
@@ -105,9 +127,14 @@ def test_brief_is_fast_at_10000_notes(tmp_path):
                 out = s.brief(topic, 800)
                 times.append(time.perf_counter() - t)
             best = min(times)
-            print(f"brief topic={topic!r} at 10,000 notes: best {best * 1000:.1f} ms, median {sorted(times)[2] * 1000:.1f} ms")
+            print(
+                f"brief topic={topic!r} at 10,000 notes: best {best * 1000:.1f} ms, "
+                f"median {sorted(times)[2] * 1000:.1f} ms"
+            )
             assert len(out["text"]) <= 3200 and out["included"]
-            assert best < (0.05 if topic is None else 0.1)  # with a topic, a full-text search over 10,000 matches is most of it
+            assert best < (
+                0.05 if topic is None else 0.1
+            )  # with a topic, a full-text search over 10,000 matches is most of it
     finally:
         s.close()
 
@@ -116,7 +143,9 @@ def _memory(folder, name, uses, last_used, written, strength=1.0, created="2026-
     last = f"last_used: {last_used}\n" if last_used else ""
     (folder / f"{name}.md").write_text(
         f"---\nid: id-{name}\ncreated: {created}\n{last}use_count: {uses}\nstrength: {strength}\n"
-        f"status: active\ndecay_score: {written}\n---\nMemory {name} says something worth knowing.\n", encoding="utf-8")
+        f"status: active\ndecay_score: {written}\n---\nMemory {name} says something worth knowing.\n",
+        encoding="utf-8",
+    )
 
 
 def test_brief_orders_by_the_live_score_not_the_written_one(tmp_path):
@@ -128,7 +157,9 @@ def test_brief_orders_by_the_live_score_not_the_written_one(tmp_path):
     (root / "STM").mkdir(parents=True)
     now = FIXED_NOW
     _memory(root / "STM", "stale-high", 1, "2026-09-01T10:00:00Z", 0.95)  # written strong, long unused
-    _memory(root / "STM", "fresh-low", 5, now.strftime("%Y-%m-%dT%H:%M:%SZ"), 0.05, strength=1.5)  # written weak, used today
+    _memory(
+        root / "STM", "fresh-low", 5, now.strftime("%Y-%m-%dT%H:%M:%SZ"), 0.05, strength=1.5
+    )  # written weak, used today
     s = make_service(root, now=now)
     try:
         live = {r["path"]: row_score(s.params, r, now) for r in s.store.query("SELECT rowid, * FROM notes")}
@@ -153,10 +184,21 @@ def test_strongest_matches_a_brute_force_ranking(tmp_path, model):
     (root / "STM").mkdir(parents=True)
     (root / "LTM").mkdir()
     for i in range(400):
-        day = rng.choice([None, "2026-08-03T10:00:00Z", "2026-12-30T10:00:00Z"] +
-                         [f"2026-{rng.randint(8, 11):02d}-{rng.randint(1, 28):02d}T{rng.randint(0, 23):02d}:00:00Z" for _ in range(6)])
-        _memory(root / ("LTM" if i % 10 == 0 else "STM"), f"m{i:03d}", rng.randint(0, 9), day,
-                rng.random(), strength=rng.choice([0.5, 1.0, 1.0, 1.7, 2.0]))
+        day = rng.choice(
+            [None, "2026-08-03T10:00:00Z", "2026-12-30T10:00:00Z"]
+            + [
+                f"2026-{rng.randint(8, 11):02d}-{rng.randint(1, 28):02d}T{rng.randint(0, 23):02d}:00:00Z"
+                for _ in range(6)
+            ]
+        )
+        _memory(
+            root / ("LTM" if i % 10 == 0 else "STM"),
+            f"m{i:03d}",
+            rng.randint(0, 9),
+            day,
+            rng.random(),
+            strength=rng.choice([0.5, 1.0, 1.0, 1.7, 2.0]),
+        )
     s = make_service(root, decay_model=model)
     try:
         rows = s.store.query("SELECT rowid, * FROM notes WHERE kind IN ('stm', 'ltm')")
@@ -164,12 +206,15 @@ def test_strongest_matches_a_brute_force_ranking(tmp_path, model):
             for k in (1, 7, 40, 60):
                 got, total = strongest(s.engine, now, k)
                 assert total == 400
-                full = sorted(rows, key=lambda r: (r["kind"] == "ltm", row_score(s.params, r, now), -r["rowid"]), reverse=True)
+                full = sorted(
+                    rows, key=lambda r: (r["kind"] == "ltm", row_score(s.params, r, now), -r["rowid"]), reverse=True
+                )
                 want = [(r["path"], row_score(s.params, r, now)) for r in full[:k]]
                 assert [g["score"] for g in got] == pytest.approx([w[1] for w in want], rel=1e-9)
                 # equal scores may come in another order; distinct ones may not
-                assert {g["path"] for g in got if g["score"] > want[-1][1] * (1 + 1e-9)} == \
-                       {p for p, v in want if v > want[-1][1] * (1 + 1e-9)}
+                assert {g["path"] for g in got if g["score"] > want[-1][1] * (1 + 1e-9)} == {
+                    p for p, v in want if v > want[-1][1] * (1 + 1e-9)
+                }
     finally:
         s.close()
 
@@ -185,7 +230,9 @@ def test_the_briefing_answers_with_current_facts_and_a_hand_written_loop_keeps_b
         y = s.save("Standup is at ten in room four", title="Standup Y")["note"]
         for rel, to in ((x["path"], "Standup Y"), (y["path"], "Standup X")):  # a loop written by hand
             note = root / rel
-            note.write_text(note.read_text().replace("status: active", f'superseded_by: "[[{to}]]"', 1), encoding="utf-8")
+            note.write_text(
+                note.read_text().replace("status: active", f'superseded_by: "[[{to}]]"', 1), encoding="utf-8"
+            )
         s.sync()
         for topic in ("train", "standup", None):
             shown = {i["path"] for i in s.brief(topic)["included"]}

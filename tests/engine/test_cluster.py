@@ -9,8 +9,8 @@ from retrieval_set import semantic_service, shared_embedder
 
 from vault_sync.dates import parse_datetime
 from vault_sync.errors import InvalidInput, WrongState
-from vault_sync.search.cluster import action_for, cluster, cluster_id
 from vault_sync.ops.consolidate import consolidate
+from vault_sync.search.cluster import action_for, cluster, cluster_id
 from vault_sync.search.hybrid import search
 
 REDIS = "STM/Redis session TTL is 30 minutes.md"
@@ -34,10 +34,27 @@ def embedder():
 
 @pytest.fixture
 def svc(vault, embedder):
-    write(vault, REDIS_TWIN, "Redis session keys (`sess:*`) expire after a sliding 30-minute TTL, refreshed on each authenticated request.",
-          ["redis", "sessions"], "2026-11-10T08:00:00Z", "2026-11-19T18:00:00Z", 2, 1.3)
-    write(vault, STAGING_TWIN, "Staging was upgraded to Postgres 16 on Thursday; production remains on Postgres 15 until the January maintenance window.",
-          ["postgres", "staging"], "2026-11-20T10:00:00Z", "2026-11-20T10:00:00Z", 1, 1.0)
+    write(
+        vault,
+        REDIS_TWIN,
+        "Redis session keys (`sess:*`) expire after a sliding 30-minute TTL, refreshed on each authenticated request.",
+        ["redis", "sessions"],
+        "2026-11-10T08:00:00Z",
+        "2026-11-19T18:00:00Z",
+        2,
+        1.3,
+    )
+    write(
+        vault,
+        STAGING_TWIN,
+        "Staging was upgraded to Postgres 16 on Thursday; production remains on Postgres 15 until the January "
+        "maintenance window.",
+        ["postgres", "staging"],
+        "2026-11-20T10:00:00Z",
+        "2026-11-20T10:00:00Z",
+        1,
+        1.0,
+    )
     s = semantic_service(vault, embedder)
     yield s
     s.close()

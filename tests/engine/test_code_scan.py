@@ -9,16 +9,83 @@ from hypothesis import strategies as st
 from vault_sync.codeblocks import code_lines, parsed_code_lines
 from vault_sync.links import _strip_inline_code, extract, extract_outside_code
 
-PREFIXES = ["", "", "", " ", "  ", "   ", "    ", "\t", "> ", ">", ">> ", "- ", "* ", "1. ", "2) ", "  - ",
-            "> - ", "-   ", "   > ", "10. ", "- ", "1. ", "-     ", "  ", "   - ", "- - ", "1) "]
-CONTENTS = ["```", "```", "````", "~~~", "~~~~", "``` py", "```a`b", "~~~ x`y", "`````", "``` ", "~~~~~~",
-            "[[a]] #t", "`[[b]]` #u", "``c ` [[d]]`` #e", "` x", "text [[f]]", "plain #g", "", "", "",
-            "<div>", "<!-- [[h]]", "-->", "</div>", "<pre>", "</pre>", "[x]: /url", "[[i]]: j", "[y](z) #k",
-            "# H [[l]]", "---", "===", "***", "- item", "1. item", "code [[m]] #n", "  ```", "   ~~~"]
+PREFIXES = [
+    "",
+    "",
+    "",
+    " ",
+    "  ",
+    "   ",
+    "    ",
+    "\t",
+    "> ",
+    ">",
+    ">> ",
+    "- ",
+    "* ",
+    "1. ",
+    "2) ",
+    "  - ",
+    "> - ",
+    "-   ",
+    "   > ",
+    "10. ",
+    "- ",
+    "1. ",
+    "-     ",
+    "  ",
+    "   - ",
+    "- - ",
+    "1) ",
+]
+CONTENTS = [
+    "```",
+    "```",
+    "````",
+    "~~~",
+    "~~~~",
+    "``` py",
+    "```a`b",
+    "~~~ x`y",
+    "`````",
+    "``` ",
+    "~~~~~~",
+    "[[a]] #t",
+    "`[[b]]` #u",
+    "``c ` [[d]]`` #e",
+    "` x",
+    "text [[f]]",
+    "plain #g",
+    "",
+    "",
+    "",
+    "<div>",
+    "<!-- [[h]]",
+    "-->",
+    "</div>",
+    "<pre>",
+    "</pre>",
+    "[x]: /url",
+    "[[i]]: j",
+    "[y](z) #k",
+    "# H [[l]]",
+    "---",
+    "===",
+    "***",
+    "- item",
+    "1. item",
+    "code [[m]] #n",
+    "  ```",
+    "   ~~~",
+]
 
 line = st.builds(lambda p, c: p + c, st.sampled_from(PREFIXES), st.sampled_from(CONTENTS))
-documents = st.builds(lambda ls, nl, end: nl.join(ls) + end, st.lists(line, max_size=16),
-                      st.sampled_from(["\n", "\n", "\r\n"]), st.sampled_from(["", "\n"]))
+documents = st.builds(
+    lambda ls, nl, end: nl.join(ls) + end,
+    st.lists(line, max_size=16),
+    st.sampled_from(["\n", "\n", "\r\n"]),
+    st.sampled_from(["", "\n"]),
+)
 
 
 def _covered(text: str, ranges: list[tuple[int, int]]) -> set[int]:

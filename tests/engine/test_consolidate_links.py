@@ -17,10 +17,12 @@ def test_provenance_links_resolve_to_the_archived_originals_when_names_are_share
     v = empty_vault
     (v / "STM").mkdir(exist_ok=True)
     (v / "Home.md").write_text("A person's own home note.\n", encoding="utf-8")  # same name, vault root
-    (v / "STM" / "Home.md").write_text("---\nid: a1\nuse_count: 1\n---\nThe staging database runs Postgres 16.\n",
-                                        encoding="utf-8")
-    (v / "STM" / "Other.md").write_text("---\nid: b2\nuse_count: 1\n---\nStaging runs Postgres 16 since March.\n",
-                                         encoding="utf-8")
+    (v / "STM" / "Home.md").write_text(
+        "---\nid: a1\nuse_count: 1\n---\nThe staging database runs Postgres 16.\n", encoding="utf-8"
+    )
+    (v / "STM" / "Other.md").write_text(
+        "---\nid: b2\nuse_count: 1\n---\nStaging runs Postgres 16 since March.\n", encoding="utf-8"
+    )
     svc = make_service(v)
     try:
         merged = svc.consolidate(["a1", "b2"], apply=True)["note"]["path"]
@@ -39,8 +41,8 @@ def test_provenance_links_resolve_to_the_archived_originals_when_names_are_share
 
 def test_consolidating_a_chain_keeps_the_newest_fact_and_moves_the_chain_links(empty_vault):
     import pytest
-
     from conftest import assert_index_matches_rebuild
+
     from vault_sync.errors import WrongState
 
     svc = make_service(empty_vault)
@@ -63,7 +65,9 @@ def test_consolidating_a_chain_keeps_the_newest_fact_and_moves_the_chain_links(e
         text = (empty_vault / merged).read_text(encoding="utf-8")
         assert "8:40" in text and "8:10" not in text and "7:50" not in text
         assert sorted(m["from"] for m in out["archived"]) == sorted([new["path"], twin["path"]])
-        assert (empty_vault / old["path"]).exists()  # the old fact is not merged: still superseded, now by the merged note
+        assert (
+            empty_vault / old["path"]
+        ).exists()  # the old fact is not merged: still superseded, now by the merged note
         for gone in (old, older):
             [mem] = svc.get_memory([gone["id"]])
             assert mem["history"]["current"] == merged and mem["history"]["chain"][-1] == merged, mem["history"]

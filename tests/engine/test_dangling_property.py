@@ -14,11 +14,11 @@ from collections import Counter
 from pathlib import Path
 from urllib.parse import quote
 
+import obsidian_resolver
+from conftest import make_service
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-import obsidian_resolver
-from conftest import make_service
 from vault_sync.index.queries import all_links_by_source
 from vault_sync.index.resolver import build_resolver
 
@@ -73,7 +73,9 @@ def test_the_dangling_report_equals_an_independent_resolver(spec):
     tmp = Path(tempfile.mkdtemp())
     try:
         v = tmp / "vault"
-        bodies: dict[str, list[str]] = {p: ["# Title", "## Part", "text with `[[Not a link]]` inside code"] for p in paths}
+        bodies: dict[str, list[str]] = {
+            p: ["# Title", "## Part", "text with `[[Not a link]]` inside code"] for p in paths
+        }
         props: dict[str, list[str]] = {p: [] for p in paths}
         for i, (s, t, form) in enumerate(links):
             src, target = paths[s % len(paths)], targets[t % len(targets)]
@@ -95,8 +97,10 @@ def test_the_dangling_report_equals_an_independent_resolver(spec):
         svc = make_service(v)
         engine = Counter((d["source"], normal(d["target"])) for d in svc.dangling_links())
         resolver = build_resolver(svc.store)
-        engine_targets = Counter((r["path"], resolver.resolve(r["target"], r["path"], bool(r["markdown"])))
-                                 for r in all_links_by_source(svc.store))
+        engine_targets = Counter(
+            (r["path"], resolver.resolve(r["target"], r["path"], bool(r["markdown"])))
+            for r in all_links_by_source(svc.store)
+        )
         svc.close()
         independent = Counter((s, normal(t)) for s, t in obsidian_resolver.dangling(v))
         assert engine == independent
@@ -104,7 +108,9 @@ def test_the_dangling_report_equals_an_independent_resolver(spec):
         notes_, files_ = sorted(paths), sorted(attachments)
         assert engine_targets == Counter(
             (p, obsidian_resolver.resolve(t, p, md, notes_, files_))
-            for p in paths for t, md in obsidian_resolver.links_in((v / p).read_text(encoding="utf-8")))
+            for p in paths
+            for t, md in obsidian_resolver.links_in((v / p).read_text(encoding="utf-8"))
+        )
         CHECKED.append(sum(independent.values()))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -129,5 +135,6 @@ def test_the_independent_resolver_on_known_cases():
     assert r("Plan.png", "Home.md", False, notes, files) is None
     assert r("../Home", "it/Plan.md", True, notes, files) == "Home.md"
     assert r("Nick", "Home.md", False, notes, files) is None  # aliases never resolve
-    assert obsidian_resolver.links_in("```\n[[a]]\n```\n`[[b]]` [[c\\|d]] [x](<e f.md>) [y](g%20h) [z](https://x.y) [w](C%23%20x#Part)") == [
-        ("c", False), ("e f.md", True), ("g h", True), ("C# x", True)]
+    assert obsidian_resolver.links_in(
+        "```\n[[a]]\n```\n`[[b]]` [[c\\|d]] [x](<e f.md>) [y](g%20h) [z](https://x.y) [w](C%23%20x#Part)"
+    ) == [("c", False), ("e f.md", True), ("g h", True), ("C# x", True)]

@@ -27,8 +27,13 @@ def brute_force_day(p: ScoringParams, n: int, s: float, last_used: datetime, thr
 
 
 @settings(max_examples=300, deadline=None)
-@given(model=st.sampled_from(MODELS), n=st.integers(1, 40), s=st.floats(0.05, 2.0),
-       minutes=st.integers(0, 60 * 24 * 365), half_life=st.floats(0.5, 30))
+@given(
+    model=st.sampled_from(MODELS),
+    n=st.integers(1, 40),
+    s=st.floats(0.05, 2.0),
+    minutes=st.integers(0, 60 * 24 * 365),
+    half_life=st.floats(0.5, 30),
+)
 def test_due_dates_match_a_day_by_day_search(model, n, s, minutes, half_life):
     p = ScoringParams(model=model, half_life_s=half_life * DAY)
     last = datetime(2026, 1, 1, tzinfo=timezone.utc) + timedelta(minutes=minutes)

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import httpx
 import pytest
-
 from conftest import FIXED_NOW, assert_index_matches_rebuild, make_service
 from daemon_util import wait_for
+
 from vault_sync.editor_hold import HOLD_SECONDS, EditorHold
 from vault_sync.errors import InvalidInput
 
@@ -36,13 +36,18 @@ class Clock:
 
 def _note(n: int, last, uses: int = 1) -> str:
     # no decay_score written yet: every sweep wants to write these
-    return (f"---\nid: 00000000-0000-4000-8000-{n:012d}\ncreated: {last.strftime(STAMP)}\n"
-            f"last_used: {last.strftime(STAMP)}\nuse_count: {uses}\nstrength: 1.0\nstatus: active\n---\nMemory {n}.\n")
+    return (
+        f"---\nid: 00000000-0000-4000-8000-{n:012d}\ncreated: {last.strftime(STAMP)}\n"
+        f"last_used: {last.strftime(STAMP)}\nuse_count: {uses}\nstrength: 1.0\nstatus: active\n---\nMemory {n}.\n"
+    )
 
 
 def _hashes(root: Path) -> dict[str, str]:
-    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in root.rglob("*.md") if ".mnemovault" not in p.parts}
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in root.rglob("*.md")
+        if ".mnemovault" not in p.parts
+    }
 
 
 @contextmanager
@@ -60,7 +65,9 @@ def bridge(svc):
     thread.start()
     assert wait_for(lambda: server.started, 10)
     try:
-        with httpx.Client(base_url=f"http://127.0.0.1:{port}", headers={"Authorization": f"Bearer {TOKEN}"}, timeout=30) as c:
+        with httpx.Client(
+            base_url=f"http://127.0.0.1:{port}", headers={"Authorization": f"Bearer {TOKEN}"}, timeout=30
+        ) as c:
             yield c
     finally:
         server.should_exit = True
@@ -88,6 +95,7 @@ def _editing(client, body) -> httpx.Response:
 
 # -- the hold on its own clock --
 
+
 def test_hold_lasts_until_another_report_or_a_minute_without_one():
     clock = Clock(FIXED_NOW)
     hold = EditorHold(clock)
@@ -110,8 +118,25 @@ def test_hold_lasts_until_another_report_or_a_minute_without_one():
     assert hold.holds("STM/Caf\u00e9.md")
 
 
-@pytest.mark.parametrize("bad", ["", "/abs/x.md", "C:/x.md", "STM\\x.md", "../x.md", "STM/../x.md", "STM//x.md",
-                                 "STM/x.txt", "STM/x", "STM/.md", "STM/a\nb.md", "STM/\u202ex.md", "x" * 1100 + ".md", 7])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "",
+        "/abs/x.md",
+        "C:/x.md",
+        "STM\\x.md",
+        "../x.md",
+        "STM/../x.md",
+        "STM//x.md",
+        "STM/x.txt",
+        "STM/x",
+        "STM/.md",
+        "STM/a\nb.md",
+        "STM/\u202ex.md",
+        "x" * 1100 + ".md",
+        7,
+    ],
+)
 def test_only_vault_relative_markdown_paths_are_held(bad):
     hold = EditorHold(Clock(FIXED_NOW))
     hold.report("STM/kept.md")
@@ -121,8 +146,9 @@ def test_only_vault_relative_markdown_paths_are_held(bad):
     assert hold.held() == "STM/kept.md"
 
 
-@pytest.mark.parametrize("bad, kind", [("/abs/x.md", "absolute"), ("C:/x.md", "absolute"), ("../x.md", "parent"),
-                                       ("STM/../x.md", "parent")])
+@pytest.mark.parametrize(
+    "bad, kind", [("/abs/x.md", "absolute"), ("C:/x.md", "absolute"), ("../x.md", "parent"), ("STM/../x.md", "parent")]
+)
 def test_editor_hold_and_safe_rel_refuse_the_same_outside_paths_each_in_its_own_words(tmp_path, bad, kind):
     from vault_sync.editor_hold import check_path
     from vault_sync.errors import PathOutsideVault
@@ -139,6 +165,7 @@ def test_editor_hold_and_safe_rel_refuse_the_same_outside_paths_each_in_its_own_
 
 
 # -- the API and the writes it holds back --
+
 
 def test_report_answers_the_held_path_and_status_shows_it(setup):
     svc, client, clock, vault = setup
@@ -235,9 +262,21 @@ def test_explicit_actions_on_the_held_note_are_not_deferred(setup):
     assert_index_matches_rebuild(svc)
 
 
-@pytest.mark.parametrize("body", [{}, {"path": "STM/open.md", "extra": 1}, {"path": "../x.md"}, {"path": "/etc/passwd.md"},
-                                  {"path": "STM/open.txt"}, {"path": 5}, {"path": ["STM/open.md"]}, {"path": "a" * 1100 + ".md"},
-                                  {"path": "STM/a\u0000.md"}, {"path": False}])
+@pytest.mark.parametrize(
+    "body",
+    [
+        {},
+        {"path": "STM/open.md", "extra": 1},
+        {"path": "../x.md"},
+        {"path": "/etc/passwd.md"},
+        {"path": "STM/open.txt"},
+        {"path": 5},
+        {"path": ["STM/open.md"]},
+        {"path": "a" * 1100 + ".md"},
+        {"path": "STM/a\u0000.md"},
+        {"path": False},
+    ],
+)
 def test_bad_bodies_are_400_and_change_nothing(setup, body):
     svc, client, clock, vault = setup
     _editing(client, {"path": "STM/a.md"})
@@ -253,6 +292,7 @@ def test_bad_bodies_are_400_and_change_nothing(setup, body):
 
 
 # -- `full` on every front end --
+
 
 def test_sweep_full_over_rpc_refreshes_now_and_is_strictly_typed(setup):
     svc, client, clock, vault = setup
@@ -283,7 +323,9 @@ def test_the_cli_sweep_goes_through_the_daemon_and_skips_the_note_open_in_its_ed
         assert d.post("/api/editing", {"path": "STM/open.md"}).json() == {"path": "STM/open.md", "hold_seconds": 60}
         for n, name in ((1, "open"), (2, "twin")):  # created after the report, as a new note in the editor
             (vault / "STM" / f"{name}.md").write_text(_note(n, last), encoding="utf-8")
-        assert wait_for(lambda: all(d.get("/api/note", params={"path": f"STM/{x}.md"}).status_code == 200 for x in ("open", "twin")))
+        assert wait_for(
+            lambda: all(d.get("/api/note", params={"path": f"STM/{x}.md"}).status_code == 200 for x in ("open", "twin"))
+        )
         original = (vault / "STM" / "open.md").read_bytes()
         out = cli("sweep", "--full", "--json", "--vault", str(vault), env=d.env)
         assert out.returncode == 0, out.stderr
@@ -302,8 +344,11 @@ def test_the_cli_sweep_goes_through_the_daemon_and_skips_the_note_open_in_its_ed
 
 
 def _fm_note(n: int, last, uses: int = 1, strength: float = 1.0, extra: str = "", status: str = "active") -> str:
-    return (f"---\nid: 00000000-0000-4000-8000-{n:012d}\ncreated: {last.strftime(STAMP)}\nlast_used: {last.strftime(STAMP)}\n"
-            f"use_count: {uses}\nstrength: {strength}\nstatus: {status}\n{extra}---\nMemory number {n} here.\n")
+    return (
+        f"---\nid: 00000000-0000-4000-8000-{n:012d}\ncreated: {last.strftime(STAMP)}\nlast_used: "
+        f"{last.strftime(STAMP)}\n"
+        f"use_count: {uses}\nstrength: {strength}\nstatus: {status}\n{extra}---\nMemory number {n} here.\n"
+    )
 
 
 def test_jobs_and_bulk_moves_through_a_real_daemon_leave_the_open_note_and_catch_up_later(tmp_path):
@@ -317,10 +362,18 @@ def test_jobs_and_bulk_moves_through_a_real_daemon_leave_the_open_note_and_catch
     stm.mkdir(parents=True)
     now = datetime.now(timezone.utc)  # the daemon runs on the real clock
     old, recent = now - timedelta(days=90), now - timedelta(hours=1)
-    notes = {"old1": _fm_note(1, old), "old2": _fm_note(2, old), "fresh": _fm_note(3, recent, uses=6, strength=1.5),
-             "twin1": _fm_note(6, recent), "twin2": _fm_note(7, recent), "twin3": _fm_note(8, recent)}
+    notes = {
+        "old1": _fm_note(1, old),
+        "old2": _fm_note(2, old),
+        "fresh": _fm_note(3, recent, uses=6, strength=1.5),
+        "twin1": _fm_note(6, recent),
+        "twin2": _fm_note(7, recent),
+        "twin3": _fm_note(8, recent),
+    }
     for n, name in ((4, "rep1"), (5, "rep2")):  # replaced by a newer fact: GC archives them whatever their score
-        notes[name] = _fm_note(n, recent, uses=3, strength=2.0, extra='superseded_by: "[[fresh]]"\n', status="superseded")
+        notes[name] = _fm_note(
+            n, recent, uses=3, strength=2.0, extra='superseded_by: "[[fresh]]"\n', status="superseded"
+        )
     for name, text in notes.items():
         (stm / f"{name}.md").write_text(text, encoding="utf-8")
     d = Daemon(vault, tmp_path / "home", MNEMOVAULT_QUIET_SECONDS="0", **QUIET_LIFECYCLE)

@@ -16,10 +16,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import make_service
 from typer.testing import CliRunner
 
 from bridge.cli import app
-from conftest import make_service
 from vault_sync.transfer.export import csv_cell
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX FIFOs, devices and modes")
@@ -30,8 +30,11 @@ def _export(vault: Path, out: Path, *extra: str):
 
 
 def _vault_files(vault: Path) -> dict[str, str]:
-    return {str(p.relative_to(vault)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in vault.rglob("*") if p.is_file() and ".mnemovault" not in p.parts}
+    return {
+        str(p.relative_to(vault)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in vault.rglob("*")
+        if p.is_file() and ".mnemovault" not in p.parts
+    }
 
 
 def _temps(folder: Path) -> list[str]:
@@ -51,8 +54,12 @@ def test_a_new_export_is_complete_and_private(vault, tmp_path):
 @pytest.mark.parametrize("where", ["root", "STM", "hidden", "linked folder"])
 def test_a_path_inside_the_vault_is_refused(vault, tmp_path, where):
     (tmp_path / "link").symlink_to(vault, target_is_directory=True)
-    out = {"root": vault / "dump.jsonl", "STM": vault / "STM" / "dump.md", "hidden": vault / ".mnemovault" / "dump.jsonl",
-           "linked folder": tmp_path / "link" / "STM" / "dump.md"}[where]
+    out = {
+        "root": vault / "dump.jsonl",
+        "STM": vault / "STM" / "dump.md",
+        "hidden": vault / ".mnemovault" / "dump.jsonl",
+        "linked folder": tmp_path / "link" / "STM" / "dump.md",
+    }[where]
     before = _vault_files(vault)
     res = _export(vault, out, "--force")
     assert res.exit_code == 2 and "inside the vault" in res.output, res.output

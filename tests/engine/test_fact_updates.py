@@ -4,23 +4,70 @@ the old one absent; saved without, `may_supersede` names the old fact. Embedding
 from __future__ import annotations
 
 import pytest
-
 from conftest import make_service
 
 # (old fact, new fact, a question whose answer changed)
 UPDATES = [
-    ("The user prefers Python for backend services", "The user now prefers Go for backend services", "which language for backend services"),
-    ("The team standup is at 9:00 every weekday", "The team standup moved to 10:30 every weekday", "when is the team standup"),
-    ("The staging database runs Postgres 14", "The staging database was upgraded to Postgres 16", "which Postgres version does staging run"),
-    ("Alice leads the mobile app team", "Bob took over leading the mobile app team from Alice", "who leads the mobile app team"),
-    ("The office is in Lisbon near the river", "The office moved from Lisbon to Porto near the station", "where is the office"),
-    ("Deploys to production happen on Tuesdays", "Deploys to production now happen on Thursdays", "which day are production deploys"),
-    ("The API rate limit is 100 requests per minute", "The API rate limit was raised to 500 requests per minute", "what is the API rate limit"),
-    ("The user's favourite editor is Vim", "The user's favourite editor is now Helix, replacing Vim", "favourite editor of the user"),
-    ("Backups of the main database run nightly at 2am", "Backups of the main database now run every 6 hours", "how often do database backups run"),
-    ("The project deadline for Atlas is March 15", "The project deadline for Atlas slipped to April 30", "when is the Atlas project deadline"),
-    ("The company VPN uses OpenVPN", "The company VPN switched from OpenVPN to WireGuard", "which VPN does the company use"),
-    ("Invoices are sent to clients on the 1st of each month", "Invoices are now sent to clients on the 15th of each month", "when are client invoices sent"),
+    (
+        "The user prefers Python for backend services",
+        "The user now prefers Go for backend services",
+        "which language for backend services",
+    ),
+    (
+        "The team standup is at 9:00 every weekday",
+        "The team standup moved to 10:30 every weekday",
+        "when is the team standup",
+    ),
+    (
+        "The staging database runs Postgres 14",
+        "The staging database was upgraded to Postgres 16",
+        "which Postgres version does staging run",
+    ),
+    (
+        "Alice leads the mobile app team",
+        "Bob took over leading the mobile app team from Alice",
+        "who leads the mobile app team",
+    ),
+    (
+        "The office is in Lisbon near the river",
+        "The office moved from Lisbon to Porto near the station",
+        "where is the office",
+    ),
+    (
+        "Deploys to production happen on Tuesdays",
+        "Deploys to production now happen on Thursdays",
+        "which day are production deploys",
+    ),
+    (
+        "The API rate limit is 100 requests per minute",
+        "The API rate limit was raised to 500 requests per minute",
+        "what is the API rate limit",
+    ),
+    (
+        "The user's favourite editor is Vim",
+        "The user's favourite editor is now Helix, replacing Vim",
+        "favourite editor of the user",
+    ),
+    (
+        "Backups of the main database run nightly at 2am",
+        "Backups of the main database now run every 6 hours",
+        "how often do database backups run",
+    ),
+    (
+        "The project deadline for Atlas is March 15",
+        "The project deadline for Atlas slipped to April 30",
+        "when is the Atlas project deadline",
+    ),
+    (
+        "The company VPN uses OpenVPN",
+        "The company VPN switched from OpenVPN to WireGuard",
+        "which VPN does the company use",
+    ),
+    (
+        "Invoices are sent to clients on the 1st of each month",
+        "Invoices are now sent to clients on the 15th of each month",
+        "when are client invoices sent",
+    ),
 ]
 DISTRACTORS = [
     "The garden needs watering twice a week in summer",

@@ -22,12 +22,12 @@ from pathlib import Path
 
 import httpx
 import pytest
+from conftest import SAMPLE, make_service
+from daemon_util import QUIET_LIFECYCLE, Daemon, child_env, cli, index_path_of, wait_for
 from fastmcp import Client
 
 from bridge.errors import error_body, http_status
 from bridge.mcp_server import build_mcp
-from conftest import SAMPLE, make_service
-from daemon_util import QUIET_LIFECYCLE, Daemon, child_env, cli, index_path_of, wait_for
 from vault_sync.errors import DiskFull, PermissionDenied, StorageFault, VaultReadOnly
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX permissions, mounts and signals")
@@ -71,6 +71,7 @@ def snapshot(root: Path) -> dict[str, bytes]:
 
 # -- 3. recovery never blocks start-up --
 
+
 def _poison_journal(vault: Path) -> Path:
     """A move that reached Archive/ whose journal holds a key with a newline (a hostile
     key smuggled into the journal): completing it raises a PatchError on every start."""
@@ -78,8 +79,14 @@ def _poison_journal(vault: Path) -> Path:
     os.replace(vault / "STM" / NOTE, vault / "Archive" / NOTE)
     journal = vault / ".mnemovault" / "journal"
     journal.mkdir(parents=True, exist_ok=True)
-    entry = {"src": f"STM/{NOTE}", "dst": f"Archive/{NOTE}", "reason": "archived on request", "id": None,
-             "keys": {"status": "archived", "evil\nkey": "x"}, "rewrite": True}
+    entry = {
+        "src": f"STM/{NOTE}",
+        "dst": f"Archive/{NOTE}",
+        "reason": "archived on request",
+        "id": None,
+        "keys": {"status": "archived", "evil\nkey": "x"},
+        "rewrite": True,
+    }
     path = journal / "0badc0de.json"
     path.write_text(json.dumps(entry), encoding="utf-8")
     return path
@@ -128,6 +135,7 @@ def test_daemon_starts_over_a_poisoned_journal_entry(vault, tmp_path):
 
 # -- 3. a corrupt index is set aside and rebuilt --
 
+
 def test_corrupt_index_is_set_aside_and_rebuilt_by_every_command(vault, tmp_path):
     home = tmp_path / "home"
     env = child_env(home)
@@ -139,7 +147,11 @@ def test_corrupt_index_is_set_aside_and_rebuilt_by_every_command(vault, tmp_path
         before = set(index.parent.iterdir())
         r = cli(*args, "--vault", str(vault), env=env)
         assert r.returncode == 0, (args, r.stderr)
-        aside = [p for p in set(index.parent.iterdir()) - before if ".corrupt-" in p.name and not p.name.endswith(("-wal", "-shm"))]
+        aside = [
+            p
+            for p in set(index.parent.iterdir()) - before
+            if ".corrupt-" in p.name and not p.name.endswith(("-wal", "-shm"))
+        ]
         assert len(aside) == 1 and aside[0].read_bytes() == garbage, args
         lines = [line for line in r.stderr.splitlines() if "unreadable" in line]
         assert len(lines) == 1 and str(aside[0]) in lines[0] and "rebuilding it from the vault" in lines[0], r.stderr
@@ -170,6 +182,7 @@ def test_a_locked_index_is_not_mistaken_for_a_corrupt_one(tmp_path):
 
 
 # -- 6. the vault cannot point outside itself --
+
 
 def test_vault_config_cannot_choose_the_index_path(empty_vault, tmp_path, caplog, monkeypatch):
     from vault_sync.service import MemoryService
@@ -247,6 +260,7 @@ def test_daemon_fixes_a_loose_config_folder(vault, tmp_path):
 
 # -- 7. an event stream that says when it drops --
 
+
 @contextmanager
 def http_bridge(svc, token: str = "k" * 40):
     """build_app served by uvicorn on 127.0.0.1 in a thread; yields the port."""
@@ -269,7 +283,9 @@ def http_bridge(svc, token: str = "k" * 40):
         sock.close()
 
 
-def _read_events(conn: socket.socket, quiet: float = 3.0, limit: float = 60, enough=lambda events: False) -> list[tuple[str, dict]]:
+def _read_events(
+    conn: socket.socket, quiet: float = 3.0, limit: float = 60, enough=lambda events: False
+) -> list[tuple[str, dict]]:
     """Every event the server sends until `enough(events)`, or it has been quiet for `quiet` seconds."""
     conn.settimeout(quiet)
     buf, events = b"", []
@@ -284,7 +300,9 @@ def _read_events(conn: socket.socket, quiet: float = 3.0, limit: float = 60, eno
         buf += chunk
         while b"\n\n" in buf:
             block, buf = buf.split(b"\n\n", 1)
-            lines = dict(line.split(": ", 1) for line in block.decode().splitlines() if line.startswith(("event", "data")))
+            lines = dict(
+                line.split(": ", 1) for line in block.decode().splitlines() if line.startswith(("event", "data"))
+            )
             if "event" in lines:
                 events.append((lines["event"], json.loads(lines["data"])))
     return events
@@ -295,7 +313,9 @@ def test_slow_event_client_gets_a_resync_with_the_count(service, caplog):
     with http_bridge(service) as port, caplog.at_level(logging.WARNING, logger="mnemovault.bridge"):
         conn = socket.create_connection(("127.0.0.1", port))
         conn.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-        conn.sendall(f"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {'k' * 40}\r\n\r\n".encode())
+        conn.sendall(
+            f"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {'k' * 40}\r\n\r\n".encode()
+        )
         assert wait_for(lambda: service._has_listeners(), 10)
         pad = "x" * 300
         for i in range(total):  # the client reads nothing meanwhile
@@ -327,6 +347,7 @@ def test_slow_event_client_gets_a_resync_with_the_count(service, caplog):
 
 # -- 8. faults reported, not 500 --
 
+
 def _no_temp_names(text: str) -> None:
     assert TEMP_MARK not in text and "Errno" not in text, text
 
@@ -336,9 +357,12 @@ def test_read_only_vault_is_a_clear_error_on_every_front_end(vault, tmp_path):
     try:
         before = snapshot(vault)
         with read_only(vault) as code:
-            for op in (lambda: svc.save("Deploys happen on Tuesdays after the standup", tags=["ops"]),
-                       lambda: svc.touch(f"STM/{NOTE}"), lambda: svc.archive(f"STM/{NOTE}"),
-                       lambda: svc.promote(f"STM/{NOTE}")):
+            for op in (
+                lambda: svc.save("Deploys happen on Tuesdays after the standup", tags=["ops"]),
+                lambda: svc.touch(f"STM/{NOTE}"),
+                lambda: svc.archive(f"STM/{NOTE}"),
+                lambda: svc.promote(f"STM/{NOTE}"),
+            ):
                 with pytest.raises(StorageFault) as err:
                     op()
                 assert err.value.code == code and isinstance(err.value, (VaultReadOnly, PermissionDenied))
@@ -351,8 +375,10 @@ def test_read_only_vault_is_a_clear_error_on_every_front_end(vault, tmp_path):
             async def tool_errors():
                 async with Client(build_mcp(lambda: svc)) as c:
                     out = []
-                    for tool, args in (("touch_memory", {"ref": f"STM/{NOTE}"}),
-                                       ("save_memory", {"text": "The standup moved to 9:30 on Mondays"})):
+                    for tool, args in (
+                        ("touch_memory", {"ref": f"STM/{NOTE}"}),
+                        ("save_memory", {"text": "The standup moved to 9:30 on Mondays"}),
+                    ):
                         result = await c.call_tool(tool, args, raise_on_error=False)
                         assert result.is_error
                         out.append(result.content[0].text)
@@ -372,8 +398,11 @@ def test_read_only_vault_over_http_is_423_not_500(vault, tmp_path):
         d.start()
         before = snapshot(vault)
         with read_only(vault) as code:
-            for path, body in (("/api/touch", {"ref": f"STM/{NOTE}"}), ("/api/archive", {"ref": f"STM/{NOTE}"}),
-                               ("/api/rpc", {"op": "save", "args": {"text": "Lunch orders go in by 11:30 on Fridays"}})):
+            for path, body in (
+                ("/api/touch", {"ref": f"STM/{NOTE}"}),
+                ("/api/archive", {"ref": f"STM/{NOTE}"}),
+                ("/api/rpc", {"op": "save", "args": {"text": "Lunch orders go in by 11:30 on Fridays"}}),
+            ):
                 r = d.post(path, body)
                 assert r.status_code == 423, (path, r.text)
                 assert r.json()["error"]["code"] == code
@@ -403,8 +432,10 @@ def test_full_disk_is_507_disk_full(tmp_path):
                 assert exc.errno == errno.ENOSPC
             finally:
                 os.close(fd)
-            for op in (lambda: svc.save("The printer on floor three jams on A3 paper", tags=["office"]),
-                       lambda: svc.touch(f"STM/{NOTE}")):
+            for op in (
+                lambda: svc.save("The printer on floor three jams on A3 paper", tags=["office"]),
+                lambda: svc.touch(f"STM/{NOTE}"),
+            ):
                 with pytest.raises(DiskFull) as err:
                     op()
                 assert err.value.code == "disk_full" and http_status(err.value) == 507
@@ -444,13 +475,22 @@ def test_failed_background_sweep_shows_in_status_and_as_an_event(vault, tmp_path
 
 def test_mcp_stdio_starts_over_a_poisoned_journal_entry(vault, tmp_path):
     _poison_journal(vault)
-    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-            "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    }
     # --in-process: the relay would start a daemon (its start-up is test_daemon_starts_over_...)
-    proc = subprocess.Popen([sys.executable, "-m", "bridge.cli", "mcp", "--in-process", "--vault", str(vault)],
-                            env=child_env(tmp_path / "home"),
-                            cwd=str(Path(__file__).resolve().parent.parent.parent), stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bridge.cli", "mcp", "--in-process", "--vault", str(vault)],
+        env=child_env(tmp_path / "home"),
+        cwd=str(Path(__file__).resolve().parent.parent.parent),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         proc.stdin.write(json.dumps(init) + "\n")
         proc.stdin.flush()
@@ -472,9 +512,11 @@ def test_background_failures_are_recorded_without_temp_names_and_cleared_by_a_cl
     exc = OSError(errno.EROFS, "Read-only file system", "/v/.mnemovault/.lease.json.mvtmp-1234")
     background.failed(service.engine, "lifecycle", exc)
     bg = service.status()["background"]
-    assert bg["last_error"] == {"at": "2026-11-20T12:00:00Z", "task": "lifecycle",
-                                "message": "cannot write to the vault: the vault's file system is read-only; "
-                                           "mount it writable, then try again"}
+    assert bg["last_error"] == {
+        "at": "2026-11-20T12:00:00Z",
+        "task": "lifecycle",
+        "message": "cannot write to the vault: the vault's file system is read-only; mount it writable, then try again",
+    }
     assert heard == [("background_error", bg["last_error"])]
     background.record(service.engine, "embeddings")  # another task's clean run leaves it
     assert service.status()["background"]["last_error"]["task"] == "lifecycle"

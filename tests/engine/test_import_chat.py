@@ -32,9 +32,9 @@ def memories(vault: Path) -> dict[str, tuple[dict, str, str]]:
     for p in vault.rglob("*.md"):
         text = p.read_text(encoding="utf-8")
         block = find_block(text)
-        fm = load_yaml(text[block.yaml_start:block.yaml_end]) if block else {}
+        fm = load_yaml(text[block.yaml_start : block.yaml_end]) if block else {}
         if fm and "source_id" in fm:
-            out[str(fm["source_id"])] = (fm, text[block.body_start:].strip(), p.relative_to(vault).as_posix())
+            out[str(fm["source_id"])] = (fm, text[block.body_start :].strip(), p.relative_to(vault).as_posix())
     return out
 
 
@@ -50,44 +50,104 @@ def write_lines(path: Path, records: list) -> Path:
 def node(nid, parent, children, role=None, text=None, at=None, content_type="text", **message):
     msg = None
     if role is not None:
-        msg = {"id": nid, "author": {"role": role, "name": None, "metadata": {}}, "create_time": at,
-               "content": {"content_type": content_type, "parts": text if isinstance(text, list) else [text]},
-               "status": "finished_successfully", "recipient": "all", **message}
+        msg = {
+            "id": nid,
+            "author": {"role": role, "name": None, "metadata": {}},
+            "create_time": at,
+            "content": {"content_type": content_type, "parts": text if isinstance(text, list) else [text]},
+            "status": "finished_successfully",
+            "recipient": "all",
+            **message,
+        }
     return {"id": nid, "message": msg, "parent": parent, "children": children}
 
 
 def chatgpt_conversation() -> dict:
     """A conversation in which the first answer was regenerated: `a1` is the discarded answer
     on a side branch, `a2` the one the person kept (`current_node` ends that branch)."""
-    mapping = {n["id"]: n for n in [
-        node("root", None, ["sys"]),
-        node("sys", "root", ["ctx"], "system", "", at=None, metadata={"is_visually_hidden_from_conversation": True}),
-        node("ctx", "sys", ["u1"], "user", None, content_type="user_editable_context",
-             metadata={"is_visually_hidden_from_conversation": True}),
-        node("u1", "ctx", ["a1", "a2"], "user", "Which sourdough starter ratio should I feed on weekdays?", at=T),
-        node("a1", "u1", [], "assistant", "A discarded answer: feed it rye flour only, twice a day.", at=T + 30),
-        node("a2", "u1", ["t1"], "assistant", "Feed it one part starter, five parts flour and water each.", at=T + 60),
-        node("t1", "a2", ["tool"], "assistant", "search('starter')", at=T + 61, content_type="code", recipient="browser"),
-        node("tool", "t1", ["u2"], "tool", "results of the search", at=T + 62),
-        node("u2", "tool", ["a3"], "user", [{"asset_pointer": "file-service://x", "content_type": "image_asset_pointer"},
-                                            "Here is a photo of the jar after a night on the counter."],
-             at=T + 120, content_type="multimodal_text"),
-        node("a3", "u2", [], "assistant", "That rise looks right; bake with it in the morning.", at=T + 150),
-    ]}
-    return {"id": "gpt-1", "conversation_id": "gpt-1", "title": "Sourdough", "create_time": T - 5,
-            "current_node": "a3", "mapping": mapping}
+    mapping = {
+        n["id"]: n
+        for n in [
+            node("root", None, ["sys"]),
+            node(
+                "sys", "root", ["ctx"], "system", "", at=None, metadata={"is_visually_hidden_from_conversation": True}
+            ),
+            node(
+                "ctx",
+                "sys",
+                ["u1"],
+                "user",
+                None,
+                content_type="user_editable_context",
+                metadata={"is_visually_hidden_from_conversation": True},
+            ),
+            node("u1", "ctx", ["a1", "a2"], "user", "Which sourdough starter ratio should I feed on weekdays?", at=T),
+            node("a1", "u1", [], "assistant", "A discarded answer: feed it rye flour only, twice a day.", at=T + 30),
+            node(
+                "a2", "u1", ["t1"], "assistant", "Feed it one part starter, five parts flour and water each.", at=T + 60
+            ),
+            node(
+                "t1",
+                "a2",
+                ["tool"],
+                "assistant",
+                "search('starter')",
+                at=T + 61,
+                content_type="code",
+                recipient="browser",
+            ),
+            node("tool", "t1", ["u2"], "tool", "results of the search", at=T + 62),
+            node(
+                "u2",
+                "tool",
+                ["a3"],
+                "user",
+                [
+                    {"asset_pointer": "file-service://x", "content_type": "image_asset_pointer"},
+                    "Here is a photo of the jar after a night on the counter.",
+                ],
+                at=T + 120,
+                content_type="multimodal_text",
+            ),
+            node("a3", "u2", [], "assistant", "That rise looks right; bake with it in the morning.", at=T + 150),
+        ]
+    }
+    return {
+        "id": "gpt-1",
+        "conversation_id": "gpt-1",
+        "title": "Sourdough",
+        "create_time": T - 5,
+        "current_node": "a3",
+        "mapping": mapping,
+    }
 
 
 # -- the three shapes --
 def test_json_lines_each_message_one_memory_with_conversation_and_said_at(empty_vault, tmp_path):
-    src = write_lines(tmp_path / "chat.jsonl", [
-        {"conversation": "trip", "speaker": "Ann", "text": "Did you get to the glassblowing museum on Murano?",
-         "said_at": iso(T), "id": "m1"},
-        {"conversation": "trip", "role": "assistant", "content": "Yes, and I came home with a blue vase.",
-         "timestamp": T + 60},
-        {"conversation": "work", "speaker": "Bob", "text": "The invoices are due on Friday morning.",
-         "said_at": "2026-11-20T10:30:00+01:00"},
-    ])
+    src = write_lines(
+        tmp_path / "chat.jsonl",
+        [
+            {
+                "conversation": "trip",
+                "speaker": "Ann",
+                "text": "Did you get to the glassblowing museum on Murano?",
+                "said_at": iso(T),
+                "id": "m1",
+            },
+            {
+                "conversation": "trip",
+                "role": "assistant",
+                "content": "Yes, and I came home with a blue vase.",
+                "timestamp": T + 60,
+            },
+            {
+                "conversation": "work",
+                "speaker": "Bob",
+                "text": "The invoices are due on Friday morning.",
+                "said_at": "2026-11-20T10:30:00+01:00",
+            },
+        ],
+    )
     svc = make_service(empty_vault)
     r = svc.import_memories("chat", src)
     assert (r["created"], r["refused"]) == (3, 0)
@@ -95,7 +155,11 @@ def test_json_lines_each_message_one_memory_with_conversation_and_said_at(empty_
     assert set(got) == {"trip:m1", "trip:2", "work:1"}  # a message without an id: its place in its conversation
     fm, body, path = got["trip:2"]
     assert body == "Assistant: Yes, and I came home with a blue vase."  # a role is capitalised
-    assert (fm["conversation"], fm["said_at"], fm["source"]) == ("trip", datetime.fromtimestamp(T + 60, timezone.utc), "chat")
+    assert (fm["conversation"], fm["said_at"], fm["source"]) == (
+        "trip",
+        datetime.fromtimestamp(T + 60, timezone.utc),
+        "chat",
+    )
     assert fm["created"] == fm["last_used"] == fm["said_at"]
     assert got["trip:m1"][1] == "Ann: Did you get to the glassblowing museum on Murano?"
     # said_at written in UTC, as save_many writes it
@@ -113,13 +177,27 @@ def test_json_lines_each_message_one_memory_with_conversation_and_said_at(empty_
 
 
 def test_conversation_objects_alone_or_in_a_list(empty_vault, tmp_path):
-    one = {"id": "c-7", "title": "Plants", "messages": [
-        {"speaker": "Ann", "text": "The fern by the window needs water every Sunday.", "said_at": T},
-        {"role": "user", "content": "And the cactus only once a month in winter.", "timestamp": iso(T + 40), "id": 99},
-    ]}
+    one = {
+        "id": "c-7",
+        "title": "Plants",
+        "messages": [
+            {"speaker": "Ann", "text": "The fern by the window needs water every Sunday.", "said_at": T},
+            {
+                "role": "user",
+                "content": "And the cactus only once a month in winter.",
+                "timestamp": iso(T + 40),
+                "id": 99,
+            },
+        ],
+    }
     (tmp_path / "one.json").write_text(json.dumps(one, indent=2), encoding="utf-8")  # pretty-printed
-    many = [{"conversation": "c-8", "messages": [{"speaker": "Bob", "text": "My bike's rear tyre keeps going flat.",
-                                                  "said_at": T + 5}]}, one]
+    many = [
+        {
+            "conversation": "c-8",
+            "messages": [{"speaker": "Bob", "text": "My bike's rear tyre keeps going flat.", "said_at": T + 5}],
+        },
+        one,
+    ]
     (tmp_path / "many.json").write_text(json.dumps(many), encoding="utf-8")
     svc = make_service(empty_vault)
     assert svc.import_memories("chat", tmp_path / "one.json")["created"] == 2
@@ -158,8 +236,10 @@ def test_a_folder_reads_every_chat_file_and_passes_over_the_export_companions(em
     src.mkdir()
     (src / "conversations.json").write_text(json.dumps([chatgpt_conversation()]), encoding="utf-8")
     (src / "user.json").write_text(json.dumps({"id": "user-1", "email": "a@example.org"}), encoding="utf-8")
-    write_lines(src / "team.jsonl", [{"conversation": "t", "speaker": "Cy", "text": "Standup moves to half past nine.",
-                                      "said_at": T}])
+    write_lines(
+        src / "team.jsonl",
+        [{"conversation": "t", "speaker": "Cy", "text": "Standup moves to half past nine.", "said_at": T}],
+    )
     svc = make_service(empty_vault)
     assert svc.import_memories("chat", src)["created"] == 5
     assert "t:1" in memories(empty_vault)
@@ -168,15 +248,27 @@ def test_a_folder_reads_every_chat_file_and_passes_over_the_export_companions(em
 
 # -- bad input: everything refused, naming where --
 def test_a_bad_line_refuses_the_whole_file_naming_each(empty_vault, tmp_path):
-    src = write_lines(tmp_path / "chat.jsonl", [
-        {"conversation": "a", "speaker": "Ann", "text": "A perfectly good message about the garden.", "said_at": T},
-        {"conversation": "a", "speaker": "Ann", "said_at": T},
-        "{not json",
-        {"speaker": "Ann", "text": "A message that belongs to no conversation at all."},
-        {"conversation": "a", "speaker": "Ann", "text": "A message said at no real time at all.", "said_at": "soon"},
-        {"conversation": "a", "speaker": "Ann", "text": "A message said at the calendar's edge.",
-         "said_at": "0001-01-01T00:00:00+05:00"},
-    ])
+    src = write_lines(
+        tmp_path / "chat.jsonl",
+        [
+            {"conversation": "a", "speaker": "Ann", "text": "A perfectly good message about the garden.", "said_at": T},
+            {"conversation": "a", "speaker": "Ann", "said_at": T},
+            "{not json",
+            {"speaker": "Ann", "text": "A message that belongs to no conversation at all."},
+            {
+                "conversation": "a",
+                "speaker": "Ann",
+                "text": "A message said at no real time at all.",
+                "said_at": "soon",
+            },
+            {
+                "conversation": "a",
+                "speaker": "Ann",
+                "text": "A message said at the calendar's edge.",
+                "said_at": "0001-01-01T00:00:00+05:00",
+            },
+        ],
+    )
     svc = make_service(empty_vault)
     before = files(empty_vault)
     with pytest.raises(BadSource) as err:
@@ -189,8 +281,13 @@ def test_a_bad_line_refuses_the_whole_file_naming_each(empty_vault, tmp_path):
 
 
 def test_a_bad_message_names_its_conversation_and_place(empty_vault, tmp_path):
-    conv = {"id": "c1", "messages": [{"speaker": "Ann", "text": "The boiler service is booked for May."},
-                                     {"speaker": "Ann\nEve", "text": "Two speakers on one line is not a name."}]}
+    conv = {
+        "id": "c1",
+        "messages": [
+            {"speaker": "Ann", "text": "The boiler service is booked for May."},
+            {"speaker": "Ann\nEve", "text": "Two speakers on one line is not a name."},
+        ],
+    }
     gpt = chatgpt_conversation()
     gpt["mapping"]["a2"]["message"]["content"]["parts"] = "not a list"
     broken = chatgpt_conversation() | {"id": "gpt-2", "current_node": "gone"}
@@ -221,12 +318,20 @@ def test_a_file_that_is_no_chat_is_refused_clearly(empty_vault, tmp_path):
 
 def test_the_gate_refuses_short_long_and_secret_messages_and_keeps_the_rest(empty_vault, tmp_path):
     secret = "Our deploy key is sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG for the bot"
-    src = write_lines(tmp_path / "chat.jsonl", [
-        {"conversation": "a", "speaker": "Ann", "text": "ok", "said_at": T},
-        {"conversation": "a", "speaker": "Ann", "text": "word " * (MAX_TEXT_CHARS // 5), "said_at": T + 1},
-        {"conversation": "a", "speaker": "Ann", "text": secret, "said_at": T + 2},
-        {"conversation": "a", "speaker": "Ann", "text": "The spare key is under the blue flower pot.", "said_at": T + 3},
-    ])
+    src = write_lines(
+        tmp_path / "chat.jsonl",
+        [
+            {"conversation": "a", "speaker": "Ann", "text": "ok", "said_at": T},
+            {"conversation": "a", "speaker": "Ann", "text": "word " * (MAX_TEXT_CHARS // 5), "said_at": T + 1},
+            {"conversation": "a", "speaker": "Ann", "text": secret, "said_at": T + 2},
+            {
+                "conversation": "a",
+                "speaker": "Ann",
+                "text": "The spare key is under the blue flower pot.",
+                "said_at": T + 3,
+            },
+        ],
+    )
     svc = make_service(empty_vault)
     r = svc.import_memories("chat", src)
     assert r["created"] == 1 and set(memories(empty_vault)) == {"a:4"}
@@ -250,8 +355,10 @@ def test_dry_run_writes_nothing(empty_vault, tmp_path):
 
 
 def test_cli_lists_and_imports_chat(empty_vault, tmp_path):
-    src = write_lines(tmp_path / "chat.jsonl", [{"conversation": "a", "speaker": "Ann",
-                                                 "text": "The recycling goes out on Tuesday nights.", "said_at": T}])
+    src = write_lines(
+        tmp_path / "chat.jsonl",
+        [{"conversation": "a", "speaker": "Ann", "text": "The recycling goes out on Tuesday nights.", "said_at": T}],
+    )
     runner = CliRunner()
     assert "chat" in runner.invoke(app, ["import", "--help"]).output
     res = runner.invoke(app, ["import", "chat", str(src), "--vault", str(empty_vault), "--json"])
@@ -261,14 +368,29 @@ def test_cli_lists_and_imports_chat(empty_vault, tmp_path):
 
 # -- search reads an imported turn with its neighbours --
 def test_an_imported_reply_is_found_through_the_turn_before_it(empty_vault, tmp_path):
-    src = write_lines(tmp_path / "chat.jsonl", [
-        {"conversation": "trip", "speaker": "Ann", "text": "Did you finally get to the glassblowing museum on Murano?",
-         "said_at": T},
-        {"conversation": "trip", "speaker": "Bo", "text": "Yes, I went there yesterday and came home with a blue vase.",
-         "said_at": T + 60},
-        {"conversation": "work", "speaker": "Bo", "text": "Yes, I went there yesterday and sorted out the invoices.",
-         "said_at": T + 60},
-    ])
+    src = write_lines(
+        tmp_path / "chat.jsonl",
+        [
+            {
+                "conversation": "trip",
+                "speaker": "Ann",
+                "text": "Did you finally get to the glassblowing museum on Murano?",
+                "said_at": T,
+            },
+            {
+                "conversation": "trip",
+                "speaker": "Bo",
+                "text": "Yes, I went there yesterday and came home with a blue vase.",
+                "said_at": T + 60,
+            },
+            {
+                "conversation": "work",
+                "speaker": "Bo",
+                "text": "Yes, I went there yesterday and sorted out the invoices.",
+                "said_at": T + 60,
+            },
+        ],
+    )
     svc = make_service(empty_vault)
     svc.import_memories("chat", src)
     got = memories(empty_vault)
@@ -282,26 +404,31 @@ def test_an_imported_reply_is_found_through_the_turn_before_it(empty_vault, tmp_
 
 def test_the_import_docs_chat_example_imports_as_documented(empty_vault, tmp_path):
     doc = (Path(__file__).resolve().parent.parent.parent / "docs" / "import.md").read_text(encoding="utf-8")
-    section = doc[doc.index("- `chat` — a chat history"):]
-    block = section[section.index("```\n") + 4:section.index("\n  ```", section.index("```\n"))]
+    section = doc[doc.index("- `chat` — a chat history") :]
+    block = section[section.index("```\n") + 4 : section.index("\n  ```", section.index("```\n"))]
     src = tmp_path / "example.jsonl"
     src.write_text("\n".join(line.strip() for line in block.splitlines()) + "\n", encoding="utf-8")
     svc = make_service(empty_vault)
     assert svc.import_memories("chat", src)["created"] == 2
     got = memories(empty_vault)
     assert got["trip:m2"][1] == "Assistant: Yes, and I bought a vase."
-    assert [svc.store.note(got[k][2])["said_at"] for k in ("trip:1", "trip:m2")] == ["2026-05-08T10:00:00Z",
-                                                                                      "2026-05-08T10:01:00Z"]
+    assert [svc.store.note(got[k][2])["said_at"] for k in ("trip:1", "trip:m2")] == [
+        "2026-05-08T10:00:00Z",
+        "2026-05-08T10:01:00Z",
+    ]
     svc.close()
 
 
 def test_a_conversation_id_that_is_no_plain_line_refuses_the_source(empty_vault, tmp_path):
     secret_id = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG"
-    src = write_lines(tmp_path / "chat.jsonl", [
-        {"conversation": "a\u202eb", "speaker": "Ann", "text": "A message in a conversation with a bidi id."},
-        {"conversation": secret_id, "speaker": "Ann", "text": "A message in a conversation named by a key."},
-        {"conversation": "x" * 201, "speaker": "Ann", "text": "A message in a conversation with a long id."},
-    ])
+    src = write_lines(
+        tmp_path / "chat.jsonl",
+        [
+            {"conversation": "a\u202eb", "speaker": "Ann", "text": "A message in a conversation with a bidi id."},
+            {"conversation": secret_id, "speaker": "Ann", "text": "A message in a conversation named by a key."},
+            {"conversation": "x" * 201, "speaker": "Ann", "text": "A message in a conversation with a long id."},
+        ],
+    )
     svc = make_service(empty_vault)
     with pytest.raises(BadSource) as err:
         svc.import_memories("chat", src)
@@ -322,8 +449,10 @@ def test_a_chatgpt_tree_that_cannot_be_followed_is_named(empty_vault, tmp_path):
     svc = make_service(empty_vault)
     with pytest.raises(BadSource) as err:
         svc.import_memories("chat", src)
-    assert err.value.problems == ["conversations.json conversation 1: its nodes form a loop at 'a3'",
-                                  "conversations.json conversation 2: a node's parent 'lost' is not in `mapping`"]
+    assert err.value.problems == [
+        "conversations.json conversation 1: its nodes form a loop at 'a3'",
+        "conversations.json conversation 2: a node's parent 'lost' is not in `mapping`",
+    ]
     src.write_text(json.dumps([ok]), encoding="utf-8")
     assert svc.import_memories("chat", src)["created"] == 4
     assert memories(empty_vault)["ok:a3"][0]["said_at"] == datetime.fromtimestamp(T - 5, timezone.utc)

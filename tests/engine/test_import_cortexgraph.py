@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from conftest import FIXED_NOW, make_service
-from test_transfer import T0, SECRET, by_source_id, cg_memory, fm_of, notes, write_jsonl
+from test_transfer import SECRET, T0, by_source_id, cg_memory, fm_of, notes, write_jsonl
 from typer.testing import CliRunner
 
 from bridge.cli import app
@@ -30,17 +30,20 @@ def path_of(vault: Path, source_id: str) -> str:
 
 
 def test_relations_to_imported_memories_are_links_that_resolve(empty_vault, tmp_path):
-    src = write_jsonl(tmp_path / "m.jsonl", [
-        cg_memory(1, "Ann leads the platform team since March"),
-        cg_memory(2, "The platform team owns the deploy pipeline"),
-        cg_memory(3, "The old deploy pipeline was retired in 2024", status="archived"),
-        cg_memory(4, SECRET),
-        {"from_memory_id": "mem-1", "to_memory_id": "mem-2", "relation_type": "related"},
-        {"from_memory_id": "mem-2", "to_memory_id": "mem-3", "relation_type": "supersedes_old"},
-        {"from_memory_id": "mem-2", "to_memory_id": "mem-99", "relation_type": "related"},  # not in the file
-        {"from_memory_id": "mem-1", "to_memory_id": "mem-4", "relation_type": "related"},  # refused (a secret)
-        {"from_memory_id": "mem-1", "to_memory_id": "mem-2", "relation_type": "status"},  # a key we own
-    ])
+    src = write_jsonl(
+        tmp_path / "m.jsonl",
+        [
+            cg_memory(1, "Ann leads the platform team since March"),
+            cg_memory(2, "The platform team owns the deploy pipeline"),
+            cg_memory(3, "The old deploy pipeline was retired in 2024", status="archived"),
+            cg_memory(4, SECRET),
+            {"from_memory_id": "mem-1", "to_memory_id": "mem-2", "relation_type": "related"},
+            {"from_memory_id": "mem-2", "to_memory_id": "mem-3", "relation_type": "supersedes_old"},
+            {"from_memory_id": "mem-2", "to_memory_id": "mem-99", "relation_type": "related"},  # not in the file
+            {"from_memory_id": "mem-1", "to_memory_id": "mem-4", "relation_type": "related"},  # refused (a secret)
+            {"from_memory_id": "mem-1", "to_memory_id": "mem-2", "relation_type": "status"},  # a key we own
+        ],
+    )
     svc = make_service(empty_vault)
     r = svc.import_memories("cortexgraph", src)
     assert (r["created"], r["refused"], r["links"]) == (3, 1, 3)
@@ -55,7 +58,10 @@ def test_relations_to_imported_memories_are_links_that_resolve(empty_vault, tmp_
     assert {b["source"] for b in backlinks(svc.engine, p3)} == {p2}
     assert svc.status()["dangling_links"] == 0
     unlinked = {(u["where"], u["to"]): u["cause"] for u in r["unlinked"]}
-    assert unlinked == {("line 1", "mem-4"): "its target was refused", ("line 2", "mem-99"): "its target is not in the source"}
+    assert unlinked == {
+        ("line 1", "mem-4"): "its target was refused",
+        ("line 2", "mem-99"): "its target is not in the source",
+    }
     before = notes(empty_vault)
     again = svc.import_memories("cortexgraph", src)
     assert (again["created"], again["links"]) == (0, 0) and notes(empty_vault) == before
@@ -65,11 +71,14 @@ def test_a_link_follows_a_name_that_appeared_on_disk_meanwhile(empty_vault, tmp_
     svc = make_service(empty_vault)
     # written after the index was read (no watcher running): the planned name is taken
     (empty_vault / "STM" / "The platform team owns the deploy pipeline.md").write_text("the person's own\n")
-    src = write_jsonl(tmp_path / "m.jsonl", [
-        cg_memory(1, "Ann leads the platform team since March"),
-        cg_memory(2, "The platform team owns the deploy pipeline"),
-        {"from_memory_id": "mem-1", "to_memory_id": "mem-2"},
-    ])
+    src = write_jsonl(
+        tmp_path / "m.jsonl",
+        [
+            cg_memory(1, "Ann leads the platform team since March"),
+            cg_memory(2, "The platform team owns the deploy pipeline"),
+            {"from_memory_id": "mem-1", "to_memory_id": "mem-2"},
+        ],
+    )
     svc.import_memories("cortexgraph", src)
     p1, p2 = path_of(empty_vault, "mem-1"), path_of(empty_vault, "mem-2")
     assert p2 == "STM/The platform team owns the deploy pipeline 2.md"
@@ -80,13 +89,16 @@ def test_a_link_follows_a_name_that_appeared_on_disk_meanwhile(empty_vault, tmp_
 
 def test_archived_and_promoted_memories_go_where_the_project_keeps_them(empty_vault, tmp_path):
     promoted_at = T0 + 5 * 86400
-    src = write_jsonl(tmp_path / "m.jsonl", [
-        cg_memory(1, "Still active: the team meets on Tuesdays"),
-        cg_memory(2, "Archived: the team used to meet on Mondays", status="archived"),
-        cg_memory(3, "Forgotten: the first office was in Leeds", status="forgotten"),
-        cg_memory(4, "Promoted: Ann is the platform lead", status="promoted", promoted_at=promoted_at),
-        cg_memory(5, "Deleted: never imported at all", status="deleted"),
-    ])
+    src = write_jsonl(
+        tmp_path / "m.jsonl",
+        [
+            cg_memory(1, "Still active: the team meets on Tuesdays"),
+            cg_memory(2, "Archived: the team used to meet on Mondays", status="archived"),
+            cg_memory(3, "Forgotten: the first office was in Leeds", status="forgotten"),
+            cg_memory(4, "Promoted: Ann is the platform lead", status="promoted", promoted_at=promoted_at),
+            cg_memory(5, "Deleted: never imported at all", status="deleted"),
+        ],
+    )
     svc = make_service(empty_vault)
     r = svc.import_memories("cortexgraph", src)
     assert r["created"] == 4
@@ -138,7 +150,8 @@ def test_a_twin_from_another_source_is_reinforced_once_across_reruns(empty_vault
 
 
 def test_new_files_appear_whole_and_never_over_an_existing_one(tmp_path):
-    """The batch creator of the write path (imports, batch saves), with an unnamed file (Linux) and without (elsewhere)."""
+    """The batch creator of the write path (imports, batch saves), with an unnamed file (Linux) and without
+    (elsewhere)."""
     import os
 
     import pytest
@@ -187,7 +200,9 @@ def _check_store_imported(vault: Path) -> None:
         assert fm["tags"] == want["tags"]  # CortexGraph keeps them in `meta.tags`
         assert (fm["created"], fm["last_used"]) == (_when(want["created_at"]), _when(want["last_used"]))
         assert (fm["use_count"], fm["strength"]) == (want["use_count"], want["strength"])
-        assert fm["status"] == want["status"] and path.startswith("Archive/" if want["status"] == "archived" else "STM/")
+        assert fm["status"] == want["status"] and path.startswith(
+            "Archive/" if want["status"] == "archived" else "STM/"
+        )
     assert got[ids["db"]][1]["use_count"] == 3  # touched three times: the last record won
     stem = {mid: Path(path).stem for mid, (path, _, _) in got.items()}
     # relations replayed: the deleted one (train contradicts lunch) is gone, the kept ones are links
@@ -229,35 +244,44 @@ def test_what_the_log_held_is_reported(empty_vault):
     # one file of the store alone reads the same way
     single = svc.import_memories("cortexgraph", FIXTURE / "log" / "memories.jsonl", dry_run=True)
     assert single["log"]["memories"] == r["log"]["memories"] and len(single["would_create"]) == 4
-    res = CliRunner().invoke(app, ["import", "cortexgraph", str(FIXTURE / "log"), "--dry-run", "--vault", str(empty_vault)])
+    res = CliRunner().invoke(
+        app, ["import", "cortexgraph", str(FIXTURE / "log"), "--dry-run", "--vault", str(empty_vault)]
+    )
     assert res.exit_code == 0, res.output
     shown = " ".join(res.output.split())
     assert "log: 10 memory record(s) for 5 id(s), 1 deletion(s) -> 4 memory(ies)" in shown
     assert "log: 4 relation record(s), 1 deletion(s) -> 3 relation(s), 1 from a deleted memory" in shown
-    res = CliRunner().invoke(app, ["import", "cortexgraph", str(FIXTURE / "log"), "--dry-run", "--json",
-                                   "--vault", str(empty_vault)])
+    res = CliRunner().invoke(
+        app, ["import", "cortexgraph", str(FIXTURE / "log"), "--dry-run", "--json", "--vault", str(empty_vault)]
+    )
     assert json.loads(res.output)["log"] == r["log"]
 
 
 def test_the_log_replays_updates_tombstones_and_revivals_in_order(empty_vault, tmp_path):
     store = tmp_path / "store"
     store.mkdir()
-    write_jsonl(store / "memories.jsonl", [
-        cg_memory(1, "First words about the garden shed", use_count=1),
-        cg_memory(2, "The bakery opens at seven on weekdays"),
-        cg_memory(1, "Final words about the garden shed roof", use_count=4),  # an update: the text changed
-        {"id": "mem-2", "_deleted": True},
-        cg_memory(3, "A memory deleted and then saved again"),
-        {"id": "mem-3", "_deleted": True},
-        cg_memory(3, "A memory deleted and then saved again, back"),  # a later record brings it back
-        {"id": "mem-9", "_deleted": True},  # a tombstone for an id the log never held
-    ])
-    write_jsonl(store / "relations.jsonl", [
-        {"id": "r1", "from_memory_id": "mem-1", "to_memory_id": "mem-3", "relation_type": "causes"},
-        {"id": "r2", "from_memory_id": "mem-3", "to_memory_id": "mem-1", "relation_type": "related"},
-        {"id": "r1", "_deleted": True},
-        {"id": "r1", "from_memory_id": "mem-1", "to_memory_id": "mem-3", "relation_type": "supports"},  # replaced
-    ])
+    write_jsonl(
+        store / "memories.jsonl",
+        [
+            cg_memory(1, "First words about the garden shed", use_count=1),
+            cg_memory(2, "The bakery opens at seven on weekdays"),
+            cg_memory(1, "Final words about the garden shed roof", use_count=4),  # an update: the text changed
+            {"id": "mem-2", "_deleted": True},
+            cg_memory(3, "A memory deleted and then saved again"),
+            {"id": "mem-3", "_deleted": True},
+            cg_memory(3, "A memory deleted and then saved again, back"),  # a later record brings it back
+            {"id": "mem-9", "_deleted": True},  # a tombstone for an id the log never held
+        ],
+    )
+    write_jsonl(
+        store / "relations.jsonl",
+        [
+            {"id": "r1", "from_memory_id": "mem-1", "to_memory_id": "mem-3", "relation_type": "causes"},
+            {"id": "r2", "from_memory_id": "mem-3", "to_memory_id": "mem-1", "relation_type": "related"},
+            {"id": "r1", "_deleted": True},
+            {"id": "r1", "from_memory_id": "mem-1", "to_memory_id": "mem-3", "relation_type": "supports"},  # replaced
+        ],
+    )
     svc = make_service(empty_vault)
     r = svc.import_memories("cortexgraph", store)
     assert r["created"] == 2 and r["log"]["memories"] == {"records": 5, "tombstones": 3, "ids": 4, "kept": 2}

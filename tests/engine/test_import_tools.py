@@ -35,8 +35,12 @@ def test_a_project_written_by_basic_memory_imports_whole(empty_vault):
     r = svc.import_memories("basic-memory", BM / "project")
     assert (r["created"], r["refused"], r["duplicate_permalinks"]) == (4, 0, [])
     got = by_source_id(empty_vault)
-    assert set(got) == {"fixture/people/ann-smith", "fixture/people/bob-jones", "fixture/orgs/acme-corp",
-                        "fixture/meetings/weekly-standup"}
+    assert set(got) == {
+        "fixture/people/ann-smith",
+        "fixture/people/bob-jones",
+        "fixture/orgs/acme-corp",
+        "fixture/meetings/weekly-standup",
+    }
     ann, body = got["fixture/people/ann-smith"]
     assert ann["source"] == "basic-memory" and ann["entity_type"] == "person" and ann["tags"] == ["team", "platform"]
     assert "- [role] Leads the platform team #work" in body and "- works_at [[Acme Corp]]" in body
@@ -61,9 +65,13 @@ def test_two_files_with_one_permalink_are_both_kept_and_reported(empty_vault, tm
     os.utime(copy, (1_790_100_000, 1_790_100_000))  # the copy is the newer file
     svc = make_service(empty_vault)
     r = svc.import_memories("basic-memory", proj)
-    assert r["duplicate_permalinks"] == [{"permalink": "fixture/people/ann-smith",
-                                          "files": ["people/Ann Smith.md", "people/Ann Smith copy.md"],
-                                          "ids": ["fixture/people/ann-smith", "fixture/people/ann-smith-1"]}]
+    assert r["duplicate_permalinks"] == [
+        {
+            "permalink": "fixture/people/ann-smith",
+            "files": ["people/Ann Smith.md", "people/Ann Smith copy.md"],
+            "ids": ["fixture/people/ann-smith", "fixture/people/ann-smith-1"],
+        }
+    ]
     assert (r["created"], r["refused"]) == (5, 0)
     got = by_source_id(empty_vault)
     assert "moved to the data team" not in got["fixture/people/ann-smith"][1]
@@ -79,8 +87,11 @@ def test_two_files_with_one_permalink_are_both_kept_and_reported(empty_vault, tm
 def test_other_frontmatter_keys_are_kept_as_json_dates_as_their_iso_text(empty_vault, tmp_path):
     proj = tmp_path / "bm"
     proj.mkdir()
-    (proj / "trip.md").write_text("---\ntitle: Trip\npermalink: trip\ndate: 2026-05-08\nstatus: planned\n---\n"
-                                  "- [plan] Visit the glass museum in Murano\n", encoding="utf-8")
+    (proj / "trip.md").write_text(
+        "---\ntitle: Trip\npermalink: trip\ndate: 2026-05-08\nstatus: planned\n---\n"
+        "- [plan] Visit the glass museum in Murano\n",
+        encoding="utf-8",
+    )
     svc = make_service(empty_vault)
     assert svc.import_memories("basic-memory", proj)["created"] == 1
     fm, _ = by_source_id(empty_vault)["trip"]
@@ -121,18 +132,40 @@ def test_a_mem0_get_all_answer_imports_whole(empty_vault):
 # -- bounds: every imported field has a limit; past it the record is named and nothing is written --
 def test_megabytes_of_mem0_metadata_refuse_the_source_naming_record_and_field(empty_vault, tmp_path):
     src = tmp_path / "mem0.json"
-    src.write_text(json.dumps({"results": [
-        {"id": "a1", "memory": "Likes hiking in the Alps on weekends", "metadata": {"app": "chat"}},
-        {"id": "a2", "memory": "Is vegetarian and allergic to peanuts", "metadata": {"blob": "x" * 3_000_000}},
-    ]}), encoding="utf-8")
+    src.write_text(
+        json.dumps(
+            {
+                "results": [
+                    {"id": "a1", "memory": "Likes hiking in the Alps on weekends", "metadata": {"app": "chat"}},
+                    {
+                        "id": "a2",
+                        "memory": "Is vegetarian and allergic to peanuts",
+                        "metadata": {"blob": "x" * 3_000_000},
+                    },
+                ]
+            }
+        ),
+        encoding="utf-8",
+    )
     svc = make_service(empty_vault)
     with pytest.raises(BadSource) as exc:
         svc.import_memories("mem0", src)
-    assert exc.value.problems == [f"item 2: `metadata` is too large (3,000,012 characters as JSON, "
-                                  f"limit {MAX_METADATA_CHARS:,})"]
+    assert exc.value.problems == [
+        f"item 2: `metadata` is too large (3,000,012 characters as JSON, limit {MAX_METADATA_CHARS:,})"
+    ]
     assert notes(empty_vault) == {}
     ok = tmp_path / "ok.json"
-    ok.write_text(json.dumps([{"id": "a3", "memory": "Rides a blue bike to work every day", "metadata": {"n": "y" * (MAX_METADATA_CHARS - 20)}}]))
+    ok.write_text(
+        json.dumps(
+            [
+                {
+                    "id": "a3",
+                    "memory": "Rides a blue bike to work every day",
+                    "metadata": {"n": "y" * (MAX_METADATA_CHARS - 20)},
+                }
+            ]
+        )
+    )
     assert svc.import_memories("mem0", ok)["created"] == 1  # just under: kept, and the note is indexed
     assert svc.store.query("SELECT count(*) AS n FROM notes")[0]["n"] == 1
 
@@ -140,18 +173,46 @@ def test_megabytes_of_mem0_metadata_refuse_the_source_naming_record_and_field(em
 def test_every_format_bounds_its_other_fields(empty_vault, tmp_path):
     svc = make_service(empty_vault)
     cases = {
-        "cortexgraph": (write_jsonl(tmp_path / "cg.jsonl", [
-            cg_memory(1), cg_memory(2, use_count=10**400),
-            {"id": "r", "from_memory_id": "mem-1", "to_memory_id": "mem-2", "relation_type": "t" * 41},
-            {"id": "x" * 1025, "content": "An id longer than any ref"},
-        ]), ["line 2: use_count", "line 3: `relation_type` is too long", "line 4: `id` is too long"]),
+        "cortexgraph": (
+            write_jsonl(
+                tmp_path / "cg.jsonl",
+                [
+                    cg_memory(1),
+                    cg_memory(2, use_count=10**400),
+                    {"id": "r", "from_memory_id": "mem-1", "to_memory_id": "mem-2", "relation_type": "t" * 41},
+                    {"id": "x" * 1025, "content": "An id longer than any ref"},
+                ],
+            ),
+            ["line 2: use_count", "line 3: `relation_type` is too long", "line 4: `id` is too long"],
+        ),
         # checked once the lines are well-formed: what the replayed store holds
-        "cortexgraph ": (write_jsonl(tmp_path / "cg2.jsonl", [cg_memory(1), *(
-            {"id": f"r{i}", "from_memory_id": "mem-1", "to_memory_id": f"mem-{i}"} for i in range(MAX_RELATIONS + 1))]),
-            ["line 1: 101 relations from one memory"]),
-        "jsonl": (write_jsonl(tmp_path / "ours.jsonl", [
-            {"path": "STM/a.md", "kind": "stm", "frontmatter": "id: a\nx: " + "y" * 70_000 + "\n", "text": "Some text\n"},
-        ]), ["line 1: `frontmatter` is too large"]),
+        "cortexgraph ": (
+            write_jsonl(
+                tmp_path / "cg2.jsonl",
+                [
+                    cg_memory(1),
+                    *(
+                        {"id": f"r{i}", "from_memory_id": "mem-1", "to_memory_id": f"mem-{i}"}
+                        for i in range(MAX_RELATIONS + 1)
+                    ),
+                ],
+            ),
+            ["line 1: 101 relations from one memory"],
+        ),
+        "jsonl": (
+            write_jsonl(
+                tmp_path / "ours.jsonl",
+                [
+                    {
+                        "path": "STM/a.md",
+                        "kind": "stm",
+                        "frontmatter": "id: a\nx: " + "y" * 70_000 + "\n",
+                        "text": "Some text\n",
+                    },
+                ],
+            ),
+            ["line 1: `frontmatter` is too large"],
+        ),
     }
     bm = tmp_path / "bm"
     bm.mkdir()

@@ -10,7 +10,6 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-
 from conftest import index_dump, rebuild_dump
 from daemon_util import QUIET_LIFECYCLE, Daemon, child_env, cli, index_path_of
 
@@ -37,10 +36,12 @@ FILE_DAMAGE = ("notes_page", "embeddings_page", "truncated")
 def add_notes(vault: Path) -> None:
     """A note in a script the trigram index holds, and a conversation (windows)."""
     (vault / "STM" / "部署流程.md").write_text("# 部署流程\n\n部署流程的笔记：先备份数据库。\n", encoding="utf-8")
-    for i, (text, at) in enumerate((("How do you feel about the dance festival?", "10:00"),
-                                    ("Yeah, glad to be part of it!", "10:01"))):
+    for i, (text, at) in enumerate(
+        (("How do you feel about the dance festival?", "10:00"), ("Yeah, glad to be part of it!", "10:01"))
+    ):
         (vault / "STM" / f"Turn {['one', 'two'][i]}.md").write_text(
-            f"---\nconversation: chat-1\nsaid_at: 2026-11-19T{at}:00Z\n---\n{text}\n", encoding="utf-8")
+            f"---\nconversation: chat-1\nsaid_at: 2026-11-19T{at}:00Z\n---\n{text}\n", encoding="utf-8"
+        )
 
 
 def page_of(index: Path, table: str) -> tuple[int, int]:
@@ -135,6 +136,7 @@ def test_a_daemon_repairs_damage_found_at_start_and_met_while_serving(setup, tmp
     damage(index, "fts_data")
     d = Daemon(vault, home, **QUIET_LIFECYCLE).start()
     try:
+
         def over_http(query: str) -> list[str]:
             r = d.get("/api/search", params={"q": query})
             assert r.status_code == 200, r.text
@@ -142,7 +144,9 @@ def test_a_daemon_repairs_damage_found_at_start_and_met_while_serving(setup, tmp
 
         assert {q: over_http(q) for q in QUERIES} == expected
         repair = d.status()["index_repair"]
-        assert repair and repair["damaged"] == ["fts"] and "opened" in repair["reason"]  # a small index: checked at open
+        assert (
+            repair and repair["damaged"] == ["fts"] and "opened" in repair["reason"]
+        )  # a small index: checked at open
         assert "damage in fts" in d.log_text()
 
         # damage while it serves: the search meets it, the index is repaired, the search answers
@@ -162,6 +166,7 @@ def test_a_big_index_is_checked_fully_when_asked(vault, monkeypatch):
     """Past CHECK_AT_OPEN_NOTES opening skips the full-text checks; the full check a daemon
     runs at start (check_index) finds and repairs the damage."""
     from conftest import make_service
+
     from vault_sync.index import health
 
     add_notes(vault)

@@ -7,8 +7,8 @@ import shutil
 import time
 
 import pytest
-
 from conftest import assert_index_matches_rebuild, make_service
+
 from vault_sync.index.resolver import Resolver, build_resolver
 from vault_sync.index.store import IndexStore
 from vault_sync.index.sync import Indexer
@@ -36,7 +36,10 @@ def test_links_resolve_like_obsidian(service):
     res = build_resolver(service.store)
     src = "Projects/Atlas project.md"
     assert res.resolve("Staging runs Postgres 16", src) == "STM/Staging runs Postgres 16.md"
-    assert res.resolve("STM/Production deploys freeze Friday afternoons", src) == "STM/Production deploys freeze Friday afternoons.md"
+    assert (
+        res.resolve("STM/Production deploys freeze Friday afternoons", src)
+        == "STM/Production deploys freeze Friday afternoons.md"
+    )
     assert res.resolve("Nonexistent idea", src) is None
     kinds = {r["kind"] for r in service.store.query("SELECT kind FROM links")}
     assert {"link", "embed", "heading", "block", "related"} <= kinds
@@ -61,7 +64,10 @@ def test_resolver_changed_many_times_resolves_like_a_fresh_one():
     import random
 
     rng = random.Random(3)
-    paths = [f"{rng.choice(['a', 'b', 'b/c', ''])}/{rng.choice(['x', 'y', 'z', 'w'])}{i % 7}.md".lstrip("/") for i in range(60)]
+    paths = [
+        f"{rng.choice(['a', 'b', 'b/c', ''])}/{rng.choice(['x', 'y', 'z', 'w'])}{i % 7}.md".lstrip("/")
+        for i in range(60)
+    ]
     paths = sorted(set(paths))
     r = Resolver(paths)
     before = r
@@ -113,15 +119,18 @@ def test_duplicate_id_copy_gets_a_new_id(service, vault):
     assert_index_matches_rebuild(service)
 
 
-@pytest.mark.parametrize("name, original", [
-    ("Note.sync-conflict-20261120-101010-ABCDEF1.md", "Note.md"),
-    ("Note (conflicted copy 2026-11-20).md", "Note.md"),
-    ("Note (Conflict 2026-11-20 10-10-10).md", "Note.md"),
-    ("Note-DESKTOP-AB12CD3.md", "Note.md"),
-    ("Note [Conflict].md", "Note.md"),
-    ("Notes about conflicts.md", None),
-    ("Note (1).md", None),
-])
+@pytest.mark.parametrize(
+    "name, original",
+    [
+        ("Note.sync-conflict-20261120-101010-ABCDEF1.md", "Note.md"),
+        ("Note (conflicted copy 2026-11-20).md", "Note.md"),
+        ("Note (Conflict 2026-11-20 10-10-10).md", "Note.md"),
+        ("Note-DESKTOP-AB12CD3.md", "Note.md"),
+        ("Note [Conflict].md", "Note.md"),
+        ("Notes about conflicts.md", None),
+        ("Note (1).md", None),
+    ],
+)
 def test_conflict_copy_names(name, original):
     assert conflict_original(name) == original
 
@@ -131,8 +140,12 @@ def test_conflict_copies_are_reported_not_indexed(service, vault):
     shutil.copy(src, vault / "STM" / "Redis session TTL is 30 minutes.sync-conflict-20261120-101010-ABCDEF1.md")
     service.sync()
     s = service.status()
-    assert s["conflicts"] == [{"path": "STM/Redis session TTL is 30 minutes.sync-conflict-20261120-101010-ABCDEF1.md",
-                               "original": "STM/Redis session TTL is 30 minutes.md"}]
+    assert s["conflicts"] == [
+        {
+            "path": "STM/Redis session TTL is 30 minutes.sync-conflict-20261120-101010-ABCDEF1.md",
+            "original": "STM/Redis session TTL is 30 minutes.md",
+        }
+    ]
     assert s["counts"]["stm"] == 31
 
 

@@ -8,17 +8,22 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from conftest import assert_index_matches_rebuild, make_service
+
 from vault_sync.errors import Ambiguous, NotFound, PathOutsideVault, WrongState
 
 PROMOTE = [
-    "STM/Production deploys freeze Friday afternoons.md", "STM/Feature flags live in LaunchDarkly.md",
-    "STM/Use uv for Python environments.md", "STM/Marta owns billing on-call.md", "STM/Research sync moved to Tuesdays.md",
+    "STM/Production deploys freeze Friday afternoons.md",
+    "STM/Feature flags live in LaunchDarkly.md",
+    "STM/Use uv for Python environments.md",
+    "STM/Marta owns billing on-call.md",
+    "STM/Research sync moved to Tuesdays.md",
 ]
 FORGET = [
-    "STM/Office printer needs the IPP driver.md", "STM/Old Jenkins host was ci-legacy-01.md",
-    "STM/Conference hotel booking in Lisbon.md", "STM/Lunch place on 5th Street closes Mondays.md",
+    "STM/Office printer needs the IPP driver.md",
+    "STM/Old Jenkins host was ci-legacy-01.md",
+    "STM/Conference hotel booking in Lisbon.md",
+    "STM/Lunch place on 5th Street closes Mondays.md",
     "STM/Workaround for the flaky login test.md",
 ]
 PINNED = "STM/Passport renewal due before March 2027.md"
@@ -74,7 +79,9 @@ def test_observe_cross_domain_and_same_domain(service, vault):
 
 
 def test_observe_reports_bad_refs_and_goes_on(service, vault):
-    out = service.observe(["no-such-id", "STM/Staging runs Postgres 16.md", "Archive/Team channel was atlas-dev.md"], ["x"])
+    out = service.observe(
+        ["no-such-id", "STM/Staging runs Postgres 16.md", "Archive/Team channel was atlas-dev.md"], ["x"]
+    )
     assert len(out["observed"]) == 1 and len(out["errors"]) == 2
     assert "restore it first" in out["errors"][1]["error"]
 
@@ -103,8 +110,9 @@ def test_unknown_ids_and_paths_outside_the_vault_are_refused(service, vault, tmp
 def test_id_shared_by_two_notes_is_ambiguous(vault):
     shared = yaml.safe_load((vault / MARTA).read_text(encoding="utf-8").split("---\n", 2)[1])["id"]
     # a copy with an invalid value: the indexer cannot give it a new id, so both keep it
-    (vault / "STM" / "Zz copy of Marta.md").write_text(f"---\nid: {shared}\nstrength: 7\n---\nA copy of the note.\n",
-                                                       encoding="utf-8")
+    (vault / "STM" / "Zz copy of Marta.md").write_text(
+        f"---\nid: {shared}\nstrength: 7\n---\nA copy of the note.\n", encoding="utf-8"
+    )
     svc = make_service(vault)
     with pytest.raises(Ambiguous):
         svc.touch(shared)
@@ -151,7 +159,11 @@ def test_promote_related_section_weights_rare_tags(service, vault):
     assert "Lena" not in related and "Priya" not in related
     # the frontmatter is untouched apart from the owned keys
     meta = fm(vault / "LTM" / "Marta owns billing on-call.md")
-    assert meta["related"] == ["[[Sam wants weekly status in Slack]]"] and meta["tags"] == ["people", "on-call", "billing"]
+    assert meta["related"] == ["[[Sam wants weekly status in Slack]]"] and meta["tags"] == [
+        "people",
+        "on-call",
+        "billing",
+    ]
 
 
 def test_promote_related_shares_rare_tag(service, vault):
@@ -289,7 +301,9 @@ def test_tag_neighbours_equal_a_brute_force_ranking(empty_vault):
         (empty_vault / folder).mkdir(exist_ok=True)
         (empty_vault / folder / f"n{i:03d}.md").write_text(
             f"---\nid: 00000000-0000-4000-8000-{i:012d}\ntags: [{', '.join(tags)}]\ncreated: 2026-11-01T00:00:00Z\n"
-            f"status: {'promoted' if folder == 'LTM' else 'active'}\n---\nnote {i}\n", encoding="utf-8")
+            f"status: {'promoted' if folder == 'LTM' else 'active'}\n---\nnote {i}\n",
+            encoding="utf-8",
+        )
     (empty_vault / "Person.md").write_text("---\ntags: [rare1, people]\n---\nnot a memory\n", encoding="utf-8")
     svc = make_service(empty_vault)
     rows = svc.store.query("SELECT rowid, * FROM notes WHERE kind IN ('stm', 'ltm')")
@@ -307,8 +321,11 @@ def test_tag_neighbours_equal_a_brute_force_ranking(empty_vault):
         idf = {t: math.log((len(rows) + 1) / df[t]) for t in mine}
         own = sum(idf.values())
         scored = [(sum(idf[t] for t in mine & tags_of[r["rowid"]]), r) for r in rows if r["rowid"] != row["rowid"]]
-        want = [r["path"] for s, r in sorted(scored, key=lambda x: (-round(x[0], 9), x[1]["kind"] != "ltm", x[1]["path"]))
-                if s >= lifecycle.MIN_TAG_SCORE * own - 1e-9][:lifecycle.MAX_RELATED]
+        want = [
+            r["path"]
+            for s, r in sorted(scored, key=lambda x: (-round(x[0], 9), x[1]["kind"] != "ltm", x[1]["path"]))
+            if s >= lifecycle.MIN_TAG_SCORE * own - 1e-9
+        ][: lifecycle.MAX_RELATED]
         assert lifecycle._tag_neighbours(svc.engine, row) == want, row["path"]
         checked += bool(want)
     assert checked > 50

@@ -30,11 +30,11 @@ from pathlib import Path
 from typing import Any
 
 import hypothesis.strategies as st
+import obsidian_resolver
+from conftest import FIXED_NOW
 from hypothesis import HealthCheck, settings
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-import obsidian_resolver
-from conftest import FIXED_NOW
 from vault_sync.dates import format_datetime
 from vault_sync.fmblock import find_block
 from vault_sync.note import OWNED_KEYS, parse_note
@@ -62,7 +62,7 @@ def masked(data: bytes) -> str:
     frontmatter, link targets blanked (moves re-point them), a trailing Related section out."""
     text = data.decode("utf-8")
     block = find_block(text)
-    head, body = (text[:block.body_start], text[block.body_start:]) if block else ("", text)
+    head, body = (text[: block.body_start], text[block.body_start :]) if block else ("", text)
     kept, owned = [], False
     for line in head.split("\n"):
         m = _KEY_LINE.match(line)
@@ -103,9 +103,17 @@ class LifecycleMachine(RuleBasedStateMachine):
         for folder in ("STM", *PERSON_FOLDERS):
             (self.vault / folder).mkdir(parents=True)
         self.now = FIXED_NOW
-        self.svc = MemoryService(load_settings(vault=self.vault, quiet_seconds=0, embeddings=False, auto_promote=True,
-                                               auto_gc=True, index_path=self.tmp / "index.sqlite3"),
-                                 clock=lambda: self.now)
+        self.svc = MemoryService(
+            load_settings(
+                vault=self.vault,
+                quiet_seconds=0,
+                embeddings=False,
+                auto_promote=True,
+                auto_gc=True,
+                index_path=self.tmp / "index.sqlite3",
+            ),
+            clock=lambda: self.now,
+        )
         self.svc.sync()
         self.n = 0
         self.token: dict[str, str | None] = {}  # memory id -> its fact's word (None: a merge of several)
@@ -177,13 +185,19 @@ class LifecycleMachine(RuleBasedStateMachine):
 
     def rows(self, kinds: tuple[str, ...]) -> list[str]:
         marks = ",".join("?" * len(kinds))
-        return [r["id"] for r in self.svc.store.query(
-            f"SELECT id FROM notes WHERE kind IN ({marks}) AND id IS NOT NULL ORDER BY path", kinds)]
+        return [
+            r["id"]
+            for r in self.svc.store.query(
+                f"SELECT id FROM notes WHERE kind IN ({marks}) AND id IS NOT NULL ORDER BY path", kinds
+            )
+        ]
 
     def superseded_ids(self) -> set[str]:
         out = set()
         for _, note in self.disk().values():
-            if note.fields.id and (note.frontmatter.get("superseded_by") or note.frontmatter.get("status") == "superseded"):
+            if note.fields.id and (
+                note.frontmatter.get("superseded_by") or note.frontmatter.get("status") == "superseded"
+            ):
                 out.add(note.fields.id)
         return out
 
@@ -226,7 +240,9 @@ class LifecycleMachine(RuleBasedStateMachine):
     def save(self, data, titled):
         word = self.new_word()
         title = data.draw(st.sampled_from(TOPICS)) if titled else None
-        self.engine(self.svc.save, self.text(word, data), tags=[data.draw(st.sampled_from(["home", "work"]))], title=title)
+        self.engine(
+            self.svc.save, self.text(word, data), tags=[data.draw(st.sampled_from(["home", "work"]))], title=title
+        )
         self.remember_new(word)
 
     @precondition(lambda self: self.token)
@@ -250,8 +266,11 @@ class LifecycleMachine(RuleBasedStateMachine):
         self.restored.discard(mid)  # superseded again after its restore: gc may archive it again
         word = self.token.get(mid)
         if word and word not in self.stale:
-            self.stale[word] = {n.fields.id or rel for rel, (_, n) in self.disk().items()
-                                if re.search(rf"\b{word}\b", self.own_text(rel))} - {mid}
+            self.stale[word] = {
+                n.fields.id or rel
+                for rel, (_, n) in self.disk().items()
+                if re.search(rf"\b{word}\b", self.own_text(rel))
+            } - {mid}
 
     @precondition(lambda self: self.token)
     @rule(data=st.data(), boost=st.booleans())
@@ -294,8 +313,9 @@ class LifecycleMachine(RuleBasedStateMachine):
         if not SUPERSESSION_FIXED or not report:
             return
         for move in report.get("archived", []):
-            assert not (move["id"] in self.restored and "superseded" in move["reason"]), \
+            assert not (move["id"] in self.restored and "superseded" in move["reason"]), (
                 f"a memory restored by request was archived again for its supersession: {move}"
+            )
 
     @precondition(lambda self: self.token)
     @rule(data=st.data())
@@ -327,8 +347,16 @@ class LifecycleMachine(RuleBasedStateMachine):
         else:
             path = self.tmp / f"mem0-{len(self.imports)}.json"
             when = format_datetime(self.now - timedelta(days=age))
-            items = [{"id": f"m0-{len(self.imports)}-{i}", "memory": f"Imported detail {self.new_word()}.",
-                      "created_at": when, "updated_at": when, "categories": ["imported"]} for i in range(count)]
+            items = [
+                {
+                    "id": f"m0-{len(self.imports)}-{i}",
+                    "memory": f"Imported detail {self.new_word()}.",
+                    "created_at": when,
+                    "updated_at": when,
+                    "categories": ["imported"],
+                }
+                for i in range(count)
+            ]
             path.write_text(json.dumps(items), encoding="utf-8")
             self.imports.append(path)
         before = set(self.token)
@@ -364,9 +392,20 @@ class LifecycleMachine(RuleBasedStateMachine):
             if target:
                 stem = target[:-3]
                 name = stem.rsplit("/", 1)[-1]
-                lines.append(data.draw(st.sampled_from([
-                    f"- [[{name}]]", f"- [[{stem}]]", f"- [[{name}|shown]]", f"- ![[{stem}#Part]]",
-                    f"- [it](../{stem.replace(' ', '%20')}.md)", f"- [it](<../{stem}>)"])))
+                lines.append(
+                    data.draw(
+                        st.sampled_from(
+                            [
+                                f"- [[{name}]]",
+                                f"- [[{stem}]]",
+                                f"- [[{name}|shown]]",
+                                f"- ![[{stem}#Part]]",
+                                f"- [it](../{stem.replace(' ', '%20')}.md)",
+                                f"- [it](<../{stem}>)",
+                            ]
+                        )
+                    )
+                )
         data_bytes = (newline.join(lines) + newline).encode("utf-8")
         (self.vault / rel).write_bytes(data_bytes)
         self.person[rel] = masked(data_bytes)
@@ -381,15 +420,19 @@ class LifecycleMachine(RuleBasedStateMachine):
             return
         text = (self.vault / rel).read_bytes().decode("utf-8")
         block = find_block(text)
-        head, body = (text[:block.body_start], text[block.body_start:]) if block else ("", text)
+        head, body = (text[: block.body_start], text[block.body_start :]) if block else ("", text)
         nl = "\r\n" if "\r\n" in text else "\n"  # as an editor does: the note's own line ends
         if how == "body" or not head:
             body = body.rstrip("\r\n") + f"{nl}Edited by the person {self.new_word()}.{nl}"
         else:
             lines = head.rstrip("\r\n").split(nl)
             self.n += 1
-            extra = {"key": f"mine_{self.n}: value {self.n}", "comment": f"# the person's comment {self.n}",
-                     "tags": "tags: [home, mine]", "pinned": "pinned: true"}[how]
+            extra = {
+                "key": f"mine_{self.n}: value {self.n}",
+                "comment": f"# the person's comment {self.n}",
+                "tags": "tags: [home, mine]",
+                "pinned": "pinned: true",
+            }[how]
             if how in ("tags", "pinned"):  # an input key: the person sets it anew
                 lines = without_key(lines, how)
             lines.insert(len(lines) - 1, extra)  # before the closing ---
@@ -425,9 +468,10 @@ class LifecycleMachine(RuleBasedStateMachine):
                 continue
             for markdown, targets in kinds.items():
                 now = after[key][markdown]
-                for i, target in enumerate(targets[:len(now)]):
-                    assert target is None or now[i] == target, \
+                for i, target in enumerate(targets[: len(now)]):
+                    assert target is None or now[i] == target, (
                         f"a link in {self.path_of(key)} changed its target: {target} -> {now[i]}"
+                    )
 
     @invariant()
     def one_path_per_memory(self):
@@ -464,7 +508,11 @@ class LifecycleMachine(RuleBasedStateMachine):
             if not ARCHIVE_SEARCH_FIXED and mid in gone:
                 continue
             rel = self.path_of(mid)
-            words = [self.token[mid]] if self.token.get(mid) else re.findall(r"\bmvq\d+z\b", self.own_text(rel) if rel else "")
+            words = (
+                [self.token[mid]]
+                if self.token.get(mid)
+                else re.findall(r"\bmvq\d+z\b", self.own_text(rel) if rel else "")
+            )
             if not words:
                 continue
             # the archive's own search shows replaced facts too (docs/bridge-api.md)
@@ -496,5 +544,6 @@ class LifecycleMachine(RuleBasedStateMachine):
 
 
 TestLifecycleModel = LifecycleMachine.TestCase
-TestLifecycleModel.settings = settings(max_examples=EXAMPLES, stateful_step_count=STEPS, deadline=None,
-                                       suppress_health_check=list(HealthCheck))
+TestLifecycleModel.settings = settings(
+    max_examples=EXAMPLES, stateful_step_count=STEPS, deadline=None, suppress_health_check=list(HealthCheck)
+)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import assert_index_matches_rebuild, make_service
+
 from vault_sync.index.resolver import build_resolver
 from vault_sync.links import extract
 
@@ -18,8 +19,10 @@ def note(path: Path, text: str) -> None:
 def targets(svc, source: str) -> dict[str, str | None]:
     resolver = build_resolver(svc.store)
     row = svc.store.note(source)
-    return {r["target"]: resolver.resolve(r["target"], source, bool(r["markdown"]))
-            for r in svc.store.query("SELECT target, markdown FROM links WHERE source=?", (row["rowid"],))}
+    return {
+        r["target"]: resolver.resolve(r["target"], source, bool(r["markdown"]))
+        for r in svc.store.query("SELECT target, markdown FROM links WHERE source=?", (row["rowid"],))
+    }
 
 
 def dangling_targets(svc) -> set[str]:
@@ -27,8 +30,10 @@ def dangling_targets(svc) -> set[str]:
 
 
 def test_extraction_of_every_form():
-    body = ("[[pic.png]] ![[manual.pdf#page=3]] [[board.canvas]] [[tasks.base]] "
-            "[t](Note%20name) [u](../STM/x) ![](img/x.png) | [[STM/y\\|al]] |\n")
+    body = (
+        "[[pic.png]] ![[manual.pdf#page=3]] [[board.canvas]] [[tasks.base]] "
+        "[t](Note%20name) [u](../STM/x) ![](img/x.png) | [[STM/y\\|al]] |\n"
+    )
     links, _, _ = extract(body)
     got = {(x.target, x.subpath, x.kind, x.markdown) for x in links}
     assert ("pic.png", "", "link", False) in got
@@ -45,8 +50,11 @@ def test_attachments_resolve_aliases_do_not(empty_vault):
     for name in ("pic.png", "manual.pdf", "board.canvas", "tasks.base"):
         (v / "files" / name).write_bytes(b"x")
     note(v / "Target note.md", "---\naliases: [Nick]\n---\nhello\n")
-    note(v / "STM" / "src.md", "[[pic.png]] ![[manual.pdf#page=3]] [[board.canvas]] [[tasks.base]] "
-         "[[Nick]] [[missing.png]] ![](../files/pic.png) [t](../Target%20note) [u](Target%20note)\n")
+    note(
+        v / "STM" / "src.md",
+        "[[pic.png]] ![[manual.pdf#page=3]] [[board.canvas]] [[tasks.base]] "
+        "[[Nick]] [[missing.png]] ![](../files/pic.png) [t](../Target%20note) [u](Target%20note)\n",
+    )
     svc = make_service(v)
     got = targets(svc, "STM/src.md")
     assert got["pic.png"] == "files/pic.png" and got["manual.pdf"] == "files/manual.pdf"
@@ -66,9 +74,11 @@ def test_attachments_resolve_aliases_do_not(empty_vault):
 def test_markdown_links_without_md_and_escaped_pipes_follow_a_move(empty_vault):
     v = empty_vault
     note(v / "STM" / "Deep idea.md", "an idea worth keeping\n")
-    note(v / "Projects" / "refs.md",
-         "[a](../STM/Deep%20idea) [b](STM/Deep%20idea#Why) [c](<../STM/Deep idea>)\n\n"
-         "| col | link |\n|---|---|\n| 1 | [[STM/Deep idea\\|the idea]] |\n")
+    note(
+        v / "Projects" / "refs.md",
+        "[a](../STM/Deep%20idea) [b](STM/Deep%20idea#Why) [c](<../STM/Deep idea>)\n\n"
+        "| col | link |\n|---|---|\n| 1 | [[STM/Deep idea\\|the idea]] |\n",
+    )
     svc = make_service(v)
     before = targets(svc, "Projects/refs.md")
     assert set(before.values()) == {"STM/Deep idea.md"}

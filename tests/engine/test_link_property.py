@@ -8,10 +8,10 @@ import tempfile
 from pathlib import Path
 from urllib.parse import quote
 
+from conftest import make_service
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from conftest import make_service
 from vault_sync.index.resolver import build_resolver
 
 NAMES = ["Home", "Plan", "Idea one"]
@@ -44,8 +44,9 @@ def resolved(svc) -> set[tuple[str, str, str]]:
     # restore removes merged_into / archive_reason (the frontmatter links consolidate and
     # archive write) by design: those are dropped, not retargeted
     for r in svc.store.query(
-            "SELECT n.path, l.target, l.alias, l.markdown FROM links l JOIN notes n ON n.rowid = l.source "
-            "WHERE l.kind NOT IN ('related:merged_into', 'related:archive_reason')"):
+        "SELECT n.path, l.target, l.alias, l.markdown FROM links l JOIN notes n ON n.rowid = l.source "
+        "WHERE l.kind NOT IN ('related:merged_into', 'related:archive_reason')"
+    ):
         hit = resolver.resolve(r["target"], r["path"], bool(r["markdown"]))
         if hit is not None:
             out.add((r["path"], r["alias"], hit))
@@ -64,7 +65,11 @@ def moved_to(result: dict, old: str) -> str | None:
 vaults = st.tuples(
     st.lists(st.tuples(st.sampled_from(FOLDERS), st.sampled_from(NAMES)), min_size=3, max_size=9, unique=True),
     st.lists(st.tuples(st.integers(0, 8), st.integers(0, 8), st.integers(0, 8)), min_size=3, max_size=16),
-    st.lists(st.tuples(st.sampled_from(["promote", "archive", "restore", "consolidate"]), st.integers(0, 8)), min_size=1, max_size=4),
+    st.lists(
+        st.tuples(st.sampled_from(["promote", "archive", "restore", "consolidate"]), st.integers(0, 8)),
+        min_size=1,
+        max_size=4,
+    ),
 )
 
 
@@ -72,9 +77,13 @@ vaults = st.tuples(
 @given(vaults)
 # every kind of move at least once whatever the random draw: shared names across folders,
 # two STM memories to consolidate, then a promote, an archive and a restore
-@example(([("STM", "Home"), ("STM", "Plan"), ("LTM", "Home"), ("it", "Plan"), ("STM", "Idea one")],
-          [(0, 2, 0), (1, 0, 1), (2, 1, 0), (3, 4, 2), (4, 0, 3), (0, 7, 6)],
-          [("consolidate", 0), ("promote", 0), ("archive", 0), ("restore", 0)]))
+@example(
+    (
+        [("STM", "Home"), ("STM", "Plan"), ("LTM", "Home"), ("it", "Plan"), ("STM", "Idea one")],
+        [(0, 2, 0), (1, 0, 1), (2, 1, 0), (3, 4, 2), (4, 0, 3), (0, 7, 6)],
+        [("consolidate", 0), ("promote", 0), ("archive", 0), ("restore", 0)],
+    )
+)
 def test_no_link_changes_target_through_moves(spec):
     notes, links, moves = spec
     if not any(f == "STM" for f, _ in notes):
@@ -149,8 +158,13 @@ def test_the_property_saw_every_kind_of_move():
 
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 @given(vaults)
-@example(([("STM", "Home"), ("People", "Home"), ("", "Plan"), ("it/deep", "Plan")],
-          [(2, 0, 0), (3, 0, 5), (2, 0, 7), (3, 0, 8), (1, 0, 3)], [("archive", 0)]))
+@example(
+    (
+        [("STM", "Home"), ("People", "Home"), ("", "Plan"), ("it/deep", "Plan")],
+        [(2, 0, 0), (3, 0, 5), (2, 0, 7), (3, 0, 8), (1, 0, 3)],
+        [("archive", 0)],
+    )
+)
 # [[Home]] in Archive/ means LTM/Home.md until the archived STM/Home.md lands beside it; after
 # the undo the rewritten [[LTM/Home]] would still do, and [[Home]] is what was written
 @example(([("STM", "Home"), ("LTM", "Home"), ("Archive", "Plan")], [(2, 0, 0)], [("archive", 0)]))

@@ -8,10 +8,10 @@ from __future__ import annotations
 import unicodedata
 from pathlib import Path
 
-import pytest
-
 import obsidian_resolver
+import pytest
 from conftest import assert_index_matches_rebuild, make_service
+
 from vault_sync.index.resolver import build_resolver
 from vault_sync.ops.relate import backlinks
 
@@ -38,8 +38,11 @@ def memory(vault: Path, rel: str, n: int, body: str = "A memory.") -> None:
 
 
 def on_disk(vault: Path) -> tuple[list[str], list[str]]:
-    files = [p.relative_to(vault).as_posix() for p in vault.rglob("*") if p.is_file()
-             and not any(part.startswith(".") for part in p.relative_to(vault).parts)]
+    files = [
+        p.relative_to(vault).as_posix()
+        for p in vault.rglob("*")
+        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(vault).parts)
+    ]
     return [f for f in files if f.endswith(".md")], [f for f in files if not f.endswith(".md")]
 
 
@@ -55,20 +58,20 @@ def both(vault: Path, svc, target: str, source: str, markdown: bool = False) -> 
 # an exact vault path first, then the linking note's folder (an ancestor counts for nothing),
 # then the shortest path string (not the fewest folders).
 TIES = [
-    ("Note", "s.md", "a/b/Note.md"),               # 11 characters beat zzzz/Note.md's 12
-    ("Note", "zzzz/s.md", "zzzz/Note.md"),         # the linking note's folder
-    ("Note", "zzzz/deep/s.md", "a/b/Note.md"),     # a parent folder counts for nothing
+    ("Note", "s.md", "a/b/Note.md"),  # 11 characters beat zzzz/Note.md's 12
+    ("Note", "zzzz/s.md", "zzzz/Note.md"),  # the linking note's folder
+    ("Note", "zzzz/deep/s.md", "a/b/Note.md"),  # a parent folder counts for nothing
     ("Note", "a/b/s.md", "a/b/Note.md"),
     ("Note", "Projects/s.md", "a/b/Note.md"),
-    ("b/Note", "zzzz/s.md", "a/b/Note.md"),        # the end of a path
-    ("zzzz/Note", "a/b/s.md", "zzzz/Note.md"),     # a vault path
-    ("NOTE", "s.md", "a/b/Note.md"),               # case does not matter
-    ("Same", "s.md", "x/Same.md"),                 # equal lengths: the spelling, then path order
+    ("b/Note", "zzzz/s.md", "a/b/Note.md"),  # the end of a path
+    ("zzzz/Note", "a/b/s.md", "zzzz/Note.md"),  # a vault path
+    ("NOTE", "s.md", "a/b/Note.md"),  # case does not matter
+    ("Same", "s.md", "x/Same.md"),  # equal lengths: the spelling, then path order
     ("SAME", "s.md", "y/SAME.md"),
-    ("Plan", "s.md", "Plan.md"),                   # a note, not Plan.pdf
+    ("Plan", "s.md", "Plan.md"),  # a note, not Plan.pdf
     ("Plan.pdf", "s.md", "Plan.pdf"),
     ("Plan.md", "s.md", "Plan.md"),
-    ("Top", "zzzz/s.md", "Top.md"),                # a root note is the exact vault path
+    ("Top", "zzzz/s.md", "Top.md"),  # a root note is the exact vault path
 ]
 
 
@@ -107,11 +110,13 @@ def test_a_root_note_wins_over_one_beside_the_link(empty_vault):
 def test_decomposed_and_composed_names_and_trailing_spaces_resolve(empty_vault):
     vault = empty_vault
     nfd, nfc = unicodedata.normalize("NFD", "Café"), unicodedata.normalize("NFC", "Crème")
-    write(vault, f"{nfd}.md", "x\n")                 # a file name from macOS: decomposed
+    write(vault, f"{nfd}.md", "x\n")  # a file name from macOS: decomposed
     write(vault, f"Notes/{nfc}.md", "x\n")
-    write(vault, "Trail .md", "x\n")                 # a name ending in a space
-    links = (f"[[{unicodedata.normalize('NFC', 'Café')}]] [[{unicodedata.normalize('NFD', 'Crème')}]] "
-             f"[[Trail ]] [[Trail]] [t](<Trail .md>) [t](Trail%20.md)\n")
+    write(vault, "Trail .md", "x\n")  # a name ending in a space
+    links = (
+        f"[[{unicodedata.normalize('NFC', 'Café')}]] [[{unicodedata.normalize('NFD', 'Crème')}]] "
+        f"[[Trail ]] [[Trail]] [t](<Trail .md>) [t](Trail%20.md)\n"
+    )
     write(vault, "s.md", links)
     svc = make_service(vault)
     try:
@@ -158,8 +163,7 @@ def test_a_move_and_its_undo_restore_every_link_as_written(empty_vault):
     write(vault, "People/設定.md", "another note of the same name, a shorter path than Archive/設定.md\n")
     write(vault, "ja/設定 notes.md", "x\n")
     write(vault, "People/x.md", "another x\n")
-    forms = ("[[設定]] [[設定|the settings]] [[設定#Part]] [[STM/x]] [[/STM/x]]\n"
-             "[abs](/STM/x.md) [bare](STM/x.md)\n")
+    forms = "[[設定]] [[設定|the settings]] [[設定#Part]] [[STM/x]] [[/STM/x]]\n[abs](/STM/x.md) [bare](STM/x.md)\n"
     write(vault, "Home.md", forms)
     write(vault, "Projects/deep/refs.md", "[rel](../../STM/x.md) [[設定]] [angle](<../../STM/x.md>)\n")
     original = {p: (vault / p).read_text(encoding="utf-8") for p in ("Home.md", "Projects/deep/refs.md")}
@@ -169,7 +173,9 @@ def test_a_move_and_its_undo_restore_every_link_as_written(empty_vault):
         assert before[("Home.md", "設定")] == "STM/設定.md"
         archived = svc.archive("STM/設定.md")
         home = (vault / "Home.md").read_text(encoding="utf-8")
-        assert "[[Archive/設定]]" in home and "[[Archive/設定|the settings]]" in home  # People/設定.md would take [[設定]]
+        assert (
+            "[[Archive/設定]]" in home and "[[Archive/設定|the settings]]" in home
+        )  # People/設定.md would take [[設定]]
         svc.restore("Archive/設定.md", prior=archived["prior"])
         archived_x = svc.archive("STM/x.md")
         home = (vault / "Home.md").read_text(encoding="utf-8")

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from conftest import assert_index_matches_rebuild, make_service
+
 from vault_sync.errors import WrongState
 from vault_sync.index.resolver import build_resolver
 
@@ -42,7 +42,8 @@ def resolved_links(svc) -> set[tuple]:
     resolver = build_resolver(svc.store)
     out = set()
     for r in svc.store.query(
-        "SELECT n.path, l.target, l.subpath, l.alias, l.kind, l.markdown FROM links l JOIN notes n ON n.rowid = l.source"
+        "SELECT n.path, l.target, l.subpath, l.alias, l.kind, l.markdown FROM links l JOIN notes n ON n.rowid = "
+        "l.source"
     ):
         hit = resolver.resolve(r["target"], r["path"], bool(r["markdown"]))
         if hit is not None:
@@ -59,7 +60,8 @@ def linked_vault(vault):
     with open(vault / "Engineering notes.md", "a", encoding="utf-8") as fh:
         fh.write(ALL_FORMS)
     (vault / "Projects" / "uv refs.md").write_text(
-        f"Relative: [up](../STM/{NOTE.replace(' ', '%20')}.md) and [[../STM/{NOTE}]]\n", encoding="utf-8")
+        f"Relative: [up](../STM/{NOTE.replace(' ', '%20')}.md) and [[../STM/{NOTE}]]\n", encoding="utf-8"
+    )
     return vault
 
 
@@ -119,7 +121,11 @@ def test_target_name_taken_in_ltm_is_refused_and_nothing_moves(vault):
         svc.promote(STM)
     assert (vault / STM).read_bytes() == before
     assert (vault / LTM).read_text(encoding="utf-8") == "# My own note with that name\n"
-    assert not list((vault / ".mnemovault" / "journal").glob("*.json")) if (vault / ".mnemovault" / "journal").exists() else True
+    assert (
+        not list((vault / ".mnemovault" / "journal").glob("*.json"))
+        if (vault / ".mnemovault" / "journal").exists()
+        else True
+    )
     assert svc.store.note(STM)["kind"] == "stm"
     assert_index_matches_rebuild(svc)
     # the batch reports the error and goes on with the others

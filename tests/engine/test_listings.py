@@ -6,15 +6,14 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from conftest import make_service
+from daemon_util import QUIET_LIFECYCLE, Daemon
 from fastmcp import Client
 
 from bridge.mcp_server import build_mcp
 from vault_sync.dates import parse_datetime
 from vault_sync.errors import InvalidInput
 from vault_sync.ops.listings import search_page
-
-from conftest import make_service
-from daemon_util import QUIET_LIFECYCLE, Daemon
 
 
 @pytest.fixture
@@ -70,9 +69,12 @@ def test_mcp_search_refuses_an_empty_query_and_two_spellings_of_used_since(svc):
     async def go():
         async with Client(build_mcp(lambda: svc)) as c:
             empty = await c.call_tool("search_memory", {"query": ""}, raise_on_error=False)
-            both = await c.call_tool("search_memory", {"query": "atlas", "since_days": 3, "used_since": "3d"}, raise_on_error=False)
+            both = await c.call_tool(
+                "search_memory", {"query": "atlas", "since_days": 3, "used_since": "3d"}, raise_on_error=False
+            )
             one = await c.call_tool("search_memory", {"query": "atlas", "since_days": 3}, raise_on_error=False)
         return empty, both, one
+
     empty, both, one = asyncio.run(go())
     assert empty.is_error and "query" in empty.content[0].text
     assert both.is_error and "not both" in both.content[0].text

@@ -8,8 +8,8 @@ from __future__ import annotations
 import unicodedata
 
 import pytest
-
 from conftest import assert_index_matches_rebuild, make_service
+
 from vault_sync.errors import InvalidInput, NotFound, PathOutsideVault
 
 NFC_TEXT = "Café Olé on Rua Augusta opens at nine on Sundays"
@@ -37,7 +37,9 @@ def test_an_nfd_ref_or_path_finds_the_nfc_note(empty_vault):
 def test_an_nfc_ref_finds_a_note_whose_file_name_is_nfd(empty_vault):
     name = nfd("Ação de graças is on the fourth Thursday")
     (empty_vault / "STM" / f"{name}.md").write_text(
-        "---\nid: 7b1c0a4e-1111-4222-8333-944455556666\n---\nThe holiday dinner is at Ana's this year.\n", encoding="utf-8")
+        "---\nid: 7b1c0a4e-1111-4222-8333-944455556666\n---\nThe holiday dinner is at Ana's this year.\n",
+        encoding="utf-8",
+    )
     svc = make_service(empty_vault)
     try:
         ref = unicodedata.normalize("NFC", f"STM/{name}.md")
@@ -102,8 +104,12 @@ def test_far_since_long_refs_and_bad_mcp_messages_over_http(daemon):
     # internals and no echo of the input (which may hold a secret)
     headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
     secret = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
-    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18",
-            "capabilities": {}, "clientInfo": {"name": secret, "version": "1"}}}
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": secret, "version": "1"}},
+    }
     for body in ([init, init], [], {"jsonrpc": "2.0", "id": 1, "method": 5, "params": {"x": secret}}):
         r = daemon.post("/mcp", body, headers=headers)
         assert r.status_code == 400, r.text
@@ -121,11 +127,21 @@ def test_refusal_lists_print_ids_through_the_secret_and_control_filter(empty_vau
 
     secret_id = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
     src = tmp_path / "mem0.json"
-    src.write_text(json.dumps({"results": [
-        {"id": secret_id, "memory": "Has two cats named Miso and Tofu at home"},
-        {"id": "a1\n  create STM/forged.md: a line that looks like ours", "memory": "Likes hiking in the Alps on weekends"},
-        {"id": "b\u202egnp.exe", "memory": "Is vegetarian and allergic to peanuts"},
-    ]}), encoding="utf-8")
+    src.write_text(
+        json.dumps(
+            {
+                "results": [
+                    {"id": secret_id, "memory": "Has two cats named Miso and Tofu at home"},
+                    {
+                        "id": "a1\n  create STM/forged.md: a line that looks like ours",
+                        "memory": "Likes hiking in the Alps on weekends",
+                    },
+                    {"id": "b\u202egnp.exe", "memory": "Is vegetarian and allergic to peanuts"},
+                ]
+            }
+        ),
+        encoding="utf-8",
+    )
     for extra in ([], ["--json"]):
         res = CliRunner().invoke(app, ["import", "mem0", str(src), "--dry-run", "--vault", str(empty_vault), *extra])
         assert res.exit_code == 0, res.output

@@ -40,6 +40,7 @@ The auth service signs JWTs with RS256 and rotates keys every 90 days.
 
 # ---------------------------------------------------------------- encodings and typed fields
 
+
 @pytest.mark.parametrize("bom", [False, True])
 @pytest.mark.parametrize("nl", ["\n", "\r\n"])
 def test_memory_note_fields(tmp_path, bom, nl):
@@ -61,25 +62,36 @@ def test_memory_note_fields(tmp_path, bom, nl):
 
 def test_defaults_for_missing_keys(tmp_path):
     f = read(tmp_path, "just text").fields
-    assert (f.id, f.tags, f.use_count, f.strength, f.status, f.decay_score, f.related) == (None, [], 1, 1.0, "active", None, [])
+    assert (f.id, f.tags, f.use_count, f.strength, f.status, f.decay_score, f.related) == (
+        None,
+        [],
+        1,
+        1.0,
+        "active",
+        None,
+        [],
+    )
 
 
 LOCAL = datetime.now().astimezone().tzinfo
 
 
-@pytest.mark.parametrize("src,want", [
-    ("2026-11-21", datetime(2026, 11, 21).astimezone()),
-    ("'2026-11-21'", datetime(2026, 11, 21).astimezone()),
-    ("2026-11-21T10:30:00", datetime(2026, 11, 21, 10, 30).astimezone()),
-    ('"2026-11-21T10:30:00"', datetime(2026, 11, 21, 10, 30).astimezone()),
-    ("2026-11-21T10:30", datetime(2026, 11, 21, 10, 30).astimezone()),  # Obsidian's date & time property
-    ("2026-11-21 10:30:00", datetime(2026, 11, 21, 10, 30).astimezone()),
-    ("2026-11-21T10:30:00Z", datetime(2026, 11, 21, 10, 30, tzinfo=timezone.utc)),
-    ("'2026-11-21T10:30:00Z'", datetime(2026, 11, 21, 10, 30, tzinfo=timezone.utc)),
-    ("2026-11-21T10:30:00+01:00", datetime(2026, 11, 21, 9, 30, tzinfo=timezone.utc)),
-    ('"2026-11-21T10:30:00+01:00"', datetime(2026, 11, 21, 9, 30, tzinfo=timezone.utc)),
-    ("2026-11-21T10:30:00.5-05:00", datetime(2026, 11, 21, 15, 30, 0, 500000, tzinfo=timezone.utc)),
-])
+@pytest.mark.parametrize(
+    "src,want",
+    [
+        ("2026-11-21", datetime(2026, 11, 21).astimezone()),
+        ("'2026-11-21'", datetime(2026, 11, 21).astimezone()),
+        ("2026-11-21T10:30:00", datetime(2026, 11, 21, 10, 30).astimezone()),
+        ('"2026-11-21T10:30:00"', datetime(2026, 11, 21, 10, 30).astimezone()),
+        ("2026-11-21T10:30", datetime(2026, 11, 21, 10, 30).astimezone()),  # Obsidian's date & time property
+        ("2026-11-21 10:30:00", datetime(2026, 11, 21, 10, 30).astimezone()),
+        ("2026-11-21T10:30:00Z", datetime(2026, 11, 21, 10, 30, tzinfo=timezone.utc)),
+        ("'2026-11-21T10:30:00Z'", datetime(2026, 11, 21, 10, 30, tzinfo=timezone.utc)),
+        ("2026-11-21T10:30:00+01:00", datetime(2026, 11, 21, 9, 30, tzinfo=timezone.utc)),
+        ('"2026-11-21T10:30:00+01:00"', datetime(2026, 11, 21, 9, 30, tzinfo=timezone.utc)),
+        ("2026-11-21T10:30:00.5-05:00", datetime(2026, 11, 21, 15, 30, 0, 500000, tzinfo=timezone.utc)),
+    ],
+)
 def test_dates_in_every_form(tmp_path, src, want):
     n = read(tmp_path, f"---\nlast_used: {src}\ncreated: {src}\n---\n")
     assert n.problems == []
@@ -100,6 +112,7 @@ def test_edge_of_calendar_dates_do_not_crash(tmp_path):
 
 
 # ---------------------------------------------------------------- bad input: a safe reading and a problem
+
 
 def test_malformed_yaml(tmp_path):
     n = read(tmp_path, "---\nid: [unclosed\ntags: a\n---\nBody [[link]]\n")
@@ -204,8 +217,16 @@ def test_recursive_yaml_alias_makes_the_note_read_only(tmp_path):
     assert not n.writable
 
 
-@pytest.mark.parametrize("src", ["[" * 10000 + "]" * 10000, "[" * 10000, "{a: " * 5000 + "1" + "}" * 5000,
-                                 "- " * 5000 + "x", "\n".join(" " * i + f"k{i}:" for i in range(300)) + " 1"])
+@pytest.mark.parametrize(
+    "src",
+    [
+        "[" * 10000 + "]" * 10000,
+        "[" * 10000,
+        "{a: " * 5000 + "1" + "}" * 5000,
+        "- " * 5000 + "x",
+        "\n".join(" " * i + f"k{i}:" for i in range(300)) + " 1",
+    ],
+)
 def test_deeply_nested_yaml(tmp_path, src):
     n = read(tmp_path, f"---\ntags: {src}\n---\n")
     assert not n.writable and n.problems
@@ -222,8 +243,10 @@ def test_frontmatter_not_a_mapping(tmp_path, fm):
     assert not n.writable and n.frontmatter == {}
 
 
-@pytest.mark.parametrize("src", ["id: [a, b]", "id: ''", "status: draft", "use_count: 2.5", "use_count: -3",
-                                 "review_count: many", "tags: {a: 1}"])
+@pytest.mark.parametrize(
+    "src",
+    ["id: [a, b]", "id: ''", "status: draft", "use_count: 2.5", "use_count: -3", "review_count: many", "tags: {a: 1}"],
+)
 def test_other_invalid_owned_values_are_blocking(tmp_path, src):
     n = read(tmp_path, f"---\n{src}\n---\n")
     assert not n.writable
@@ -247,57 +270,68 @@ def test_problem_messages_name_the_line(tmp_path):
 
 # ---------------------------------------------------------------- title
 
-@pytest.mark.parametrize("body,want", [
-    ("# Real Title\ntext", "Real Title"),
-    ("intro\n\n# Later Title #\n", "Later Title"),
-    ("# C#\n", "C#"),
-    ("## Only H2\n#tag\n", "My note"),
-    ("```\n# not a title\n```\n# Title\n", "Title"),
-    ("#NotATitle\n", "My note"),
-    ("# Title\r\nnext\r\n", "Title"),
-])
+
+@pytest.mark.parametrize(
+    "body,want",
+    [
+        ("# Real Title\ntext", "Real Title"),
+        ("intro\n\n# Later Title #\n", "Later Title"),
+        ("# C#\n", "C#"),
+        ("## Only H2\n#tag\n", "My note"),
+        ("```\n# not a title\n```\n# Title\n", "Title"),
+        ("#NotATitle\n", "My note"),
+        ("# Title\r\nnext\r\n", "Title"),
+    ],
+)
 def test_title_is_the_first_h1_outside_code_else_the_file_name(tmp_path, body, want):
     assert read(tmp_path, "---\nid: a\n---\n" + body).title == want
 
 
 # ---------------------------------------------------------------- links
 
+
 def links_of(tmp_path, body):
     return [(l.target, l.subpath, l.alias, l.kind, l.markdown) for l in read(tmp_path, body).links]
 
 
-@pytest.mark.parametrize("body,want", [
-    ("[[a]]", [("a", "", "", "link", False)]),
-    ("[[a|b]]", [("a", "", "b", "link", False)]),
-    ("[[a#h]]", [("a", "#h", "", "heading", False)]),
-    ("[[a#^blk]]", [("a", "#^blk", "", "block", False)]),
-    ("![[a]]", [("a", "", "", "embed", False)]),
-    ("[[folder/a]]", [("folder/a", "", "", "link", False)]),
-    ("[[a.md|x]]", [("a", "", "x", "link", False)]),
-    ("| [[a\\|b]] |", [("a", "", "b", "link", False)]),
-    ("[[#Local heading]]", [("", "#Local heading", "", "heading", False)]),
-    ("[t](STM/x%20y.md)", [("STM/x y", "", "t", "link", True)]),
-    ("[t](<STM/x y.md>)", [("STM/x y", "", "t", "link", True)]),
-    ('[t](STM/z.md#Part "title")', [("STM/z", "#Part", "t", "heading", True)]),
-    ("[t](https://example.com/a.md) [m](mailto:x@y.z) [o](obsidian://open?vault=v)", []),
-    # image embeds and links to any file are tracked: attachments resolve (docs/links.md)
-    ("![img](pic.png)", [("pic.png", "", "img", "embed", True)]),
-    ("[t](Note%20name)", [("Note name", "", "t", "link", True)]),
-    ("https://example.com/page#frag", []),
-])
+@pytest.mark.parametrize(
+    "body,want",
+    [
+        ("[[a]]", [("a", "", "", "link", False)]),
+        ("[[a|b]]", [("a", "", "b", "link", False)]),
+        ("[[a#h]]", [("a", "#h", "", "heading", False)]),
+        ("[[a#^blk]]", [("a", "#^blk", "", "block", False)]),
+        ("![[a]]", [("a", "", "", "embed", False)]),
+        ("[[folder/a]]", [("folder/a", "", "", "link", False)]),
+        ("[[a.md|x]]", [("a", "", "x", "link", False)]),
+        ("| [[a\\|b]] |", [("a", "", "b", "link", False)]),
+        ("[[#Local heading]]", [("", "#Local heading", "", "heading", False)]),
+        ("[t](STM/x%20y.md)", [("STM/x y", "", "t", "link", True)]),
+        ("[t](<STM/x y.md>)", [("STM/x y", "", "t", "link", True)]),
+        ('[t](STM/z.md#Part "title")', [("STM/z", "#Part", "t", "heading", True)]),
+        ("[t](https://example.com/a.md) [m](mailto:x@y.z) [o](obsidian://open?vault=v)", []),
+        # image embeds and links to any file are tracked: attachments resolve (docs/links.md)
+        ("![img](pic.png)", [("pic.png", "", "img", "embed", True)]),
+        ("[t](Note%20name)", [("Note name", "", "t", "link", True)]),
+        ("https://example.com/page#frag", []),
+    ],
+)
 def test_link_forms_parse_to_target_subpath_alias_and_kind(tmp_path, body, want):
     assert links_of(tmp_path, body) == want
 
 
-@pytest.mark.parametrize("body", [
-    "```\n[[fenced]] #fenced\n```\n",
-    "~~~python\n[[tilde]] #tilde\n~~~\n",
-    "text `[[inline]] #inline` text\n",
-    "text ``a ` [[double]] #double`` text\n",
-    "para\n\n    [[indented]] #indented\n",
-    "    [[indented at start]] #start\n",
-    "- list\n\n  ```\n  [[in list fence]]\n  ```\n",
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        "```\n[[fenced]] #fenced\n```\n",
+        "~~~python\n[[tilde]] #tilde\n~~~\n",
+        "text `[[inline]] #inline` text\n",
+        "text ``a ` [[double]] #double`` text\n",
+        "para\n\n    [[indented]] #indented\n",
+        "    [[indented at start]] #start\n",
+        "- list\n\n  ```\n  [[in list fence]]\n  ```\n",
+    ],
+)
 def test_links_and_tags_in_code_are_ignored(tmp_path, body):
     n = read(tmp_path, body + "[[outside]] #outside\n")
     assert [l.target for l in n.links] == ["outside"]
@@ -315,8 +349,11 @@ def test_nested_list_is_not_code(tmp_path):
 
 
 def test_inline_tags_found_and_lookalikes_ignored(tmp_path):
-    n = read(tmp_path, "# Title\n## Heading #inheading\nText #a/b, #simple. #123 #1/2 #x-y_z #日本\n"
-                       "not#tag [go](#anchor) [[Note#heading]] https://x.org/#frag C# \\#escaped (#paren)\n")
+    n = read(
+        tmp_path,
+        "# Title\n## Heading #inheading\nText #a/b, #simple. #123 #1/2 #x-y_z #日本\n"
+        "not#tag [go](#anchor) [[Note#heading]] https://x.org/#frag C# \\#escaped (#paren)\n",
+    )
     assert n.inline_tags == ["inheading", "a/b", "simple", "x-y_z", "日本", "paren"]
     assert n.all_tags == ["inheading", "a/b", "simple", "x-y_z", "日本", "paren"]
 
@@ -338,11 +375,46 @@ def test_pathological_backticks_stay_linear(tmp_path):
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-_md_lines = st.lists(st.one_of(
-    st.sampled_from(["", " ", "# Heading", "## H2", "---", "***", "===", "text [[a]] #t", "- item", "1. item",
-                     "> quote", "<div>", "| a | b |", "Title", "    indented", "\tindented", "  two", "\t- sub", "   three", ">     quoted code", "> # H", ">", " \t1", "-     listcode", "1.     x", "- >     y", "*\tz", ">1.", "1)", "+"]),
-    st.text(st.sampled_from(" \t-#*=>ab1."), max_size=8),
-), max_size=12)
+_md_lines = st.lists(
+    st.one_of(
+        st.sampled_from(
+            [
+                "",
+                " ",
+                "# Heading",
+                "## H2",
+                "---",
+                "***",
+                "===",
+                "text [[a]] #t",
+                "- item",
+                "1. item",
+                "> quote",
+                "<div>",
+                "| a | b |",
+                "Title",
+                "    indented",
+                "\tindented",
+                "  two",
+                "\t- sub",
+                "   three",
+                ">     quoted code",
+                "> # H",
+                ">",
+                " \t1",
+                "-     listcode",
+                "1.     x",
+                "- >     y",
+                "*\tz",
+                ">1.",
+                "1)",
+                "+",
+            ]
+        ),
+        st.text(st.sampled_from(" \t-#*=>ab1."), max_size=8),
+    ),
+    max_size=12,
+)
 
 
 @settings(max_examples=1500, deadline=None)

@@ -7,8 +7,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 import yaml
-
 from conftest import FIXED_NOW, make_service
+
 from vault_sync.due import due_dates
 from vault_sync.scoring import score_at
 
@@ -21,10 +21,14 @@ def fm_of(path) -> dict:
 
 def memory(path, extra: str = "") -> None:
     path.write_text(
-        "---\nid: m-owned-1\ncreated: 2026-10-01T09:00:00Z\nlast_used: " + LAST.strftime("%Y-%m-%dT%H:%M:%SZ")
+        "---\nid: m-owned-1\ncreated: 2026-10-01T09:00:00Z\nlast_used: "
+        + LAST.strftime("%Y-%m-%dT%H:%M:%SZ")
         + "\nuse_count: 2\nstrength: 1.0\nstatus: active\ndecay_score: 0.97\nreview_priority: 0.01\n"
-        "review_on: 2030-01-01\narchive_on: 2031-01-01\n" + extra + "---\n# Owned\n\nA memory whose written score is stale.\n",
-        encoding="utf-8")
+        "review_on: 2030-01-01\narchive_on: 2031-01-01\n"
+        + extra
+        + "---\n# Owned\n\nA memory whose written score is stale.\n",
+        encoding="utf-8",
+    )
 
 
 def test_archive_and_restore_refresh_the_owned_keys(empty_vault):
@@ -42,14 +46,20 @@ def test_archive_and_restore_refresh_the_owned_keys(empty_vault):
     fresh = round(score_at(svc.params, 2, FIXED_NOW, 1.0, FIXED_NOW), prec)
     want = due_dates(svc.params, 2, 1.0, FIXED_NOW)
     assert fm["status"] == "active" and fm["decay_score"] == fresh
-    assert str(fm["review_on"]) == want["review_on"].isoformat() and str(fm["archive_on"]) == want["archive_on"].isoformat()
+    assert (
+        str(fm["review_on"]) == want["review_on"].isoformat()
+        and str(fm["archive_on"]) == want["archive_on"].isoformat()
+    )
     assert svc.note("m-owned-1")["decay_score"] == fresh
     svc.close()
 
 
-CAPS = ("---\nID: m-caps-1\nCreated: 2026-10-01T09:00:00Z\nLast_Used: " + LAST.strftime("%Y-%m-%dT%H:%M:%SZ")
-        + "\nUSE_COUNT: 5\nTags: [ops, db]\nStatus: active\nDecay_Score: 0.97   # written by hand\nmood: calm\n"
-        "---\n# Caps\n\nA memory whose keys a person wrote with capitals.\n")
+CAPS = (
+    "---\nID: m-caps-1\nCreated: 2026-10-01T09:00:00Z\nLast_Used: "
+    + LAST.strftime("%Y-%m-%dT%H:%M:%SZ")
+    + "\nUSE_COUNT: 5\nTags: [ops, db]\nStatus: active\nDecay_Score: 0.97   # written by hand\nmood: calm\n"
+    "---\n# Caps\n\nA memory whose keys a person wrote with capitals.\n"
+)
 
 
 def test_capitalised_owned_keys_are_read_reported_and_written_in_place(empty_vault):
@@ -59,7 +69,9 @@ def test_capitalised_owned_keys_are_read_reported_and_written_in_place(empty_vau
     note = svc.note("STM/Caps.md")
     assert note["id"] == "m-caps-1" and note["use_count"] == 5 and sorted(note["tags"]) == ["db", "ops"]
     assert any("Decay_Score: read as decay_score" in p for p in note["problems"])
-    assert any(p["path"] == "STM/Caps.md" and "USE_COUNT: read as use_count" in p["cause"] for p in svc.status()["problems"])
+    assert any(
+        p["path"] == "STM/Caps.md" and "USE_COUNT: read as use_count" in p["cause"] for p in svc.status()["problems"]
+    )
 
     report = svc.sweep(full=True)
     assert report["written"] == 1
@@ -74,7 +86,9 @@ def test_capitalised_owned_keys_are_read_reported_and_written_in_place(empty_vau
     kept = [ln for ln in old_lines if not ln.startswith("Decay_Score:")]
     assert [ln for ln in new_lines if ln in kept] == kept
     changed = [ln for ln in new_lines if ln not in old_lines]
-    assert all(ln.split(":")[0] in ("Decay_Score", "review_priority", "review_on", "archive_on") for ln in changed), changed
+    assert all(ln.split(":")[0] in ("Decay_Score", "review_priority", "review_on", "archive_on") for ln in changed), (
+        changed
+    )
     assert svc.sweep(full=True)["written"] == 0  # and the next sweep finds it current
     svc.close()
 
@@ -84,7 +98,9 @@ def test_two_spellings_of_one_owned_key_block_writes(empty_vault):
     text = CAPS.replace("mood: calm\n", "decay_score: 0.5\nmood: calm\n")
     path.write_text(text, encoding="utf-8")
     svc = make_service(empty_vault)
-    assert any("decay_score, Decay_Score: one key written several ways" in p for p in svc.note("STM/Twice.md")["problems"])
+    assert any(
+        "decay_score, Decay_Score: one key written several ways" in p for p in svc.note("STM/Twice.md")["problems"]
+    )
     svc.sweep(full=True)
     assert path.read_text(encoding="utf-8") == text
     svc.close()

@@ -22,8 +22,22 @@ from vault_sync.edit import patch_bytes, patch_file
 from vault_sync.patch import REMOVE, PatchError, patch_frontmatter
 
 LOADER = yaml.CSafeLoader
-OWNED = ("id", "tags", "created", "last_used", "use_count", "strength", "status", "decay_score",
-         "review_priority", "review_count", "cross_domain_count", "promoted_at", "archived_at", "related")
+OWNED = (
+    "id",
+    "tags",
+    "created",
+    "last_used",
+    "use_count",
+    "strength",
+    "status",
+    "decay_score",
+    "review_priority",
+    "review_count",
+    "cross_domain_count",
+    "promoted_at",
+    "archived_at",
+    "related",
+)
 LIST_KEYS = ("tags", "related")
 BOM = "\ufeff"
 
@@ -36,7 +50,7 @@ def split_note(text: str) -> tuple[str, str, str]:
     """(opening+yaml, closing line, body) of a note that has frontmatter."""
     m = re.match(r"---\r?\n(.*?)(^---\r?\n?)", text, re.S | re.M)
     assert m, text
-    return text[: m.start(2)], m.group(2), text[m.end():]
+    return text[: m.start(2)], m.group(2), text[m.end() :]
 
 
 def lines_of(text: str) -> list[str]:
@@ -46,7 +60,9 @@ def lines_of(text: str) -> list[str]:
 # ---------------------------------------------------------------- generated notes
 
 _word_chars = st.characters(categories=("L", "N"), max_codepoint=0x2FFF)
-_text_chars = st.characters(categories=("L", "N", "P", "S", "Zs"), max_codepoint=0x2FFF, exclude_characters="\x85\u2028\u2029")
+_text_chars = st.characters(
+    categories=("L", "N", "P", "S", "Zs"), max_codepoint=0x2FFF, exclude_characters="\x85\u2028\u2029"
+)
 words = st.text(_word_chars, min_size=1, max_size=8)
 free_text = st.text(_text_chars, min_size=0, max_size=20)
 
@@ -64,8 +80,14 @@ def plain_ok(s: str, flow: bool = False) -> bool:
 @st.composite
 def yaml_string(draw, flow: bool = False) -> str:
     """A string value in one of YAML's three quoting styles, as a person might write it."""
-    s = draw(st.one_of(words, st.builds(lambda a, b: f"{a} {b}", words, words), free_text,
-                       st.sampled_from(["it's", 'say "hi"', "a # not a comment", "50%", "C#", "[[Note]]", "x: y"])))
+    s = draw(
+        st.one_of(
+            words,
+            st.builds(lambda a, b: f"{a} {b}", words, words),
+            free_text,
+            st.sampled_from(["it's", 'say "hi"', "a # not a comment", "50%", "C#", "[[Note]]", "x: y"]),
+        )
+    )
     style = draw(st.sampled_from(["plain", "single", "double"]))
     if style == "plain" and plain_ok(s, flow):
         return s
@@ -76,13 +98,25 @@ def yaml_string(draw, flow: bool = False) -> str:
 
 @st.composite
 def scalar_src(draw, flow: bool = False) -> str:
-    return draw(st.one_of(
-        st.integers(-10**6, 10**6).map(str),
-        st.floats(-1e6, 1e6, allow_nan=False).map(lambda f: repr(round(f, 4))),
-        st.sampled_from(["true", "false", "null", "~", "2026-11-21", "2026-11-21T10:30:00Z",
-                         "2026-11-21T10:30:00+01:00", "2026-11-21 10:30:00"]),
-        yaml_string(flow),
-    ))
+    return draw(
+        st.one_of(
+            st.integers(-(10**6), 10**6).map(str),
+            st.floats(-1e6, 1e6, allow_nan=False).map(lambda f: repr(round(f, 4))),
+            st.sampled_from(
+                [
+                    "true",
+                    "false",
+                    "null",
+                    "~",
+                    "2026-11-21",
+                    "2026-11-21T10:30:00Z",
+                    "2026-11-21T10:30:00+01:00",
+                    "2026-11-21 10:30:00",
+                ]
+            ),
+            yaml_string(flow),
+        )
+    )
 
 
 @dataclass
@@ -98,10 +132,14 @@ comment = st.builds(lambda pad, t: f"{' ' * pad}# {t}".rstrip(), st.integers(1, 
 
 @st.composite
 def entry(draw, key: str) -> Entry:
-    kind = draw(st.sampled_from(
-        ["list_flow", "list_block"] if key in LIST_KEYS else
-        ["scalar", "scalar", "scalar", "empty"] + (["list_flow", "list_block", "map"] if key not in OWNED else [])
-    ))
+    kind = draw(
+        st.sampled_from(
+            ["list_flow", "list_block"]
+            if key in LIST_KEYS
+            else ["scalar", "scalar", "scalar", "empty"]
+            + (["list_flow", "list_block", "map"] if key not in OWNED else [])
+        )
+    )
     gap = draw(st.sampled_from([" ", " ", "  "]))
     note = draw(st.one_of(st.none(), comment))
     c = note or ""
@@ -118,7 +156,9 @@ def entry(draw, key: str) -> Entry:
         if not items:
             return Entry(key, [f"{key}:{gap}[]{c}"], c, True)
         return Entry(key, [f"{key}:{c}"] + [f"{indent}- {v}" for v in items], c, True)
-    sub = draw(st.lists(words.filter(lambda w: plain_ok(w) and load(f"{w}: 1") == {w: 1}), min_size=1, max_size=3, unique=True))
+    sub = draw(
+        st.lists(words.filter(lambda w: plain_ok(w) and load(f"{w}: 1") == {w: 1}), min_size=1, max_size=3, unique=True)
+    )
     ind = indent or "  "
     body = [f"{ind}{k}: {draw(scalar_src())}" for k in sub]
     if draw(st.booleans()):
@@ -128,7 +168,9 @@ def entry(draw, key: str) -> Entry:
 
 
 person_keys = st.one_of(
-    st.sampled_from(["title", "aliases", "project", "Author Name", "cssclasses", "x-y", "Überschrift", "日付", "source"]),
+    st.sampled_from(
+        ["title", "aliases", "project", "Author Name", "cssclasses", "x-y", "Überschrift", "日付", "source"]
+    ),
     words,
 ).filter(lambda k: k not in OWNED and plain_ok(k) and load(f"{k}: 1") == {k: 1})
 
@@ -149,8 +191,14 @@ def note_text(draw, with_frontmatter: bool = True):
         raw += [(key, ln) for ln in e.lines]
     if draw(st.booleans()):
         raw.append((None, "# trailing comment"))
-    body_lines = draw(st.lists(st.one_of(
-        free_text, st.sampled_from(["---", "tags: [fake]", "# Heading", "- item", "```", "...", "id: not-this"])), max_size=6))
+    body_lines = draw(
+        st.lists(
+            st.one_of(
+                free_text, st.sampled_from(["---", "tags: [fake]", "# Heading", "- item", "```", "...", "id: not-this"])
+            ),
+            max_size=6,
+        )
+    )
     body = nl.join(body_lines)
     if draw(st.booleans()):
         body += nl
@@ -163,17 +211,22 @@ def note_text(draw, with_frontmatter: bool = True):
 
 def owned_value(key: str):
     if key in LIST_KEYS:
-        item = st.one_of(st.text(_word_chars, min_size=1, max_size=10),
-                         st.builds(lambda w: f"[[{w}]]", st.text(_word_chars, min_size=1, max_size=10)),
-                         st.sampled_from(["[[Note]]", "[[folder/Note|alias]]", "a, b", "it's", "#x", "yes", "1.5"]))
+        item = st.one_of(
+            st.text(_word_chars, min_size=1, max_size=10),
+            st.builds(lambda w: f"[[{w}]]", st.text(_word_chars, min_size=1, max_size=10)),
+            st.sampled_from(["[[Note]]", "[[folder/Note|alias]]", "a, b", "it's", "#x", "yes", "1.5"]),
+        )
         return st.lists(item, max_size=4)
     if key in ("use_count", "review_count", "cross_domain_count"):
         return st.integers(0, 10**6)
     if key in ("strength", "decay_score", "review_priority"):
         return st.floats(0, 1e6, allow_nan=False, allow_infinity=False)
     if key in ("created", "last_used", "promoted_at", "archived_at"):
-        return st.datetimes(min_value=datetime(2000, 1, 1), max_value=datetime(2100, 1, 1),
-                            timezones=st.sampled_from([timezone.utc, timezone(timedelta(hours=1)), timezone(timedelta(hours=-7))]))
+        return st.datetimes(
+            min_value=datetime(2000, 1, 1),
+            max_value=datetime(2100, 1, 1),
+            timezones=st.sampled_from([timezone.utc, timezone(timedelta(hours=1)), timezone(timedelta(hours=-7))]),
+        )
     if key == "status":
         return st.sampled_from(["active", "promoted", "archived"])
     return st.one_of(st.uuids().map(str), st.text(_text_chars, min_size=1, max_size=12))  # id
@@ -196,7 +249,11 @@ def same_value(got, want) -> bool:
         g = parse_datetime(got)
         return g is not None and abs((g - want).total_seconds()) < 1
     if isinstance(want, float):
-        return isinstance(got, (int, float)) and not isinstance(got, bool) and math.isclose(got, want, rel_tol=1e-12, abs_tol=1e-12)
+        return (
+            isinstance(got, (int, float))
+            and not isinstance(got, bool)
+            and math.isclose(got, want, rel_tol=1e-12, abs_tol=1e-12)
+        )
     return got == want and type(got) is type(want)
 
 
@@ -247,7 +304,9 @@ def check_patch(text: str, raw, entries, nl: str, updates: dict) -> str:
     return result
 
 
-PROPS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+PROPS = settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much]
+)
 
 
 def draw_patch_case(data):
@@ -309,9 +368,12 @@ def test_bom_is_kept_through_bytes_and_file_writes(tmp_path_factory, data, bom):
 
 # ---------------------------------------------------------------- examples
 
+
 def test_decay_score_with_trailing_comment_changes_one_line():
-    text = ("---\nid: 7d4f\nuse_count: 6\nlast_used: 2026-11-18T12:00:00Z\n"
-            "decay_score: 0.5   # a comment\nreview_priority: 0.0\n---\nBody.\n")
+    text = (
+        "---\nid: 7d4f\nuse_count: 6\nlast_used: 2026-11-18T12:00:00Z\n"
+        "decay_score: 0.5   # a comment\nreview_priority: 0.0\n---\nBody.\n"
+    )
     out = patch_frontmatter(text, {"decay_score": 1.846, "review_priority": 0.0})
     a, b = text.splitlines(keepends=True), out.splitlines(keepends=True)
     assert len(a) == len(b)
@@ -341,18 +403,21 @@ def test_new_list_follows_the_notes_list_style():
     assert patch_frontmatter(text, {"tags": ["a"]}) == "---\naliases:\n- one\ntags:\n- a\n---\n"
 
 
-@pytest.mark.parametrize("src,value,want", [
-    ("status: 'active'", "promoted", "status: 'promoted'"),
-    ('status: "active"', "promoted", 'status: "promoted"'),
-    ("status: active", "promoted", "status: promoted"),
-    ("id: 'x'", "it's", "id: 'it''s'"),
-    ('id: "x"', 'say "hi"', 'id: "say \\"hi\\""'),
-    ("id: x", "yes", 'id: "yes"'),  # a plain yes would read back as a boolean
-    ("id: x", "2026-11-21", 'id: "2026-11-21"'),
-    ("id: 'x' # c", "a # b", "id: 'a # b' # c"),
-    ("id: 'it''s #x'  # c", "y", "id: 'y'  # c"),
-    ('id: "a\\" #b"  # c', "y", 'id: "y"  # c'),
-])
+@pytest.mark.parametrize(
+    "src,value,want",
+    [
+        ("status: 'active'", "promoted", "status: 'promoted'"),
+        ('status: "active"', "promoted", 'status: "promoted"'),
+        ("status: active", "promoted", "status: promoted"),
+        ("id: 'x'", "it's", "id: 'it''s'"),
+        ('id: "x"', 'say "hi"', 'id: "say \\"hi\\""'),
+        ("id: x", "yes", 'id: "yes"'),  # a plain yes would read back as a boolean
+        ("id: x", "2026-11-21", 'id: "2026-11-21"'),
+        ("id: 'x' # c", "a # b", "id: 'a # b' # c"),
+        ("id: 'it''s #x'  # c", "y", "id: 'y'  # c"),
+        ('id: "a\\" #b"  # c', "y", 'id: "y"  # c'),
+    ],
+)
 def test_quote_style_kept(src, value, want):
     assert patch_frontmatter(f"---\n{src}\n---\n", {src.split(":")[0]: value}) == f"---\n{want}\n---\n"
 
@@ -391,34 +456,45 @@ def test_comment_inside_frontmatter_after_a_list_survives():
 
 
 def test_dates_and_numbers_rendered_readably():
-    out = patch_frontmatter("---\n---\n", {
-        "last_used": datetime(2026, 11, 21, 23, 30, tzinfo=timezone(timedelta(hours=1))),
-        "created": date(2026, 11, 21), "strength": 1.0, "decay_score": 1e-20, "use_count": 3,
-    })
-    assert out == ("---\nlast_used: 2026-11-21T22:30:00Z\ncreated: 2026-11-21\nstrength: 1.0\n"
-                   "decay_score: 1.0e-20\nuse_count: 3\n---\n")
+    out = patch_frontmatter(
+        "---\n---\n",
+        {
+            "last_used": datetime(2026, 11, 21, 23, 30, tzinfo=timezone(timedelta(hours=1))),
+            "created": date(2026, 11, 21),
+            "strength": 1.0,
+            "decay_score": 1e-20,
+            "use_count": 3,
+        },
+    )
+    assert out == (
+        "---\nlast_used: 2026-11-21T22:30:00Z\ncreated: 2026-11-21\nstrength: 1.0\n"
+        "decay_score: 1.0e-20\nuse_count: 3\n---\n"
+    )
 
 
 def test_persons_nan_and_odd_keys_do_not_block_a_patch():
-    text = "---\nratio: .nan\nhttp://x: 1\n\"quoted key\": 2\n---\n"
+    text = '---\nratio: .nan\nhttp://x: 1\n"quoted key": 2\n---\n'
     out = patch_frontmatter(text, {"use_count": 2})
-    assert out == "---\nratio: .nan\nhttp://x: 1\n\"quoted key\": 2\nuse_count: 2\n---\n"
+    assert out == '---\nratio: .nan\nhttp://x: 1\n"quoted key": 2\nuse_count: 2\n---\n'
 
 
 def test_unicode_line_separators_inside_values_are_not_line_breaks():
-    text = "---\ntitle: \"a\u2028b\"\nid: \"x\u2029y\"  # c\n---\n"
+    text = '---\ntitle: "a\u2028b"\nid: "x\u2029y"  # c\n---\n'
     out = patch_frontmatter(text, {"id": "b"})
-    assert out == "---\ntitle: \"a\u2028b\"\nid: \"b\"  # c\n---\n"
+    assert out == '---\ntitle: "a\u2028b"\nid: "b"  # c\n---\n'
 
 
-@pytest.mark.parametrize("text", [
-    "---\nid: [unclosed\n---\n",  # malformed YAML
-    "---\nid: a\n",  # never closes
-    "---\n- a\n- b\n---\n",  # not a mapping
-    "---\nid: a\nid: b\n---\n",  # duplicate keys
-    "---\n{id: a, use_count: 1}\n---\n",  # a flow mapping we cannot edit line by line
-    "---\na: &x [1, 2]\nb: *x\nid: &i z\nc: *i\n---\n",  # an anchor on an owned key used elsewhere
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "---\nid: [unclosed\n---\n",  # malformed YAML
+        "---\nid: a\n",  # never closes
+        "---\n- a\n- b\n---\n",  # not a mapping
+        "---\nid: a\nid: b\n---\n",  # duplicate keys
+        "---\n{id: a, use_count: 1}\n---\n",  # a flow mapping we cannot edit line by line
+        "---\na: &x [1, 2]\nb: *x\nid: &i z\nc: *i\n---\n",  # an anchor on an owned key used elsewhere
+    ],
+)
 def test_refuses_what_it_cannot_patch_safely(text):
     with pytest.raises(PatchError):
         patch_frontmatter(text, {"id": "new", "use_count": 2})
@@ -442,8 +518,24 @@ def test_fast_loader_reads_exactly_what_csafeloader_reads(data):
 
     text, raw, entries, nl = data.draw(note_text())
     yaml_text = split_note(text)[0].split(nl, 1)[1]
-    yaml_text += data.draw(st.sampled_from(["", "n: 007\n", "n: 1_000\n", "n: 0x1F\n", "n: 1:30\n", "f: 1e3\n",
-                                            "f: 1.5e+3\n", "f: -.inf\n", "f: 1_0.5\n", "b: Yes\n", "z: ~\n", "s: !!str 5\n"]))
+    yaml_text += data.draw(
+        st.sampled_from(
+            [
+                "",
+                "n: 007\n",
+                "n: 1_000\n",
+                "n: 0x1F\n",
+                "n: 1:30\n",
+                "f: 1e3\n",
+                "f: 1.5e+3\n",
+                "f: -.inf\n",
+                "f: 1_0.5\n",
+                "b: Yes\n",
+                "z: ~\n",
+                "s: !!str 5\n",
+            ]
+        )
+    )
     try:
         want = load(yaml_text)
     except yaml.YAMLError:

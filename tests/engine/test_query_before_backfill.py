@@ -25,9 +25,12 @@ def _vault(root):
         topic = topics[i % len(topics)]
         (stm / f"Fact {i:03d}.md").write_text(
             f"---\ntags: [bench]\n---\nFact {i} about {topic}: the team decided on option {i % 7} "
-            f"after a long review of {topic} with several people in the weekly meeting.\n", encoding="utf-8")
+            f"after a long review of {topic} with several people in the weekly meeting.\n",
+            encoding="utf-8",
+        )
     (stm / "Staging runs Postgres 16.md").write_text(
-        "---\ntags: [infra]\n---\nThe staging environment runs Postgres 16 since the March upgrade.\n", encoding="utf-8")
+        "---\ntags: [infra]\n---\nThe staging environment runs Postgres 16 since the March upgrade.\n", encoding="utf-8"
+    )
 
 
 def test_query_goes_before_the_backfill(tmp_path):

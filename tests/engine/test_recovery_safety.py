@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import assert_index_matches_rebuild, make_service
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX symlinks and hard links")
@@ -25,15 +24,30 @@ def _entry(vault: Path, src: str, dst: str, name: str = "0a.json", **extra) -> P
     folder = vault / ".mnemovault" / "journal"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / name
-    path.write_text(json.dumps({"src": src, "dst": dst, "reason": "archived on request", "id": None,
-                                "keys": {"status": "archived"}, "rewrite": True, **extra}), encoding="utf-8")
+    path.write_text(
+        json.dumps(
+            {
+                "src": src,
+                "dst": dst,
+                "reason": "archived on request",
+                "id": None,
+                "keys": {"status": "archived"},
+                "rewrite": True,
+                **extra,
+            }
+        ),
+        encoding="utf-8",
+    )
     return path
 
 
 def _contents(root: Path) -> set[str]:
     """sha256 of every regular file under `root` (the journal's own files aside)."""
-    return {hashlib.sha256(p.read_bytes()).hexdigest() for p in root.rglob("*")
-            if p.is_file() and not p.is_symlink() and "journal" not in p.parts}
+    return {
+        hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in root.rglob("*")
+        if p.is_file() and not p.is_symlink() and "journal" not in p.parts
+    }
 
 
 def _recover(vault: Path) -> list[str]:

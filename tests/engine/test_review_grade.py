@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-
 from conftest import FIXED_NOW, assert_index_matches_rebuild, make_service
+
 from vault_sync.errors import InvalidInput, WrongState
 from vault_sync.ops.lifecycle import promote_candidates
 
@@ -31,8 +31,14 @@ def svc(empty_vault):
 
 def _memory(svc, i: int, use_count: int, strength: float, days: float) -> str:
     when = FIXED_NOW - timedelta(days=days)
-    view = svc.create_memory(f"Memory number {i} about topic {i}.", title=f"Memory {i}", strength=strength,
-                             use_count=use_count, created=when - timedelta(days=30), last_used=when)
+    view = svc.create_memory(
+        f"Memory number {i} about topic {i}.",
+        title=f"Memory {i}",
+        strength=strength,
+        use_count=use_count,
+        created=when - timedelta(days=30),
+        last_used=when,
+    )
     return view["path"]
 
 
@@ -97,8 +103,12 @@ def test_bad_grade_and_bad_prior_are_refused_and_change_nothing(svc, empty_vault
         svc.review_memory(path, "easy")
     out = svc.review_memory(path, "fade")
     after_review = (empty_vault / path).read_bytes()
-    for bad in ({**out["prior"], "last_used": "yesterday"}, {**out["prior"], "use_count": 9},
-                {k: v for k, v in out["prior"].items() if k != "decay_score"}, {**out["prior"], "review_on": "soon"}):
+    for bad in (
+        {**out["prior"], "last_used": "yesterday"},
+        {**out["prior"], "use_count": 9},
+        {k: v for k, v in out["prior"].items() if k != "decay_score"},
+        {**out["prior"], "review_on": "soon"},
+    ):
         with pytest.raises(InvalidInput):
             svc.undo_review(path, bad, out["after"])
     assert (empty_vault / path).read_bytes() == after_review != before

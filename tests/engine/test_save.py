@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from conftest import assert_index_matches_rebuild
+
 from vault_sync.errors import InvalidInput, Refused
 
 
@@ -16,7 +16,9 @@ def fm(path: Path) -> dict:
 
 
 def test_save_writes_a_full_memory(service, vault):
-    out = service.save("The billing API retries webhooks three times with backoff.", tags=["#Billing", "api design", "billing"])
+    out = service.save(
+        "The billing API retries webhooks three times with backoff.", tags=["#Billing", "api design", "billing"]
+    )
     assert out["saved"] is True and out["reinforced"] is False
     rel = out["note"]["path"]
     assert rel == "STM/The billing API retries webhooks three times with.md"
@@ -40,14 +42,17 @@ def test_title_names_the_file_and_names_are_unique_across_the_vault(service, vau
     assert c["note"]["path"] == "STM/Team channel was atlas-dev 2.md"  # Archive/ has it
 
 
-@pytest.mark.parametrize("title,expected", [
-    ("What: is <this> a/b\\c |pipe| ?*", "What is this a b c pipe"),
-    ("CON", "CON note"),
-    ("nul.txt", "nul note.txt"),
-    ("  ...trailing dots...  ", "trailing dots"),
-    ("[[Link]] #tag ^block", "Link tag block"),
-    ("# Heading title", "Heading title"),
-])
+@pytest.mark.parametrize(
+    "title,expected",
+    [
+        ("What: is <this> a/b\\c |pipe| ?*", "What is this a b c pipe"),
+        ("CON", "CON note"),
+        ("nul.txt", "nul note.txt"),
+        ("  ...trailing dots...  ", "trailing dots"),
+        ("[[Link]] #tag ^block", "Link tag block"),
+        ("# Heading title", "Heading title"),
+    ],
+)
 def test_windows_safe_names(service, vault, title, expected):
     out = service.save("A perfectly ordinary memory text for the name test.", title=title)
     assert out["note"]["path"] == f"STM/{expected}.md"
@@ -110,7 +115,9 @@ SECRETS = {
     "github": f"Use token {GH} to push to the mirror.",
     "slack": "Webhook bot token xoxb-" + "123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx here.",
     "openai": "The key sk-proj-" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8S9t0U1v2W3x4" + " is for staging.",
-    "anthropic": "Claude key sk-ant-api03-" + "Qm7vR2xK9pL4wN8cT1bZ6hJ3sD5fG0yU2eA7iO4kV9nB3mX8qW1rE6tY5uP0aS2dF7gH4jK9lZ3xC8vB" + " for the eval job.",
+    "anthropic": "Claude key sk-ant-api03-"
+    + "Qm7vR2xK9pL4wN8cT1bZ6hJ3sD5fG0yU2eA7iO4kV9nB3mX8qW1rE6tY5uP0aS2dF7gH4jK9lZ3xC8vB"
+    + " for the eval job.",
     "private key": "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA7" + "x" * 60 + "\n-----END RSA PRIVATE KEY-----",
     "password": "The database config says password=Hunter2-Correct-Horse in prod.",
     "connection string": "Connect with postgres://admin:S3cretPassw0rd@db.internal:5432/app daily.",
@@ -141,15 +148,18 @@ def test_secret_kinds_are_named(service):
         service.save(SECRETS["password"])
 
 
-@pytest.mark.parametrize("text", [
-    "The request id 7d4f0c2e-4f1b-4a52-9a3e-0c8f5d1e2b11 showed up in the logs twice.",
-    "Call get_api_key_from_vault() instead of reading API_KEY_ENV_NAME directly.",
-    "Reset your password through the self-service portal, never by email.",
-    "The commit 3f9a2b7c4d5e6f708192a3b4c5d6e7f8091a2b3c fixed the race in the scheduler.",
-    "Set `password_min_length = 12` in the policy module; tokens expire after one hour.",
-    "SHA256 of the release tarball is e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855.",
-    "Use postgres://localhost:5432/app for local development; it needs no credentials.",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The request id 7d4f0c2e-4f1b-4a52-9a3e-0c8f5d1e2b11 showed up in the logs twice.",
+        "Call get_api_key_from_vault() instead of reading API_KEY_ENV_NAME directly.",
+        "Reset your password through the self-service portal, never by email.",
+        "The commit 3f9a2b7c4d5e6f708192a3b4c5d6e7f8091a2b3c fixed the race in the scheduler.",
+        "Set `password_min_length = 12` in the policy module; tokens expire after one hour.",
+        "SHA256 of the release tarball is e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855.",
+        "Use postgres://localhost:5432/app for local development; it needs no credentials.",
+    ],
+)
 def test_no_false_positives(service, text):
     out = service.save(text)
     assert out["saved"] is True

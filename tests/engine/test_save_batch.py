@@ -18,19 +18,22 @@ SECRET = "Our deploy key is sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789ABC
 def frontmatter(path):
     text = path.read_text(encoding="utf-8")
     block = find_block(text)
-    return load_yaml(text[block.yaml_start:block.yaml_end]), text[block.body_start:]
+    return load_yaml(text[block.yaml_start : block.yaml_end]), text[block.body_start :]
 
 
 def test_save_many_writes_each_item_with_conversation_keys(empty_vault):
     svc = make_service(empty_vault)
-    answer = svc.save_many([
-        {"text": "Ann adopted a greyhound called Biscuit", "said_at": "2023-05-08T13:56:00Z"},
-        "Bob started learning the cello in March",
-        {"text": "Ann adopted a greyhound called Biscuit"},  # repeated in the same call
-        {"text": "ok"},  # too short: refused, the rest still saved
-        {"text": SECRET},
-        {"text": "Ann's greyhound sleeps on the sofa", "conversation": "other chat", "tags": ["pets"]},
-    ], conversation="chat-1")
+    answer = svc.save_many(
+        [
+            {"text": "Ann adopted a greyhound called Biscuit", "said_at": "2023-05-08T13:56:00Z"},
+            "Bob started learning the cello in March",
+            {"text": "Ann adopted a greyhound called Biscuit"},  # repeated in the same call
+            {"text": "ok"},  # too short: refused, the rest still saved
+            {"text": SECRET},
+            {"text": "Ann's greyhound sleeps on the sofa", "conversation": "other chat", "tags": ["pets"]},
+        ],
+        conversation="chat-1",
+    )
     assert (answer["saved"], answer["reinforced"], answer["refused"]) == (3, 1, 2)
     r = answer["results"]
     assert r[0]["saved"] and r[1]["saved"] and r[5]["saved"]
@@ -53,12 +56,15 @@ def test_save_many_writes_each_item_with_conversation_keys(empty_vault):
     svc.close()
 
 
-@pytest.mark.parametrize("items, message", [
-    ([], "no memories"),
-    ([{"text": "a fine memory to keep", "said_at": "yesterday-ish"}], "said_at"),
-    ([{"text": "a fine memory to keep", "conversation": "two\nlines"}], "conversation"),
-    ([{"text": "a fine memory to keep", "colour": "red"}], "unknown item field"),
-])
+@pytest.mark.parametrize(
+    "items, message",
+    [
+        ([], "no memories"),
+        ([{"text": "a fine memory to keep", "said_at": "yesterday-ish"}], "said_at"),
+        ([{"text": "a fine memory to keep", "conversation": "two\nlines"}], "conversation"),
+        ([{"text": "a fine memory to keep", "colour": "red"}], "unknown item field"),
+    ],
+)
 def test_save_many_reports_bad_items(empty_vault, items, message):
     svc = make_service(empty_vault)
     if not items:
@@ -100,9 +106,13 @@ def test_mcp_save_memories(empty_vault):
 
     async def go():
         async with Client(build_mcp(lambda: svc)) as c:
-            return await c.call_tool("save_memories", {
-                "items": [{"text": "Ann adopted a greyhound called Biscuit"}, {"text": "no"}],
-                "conversation": "chat-9"})
+            return await c.call_tool(
+                "save_memories",
+                {
+                    "items": [{"text": "Ann adopted a greyhound called Biscuit"}, {"text": "no"}],
+                    "conversation": "chat-9",
+                },
+            )
 
     result = asyncio.run(go())
     assert not result.is_error
@@ -120,8 +130,15 @@ def test_mcp_save_memory_with_conversation(empty_vault):
         async with Client(build_mcp(lambda: svc)) as c:
             return await c.call_tool("save_memory", args, raise_on_error=False)
 
-    ok = asyncio.run(go({"text": "Bob started learning the cello in March", "conversation": "chat-2",
-                         "said_at": "2023-06-03T10:02:00Z"}))
+    ok = asyncio.run(
+        go(
+            {
+                "text": "Bob started learning the cello in March",
+                "conversation": "chat-2",
+                "said_at": "2023-06-03T10:02:00Z",
+            }
+        )
+    )
     assert not ok.is_error
     path = ok.structured_content["note"]["path"]
     fm, _ = frontmatter(empty_vault / path)
@@ -145,21 +162,41 @@ def test_save_memories_and_save_said_take_supersedes(empty_vault):
 
     async def go():
         async with Client(build_mcp(lambda: svc)) as c:
+
             async def save(args):
                 return (await c.call_tool("save_memory", args)).structured_content
 
             office_a = await save({"text": "The office is in Lisbon near the river", "title": "Office Lisbon"})
             editor = await save({"text": "Marta edits with Vim every day", "title": "Editor Vim"})
             before = sorted(p.relative_to(empty_vault).as_posix() for p in empty_vault.rglob("*.md"))
-            batch = (await c.call_tool("save_memories", {"items": [
-                {"text": "The office moved to Porto near the station", "title": "Office Porto",
-                 "supersedes": [office_a["note"]["id"]]},
-                {"text": "Marta switched to Helix for editing", "supersedes": ["no such memory"]},
-                {"text": "Marta edits with Vim every day", "supersedes": [editor["note"]["path"]]},  # its own text
-                {"text": "The plan changed to ship in May", "supersedes": ["Projects/Plan.md"]},  # not a memory
-                {"text": "Marta moved her desk to the window", "supersedes": "STM/Editor Vim.md"},  # not a list
-                {"text": "Lunch is at noon on Fridays"},
-            ]})).structured_content
+            batch = (
+                await c.call_tool(
+                    "save_memories",
+                    {
+                        "items": [
+                            {
+                                "text": "The office moved to Porto near the station",
+                                "title": "Office Porto",
+                                "supersedes": [office_a["note"]["id"]],
+                            },
+                            {"text": "Marta switched to Helix for editing", "supersedes": ["no such memory"]},
+                            {
+                                "text": "Marta edits with Vim every day",
+                                "supersedes": [editor["note"]["path"]],
+                            },  # its own text
+                            {
+                                "text": "The plan changed to ship in May",
+                                "supersedes": ["Projects/Plan.md"],
+                            },  # not a memory
+                            {
+                                "text": "Marta moved her desk to the window",
+                                "supersedes": "STM/Editor Vim.md",
+                            },  # not a list
+                            {"text": "Lunch is at noon on Fridays"},
+                        ]
+                    },
+                )
+            ).structured_content
             r = batch["results"]
             assert (batch["saved"], batch["refused"]) == (2, 4)
             assert r[0]["saved"] and r[0]["superseded"] == [office_a["note"]["path"]]
@@ -178,20 +215,33 @@ def test_save_memories_and_save_said_take_supersedes(empty_vault):
             assert frontmatter(empty_vault / editor["note"]["path"])[0]["status"] == "active"  # untouched
 
             # save_memory with a conversation and supersedes (save_said): allowed and marked; the chain resolves
-            said = await save({"text": "The office moved again, to Braga", "title": "Office Braga",
-                               "conversation": "chat-9", "said_at": "2026-11-01T10:00:00Z",
-                               "supersedes": [r[0]["note"]["id"]]})
+            said = await save(
+                {
+                    "text": "The office moved again, to Braga",
+                    "title": "Office Braga",
+                    "conversation": "chat-9",
+                    "said_at": "2026-11-01T10:00:00Z",
+                    "supersedes": [r[0]["note"]["id"]],
+                }
+            )
             assert said["saved"] and said["superseded"] == [r[0]["note"]["path"]]
             fm, _ = frontmatter(empty_vault / said["note"]["path"])
             assert fm["conversation"] == "chat-9" and fm["supersedes"] == ["[[Office Porto]]"]
             found = (await c.call_tool("search_memory", {"query": "office"})).structured_content
             assert [h["path"] for h in found["results"]] == [said["note"]["path"]]
-            every = (await c.call_tool("search_memory", {"query": "office", "include_superseded": True})).structured_content
+            every = (
+                await c.call_tool("search_memory", {"query": "office", "include_superseded": True})
+            ).structured_content
             assert {h["path"]: h.get("superseded_by") for h in every["results"]} == {
-                said["note"]["path"]: None, r[0]["note"]["path"]: said["note"]["path"],
-                office_a["note"]["path"]: said["note"]["path"]}  # the newest, not the next
-            bad = await c.call_tool("save_memory", {"text": "The office is now remote-first", "conversation": "chat-9",
-                                                    "supersedes": ["no such memory"]}, raise_on_error=False)
+                said["note"]["path"]: None,
+                r[0]["note"]["path"]: said["note"]["path"],
+                office_a["note"]["path"]: said["note"]["path"],
+            }  # the newest, not the next
+            bad = await c.call_tool(
+                "save_memory",
+                {"text": "The office is now remote-first", "conversation": "chat-9", "supersedes": ["no such memory"]},
+                raise_on_error=False,
+            )
             assert bad.is_error and not (empty_vault / "STM" / "The office is now remote-first.md").exists()
 
     try:
@@ -222,8 +272,9 @@ def test_title_repeating_the_first_words_is_embedded_once(empty_vault):
     svc.use_embedder(embedder)
     said = "Caroline on 8 May 2023: I went to a support group yesterday and it was powerful"
     svc.save_many([said, {"text": "Melanie signed up for a pottery class", "title": "Hobbies"}])
-    (empty_vault / "STM" / "written by hand.md").write_text("Written by hand about the lake sunrise painting\n",
-                                                           encoding="utf-8")
+    (empty_vault / "STM" / "written by hand.md").write_text(
+        "Written by hand about the lake sunrise painting\n", encoding="utf-8"
+    )
     svc.sync()
     backfill(svc.engine)
 

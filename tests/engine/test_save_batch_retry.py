@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import index_dump, make_service, rebuild_dump
+from daemon_util import QUIET_LIFECYCLE, Daemon
 from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
 
-from conftest import index_dump, make_service, rebuild_dump
-from daemon_util import QUIET_LIFECYCLE, Daemon
 from vault_sync.errors import InvalidInput
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX daemon and signals")
@@ -30,6 +30,7 @@ def _save(d: Daemon, items: list, batch_id: str | None) -> dict:
         async with Client(transport, timeout=60) as c:
             args = {"items": [{"text": t} for t in items]} | ({"batch_id": batch_id} if batch_id else {})
             return (await c.call_tool("save_memories", args)).structured_content
+
     return asyncio.run(go())
 
 
@@ -76,8 +77,12 @@ def test_a_retried_batch_after_kill_9_counts_every_item_once(empty_vault, tmp_pa
 def test_a_batch_id_is_checked_like_any_stored_value(empty_vault):
     svc = make_service(empty_vault)
     try:
-        for bad, why in (("", "non-empty"), ("a\nb", "line break"), ("x" * 201, "too long"),
-                         ("ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8", "")):
+        for bad, why in (
+            ("", "non-empty"),
+            ("a\nb", "line break"),
+            ("x" * 201, "too long"),
+            ("ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8", ""),
+        ):
             with pytest.raises(InvalidInput) as err:  # Refused, for the secret, is one too
                 svc.save_many([A], batch_id=bad)
             assert why in str(err.value)

@@ -59,7 +59,9 @@ def test_a_save_while_the_model_loads_is_written_at_once_and_embedded_later(vaul
 
         loader.join(120)
         assert cold.loaded
-        pending = {queries.note_by_rowid(svc.store, rowid)["path"] for _, rowid in missing_hashes(svc.engine, cold.name)}
+        pending = {
+            queries.note_by_rowid(svc.store, rowid)["path"] for _, rowid in missing_hashes(svc.engine, cold.name)
+        }
         assert new_paths <= pending  # no vector yet: the backfill's work
         svc.embed()  # what the daemon's background worker runs
         assert missing_hashes(svc.engine, cold.name) == []
@@ -79,6 +81,8 @@ def test_automatic_promotion_waits_for_the_model_without_holding_the_write_lock(
             report = _in_thread(svc.run_lifecycle)
         assert "promote" not in report and report["postponed"] == ["promote: the embedding model is still loading"]
         preview = svc.promote_all(dry_run=True)
-        assert preview.get("candidates") or preview.get("promoted"), f"nothing to promote: the test proves nothing ({preview})"
+        assert preview.get("candidates") or preview.get("promoted"), (
+            f"nothing to promote: the test proves nothing ({preview})"
+        )
     finally:
         svc.close()

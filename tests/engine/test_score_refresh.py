@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from conftest import FIXED_NOW, assert_index_matches_rebuild, make_service
+
 from bridge.bench.quiet_day import simulate_day
 from vault_sync.due import crossing_at, due_dates
 from vault_sync.fmblock import find_block, load_yaml
@@ -14,14 +15,17 @@ STAMP = "%Y-%m-%dT%H:%M:%SZ"
 
 
 def _note(last, uses: int = 1, strength: float = 1.0, extra: str = "") -> str:
-    return (f"---\nid: 00000000-0000-4000-8000-000000000001\ntags: [t]  # mine\ncreated: {last.strftime(STAMP)}\n"
-            f"last_used: {last.strftime(STAMP)}\nuse_count: {uses}\nstrength: {strength}\nstatus: active\n{extra}---\nBody.\n")
+    return (
+        f"---\nid: 00000000-0000-4000-8000-000000000001\ntags: [t]  # mine\ncreated: {last.strftime(STAMP)}\n"
+        f"last_used: {last.strftime(STAMP)}\nuse_count: {uses}\nstrength: {strength}\nstatus: "
+        f"active\n{extra}---\nBody.\n"
+    )
 
 
 def _fm(path) -> dict:
     text = path.read_text(encoding="utf-8")
     b = find_block(text)
-    return load_yaml(text[b.yaml_start:b.yaml_end])
+    return load_yaml(text[b.yaml_start : b.yaml_end])
 
 
 class Clock:
@@ -161,7 +165,8 @@ def test_decisions_read_the_live_score_not_the_stale_written_one(empty_vault):
     p_gone = FIXED_NOW - timedelta(days=90)
     (empty_vault / "STM" / "review.md").write_text(_note(p_review, extra="decay_score: 0.9\n"), encoding="utf-8")
     (empty_vault / "STM" / "gone.md").write_text(
-        _note(p_gone, extra="decay_score: 0.9\n").replace("000000000001", "000000000002"), encoding="utf-8")
+        _note(p_gone, extra="decay_score: 0.9\n").replace("000000000001", "000000000002"), encoding="utf-8"
+    )
     svc = make_service(empty_vault)
     assert [r["path"] for r in svc.review()] == ["STM/review.md"]
     assert [c["path"] for c in svc.gc(dry_run=True)["candidates"]] == ["STM/gone.md"]
@@ -173,7 +178,10 @@ def test_a_new_memory_carries_its_due_dates(empty_vault):
     out = svc.save("The staging database is rebuilt every Sunday night.", tags=["ops"])
     fm = _fm(empty_vault / out["note"]["path"])
     want = due_dates(svc.params, 1, 1.0, FIXED_NOW)
-    assert str(fm["review_on"]) == want["review_on"].isoformat() and str(fm["archive_on"]) == want["archive_on"].isoformat()
+    assert (
+        str(fm["review_on"]) == want["review_on"].isoformat()
+        and str(fm["archive_on"]) == want["archive_on"].isoformat()
+    )
     svc.close()
 
 
@@ -215,7 +223,9 @@ def test_a_remembered_quiet_pass_never_hides_a_crossing(empty_vault):
 
     for i in range(120):
         last = FIXED_NOW - timedelta(hours=3 * i + 1)
-        (empty_vault / "STM" / f"m{i:03d}.md").write_text(_note(last).replace("000000000001", f"{i:012d}"), encoding="utf-8")
+        (empty_vault / "STM" / f"m{i:03d}.md").write_text(
+            _note(last).replace("000000000001", f"{i:012d}"), encoding="utf-8"
+        )
     twin = empty_vault.parent / "twin"
     shutil.copytree(empty_vault, twin)
     clock = Clock(FIXED_NOW)
@@ -230,14 +240,18 @@ def test_a_remembered_quiet_pass_never_hides_a_crossing(empty_vault):
         assert got["written"] == want["written"], (step, got, want)
         remembered += got["remembered"]
     assert remembered > 100  # most passes were answered from memory
-    assert {p.name: p.read_bytes() for p in (empty_vault / "STM").iterdir()} == {p.name: p.read_bytes() for p in (twin / "STM").iterdir()}
+    assert {p.name: p.read_bytes() for p in (empty_vault / "STM").iterdir()} == {
+        p.name: p.read_bytes() for p in (twin / "STM").iterdir()
+    }
     svc.close(), ref.close()
 
 
 def test_the_memory_of_a_quiet_pass_survives_a_reconcile_that_found_nothing_and_ends_with_an_edit(empty_vault):
     for i in range(20):
         last = FIXED_NOW - timedelta(hours=2)
-        (empty_vault / "STM" / f"m{i:02d}.md").write_text(_note(last).replace("000000000001", f"{i:012d}"), encoding="utf-8")
+        (empty_vault / "STM" / f"m{i:02d}.md").write_text(
+            _note(last).replace("000000000001", f"{i:012d}"), encoding="utf-8"
+        )
     (empty_vault / "picture.png").write_bytes(b"\x89PNG")
     clock = Clock(FIXED_NOW)
     svc = _service(empty_vault, clock)
@@ -261,7 +275,9 @@ def test_the_memory_of_a_quiet_pass_survives_a_reconcile_that_found_nothing_and_
 def test_the_memory_of_a_quiet_pass_belongs_to_its_service_and_a_reopened_one_starts_empty(empty_vault):
     for i in range(20):
         last = FIXED_NOW - timedelta(hours=2)
-        (empty_vault / "STM" / f"m{i:02d}.md").write_text(_note(last).replace("000000000001", f"{i:012d}"), encoding="utf-8")
+        (empty_vault / "STM" / f"m{i:02d}.md").write_text(
+            _note(last).replace("000000000001", f"{i:012d}"), encoding="utf-8"
+        )
     clock = Clock(FIXED_NOW)
     svc = _service(empty_vault, clock)
     svc.sweep()

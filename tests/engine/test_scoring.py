@@ -5,7 +5,15 @@ import math
 import pytest
 
 from vault_sync.scoring import (
-    DAY, HOUR, ScoringParams, decay_factor, decide, is_cross_domain, jaccard, review_priority, score,
+    DAY,
+    HOUR,
+    ScoringParams,
+    decay_factor,
+    decide,
+    is_cross_domain,
+    jaccard,
+    review_priority,
+    score,
 )
 
 EXP = ScoringParams(model="exponential")
@@ -29,7 +37,9 @@ def test_decay_factor_table(dt, exp, pl, tc):
     assert decay_factor(PL, dt) == pytest.approx(pl, abs=1e-5)
     assert decay_factor(TC, dt) == pytest.approx(tc, abs=1e-3)
     # with the table's own (rounded) lambdas the formula matches to the printed digits
-    table_tc = ScoringParams(model="two_component", tc_fast_half_life_s=math.log(2) / 1.603e-5, tc_slow_half_life_s=math.log(2) / 1.147e-6)
+    table_tc = ScoringParams(
+        model="two_component", tc_fast_half_life_s=math.log(2) / 1.603e-5, tc_slow_half_life_s=math.log(2) / 1.147e-6
+    )
     assert decay_factor(table_tc, dt) == pytest.approx(tc, abs=2e-6)
 
 
@@ -59,7 +69,7 @@ def test_worked_examples_score_and_decision(n, dt, s, expected, decision):
     value = score(EXP, n, dt, s)
     # each vector is checked to the digits it is given with (3.82 is 3.829 truncated)
     digits = len(str(expected).split(".")[1])
-    assert value == pytest.approx(expected, abs=10 ** -digits)
+    assert value == pytest.approx(expected, abs=10**-digits)
     assert decide(EXP, value, n, age_seconds=dt)[0] == decision
 
 
@@ -75,7 +85,9 @@ def test_usage_rule_promotes_within_window_only():
     assert decide(PL, 0.5, 5, 15 * DAY)[0] == "keep"
 
 
-@pytest.mark.parametrize("value, prio", [(0.25015, 1.0), (0.31514, 0.57567), (0.17691, 0.46581), (0.1, 0.0), (0.4, 0.0)])
+@pytest.mark.parametrize(
+    "value, prio", [(0.25015, 1.0), (0.31514, 0.57567), (0.17691, 0.46581), (0.1, 0.0), (0.4, 0.0)]
+)
 def test_review_priority_peaks_mid_danger_zone_and_is_zero_outside(value, prio):
     assert review_priority(PL, value) == pytest.approx(prio, abs=1e-4)
 

@@ -14,16 +14,18 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+from conftest import SAMPLE, make_service
+from daemon_util import QUIET_LIFECYCLE, Daemon, cli, wait_for
 from fastmcp import Client
 
 from bridge.mcp_server import build_mcp
-from conftest import SAMPLE, make_service
-from daemon_util import QUIET_LIFECYCLE, Daemon, cli, wait_for
 
 JAN = "STM/Lisbon trip budget.md"
-JAN_TEXT = ("---\nid: jan-2025-lisbon\ntags: [travel, lisbon]\ncreated: 2025-01-12T10:00:00Z\n"
-            "last_used: 2025-01-12T10:00:00Z\nuse_count: 1\nstrength: 1.0\nstatus: active\n---\n"
-            "The Lisbon trip budget was 900 euros for the whole week.\n")
+JAN_TEXT = (
+    "---\nid: jan-2025-lisbon\ntags: [travel, lisbon]\ncreated: 2025-01-12T10:00:00Z\n"
+    "last_used: 2025-01-12T10:00:00Z\nuse_count: 1\nstrength: 1.0\nstatus: active\n---\n"
+    "The Lisbon trip budget was 900 euros for the whole week.\n"
+)
 QUERY = "Lisbon trip budget"
 FIELDS = {"status", "created", "last_used", "tags"}
 
@@ -62,15 +64,21 @@ def svc(empty_vault):
 
 # -- the engine --
 
+
 def test_a_time_bounded_search_finds_the_memory_before_and_after_gc_archives_it(svc):
     before = svc.search(QUERY, until="2025-02-01")
     assert paths(before) == [JAN] and jan_hit(before)["status"] == "active"
     archived = svc.gc(dry_run=False)["archived"]
     assert [m["id"] for m in archived] == ["jan-2025-lisbon"]
     assert svc.search(QUERY)["results"] == []  # the default scope is current memories and notes
-    for result in (svc.search(QUERY, until="2025-02-01"), svc.search(QUERY, scope="archive"),
-                   svc.search(QUERY, include_archived=True), svc.search(QUERY, status="archived"),
-                   svc.search(QUERY, scope="memories", include_archived=True), svc.search(QUERY, since_days=1000)):
+    for result in (
+        svc.search(QUERY, until="2025-02-01"),
+        svc.search(QUERY, scope="archive"),
+        svc.search(QUERY, include_archived=True),
+        svc.search(QUERY, status="archived"),
+        svc.search(QUERY, scope="memories", include_archived=True),
+        svc.search(QUERY, since_days=1000),
+    ):
         assert len(result["results"]) == 1
         assert_archived_hit(result["results"][0])
         assert "archived_matches" not in result
@@ -100,10 +108,13 @@ def test_a_search_that_finds_nothing_current_says_how_many_archived_memories_mat
 def test_archived_hits_rank_below_current_memories_of_the_same_relevance(empty_vault):
     body = JAN_TEXT.split("---\n", 2)[2]
     front = JAN_TEXT.split("---\n", 2)[1]
-    (empty_vault / "STM" / "a.md").write_text(f"---\n{front.replace('jan-2025-lisbon', 'current')}---\n{body}", encoding="utf-8")
+    (empty_vault / "STM" / "a.md").write_text(
+        f"---\n{front.replace('jan-2025-lisbon', 'current')}---\n{body}", encoding="utf-8"
+    )
     (empty_vault / "Archive").mkdir()
-    (empty_vault / "Archive" / "b.md").write_text(f"---\n{front.replace('jan-2025-lisbon', 'old')}---\n{body}",
-                                                  encoding="utf-8")
+    (empty_vault / "Archive" / "b.md").write_text(
+        f"---\n{front.replace('jan-2025-lisbon', 'old')}---\n{body}", encoding="utf-8"
+    )
     s = make_service(empty_vault)
     try:
         hits = s.search(QUERY, include_archived=True)["results"]
@@ -141,7 +152,11 @@ def test_every_hit_carries_status_dates_and_tags(vault):
         for h in hits:
             assert FIELDS <= set(h) and isinstance(h["tags"], list)
             note = s.note(h["path"])
-            assert (h["created"], h["last_used"], sorted(h["tags"])) == (note["created"], note["last_used"], sorted(note["tags"]))
+            assert (h["created"], h["last_used"], sorted(h["tags"])) == (
+                note["created"],
+                note["last_used"],
+                sorted(note["tags"]),
+            )
             assert h["status"] == ("archived" if h["kind"] == "archive" else note["status"])
     finally:
         s.close()
@@ -170,7 +185,9 @@ def test_full_text_returns_up_to_the_limit_in_every_script(empty_vault, script):
     for i in range(150):
         (empty_vault / "STM" / f"n{i:03d}.md").write_text(
             f"---\nid: n{i}\ncreated: 2026-11-19T10:00:00Z\nlast_used: 2026-11-19T10:00:00Z\nuse_count: 2\n"
-            f"strength: 1.0\nstatus: active\n---\n{text.format(i=i)}\n", encoding="utf-8")
+            f"strength: 1.0\nstatus: active\n---\n{text.format(i=i)}\n",
+            encoding="utf-8",
+        )
     s = make_service(empty_vault)
     try:
         assert len(s.search(query, limit=200)["results"]) == 150
@@ -184,6 +201,7 @@ def test_full_text_returns_up_to_the_limit_in_every_script(empty_vault, script):
 
 
 # -- the front ends --
+
 
 async def _mcp(svc, tool: str, **args) -> dict:
     async with Client(build_mcp(lambda: svc)) as c:
@@ -248,6 +266,7 @@ def test_http_finds_the_archive_after_the_daemons_gc_and_restores_by_the_found_i
     write_jan(vault)
     d = Daemon(vault, tmp_path / "home", **QUIET_LIFECYCLE).start()
     try:
+
         def search(**params) -> dict:
             r = d.get("/api/search", params={"q": QUERY, **params})
             assert r.status_code == 200, r.text
@@ -256,8 +275,12 @@ def test_http_finds_the_archive_after_the_daemons_gc_and_restores_by_the_found_i
         before = search(until="2025-02-01")
         assert paths(before) == [JAN] and FIELDS <= set(before["results"][0])
         job = d.post("/api/jobs", {"kind": "gc"}).json()
-        done = wait_for(lambda: next((j for j in d.get("/api/jobs").json()["jobs"]
-                                      if j["id"] == job["id"] and j["state"] != "running"), None), timeout=120)
+        done = wait_for(
+            lambda: next(
+                (j for j in d.get("/api/jobs").json()["jobs"] if j["id"] == job["id"] and j["state"] != "running"), None
+            ),
+            timeout=120,
+        )
         assert done and done["state"] == "done", done
         assert "jan-2025-lisbon" in [m["id"] for m in done["result"]["archived"]]
         assert "jan-2025-lisbon" not in [h["id"] for h in search()["results"]]

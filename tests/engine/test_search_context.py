@@ -19,13 +19,15 @@ def _save_trip(svc, with_conversation: bool = True) -> dict[str, str]:
     def item(text, chat, when):
         return {"text": text, "conversation": chat, "said_at": when} if with_conversation else {"text": text}
 
-    answer = svc.save_many([
-        item(QUESTION, "trip", "2023-05-08T10:00:00Z"),
-        item(REPLY, "trip", "2023-05-08T10:01:00Z"),
-        item(ASIDE, "trip", "2023-05-08T10:02:00Z"),
-        item(OTHER_CHAT, "work", "2023-05-08T10:01:00Z"),
-        item(LATER, "trip", "2023-05-08T14:00:00Z"),
-    ])
+    answer = svc.save_many(
+        [
+            item(QUESTION, "trip", "2023-05-08T10:00:00Z"),
+            item(REPLY, "trip", "2023-05-08T10:01:00Z"),
+            item(ASIDE, "trip", "2023-05-08T10:02:00Z"),
+            item(OTHER_CHAT, "work", "2023-05-08T10:01:00Z"),
+            item(LATER, "trip", "2023-05-08T14:00:00Z"),
+        ]
+    )
     return {text: r["note"]["path"] for text, r in zip((QUESTION, REPLY, ASIDE, OTHER_CHAT, LATER), answer["results"])}
 
 
@@ -74,11 +76,17 @@ def test_a_vault_without_conversations_ranks_exactly_as_before(service, monkeypa
 
 def test_the_index_keeps_conversation_and_said_at_in_utc(empty_vault):
     svc = make_service(empty_vault)
-    answer = svc.save_many([
-        {"text": "Ann adopted a greyhound called Biscuit", "conversation": "c1", "said_at": "2023-05-08T15:56:00+02:00"},
-        {"text": "Bob is learning the cello since March", "conversation": "c1", "said_at": "2023-05-08T13:58:30Z"},
-        {"text": "A memory said in no conversation at all"},
-    ])
+    answer = svc.save_many(
+        [
+            {
+                "text": "Ann adopted a greyhound called Biscuit",
+                "conversation": "c1",
+                "said_at": "2023-05-08T15:56:00+02:00",
+            },
+            {"text": "Bob is learning the cello since March", "conversation": "c1", "said_at": "2023-05-08T13:58:30Z"},
+            {"text": "A memory said in no conversation at all"},
+        ]
+    )
     a, b, c = (svc.store.note(r["note"]["path"]) for r in answer["results"])
     assert (a["conversation"], a["said_at"]) == ("c1", "2023-05-08T13:56:00Z")
     assert (c["conversation"], c["said_at"]) == (None, None)
@@ -98,9 +106,13 @@ def test_a_memory_that_opens_with_the_name_asked_about_ranks_first(empty_vault, 
     from vault_sync.search import hybrid
 
     svc = make_service(empty_vault)
-    saved = svc.save_many(["Melanie painted a lake sunrise last summer.",
-                           "Caroline and Melanie painted a sunrise; Melanie painted the lake."],
-                          conversation="art club")["results"]
+    saved = svc.save_many(
+        [
+            "Melanie painted a lake sunrise last summer.",
+            "Caroline and Melanie painted a sunrise; Melanie painted the lake.",
+        ],
+        conversation="art club",
+    )["results"]
     mel, both = (r["note"]["path"] for r in saved)
 
     def top(query):
@@ -115,7 +127,11 @@ def test_a_memory_that_opens_with_the_name_asked_about_ranks_first(empty_vault, 
     assert top("What did Melanie paint?") == [both, mel]
     monkeypatch.undo()
     # outside a conversation a first word is not a speaker: notes rank on their words alone
-    plain = svc.save_many(["Priya moved the billing service to Postgres.",
-                           "Billing moved to Postgres, Priya said; Priya checked billing."])["results"]
+    plain = svc.save_many(
+        [
+            "Priya moved the billing service to Postgres.",
+            "Billing moved to Postgres, Priya said; Priya checked billing.",
+        ]
+    )["results"]
     assert top("Where did Priya move billing?")[:2] == [plain[1]["note"]["path"], plain[0]["note"]["path"]]
     svc.close()

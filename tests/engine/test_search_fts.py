@@ -18,7 +18,20 @@ from vault_sync.scoring import decay_factor
 from vault_sync.search import fts
 from vault_sync.search.hybrid import search
 
-RESULT_KEYS = {"path", "id", "title", "kind", "snippet", "score", "parts", "review", "status", "created", "last_used", "tags"}
+RESULT_KEYS = {
+    "path",
+    "id",
+    "title",
+    "kind",
+    "snippet",
+    "score",
+    "parts",
+    "review",
+    "status",
+    "created",
+    "last_used",
+    "tags",
+}
 
 
 def paths(answer: dict) -> list[str]:
@@ -29,7 +42,8 @@ def write_memory(vault, title, body, tags=("test",), last_used=FIXED_NOW, use_co
     fmt = "%Y-%m-%dT%H:%M:%SZ"
     text = (
         f"---\nid: {uuid.uuid4()}\ntags: [{', '.join(tags)}]\ncreated: {last_used.strftime(fmt)}\n"
-        f"last_used: {last_used.strftime(fmt)}\nuse_count: {use_count}\nstrength: {strength}\nstatus: active\n---\n{body}\n"
+        f"last_used: {last_used.strftime(fmt)}\nuse_count: {use_count}\nstrength: {strength}\nstatus: "
+        f"active\n---\n{body}\n"
     )
     (vault / "STM" / f"{title}.md").write_text(text, encoding="utf-8")
     return f"STM/{title}.md"
@@ -68,12 +82,47 @@ def test_stemming_finds_other_word_forms(service):
     assert "STM/Atlas search reindex takes 40 minutes.md" in paths(search(service.engine, "rebuilding"))
 
 
-@pytest.mark.parametrize("query", [
-    '"', '""', '"postgres', 'postgres"', 'foo"bar', "-postgres", "postgres -staging", "*", "post*", "^postgres",
-    "NEAR(postgres staging)", "NEAR", "postgres NEAR/2 staging", "title:postgres", "body:", ":", "(", ")", "(postgres",
-    "postgres AND", "OR", "NOT postgres", "AND OR NOT", "a:b:c", "'; DROP TABLE notes; --", "{title body}: x",
-    "\\", "%_", "\x00", "🙂 postgres", "Ünïcödé", " ", "", "+postgres", "postgres^2", "[[Staging runs Postgres 16]]",
-])
+@pytest.mark.parametrize(
+    "query",
+    [
+        '"',
+        '""',
+        '"postgres',
+        'postgres"',
+        'foo"bar',
+        "-postgres",
+        "postgres -staging",
+        "*",
+        "post*",
+        "^postgres",
+        "NEAR(postgres staging)",
+        "NEAR",
+        "postgres NEAR/2 staging",
+        "title:postgres",
+        "body:",
+        ":",
+        "(",
+        ")",
+        "(postgres",
+        "postgres AND",
+        "OR",
+        "NOT postgres",
+        "AND OR NOT",
+        "a:b:c",
+        "'; DROP TABLE notes; --",
+        "{title body}: x",
+        "\\",
+        "%_",
+        "\x00",
+        "🙂 postgres",
+        "Ünïcödé",
+        " ",
+        "",
+        "+postgres",
+        "postgres^2",
+        "[[Staging runs Postgres 16]]",
+    ],
+)
 def test_hostile_query_syntax_never_raises(service, query):
     answer = search(service.engine, query)
     assert isinstance(answer["results"], list)
@@ -123,7 +172,10 @@ def test_coverage_agrees_with_each_words_whole_match_list(service, monkeypatch, 
     hits = fts.search(service.store, query, fts.make_filters(service.engine))
     terms = fts.content_words(query)
     n = service.store.one("SELECT count(*) FROM notes")[0]
-    matches = {t: {r[0] for r in service.store.query("SELECT rowid FROM fts WHERE fts MATCH ?", (fts.quote(t),))} for t in terms}
+    matches = {
+        t: {r[0] for r in service.store.query("SELECT rowid FROM fts WHERE fts MATCH ?", (fts.quote(t),))}
+        for t in terms
+    }
     weights = {t: fts.idf(n, len(m)) for t, m in matches.items()}
     for h in hits:
         expected = sum(w for t, w in weights.items() if h.rowid in matches[t]) / sum(weights.values())
@@ -224,17 +276,21 @@ def test_limit_and_empty_queries(service):
 
 
 def test_import_does_not_load_torch():
-    code = ("import sys, vault_sync.search, vault_sync.search.hybrid, vault_sync.search.cluster, "
-            "vault_sync.ops.consolidate; print('torch' in sys.modules, 'sentence_transformers' in sys.modules)")
+    code = (
+        "import sys, vault_sync.search, vault_sync.search.hybrid, vault_sync.search.cluster, "
+        "vault_sync.ops.consolidate; print('torch' in sys.modules, 'sentence_transformers' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False False"
 
 
 def test_a_full_text_search_does_not_import_numpy(vault, tmp_path):
     """The command line opens the engine for every search: numpy would add ~80 ms to it."""
-    code = ("import sys\nfrom conftest import make_service\nfrom pathlib import Path\n"
-            f"svc = make_service(Path({str(vault)!r}), index_path=Path({str(tmp_path / 'i.sqlite3')!r}))\n"
-            "found = svc.search('postgres')['results']\nsvc.close()\n"
-            "print(bool(found), 'numpy' in sys.modules)")
+    code = (
+        "import sys\nfrom conftest import make_service\nfrom pathlib import Path\n"
+        f"svc = make_service(Path({str(vault)!r}), index_path=Path({str(tmp_path / 'i.sqlite3')!r}))\n"
+        "found = svc.search('postgres')['results']\nsvc.close()\n"
+        "print(bool(found), 'numpy' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT / "tests", capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "True False"

@@ -4,11 +4,11 @@ sample vault with enough text, and over a vault of notes in 33 languages written
 from __future__ import annotations
 
 # ruff: noqa: E501  (one paragraph per language, one line each)
-
 import re
 import shutil
 
 from conftest import SAMPLE, make_service
+
 from vault_sync.note import parse_note
 
 # three sentences per language, about taking notes; the query is always the second
@@ -79,8 +79,14 @@ def test_every_sample_vault_note_is_found_by_a_sentence_copied_from_it(tmp_path)
         rel = path.relative_to(vault).as_posix()
         body = parse_note(rel, path.read_bytes()).body
         # a sentence of the prose: not a heading, list of links or table
-        lines = [ln.strip() for ln in body.splitlines() if ln.strip() and not ln.lstrip().startswith(("#", "|", "-", "*", ">", "!"))]
-        sentences = [s.strip() for ln in lines for s in re.split(r"(?<=[.!?])\s+", ln) if len(s.split()) >= 6 and "[[" not in s]
+        lines = [
+            ln.strip()
+            for ln in body.splitlines()
+            if ln.strip() and not ln.lstrip().startswith(("#", "|", "-", "*", ">", "!"))
+        ]
+        sentences = [
+            s.strip() for ln in lines for s in re.split(r"(?<=[.!?])\s+", ln) if len(s.split()) >= 6 and "[[" not in s
+        ]
         if not sentences:
             continue
         query = sentences[len(sentences) // 2]

@@ -11,29 +11,45 @@ import random
 import sqlite3
 
 import pytest
-
 from conftest import make_service
+
 from vault_sync.index import trigram
 from vault_sync.index.schema import SCHEMA_VERSION
 
 # words per language (no spaces between words in zh, ja, th; spaces between Korean words)
 VOCAB = {
-    "zh": ("", "。", "我们 今天 明天 学校 老师 学生 朋友 工作 时间 城市 天气 电脑 问题 办法 公司 会议 项目 数据 系统 "
-                   "用户 文件 服务 周末 早上 晚上 北京 上海 咖啡 面包 音乐 电影 历史 文化 经济 医院 银行 火车 飞机 "
-                   "准备 讨论 完成 开始 需要 喜欢 觉得 知道 发现 检查 修改 安排 记录 重要 简单 复杂 快速 安全".split()),
-    "ja": ("", "。", "私 今日 明日 学校 先生 学生 友達 仕事 時間 会議 資料 確認 予定 電車 駅 天気 東京 大阪 "
-                   "コーヒー パン 音楽 映画 歴史 文化 病院 銀行 飛行機 準備 相談 完了 開始 必要 好き "
-                   "思います 知って 見つけた 直した 書いた 読んだ です ます では から まで について ために "
-                   "プロジェクト データ システム ユーザー ファイル サーバー 週末 朝 夜".split()),
-    "ko": (" ", ".", "우리는 오늘 내일 학교에서 선생님 학생들 친구와 회사에서 시간이 회의를 자료를 확인했다 "
-                     "예정이다 기차를 타고 날씨가 서울에서 부산으로 커피를 빵을 음악을 영화를 역사와 문화 "
-                     "병원에 은행에서 비행기 준비했다 상담을 끝났다 시작했다 필요하다 좋아한다 생각한다 "
-                     "알고 있다 찾았다 고쳤다 썼다 읽었다 프로젝트 데이터 시스템 사용자 파일 서버 주말에 아침 저녁".split()),
-    "th": ("", " ", "เรา วันนี้ พรุ่งนี้ โรงเรียน ครู นักเรียน เพื่อน ทำงาน เวลา เมือง อากาศ คอมพิวเตอร์ ปัญหา "
-                    "วิธี บริษัท ประชุม โครงการ ข้อมูล ระบบ ผู้ใช้ ไฟล์ บริการ สุดสัปดาห์ ตอนเช้า ตอนเย็น "
-                    "กรุงเทพ เชียงใหม่ กาแฟ ขนมปัง เพลง ภาพยนตร์ ประวัติศาสตร์ วัฒนธรรม โรงพยาบาล ธนาคาร "
-                    "รถไฟ เครื่องบิน เตรียม พูดคุย เสร็จ เริ่ม ต้องการ ชอบ คิดว่า รู้ว่า พบว่า ตรวจสอบ แก้ไข "
-                    "จัดการ บันทึก สำคัญ ง่าย ยาก รวดเร็ว ปลอดภัย".split()),
+    "zh": (
+        "",
+        "。",
+        "我们 今天 明天 学校 老师 学生 朋友 工作 时间 城市 天气 电脑 问题 办法 公司 会议 项目 数据 系统 "
+        "用户 文件 服务 周末 早上 晚上 北京 上海 咖啡 面包 音乐 电影 历史 文化 经济 医院 银行 火车 飞机 "
+        "准备 讨论 完成 开始 需要 喜欢 觉得 知道 发现 检查 修改 安排 记录 重要 简单 复杂 快速 安全".split(),
+    ),
+    "ja": (
+        "",
+        "。",
+        "私 今日 明日 学校 先生 学生 友達 仕事 時間 会議 資料 確認 予定 電車 駅 天気 東京 大阪 "
+        "コーヒー パン 音楽 映画 歴史 文化 病院 銀行 飛行機 準備 相談 完了 開始 必要 好き "
+        "思います 知って 見つけた 直した 書いた 読んだ です ます では から まで について ために "
+        "プロジェクト データ システム ユーザー ファイル サーバー 週末 朝 夜".split(),
+    ),
+    "ko": (
+        " ",
+        ".",
+        "우리는 오늘 내일 학교에서 선생님 학생들 친구와 회사에서 시간이 회의를 자료를 확인했다 "
+        "예정이다 기차를 타고 날씨가 서울에서 부산으로 커피를 빵을 음악을 영화를 역사와 문화 "
+        "병원에 은행에서 비행기 준비했다 상담을 끝났다 시작했다 필요하다 좋아한다 생각한다 "
+        "알고 있다 찾았다 고쳤다 썼다 읽었다 프로젝트 데이터 시스템 사용자 파일 서버 주말에 아침 저녁".split(),
+    ),
+    "th": (
+        "",
+        " ",
+        "เรา วันนี้ พรุ่งนี้ โรงเรียน ครู นักเรียน เพื่อน ทำงาน เวลา เมือง อากาศ คอมพิวเตอร์ ปัญหา "
+        "วิธี บริษัท ประชุม โครงการ ข้อมูล ระบบ ผู้ใช้ ไฟล์ บริการ สุดสัปดาห์ ตอนเช้า ตอนเย็น "
+        "กรุงเทพ เชียงใหม่ กาแฟ ขนมปัง เพลง ภาพยนตร์ ประวัติศาสตร์ วัฒนธรรม โรงพยาบาล ธนาคาร "
+        "รถไฟ เครื่องบิน เตรียม พูดคุย เสร็จ เริ่ม ต้องการ ชอบ คิดว่า รู้ว่า พบว่า ตรวจสอบ แก้ไข "
+        "จัดการ บันทึก สำคัญ ง่าย ยาก รวดเร็ว ปลอดภัย".split(),
+    ),
 }
 # words that are not in the vocabularies: planted in N notes each
 PLANTED = {"zh": ["笔记", "图书馆"], "ja": ["勉強", "美術館"], "ko": ["도서관", "공책"], "th": ["ห้องสมุด", "ดินสอ"]}
@@ -87,7 +103,7 @@ def test_a_planted_word_is_found_in_nearly_every_note_holding_it(empty_vault, la
         holders = {rel for rel, sentences in notes.items() if any(word in s for s in sentences)}
         ranked = found(svc, word, limit=60)
         # notes holding the word first; a note holding only some of its trigrams comes after them
-        leading = ranked[:next((i for i, p in enumerate(ranked) if p not in holders), len(ranked))]
+        leading = ranked[: next((i for i, p in enumerate(ranked) if p not in holders), len(ranked))]
         assert len(leading) >= 0.95 * len(holders), (word, len(leading), len(holders))
     svc.close()
 
@@ -108,7 +124,9 @@ def test_a_sentence_copied_from_a_note_finds_it_in_the_top_3(empty_vault, lang):
 
 
 def test_snippets_mark_the_cjk_words_found(empty_vault):
-    (empty_vault / "a.md").write_text("我今天在图书馆看了一本关于历史的书。然后我回家写了笔记，明天继续学习。\n", encoding="utf-8")
+    (empty_vault / "a.md").write_text(
+        "我今天在图书馆看了一本关于历史的书。然后我回家写了笔记，明天继续学习。\n", encoding="utf-8"
+    )
     (empty_vault / "b.md").write_text("ภาษาไทยเขียนติดกันโดยไม่มีช่องว่างระหว่างคำ\n", encoding="utf-8")
     svc = make_service(empty_vault)
     [hit] = svc.search("笔记", limit=5)["results"]

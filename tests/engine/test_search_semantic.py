@@ -62,8 +62,14 @@ def test_hybrid_recall_at_5_holds_on_paraphrases_and_beats_full_text(vault, embe
         if not (rank and rank <= 5):
             misses.append((query, target, rank))
     n = len(QUERIES)
-    report = {"queries": n, "no_shared_word": no_shared_word, "hybrid_recall@5": round(hits / n, 3),
-              "hybrid_mrr@10": round(reciprocal / n, 3), "fulltext_recall@5": round(text_hits / n, 3), "misses": misses}
+    report = {
+        "queries": n,
+        "no_shared_word": no_shared_word,
+        "hybrid_recall@5": round(hits / n, 3),
+        "hybrid_mrr@10": round(reciprocal / n, 3),
+        "fulltext_recall@5": round(text_hits / n, 3),
+        "misses": misses,
+    }
     print("retrieval quality:", json.dumps(report))
     record_property("retrieval", json.dumps(report))
     assert no_shared_word * 2 >= n, report
@@ -99,9 +105,12 @@ def test_semantic_review_blending_only_relevant(svc):
     res = search(svc.engine, "my laptop can't reach intranet sites when remote access is on")["results"]
     vpn = next(r for r in res if r["path"] == "STM/VPN split tunneling breaks internal DNS.md")
     assert vpn["review"] is True
-    danger_unrelated = {"STM/Grafana dashboards are provisioned from the infra repo.md",
-                        "STM/Lena takes oat milk in her coffee.md", "STM/Paper draft uses the ACL template.md",
-                        "STM/Team dinner venue must be peanut-free.md"}
+    danger_unrelated = {
+        "STM/Grafana dashboards are provisioned from the infra repo.md",
+        "STM/Lena takes oat milk in her coffee.md",
+        "STM/Paper draft uses the ACL template.md",
+        "STM/Team dinner venue must be peanut-free.md",
+    }
     assert not danger_unrelated & {r["path"] for r in res}
     for r in res:
         if r["review"]:
@@ -146,7 +155,9 @@ def test_backfill_progress_batches_and_cache(vault, embedder):
     # the cache picks up vectors written by another service on the same index, incrementally
     other = make_service(vault, embeddings=True)
     other.use_embedder(svc.embedder)
-    (vault / "STM" / "New fact.md").write_text("---\ntags: [x]\n---\nThe new build agent is called hydra.\n", encoding="utf-8")
+    (vault / "STM" / "New fact.md").write_text(
+        "---\ntags: [x]\n---\nThe new build agent is called hydra.\n", encoding="utf-8"
+    )
     other.sync()
     backfill(other.engine)
     rowids, sims = cache.similarities(embedder.encode_one("build agent hydra"))
@@ -159,7 +170,9 @@ def test_backfill_progress_batches_and_cache(vault, embedder):
 
 def test_missing_vectors_are_filled_inline_when_few(svc, vault):
     search(svc.engine, "canal")  # nothing missing yet: remembered until the index changes
-    (vault / "STM" / "Heron fact.md").write_text("---\ntags: [birds]\n---\nA grey heron nests by the canal lock.\n", encoding="utf-8")
+    (vault / "STM" / "Heron fact.md").write_text(
+        "---\ntags: [birds]\n---\nA grey heron nests by the canal lock.\n", encoding="utf-8"
+    )
     svc.sync()
     assert missing_hashes(svc.engine, svc.embedder.name)
     res = search(svc.engine, "where do the big wading birds breed")
@@ -194,7 +207,10 @@ def test_near_duplicates_find_the_note_and_its_rewording(svc):
     dupes = near_duplicates(svc.engine, body, title=row["title"], tags=tags)
     assert dupes and dupes[0]["path"] == "STM/Staging runs Postgres 16.md" and dupes[0]["similarity"] >= 0.95
     reworded = body.replace("on Thursday", "last Thursday")
-    assert near_duplicates(svc.engine, reworded, title=row["title"], tags=tags)[0]["path"] == "STM/Staging runs Postgres 16.md"
+    assert (
+        near_duplicates(svc.engine, reworded, title=row["title"], tags=tags)[0]["path"]
+        == "STM/Staging runs Postgres 16.md"
+    )
     assert near_duplicates(svc.engine, "Bake the rye loaf for an hour at 220 degrees.") == []
 
 
@@ -217,7 +233,9 @@ def test_search_scans_for_missing_vectors_only_after_the_index_changed(svc, vaul
     search(svc.engine, "espresso")
     assert scans == []  # the index is as it was: no scan
     other = make_service(vault, embeddings=False)  # another connection writes (the daemon, another process)
-    (vault / "STM" / "Heron fact.md").write_text("---\ntags: [birds]\n---\nA grey heron nests by the canal lock.\n", encoding="utf-8")
+    (vault / "STM" / "Heron fact.md").write_text(
+        "---\ntags: [birds]\n---\nA grey heron nests by the canal lock.\n", encoding="utf-8"
+    )
     other.sync()
     other.close()
     res = search(svc.engine, "where do the big wading birds breed")
@@ -253,7 +271,9 @@ def test_query_vector_is_encoded_while_full_text_runs(svc, embedder, monkeypatch
     overlapped = search(svc.engine, query)
     assert seen["overlapped"] is True
     assert seen["encode thread"] != seen["full text thread"]
-    assert [(r["path"], r["score"]) for r in overlapped["results"]] == [(r["path"], r["score"]) for r in serial["results"]]
+    assert [(r["path"], r["score"]) for r in overlapped["results"]] == [
+        (r["path"], r["score"]) for r in serial["results"]
+    ]
 
     # the model not loaded yet: nothing is started, _semantic decides as before
     monkeypatch.setattr(type(embedder), "loaded", property(lambda self: False))

@@ -8,7 +8,6 @@ import time
 from datetime import datetime, timedelta, timezone
 
 import pytest
-
 from conftest import FIXED_NOW, make_service
 
 from vault_sync.errors import InvalidInput
@@ -38,8 +37,14 @@ def test_time_filters_match_a_brute_force_reference(svc):
     cases = [
         ({"since": "14d"}, lambda c, u: c >= FIXED_NOW - timedelta(days=14)),
         ({"until": "30d"}, lambda c, u: c <= FIXED_NOW - timedelta(days=30)),
-        ({"since": "2026-10-01", "until": "2026-10-31T23:59:59Z"},
-         lambda c, u: datetime(2026, 10, 1, tzinfo=timezone.utc) <= c <= datetime(2026, 10, 31, 23, 59, 59, tzinfo=timezone.utc)),
+        (
+            {"since": "2026-10-01", "until": "2026-10-31T23:59:59Z"},
+            lambda c, u: (
+                datetime(2026, 10, 1, tzinfo=timezone.utc)
+                <= c
+                <= datetime(2026, 10, 31, 23, 59, 59, tzinfo=timezone.utc)
+            ),
+        ),
         ({"used_since": "1w"}, lambda c, u: u >= FIXED_NOW - timedelta(weeks=1)),
     ]
     for word in ("budget", "garden"):
@@ -64,22 +69,31 @@ def test_filter_finds_a_note_ranking_below_500_at_10000_notes(empty_vault):
         (stm / f"n{i:05d}.md").write_text(
             f"---\nid: id-{i}\ncreated: {created:%Y-%m-%dT%H:%M:%SZ}\nlast_used: {created:%Y-%m-%dT%H:%M:%SZ}\n"
             f"use_count: 3\nstrength: 1.0\nstatus: active\n---\n"
-            f"Quarterly budget budget review {i}: the budget for team {i % 97} grew.\n", encoding="utf-8")
+            f"Quarterly budget budget review {i}: the budget for team {i % 97} grew.\n",
+            encoding="utf-8",
+        )
     (stm / "target.md").write_text(
         f"---\nid: id-target\ncreated: {old:%Y-%m-%dT%H:%M:%SZ}\nlast_used: {old:%Y-%m-%dT%H:%M:%SZ}\n"
         "use_count: 1\nstrength: 1.0\nstatus: active\n---\n"
         "A long note about many things: travel plans, the office move, a new chair, lunch options, "
-        "and at the very end a single word about the budget.\n", encoding="utf-8")
+        "and at the very end a single word about the budget.\n",
+        encoding="utf-8",
+    )
     started = time.perf_counter()
     svc = make_service(empty_vault)
     try:
         row = svc.store.note("STM/target.md")
-        unfiltered = [h.rowid for h in ftsmod.search(svc.store, "budget", ftsmod.make_filters(svc.engine), limit=10_000)]
+        unfiltered = [
+            h.rowid for h in ftsmod.search(svc.store, "budget", ftsmod.make_filters(svc.engine), limit=10_000)
+        ]
         assert len(unfiltered) == 10_000 and unfiltered.index(row["rowid"]) >= 500
         assert "STM/target.md" not in [r["path"] for r in svc.search("budget", limit=200)["results"]]
         found = svc.search("budget", limit=5, until="2025-01-01")["results"]
         assert [r["path"] for r in found] == ["STM/target.md"]
-        assert svc.search("budget", limit=5, since="2024-01-01", until="2024-12-31")["results"][0]["path"] == "STM/target.md"
+        assert (
+            svc.search("budget", limit=5, since="2024-01-01", until="2024-12-31")["results"][0]["path"]
+            == "STM/target.md"
+        )
     finally:
         svc.close()
     assert time.perf_counter() - started < 60

@@ -22,9 +22,14 @@ TURNS = [
 
 
 def _save(svc, turns=TURNS, chat="trip", start_minute=0, gap_s=60):
-    items = [{"text": t, "conversation": chat,
-              "said_at": f"2023-05-08T10:{(start_minute * 60 + i * gap_s) // 60:02d}:{(i * gap_s) % 60:02d}Z"}
-             for i, t in enumerate(turns)]
+    items = [
+        {
+            "text": t,
+            "conversation": chat,
+            "said_at": f"2023-05-08T10:{(start_minute * 60 + i * gap_s) // 60:02d}:{(i * gap_s) % 60:02d}Z",
+        }
+        for i, t in enumerate(turns)
+    ]
     return [r["note"]["path"] for r in svc.save_many(items)["results"]]
 
 

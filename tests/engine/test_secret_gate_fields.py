@@ -18,12 +18,12 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from fastmcp import Client
-
-from bridge.mcp_server import build_mcp
 from conftest import make_service
+from fastmcp import Client
 from secret_corpora import benign, obfuscated
 from test_secrets import NEGATIVE
+
+from bridge.mcp_server import build_mcp
 from vault_sync.errors import Refused
 from vault_sync.ops.consolidate import consolidate
 from vault_sync.secret_gate import _INVISIBLE, _INVISIBLE_SET, check_fields, normalise, scan
@@ -39,7 +39,7 @@ def _r(n: int) -> str:
 GH = "gh" + "p_" + _r(36)  # a plain GitHub token: valid tag characters
 GH_LOWER = GH.lower()  # 40 characters of [a-z0-9_]: a valid relation type
 GH_WIDE = "".join(chr(ord(c) + 0xFEE0) for c in GH)  # full-width
-SK_SPLIT = " ".join(("s" + "k-" + _r(48))[i:i + 6] for i in range(0, 51, 6))  # split by spaces
+SK_SPLIT = " ".join(("s" + "k-" + _r(48))[i : i + 6] for i in range(0, 51, 6))  # split by spaces
 SK_ZW = "\u200b".join("s" + "k-ant-api03-" + _r(60))  # a zero-width space between every letter
 
 STM = "STM"
@@ -49,12 +49,18 @@ NOTE_B = "STM/More deploy notes for the bot.md"
 
 def snapshot(root: Path) -> dict[str, str]:
     """sha256 of every file of the vault (dot-folders included)."""
-    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 def _memory(i: int, body: str) -> str:
-    return (f"---\nid: 7a1c0e52-1f7e-4c1b-9a55-00000000000{i}\ntags: [deploy]\ncreated: 2026-11-18T10:00:00+00:00\n"
-            f"last_used: 2026-11-19T10:00:00+00:00\nuse_count: 2\nstrength: 1.0\nstatus: active\n---\n{body}\n")
+    return (
+        f"---\nid: 7a1c0e52-1f7e-4c1b-9a55-00000000000{i}\ntags: [deploy]\ncreated: 2026-11-18T10:00:00+00:00\n"
+        f"last_used: 2026-11-19T10:00:00+00:00\nuse_count: 2\nstrength: 1.0\nstatus: active\n---\n{body}\n"
+    )
 
 
 @pytest.fixture
@@ -78,16 +84,36 @@ def _assert_refusal(message: str, field: str, secret: str) -> None:
 
 # (field named in the refusal, the secret, the engine call, the MCP tool and its arguments)
 CASES = {
-    "title": ("title", GH_WIDE, lambda s: s.save("The bot's deploy key, kept here for later use", title=f"Deploy key {GH_WIDE}"),
-              ("save_memory", {"text": "The bot's deploy key, kept here for later use", "title": f"Deploy key {GH_WIDE}"})),
-    "tags": ("tags (item 2)", GH, lambda s: s.save("The bot deploys on Fridays after review", tags=["deploy", GH]),
-             ("save_memory", {"text": "The bot deploys on Fridays after review", "tags": ["deploy", GH]})),
-    "relation type": ("relation type", GH_LOWER, lambda s: s.relate(NOTE_A, NOTE_B, GH_LOWER),
-                      ("create_relation", {"source": NOTE_A, "target": NOTE_B, "relation_type": GH_LOWER})),
-    "consolidated text": ("consolidated text", SK_SPLIT, lambda s: s.consolidate([NOTE_A, NOTE_B], apply=True),
-                          ("consolidate_memories", {"refs": [NOTE_A, NOTE_B], "apply": True})),
-    "text": ("text", SK_ZW, lambda s: s.save(f"The bot deploys with {SK_ZW} on Fridays"),
-             ("save_memory", {"text": f"The bot deploys with {SK_ZW} on Fridays"})),
+    "title": (
+        "title",
+        GH_WIDE,
+        lambda s: s.save("The bot's deploy key, kept here for later use", title=f"Deploy key {GH_WIDE}"),
+        ("save_memory", {"text": "The bot's deploy key, kept here for later use", "title": f"Deploy key {GH_WIDE}"}),
+    ),
+    "tags": (
+        "tags (item 2)",
+        GH,
+        lambda s: s.save("The bot deploys on Fridays after review", tags=["deploy", GH]),
+        ("save_memory", {"text": "The bot deploys on Fridays after review", "tags": ["deploy", GH]}),
+    ),
+    "relation type": (
+        "relation type",
+        GH_LOWER,
+        lambda s: s.relate(NOTE_A, NOTE_B, GH_LOWER),
+        ("create_relation", {"source": NOTE_A, "target": NOTE_B, "relation_type": GH_LOWER}),
+    ),
+    "consolidated text": (
+        "consolidated text",
+        SK_SPLIT,
+        lambda s: s.consolidate([NOTE_A, NOTE_B], apply=True),
+        ("consolidate_memories", {"refs": [NOTE_A, NOTE_B], "apply": True}),
+    ),
+    "text": (
+        "text",
+        SK_ZW,
+        lambda s: s.save(f"The bot deploys with {SK_ZW} on Fridays"),
+        ("save_memory", {"text": f"The bot deploys with {SK_ZW} on Fridays"}),
+    ),
 }
 
 
@@ -135,8 +161,11 @@ def test_archive_reason_is_refused(svc, vault):
 
 
 def test_the_same_fields_without_secrets_still_save(svc, vault):
-    saved = svc.save("The bot deploys on Fridays after review", tags=["deploy", "sk-learn", "token-bucket"],
-                     title="Deploy 550e8400-e29b-41d4-a716-446655440000")
+    saved = svc.save(
+        "The bot deploys on Fridays after review",
+        tags=["deploy", "sk-learn", "token-bucket"],
+        title="Deploy 550e8400-e29b-41d4-a716-446655440000",
+    )
     assert saved["saved"] and saved["note"]["path"].startswith(f"{STM}/Deploy 550e8400")
     assert svc.relate(NOTE_A, NOTE_B, "depends_on")["added"]
     out = svc.consolidate([NOTE_B, saved["note"]["path"]], apply=True)

@@ -3,6 +3,7 @@
 Every fake secret is assembled at import time from a seeded RNG and split
 prefixes, so this file never contains anything a secret scanner would flag.
 """
+
 from __future__ import annotations
 
 import base64
@@ -67,8 +68,17 @@ POSITIVE = [
     ("Slack token", "{s}", "xo" + "xb-" + rand(12, string.digits) + "-" + rand(13, string.digits) + "-" + tok(24)),
     ("Slack token", "{s}", "xo" + "xp-" + rand(12, string.digits) + "-" + rand(12, string.digits) + "-" + tok(32)),
     ("Slack token", "{s}", "xo" + "xa-2-" + rand(12, string.digits) + "-" + tok(30)),
-    ("Slack webhook URL", "post to {s}",
-     "https://hooks.slack" + ".com/services/T" + rand(8, UPPER_DIGITS) + "/B" + rand(8, UPPER_DIGITS) + "/" + tok(24)),
+    (
+        "Slack webhook URL",
+        "post to {s}",
+        "https://hooks.slack"
+        + ".com/services/T"
+        + rand(8, UPPER_DIGITS)
+        + "/B"
+        + rand(8, UPPER_DIGITS)
+        + "/"
+        + tok(24),
+    ),
     ("OpenAI API key", "OPENAI key {s}", "s" + "k-" + tok(48)),
     ("OpenAI API key", "{s}", "s" + "k-proj-" + tok(120, B64URL)),
     ("Anthropic API key", "{s}", "s" + "k-ant-api03-" + tok(93, B64URL) + "AA"),
@@ -116,7 +126,9 @@ def _secret_value(kind: str, secret: str) -> str:
     return _PW if "connection string" in kind or "credentials" in kind else secret
 
 
-@pytest.mark.parametrize(("kind", "template", "secret"), POSITIVE, ids=[f"{k}-{i}" for i, (k, *_) in enumerate(POSITIVE)])
+@pytest.mark.parametrize(
+    ("kind", "template", "secret"), POSITIVE, ids=[f"{k}-{i}" for i, (k, *_) in enumerate(POSITIVE)]
+)
 def test_detects_kind_without_leaking(kind, template, secret):
     text = "# Notes\n" + template.format(s=secret) + "\nthe end\n"
     findings = find_secrets(text)
@@ -186,7 +198,11 @@ NEGATIVE = [
     "AKIA1234",
     "hf_TokenizerFastWrapperForSequenceModels",
     # JWT-shaped, but the header decodes to something that is not JSON.
-    base64.urlsafe_b64encode(b'{"alg" HS256 oops').decode().rstrip("=") + "." + b64url({"sub": "1"}) + "." + tok(43, B64URL),
+    base64.urlsafe_b64encode(b'{"alg" HS256 oops').decode().rstrip("=")
+    + "."
+    + b64url({"sub": "1"})
+    + "."
+    + tok(43, B64URL),
     "The auth service signs JWTs with RS256.",
     "-----BEGIN RSA " + PK + "----- marks the start of a PEM file.",
     "Use AKIAIOSFODNN7EXAMPLE from the AWS docs.",
@@ -231,8 +247,7 @@ def test_gcp_key_is_not_double_reported_as_private_key_block():
 @pytest.mark.parametrize("prefix", ["", "İstanbul notes\n"])
 def test_assignment_detected_with_length_changing_lowercase(prefix):
     # "İ".lower() is two code points, which exercises the re.IGNORECASE path.
-    assert find_secrets(prefix + f"Password = {_PW}") == [
-        SecretFinding("password assignment", prefix.count("\n") + 1)]
+    assert find_secrets(prefix + f"Password = {_PW}") == [SecretFinding("password assignment", prefix.count("\n") + 1)]
 
 
 def test_prefix_glued_to_word_is_ignored():

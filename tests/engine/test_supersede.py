@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import json
 import time
-
-import pytest
-from typer.testing import CliRunner
-
 from datetime import timedelta
 
+import pytest
 from conftest import FIXED_NOW, assert_index_matches_rebuild, make_service
+from typer.testing import CliRunner
 
 from bridge.cli import app
 from vault_sync.errors import InvalidInput, SupersessionCycle
@@ -100,9 +98,9 @@ def test_a_loop_is_refused_with_its_reason_on_cli_mcp_and_http(svc, empty_vault)
     import asyncio
 
     from fastmcp import Client
+    from test_editor_hold import bridge
 
     from bridge.mcp_server import build_mcp
-    from test_editor_hold import bridge
 
     a = svc.save("The standup is at nine", title="Standup A")["note"]
     b = svc.save("The standup is at ten now", title="Standup B")["note"]
@@ -119,14 +117,20 @@ def test_a_loop_is_refused_with_its_reason_on_cli_mcp_and_http(svc, empty_vault)
     assert bad.is_error and "loop" in bad.content[0].text
     with bridge(svc) as client:
         r = client.post("/api/rpc", json={"op": "supersede", "args": {"old": b["id"], "by": a["id"]}})
-    assert r.status_code == 409 and r.json()["error"]["code"] == "supersession_cycle" and "loop" in r.json()["error"]["message"]
+    assert (
+        r.status_code == 409
+        and r.json()["error"]["code"] == "supersession_cycle"
+        and "loop" in r.json()["error"]["message"]
+    )
     assert _files(empty_vault) == before
 
 
 def _link_by_hand(vault, rel: str, to: str) -> None:
     note = vault / rel
-    note.write_text(note.read_text().replace("status: active", f"superseded_by: \"[[{to}]]\"\nstatus: superseded", 1),
-                    encoding="utf-8")
+    note.write_text(
+        note.read_text().replace("status: active", f'superseded_by: "[[{to}]]"\nstatus: superseded', 1),
+        encoding="utf-8",
+    )
 
 
 def test_a_hand_written_loop_leaves_every_member_current_and_is_reported(svc, empty_vault):
@@ -213,7 +217,7 @@ def test_hand_written_superseded_by_is_followed_by_the_watcher(empty_vault):
         svc.start_watcher()
         note = empty_vault / old["path"]
         text = note.read_text()
-        note.write_text(text.replace("---\n", "---\nsuperseded_by: \"[[Standup ten]]\"\n", 1), encoding="utf-8")
+        note.write_text(text.replace("---\n", '---\nsuperseded_by: "[[Standup ten]]"\n', 1), encoding="utf-8")
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline and old["path"] in paths(svc.search("standup weekday")):
             time.sleep(0.1)
@@ -231,10 +235,16 @@ def test_cli_save_supersedes_and_supersede_command(empty_vault):
     r = runner.invoke(app, ["save", OLD_TEXT, "--title", "Prefers Python", "--vault", str(empty_vault), "--json"])
     assert r.exit_code == 0, r.output
     old = json.loads(r.output)["note"]
-    r = runner.invoke(app, ["save", NEW_TEXT, "--title", "Prefers Go", "--supersedes", old["id"], "--vault", str(empty_vault), "--json"])
+    r = runner.invoke(
+        app,
+        ["save", NEW_TEXT, "--title", "Prefers Go", "--supersedes", old["id"], "--vault", str(empty_vault), "--json"],
+    )
     assert r.exit_code == 0, r.output
     assert json.loads(r.output)["superseded"] == [old["path"]]
-    r = runner.invoke(app, ["save", "Backend services run on Go and Postgres", "--title", "Stack", "--vault", str(empty_vault), "--json"])
+    r = runner.invoke(
+        app,
+        ["save", "Backend services run on Go and Postgres", "--title", "Stack", "--vault", str(empty_vault), "--json"],
+    )
     stack = json.loads(r.output)["note"]
     r = runner.invoke(app, ["supersede", "STM/Prefers Go.md", "--by", stack["id"], "--vault", str(empty_vault)])
     assert r.exit_code == 0, r.output
@@ -256,20 +266,34 @@ def test_mcp_save_memory_supersedes_and_supersede_memory(svc):
     async def go():
         async with Client(build_mcp(lambda: svc)) as c:
             old = (await c.call_tool("save_memory", {"text": OLD_TEXT, "title": "Prefers Python"})).structured_content
-            new = (await c.call_tool("save_memory", {"text": NEW_TEXT, "title": "Prefers Go",
-                                                     "supersedes": [old["note"]["id"]]})).structured_content
+            new = (
+                await c.call_tool(
+                    "save_memory", {"text": NEW_TEXT, "title": "Prefers Go", "supersedes": [old["note"]["id"]]}
+                )
+            ).structured_content
             assert new["superseded"] == [old["note"]["path"]]
-            later = (await c.call_tool("save_memory", {"text": "Backend services are written in Rust now",
-                                                       "title": "Prefers Rust"})).structured_content
-            marked = (await c.call_tool("supersede_memory", {"old": new["note"]["id"], "by": later["note"]["id"]})).structured_content
+            later = (
+                await c.call_tool(
+                    "save_memory", {"text": "Backend services are written in Rust now", "title": "Prefers Rust"}
+                )
+            ).structured_content
+            marked = (
+                await c.call_tool("supersede_memory", {"old": new["note"]["id"], "by": later["note"]["id"]})
+            ).structured_content
             assert marked["superseded"]["path"] == "STM/Prefers Go.md"
             found = (await c.call_tool("search_memory", {"query": "backend services"})).structured_content
             assert [r["path"] for r in found["results"]] == ["STM/Prefers Rust.md"]
-            every = (await c.call_tool("search_memory", {"query": "backend services", "include_superseded": True})).structured_content
+            every = (
+                await c.call_tool("search_memory", {"query": "backend services", "include_superseded": True})
+            ).structured_content
             assert {r["path"]: r.get("superseded_by") for r in every["results"]} == {
-                "STM/Prefers Rust.md": None, "STM/Prefers Go.md": "STM/Prefers Rust.md",
-                "STM/Prefers Python.md": "STM/Prefers Rust.md"}
-            bad = await c.call_tool("supersede_memory", {"old": "nope", "by": later["note"]["id"]}, raise_on_error=False)
+                "STM/Prefers Rust.md": None,
+                "STM/Prefers Go.md": "STM/Prefers Rust.md",
+                "STM/Prefers Python.md": "STM/Prefers Rust.md",
+            }
+            bad = await c.call_tool(
+                "supersede_memory", {"old": "nope", "by": later["note"]["id"]}, raise_on_error=False
+            )
             assert bad.is_error
 
     asyncio.run(go())
@@ -287,8 +311,12 @@ def test_related_lists_and_a_promotion_never_point_at_a_replaced_fact(svc, empty
     from test_editor_hold import bridge
 
     old = svc.save("The commute train leaves at 8:10", title="Train old", tags=["commute", "rail"])["note"]
-    new = svc.save("The commute train leaves at 8:40", title="Train new", tags=["commute", "rail"], supersedes=[old["id"]])["note"]
-    me = svc.create_memory("Take the rail pass for the commute every weekday", ["commute", "rail"], "Rail pass", use_count=8)
+    new = svc.save(
+        "The commute train leaves at 8:40", title="Train new", tags=["commute", "rail"], supersedes=[old["id"]]
+    )["note"]
+    me = svc.create_memory(
+        "Take the rail pass for the commute every weekday", ["commute", "rail"], "Rail pass", use_count=8
+    )
     with bridge(svc) as client:
         r = client.get("/api/related", params={"path": me["path"]})
     assert r.status_code == 200 and r.json()["method"] == "tags"
@@ -303,10 +331,19 @@ def test_an_import_never_brings_a_replaced_fact_back(svc, empty_vault, tmp_path)
     new = svc.save("My train leaves at 8:40 from platform two", title="Train new", supersedes=[old["id"]])["note"]
     assert [m["from"] for m in svc.gc(dry_run=False)["archived"]] == [old["path"]]
     export = tmp_path / "mem0.json"
-    export.write_text(json.dumps([
-        {"id": "m1", "memory": "My train leaves at 8:10 from platform two", "created_at": "2026-10-01T08:00:00Z"},
-        {"id": "m2", "memory": "The bakery opens at seven", "created_at": "2026-10-01T08:00:00Z"},
-    ]), encoding="utf-8")
+    export.write_text(
+        json.dumps(
+            [
+                {
+                    "id": "m1",
+                    "memory": "My train leaves at 8:10 from platform two",
+                    "created_at": "2026-10-01T08:00:00Z",
+                },
+                {"id": "m2", "memory": "The bakery opens at seven", "created_at": "2026-10-01T08:00:00Z"},
+            ]
+        ),
+        encoding="utf-8",
+    )
     for _ in range(2):  # idempotent: the second run changes nothing either
         out = svc.import_memories("mem0", export)
         assert [r["id"] for r in out["replaced"]] == ["m1"] and out["replaced"][0]["note"] == "Archive/Train old.md"
@@ -318,8 +355,20 @@ def test_an_import_never_brings_a_replaced_fact_back(svc, empty_vault, tmp_path)
 def test_an_imported_supersedes_relation_is_a_supersession_and_a_loop_is_refused(svc, tmp_path):
     t = int(FIXED_NOW.timestamp()) - 3600
     records = [
-        {"id": "m1", "content": "My train leaves at 8:10 from platform two", "created_at": t, "last_used": t, "status": "active"},
-        {"id": "m2", "content": "My train leaves at 8:40 from platform two", "created_at": t, "last_used": t, "status": "active"},
+        {
+            "id": "m1",
+            "content": "My train leaves at 8:10 from platform two",
+            "created_at": t,
+            "last_used": t,
+            "status": "active",
+        },
+        {
+            "id": "m2",
+            "content": "My train leaves at 8:40 from platform two",
+            "created_at": t,
+            "last_used": t,
+            "status": "active",
+        },
         {"id": "m3", "content": "Standup is at nine in room four", "created_at": t, "last_used": t, "status": "active"},
         {"id": "m4", "content": "Standup is at ten in room four", "created_at": t, "last_used": t, "status": "active"},
         {"from_memory_id": "m2", "to_memory_id": "m1", "relation_type": "supersedes"},

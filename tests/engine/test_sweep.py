@@ -10,9 +10,9 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from conftest import FIXED_NOW, ROOT, make_service
 
 from vault_sync.due import due_dates
-from conftest import FIXED_NOW, ROOT, make_service
 from vault_sync.fmblock import find_block, load_yaml
 
 NOTE = """---
@@ -34,7 +34,7 @@ The auth service signs JWTs with RS256.
 def _frontmatter(path: Path) -> dict:
     text = path.read_text(encoding="utf-8-sig")
     b = find_block(text)
-    return load_yaml(text[b.yaml_start:b.yaml_end])
+    return load_yaml(text[b.yaml_start : b.yaml_end])
 
 
 def test_sweep_writes_one_line_and_keeps_the_comment(empty_vault):
@@ -48,8 +48,12 @@ def test_sweep_writes_one_line_and_keeps_the_comment(empty_vault):
     changed = [d for d in difflib.ndiff(before, after) if d[:2] in ("- ", "+ ")]
     # the score line changes in place; the due dates are added, solved from the inputs
     due = due_dates(svc.params, 6, 1.0, FIXED_NOW - timedelta(days=2))
-    assert changed == ["- decay_score: 0.5   # a comment", "+ decay_score: 1.846   # a comment",
-                       f"+ review_on: {due['review_on']}", f"+ archive_on: {due['archive_on']}"]
+    assert changed == [
+        "- decay_score: 0.5   # a comment",
+        "+ decay_score: 1.846   # a comment",
+        f"+ review_on: {due['review_on']}",
+        f"+ archive_on: {due['archive_on']}",
+    ]
     assert report["written"] == 1
     # the index follows the write
     assert svc.store.note("STM/jwt.md")["decay_score"] == pytest.approx(1.846)
@@ -71,7 +75,18 @@ def test_precision_setting_controls_written_digits(empty_vault):
 def _owned_lines_only_changed(before: bytes, after: bytes) -> bool:
     """Every line that differs is an owned-key line of the frontmatter."""
     b, a = before.splitlines(keepends=True), after.splitlines(keepends=True)
-    owned = (b"decay_score:", b"review_priority:", b"review_on:", b"archive_on:", b"id:", b"created:", b"last_used:", b"use_count:", b"strength:", b"status:")
+    owned = (
+        b"decay_score:",
+        b"review_priority:",
+        b"review_on:",
+        b"archive_on:",
+        b"id:",
+        b"created:",
+        b"last_used:",
+        b"use_count:",
+        b"strength:",
+        b"status:",
+    )
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=b, b=a, autojunk=False).get_opcodes():
         if tag == "equal":
             continue
@@ -135,7 +150,9 @@ def test_bad_notes_are_reported_and_never_written(empty_vault):
     for name, data in BAD.items():
         (empty_vault / "STM" / name).write_bytes(data)
     (empty_vault / "STM" / "huge.md").write_bytes(b"---\nid: h\n---\n" + b"word " * 2_100_000)
-    (empty_vault / "STM" / "stringtags.md").write_bytes(b"---\nid: t\ntags: \"a, b\"\nlast_used: 2026-11-19T00:00:00Z\n---\nx\n")
+    (empty_vault / "STM" / "stringtags.md").write_bytes(
+        b'---\nid: t\ntags: "a, b"\nlast_used: 2026-11-19T00:00:00Z\n---\nx\n'
+    )
     before = {p.name: p.read_bytes() for p in (empty_vault / "STM").iterdir()}
     svc = make_service(empty_vault)
     report = svc.sweep()
@@ -159,7 +176,7 @@ def test_bad_notes_are_reported_and_never_written(empty_vault):
 
 
 def test_string_tags_read_as_two_tags_with_a_warning(empty_vault):
-    (empty_vault / "STM" / "t.md").write_bytes(b"---\nid: t\ntags: \"a, b\"\nlast_used: 2026-11-19T00:00:00Z\n---\nx\n")
+    (empty_vault / "STM" / "t.md").write_bytes(b'---\nid: t\ntags: "a, b"\nlast_used: 2026-11-19T00:00:00Z\n---\nx\n')
     svc = make_service(empty_vault)
     row = svc.store.note("STM/t.md")
     assert sorted(svc.store.tags_of(row["rowid"])) == ["a", "b"]
@@ -182,13 +199,24 @@ def test_note_without_frontmatter_in_stm_becomes_a_memory(empty_vault):
 def test_cli_sweep_and_status_json(empty_vault, tmp_path):
     note = empty_vault / "STM" / "jwt.md"
     note.write_text(NOTE.format(last_used="2026-11-01T00:00:00Z"), encoding="utf-8")
-    env = dict(os.environ, MNEMOVAULT_VAULT=str(empty_vault), MNEMOVAULT_DECAY_MODEL="exponential", MNEMOVAULT_QUIET_SECONDS="0")
-    out = subprocess.run([sys.executable, "-m", "bridge.cli", "sweep", "--json"], env=env, capture_output=True, text=True, cwd=ROOT)
+    env = dict(
+        os.environ,
+        MNEMOVAULT_VAULT=str(empty_vault),
+        MNEMOVAULT_DECAY_MODEL="exponential",
+        MNEMOVAULT_QUIET_SECONDS="0",
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", "bridge.cli", "sweep", "--json"], env=env, capture_output=True, text=True, cwd=ROOT
+    )
     assert out.returncode == 0, out.stderr
     assert '"written": 1' in out.stdout
-    out = subprocess.run([sys.executable, "-m", "bridge.cli", "status", "--json"], env=env, capture_output=True, text=True, cwd=ROOT)
+    out = subprocess.run(
+        [sys.executable, "-m", "bridge.cli", "status", "--json"], env=env, capture_output=True, text=True, cwd=ROOT
+    )
     assert out.returncode == 0 and '"stm": 1' in out.stdout
     bad = dict(env, MNEMOVAULT_DECAY_MODEL="linear")
-    out = subprocess.run([sys.executable, "-m", "bridge.cli", "status"], env=bad, capture_output=True, text=True, cwd=ROOT)
+    out = subprocess.run(
+        [sys.executable, "-m", "bridge.cli", "status"], env=bad, capture_output=True, text=True, cwd=ROOT
+    )
     assert out.returncode == 2
     assert "decay_model" in out.stderr and "power_law" in out.stderr

@@ -12,15 +12,15 @@ from datetime import timedelta
 
 import pytest
 import yaml
+from conftest import FIXED_NOW, assert_index_matches_rebuild, make_service
 from hypothesis import given
 from hypothesis import strategies as st
+from test_patch_props import PROPS, lines_of, note_text, split_note
 
 import vault_sync.batch as batch
 import vault_sync.ops.sweep as sweep_mod
-from conftest import FIXED_NOW, assert_index_matches_rebuild, make_service
-from test_patch_props import PROPS, lines_of, note_text, split_note
-from vault_sync.fmblock import YamlProblem, find_block, load_frontmatter
 from vault_sync.due import due_dates
+from vault_sync.fmblock import YamlProblem, find_block, load_frontmatter
 from vault_sync.index.sync import ScoreWrite
 from vault_sync.note import checksum_of
 from vault_sync.patch import PatchError, patch_frontmatter, swap_numbers
@@ -34,9 +34,11 @@ def memory(i: int, days_ago: float, extra: str = "") -> str:
     # the due dates an earlier engine write left: they only move when the inputs do
     due = due_dates(ScoringParams(), 1 + i % 4, 1.0, when)
     dates = "".join(f"{k}: {d.isoformat()}\n" for k, d in due.items() if d is not None)
-    return (f"---\nid: 00000000-0000-4000-8000-{i:012d}\ntags: [t{i % 3}]  # kept\ncreated: 2026-10-01T08:00:00Z\n"
-            f"last_used: {last}\nuse_count: {1 + i % 4}\nstrength: 1.0\nstatus: active\n{extra}"
-            f"decay_score: 0.5 # mine\nreview_priority: 0.0\n{dates}---\nMemory number {i}.\n")
+    return (
+        f"---\nid: 00000000-0000-4000-8000-{i:012d}\ntags: [t{i % 3}]  # kept\ncreated: 2026-10-01T08:00:00Z\n"
+        f"last_used: {last}\nuse_count: {1 + i % 4}\nstrength: 1.0\nstatus: active\n{extra}"
+        f"decay_score: 0.5 # mine\nreview_priority: 0.0\n{dates}---\nMemory number {i}.\n"
+    )
 
 
 def stm_vault(root, n: int):
@@ -55,9 +57,13 @@ def scored_note(draw):
     opening, yaml_text = head.split(nl, 1)
     lines = lines_of(yaml_text)
     for key in ("decay_score", "review_priority"):
-        number = draw(st.one_of(st.floats(0, 100, allow_nan=False).map(repr), st.integers(0, 9).map(str), st.just("1_000")))
+        number = draw(
+            st.one_of(st.floats(0, 100, allow_nan=False).map(repr), st.integers(0, 9).map(str), st.just("1_000"))
+        )
         comment = draw(st.sampled_from(["", " # c", "   # x: y"]))
-        lines.insert(draw(st.integers(0, len(lines))), f"{key}:{draw(st.sampled_from([' ', '  ']))}{number}{comment}{nl}")
+        lines.insert(
+            draw(st.integers(0, len(lines))), f"{key}:{draw(st.sampled_from([' ', '  ']))}{number}{comment}{nl}"
+        )
     return opening + nl + "".join(lines) + close + body
 
 
@@ -66,30 +72,33 @@ def scored_note(draw):
 def test_swap_numbers_gives_what_a_full_patch_gives(text, score, prio):
     block = find_block(text)
     try:
-        parsed, dupes = load_frontmatter(text[block.yaml_start:block.yaml_end])
+        parsed, dupes = load_frontmatter(text[block.yaml_start : block.yaml_end])
     except YamlProblem:
         return
     updates = {"decay_score": score, "review_priority": prio}
     fast = swap_numbers(text, updates)
     numbers = isinstance(parsed, dict) and all(
-        isinstance(parsed.get(k), (int, float)) and not isinstance(parsed.get(k), bool) for k in updates)
+        isinstance(parsed.get(k), (int, float)) and not isinstance(parsed.get(k), bool) for k in updates
+    )
     if fast is None or dupes or not numbers:
         return  # outside the caller's precondition (the index saw a problem there)
-    after, _ = load_frontmatter(fast[find_block(fast).yaml_start:find_block(fast).yaml_end])
+    after, _ = load_frontmatter(fast[find_block(fast).yaml_start : find_block(fast).yaml_end])
     assert after == {**parsed, **updates}
     assert fast == patch_frontmatter(text, updates, parsed)
-    assert fast[find_block(fast).yaml_end:] == text[block.yaml_end:]
+    assert fast[find_block(fast).yaml_end :] == text[block.yaml_end :]
 
 
 def test_swap_numbers_patches_plain_numbers_and_declines_the_rest():
     text = "\ufeff---\r\nid: x\r\ndecay_score: 0.5   # c\r\nreview_priority: 1\r\n---\r\nbody\r\ndecay_score: 1\r\n"
     got = swap_numbers(text, {"decay_score": 0.25, "review_priority": 0.125})
-    assert got == "\ufeff---\r\nid: x\r\ndecay_score: 0.25   # c\r\nreview_priority: 0.125\r\n---\r\nbody\r\ndecay_score: 1\r\n"
+    assert got == (
+        "\ufeff---\r\nid: x\r\ndecay_score: 0.25   # c\r\nreview_priority: 0.125\r\n---\r\nbody\r\ndecay_score: 1\r\n"
+    )
     declined = [
         "---\ndecay_score: '0.5'\n---\n",  # a string, not a number
         "---\ndecay_score: 0.5\n  more\n---\n",  # a value continued on the next line
         "---\ndecay_score: 0.5\ndecay_score: 0.6\n---\n",  # twice
-        "---\nnote: \"a\ndecay_score: 0.5\nz: y\"\n---\n",  # text inside a quoted value
+        '---\nnote: "a\ndecay_score: 0.5\nz: y"\n---\n',  # text inside a quoted value
         "---\nother: 1\n---\n",  # not there
         "no frontmatter\n",
     ]
@@ -99,7 +108,7 @@ def test_swap_numbers_patches_plain_numbers_and_declines_the_rest():
 
 def test_a_key_line_inside_a_quoted_value_is_never_patched_as_the_key():
     # PyYAML lets a quoted value continue at column 0; the real key is a complex key
-    text = "---\nnote: \"first\ndecay_score: 0.5\nx: y\"\n? decay_score\n: 0.5\n---\nbody\n"
+    text = '---\nnote: "first\ndecay_score: 0.5\nx: y"\n? decay_score\n: 0.5\n---\nbody\n'
     before = yaml.safe_load(text.split("---\n")[1])
     assert before["note"] == "first decay_score: 0.5 x: y"
     try:
@@ -146,7 +155,10 @@ def test_large_sweep_in_chunks_matches_a_rebuild_and_leaves_no_temp_files(empty_
 def test_a_note_with_a_problem_takes_the_full_path_and_the_index_still_matches(empty_vault, monkeypatch):
     stm_vault(empty_vault, 3)
     odd = empty_vault / "STM" / "odd.md"
-    odd.write_text(memory(9, 2, extra="decay_score_note: fine\n").replace("review_priority: 0.0", "review_priority: 7"), encoding="utf-8")
+    odd.write_text(
+        memory(9, 2, extra="decay_score_note: fine\n").replace("review_priority: 0.0", "review_priority: 7"),
+        encoding="utf-8",
+    )
     svc = make_service(empty_vault, quiet_seconds=0)
     assert svc.store.query("SELECT cause FROM problems WHERE path='STM/odd.md'")  # out of range: a warning
     parsed = []
@@ -166,7 +178,9 @@ def test_record_scores_rereads_a_row_that_moved_on(empty_vault):
     new = path.read_bytes().replace(b"decay_score: 0.5", b"decay_score: 0.25")
     path.write_bytes(new)
     st = path.stat()
-    stale = ScoreWrite("STM/m001.md", None, "not-what-the-index-holds", checksum_of(new), st.st_mtime_ns, st.st_size, 0.25, 0.0)
+    stale = ScoreWrite(
+        "STM/m001.md", None, "not-what-the-index-holds", checksum_of(new), st.st_mtime_ns, st.st_size, 0.25, 0.0
+    )
     report = svc.indexer.record_scores([stale])
     assert svc.store.note("STM/m001.md")["decay_score"] == 0.25  # read from the file, not trusted
     assert report.updated == 1
@@ -191,7 +205,9 @@ def test_old_copies_are_reused_only_where_no_one_else_can_reach_them(empty_vault
     monkeypatch.setattr(batch, "SYNCFS_FROM", syncfs_from)
     folder = empty_vault / "STM"
     for i in range(12):  # bodies of different lengths: a reused copy is often longer
-        (folder / f"m{i:03d}.md").write_text(memory(i, 0.5 + i % 9).replace("Memory number", "Memory" + " long" * (i % 5) + " number"), encoding="utf-8")
+        (folder / f"m{i:03d}.md").write_text(
+            memory(i, 0.5 + i % 9).replace("Memory number", "Memory" + " long" * (i % 5) + " number"), encoding="utf-8"
+        )
     before = {p.name: p.read_bytes() for p in folder.iterdir()}
     held = os.open(folder / "m000.md", os.O_RDWR)  # a writer that keeps the note open
     other_name = tmp_path / "elsewhere.md"
@@ -242,7 +258,9 @@ def test_a_keystroke_during_the_sweep_is_kept(empty_vault, monkeypatch, moment, 
     or, in chunks, before it is reused): either way the line stays and the new score is applied."""
     monkeypatch.setattr(batch, "SYNCFS_FROM", 1)
     stm_vault(empty_vault, 5)
-    svc = make_service(empty_vault, quiet_seconds=0, sweep_chunk=chunk)  # 2: m003's old copy is checked before m004 reuses it
+    svc = make_service(
+        empty_vault, quiet_seconds=0, sweep_chunk=chunk
+    )  # 2: m003's old copy is checked before m004 reuses it
     target = empty_vault / "STM" / "m003.md"
     if moment == "exchange" and not batch.exchange(target, target):
         pytest.skip("no RENAME_EXCHANGE here")
@@ -252,7 +270,9 @@ def test_a_keystroke_during_the_sweep_is_kept(empty_vault, monkeypatch, moment, 
     typed = []
 
     def type_then(*args):
-        ours = str(args[1]) == str(target) if moment == "exchange" else any(str(i.target) == str(target) for i in args[0])
+        ours = (
+            str(args[1]) == str(target) if moment == "exchange" else any(str(i.target) == str(target) for i in args[0])
+        )
         if not typed and ours:
             typed.append(1)
             with open(target, "a", encoding="utf-8") as fh:  # in place, as Obsidian saves

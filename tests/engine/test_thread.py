@@ -14,9 +14,21 @@ from fastmcp import Client
 from bridge.mcp_server import build_mcp
 from vault_sync.errors import InvalidInput, NotFound, WrongState
 
-TURNS = [f"Turn {i}: " + text for i, text in enumerate([
-    "We reached the glassblowing museum.", "Was it the one on Murano?", "Yes, I went there yesterday!",
-    "Did you buy anything?", "A blue vase.", "Lovely.", "See you Tuesday.", "Bye!"])]
+TURNS = [
+    f"Turn {i}: " + text
+    for i, text in enumerate(
+        [
+            "We reached the glassblowing museum.",
+            "Was it the one on Murano?",
+            "Yes, I went there yesterday!",
+            "Did you buy anything?",
+            "A blue vase.",
+            "Lovely.",
+            "See you Tuesday.",
+            "Bye!",
+        ]
+    )
+]
 
 
 def _save(svc, order):
@@ -95,7 +107,8 @@ def test_get_api_thread_on_a_real_daemon(vault, tmp_path):
 
     for i, text in enumerate(TURNS[:4]):  # turns written by hand, as a person or another tool might
         (vault / "STM" / f"trip turn {i}.md").write_text(
-            f"---\nconversation: trip\nsaid_at: 2023-05-08T10:0{i}:00Z\n---\n{text}\n", encoding="utf-8")
+            f"---\nconversation: trip\nsaid_at: 2023-05-08T10:0{i}:00Z\n---\n{text}\n", encoding="utf-8"
+        )
     d = Daemon(vault, tmp_path / "daemon-home", **QUIET_LIFECYCLE)
     try:
         daemon = d.start()
@@ -110,7 +123,9 @@ def test_get_api_thread_on_a_real_daemon(vault, tmp_path):
         assert r.status_code in (400, 422) and "before" in r.text
         assert daemon.get("/api/thread", {"ref": "STM/none.md"}).status_code == 404
         r = daemon.post("/api/rpc", {"op": "thread", "args": {"ref": "STM/trip turn 0.md", "before": 0, "after": 1}})
-        assert r.status_code == 200 and [t["text"] for t in r.json()["result"]["turns"]] == TURNS[:2]  # the CLI's channel
+        assert (
+            r.status_code == 200 and [t["text"] for t in r.json()["result"]["turns"]] == TURNS[:2]
+        )  # the CLI's channel
     finally:
         d.close()
 

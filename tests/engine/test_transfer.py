@@ -26,7 +26,7 @@ T0 = int(datetime(2026, 10, 1, tzinfo=timezone.utc).timestamp())
 def fm_of(path: Path) -> tuple[dict, str]:
     text = path.read_text(encoding="utf-8")
     block = find_block(text)
-    return load_yaml(text[block.yaml_start:block.yaml_end]), text[block.body_start:]
+    return load_yaml(text[block.yaml_start : block.yaml_end]), text[block.body_start :]
 
 
 def notes(vault: Path) -> dict[str, bytes]:
@@ -43,28 +43,40 @@ def by_source_id(vault: Path) -> dict[str, tuple[dict, str]]:
 
 
 def write_jsonl(path: Path, records: list) -> Path:
-    path.write_text("\n".join(r if isinstance(r, str) else json.dumps(r, ensure_ascii=False) for r in records) + "\n",
-                    encoding="utf-8")
+    path.write_text(
+        "\n".join(r if isinstance(r, str) else json.dumps(r, ensure_ascii=False) for r in records) + "\n",
+        encoding="utf-8",
+    )
     return path
 
 
 def cg_memory(i: int, text: str | None = None, **kw) -> dict:
-    rec = {"id": f"mem-{i}", "content": text or f"Memory number {i} about the build server setup",
-           "tags": ["infra"], "created_at": T0 + i, "last_used": T0 + 86400 + i, "use_count": 3, "strength": 1.2,
-           "status": "active"}
+    rec = {
+        "id": f"mem-{i}",
+        "content": text or f"Memory number {i} about the build server setup",
+        "tags": ["infra"],
+        "created_at": T0 + i,
+        "last_used": T0 + 86400 + i,
+        "use_count": 3,
+        "strength": 1.2,
+        "status": "active",
+    }
     rec.update(kw)
     return rec
 
 
 # -- cortexgraph --
 def test_cortexgraph_keeps_counters_dates_relations_refuses_secrets_and_is_idempotent(empty_vault, tmp_path):
-    src = write_jsonl(tmp_path / "memories.jsonl", [
-        cg_memory(1, "Ann prefers tabs over spaces in Python — ünïcödé 日本語"),
-        cg_memory(2, "The staging database lives on db-stage-2 in Frankfurt"),
-        cg_memory(3, SECRET),
-        cg_memory(4, "the staging DATABASE lives on db-stage-2   in Frankfurt"),  # a duplicate of 2
-        {"from_memory_id": "mem-1", "to_memory_id": "mem-2", "relation_type": "related"},
-    ])
+    src = write_jsonl(
+        tmp_path / "memories.jsonl",
+        [
+            cg_memory(1, "Ann prefers tabs over spaces in Python — ünïcödé 日本語"),
+            cg_memory(2, "The staging database lives on db-stage-2 in Frankfurt"),
+            cg_memory(3, SECRET),
+            cg_memory(4, "the staging DATABASE lives on db-stage-2   in Frankfurt"),  # a duplicate of 2
+            {"from_memory_id": "mem-1", "to_memory_id": "mem-2", "relation_type": "related"},
+        ],
+    )
     svc = make_service(empty_vault)
     r = svc.import_memories("cortexgraph", src)
     assert (r["created"], r["reinforced"], r["refused"]) == (2, 1, 1)
@@ -76,7 +88,9 @@ def test_cortexgraph_keeps_counters_dates_relations_refuses_secrets_and_is_idemp
     assert fm1["created"] == datetime.fromtimestamp(T0 + 1, tz=timezone.utc)
     assert fm1["last_used"] == datetime.fromtimestamp(T0 + 86401, tz=timezone.utc)
     assert (fm1["use_count"], fm1["strength"]) == (3, 1.2)
-    mem2 = next(p for p in notes(empty_vault) if by_source_id(empty_vault)["mem-2"][1] in notes(empty_vault)[p].decode())
+    mem2 = next(
+        p for p in notes(empty_vault) if by_source_id(empty_vault)["mem-2"][1] in notes(empty_vault)[p].decode()
+    )
     assert fm1["related"] == [f"[[{Path(mem2).stem}]]"] and "relations" not in fm1  # a link, not text
     assert got["mem-2"][0]["use_count"] == 6  # its in-file duplicate folded in as more uses
     assert svc.status()["sources"] == {"cortexgraph": 2}
@@ -95,11 +109,20 @@ def test_cortexgraph_keeps_counters_dates_relations_refuses_secrets_and_is_idemp
 
 
 def test_cortexgraph_malformed_lines_are_each_reported_and_nothing_is_written(empty_vault, tmp_path):
-    src = write_jsonl(tmp_path / "memories.jsonl", [
-        cg_memory(1), "{not json", cg_memory(3, use_count="many"), {"content": "no id here at all"},
-        cg_memory(5, created_at="yesterday-ish"), '["a list"]', cg_memory(1),  # line 7: an update, no problem
-        {"id": "mem-1", "_deleted": True, "content": 5}, {"_deleted": True},
-    ])
+    src = write_jsonl(
+        tmp_path / "memories.jsonl",
+        [
+            cg_memory(1),
+            "{not json",
+            cg_memory(3, use_count="many"),
+            {"content": "no id here at all"},
+            cg_memory(5, created_at="yesterday-ish"),
+            '["a list"]',
+            cg_memory(1),  # line 7: an update, no problem
+            {"id": "mem-1", "_deleted": True, "content": 5},
+            {"_deleted": True},
+        ],
+    )
     svc = make_service(empty_vault)
     with pytest.raises(BadSource) as exc:
         svc.import_memories("cortexgraph", src)
@@ -117,8 +140,9 @@ def test_a_large_import_is_one_batch_not_per_note_work(empty_vault, tmp_path, mo
     import vault_sync.patch as patch_mod
 
     n = 2000
-    src = write_jsonl(tmp_path / "big.jsonl", [cg_memory(i, f"Memory {i}: note about topic {i % 97} and item {i}")
-                                               for i in range(n)])
+    src = write_jsonl(
+        tmp_path / "big.jsonl", [cg_memory(i, f"Memory {i}: note about topic {i % 97} and item {i}") for i in range(n)]
+    )
     svc = make_service(empty_vault)
     calls = {"fsync": 0, "sync": 0, "yaml": 0}
     real_fsync, real_sync, real_yaml = os.fsync, svc.indexer.sync_paths, patch_mod.load_yaml
@@ -127,6 +151,7 @@ def test_a_large_import_is_one_batch_not_per_note_work(empty_vault, tmp_path, mo
         def wrapper(*a, **kw):
             calls[name] += 1
             return real(*a, **kw)
+
         return wrapper
 
     monkeypatch.setattr(os, "fsync", spy("fsync", real_fsync))
@@ -144,13 +169,30 @@ def test_a_large_import_is_one_batch_not_per_note_work(empty_vault, tmp_path, mo
 # -- mem0 --
 def test_mem0_export(empty_vault, tmp_path):
     src = tmp_path / "mem0.json"
-    src.write_text(json.dumps({"results": [
-        {"id": "a1", "memory": "Likes hiking in the Alps on weekends", "created_at": "2025-03-01T10:00:00-08:00",
-         "updated_at": "2025-04-01T10:00:00Z", "metadata": {"app": "chat"}, "categories": ["hobbies"]},
-        {"id": "a2", "memory": "Uses the token ghp_abcdefghijklmnopqrstuvwxyz0123456789 for CI", "categories": []},
-        {"id": "a3", "memory": "Is vegetarian and allergic to peanuts", "metadata": {"note": SECRET}},
-        {"id": "a4", "memory": "Has two cats named Miso and Tofu"},
-    ]}), encoding="utf-8")
+    src.write_text(
+        json.dumps(
+            {
+                "results": [
+                    {
+                        "id": "a1",
+                        "memory": "Likes hiking in the Alps on weekends",
+                        "created_at": "2025-03-01T10:00:00-08:00",
+                        "updated_at": "2025-04-01T10:00:00Z",
+                        "metadata": {"app": "chat"},
+                        "categories": ["hobbies"],
+                    },
+                    {
+                        "id": "a2",
+                        "memory": "Uses the token ghp_abcdefghijklmnopqrstuvwxyz0123456789 for CI",
+                        "categories": [],
+                    },
+                    {"id": "a3", "memory": "Is vegetarian and allergic to peanuts", "metadata": {"note": SECRET}},
+                    {"id": "a4", "memory": "Has two cats named Miso and Tofu"},
+                ]
+            }
+        ),
+        encoding="utf-8",
+    )
     svc = make_service(empty_vault)
     r = svc.import_memories("mem0", src, tag="from-mem0")
     assert (r["created"], r["refused"]) == (2, 2)
@@ -165,7 +207,9 @@ def test_mem0_export(empty_vault, tmp_path):
     assert notes(empty_vault) == before
 
     bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps([{"id": "x", "memory": "fine text for a memory"}, {"id": 3, "memory": "x"}, {"memory": 5}]))
+    bad.write_text(
+        json.dumps([{"id": "x", "memory": "fine text for a memory"}, {"id": 3, "memory": "x"}, {"memory": 5}])
+    )
     with pytest.raises(BadSource) as exc:
         svc.import_memories("mem0", bad)
     assert [p.split(":")[0] for p in exc.value.problems] == ["item 2", "item 3"]
@@ -179,11 +223,16 @@ def test_basic_memory_folder_kept_byte_for_byte(empty_vault, tmp_path):
     (proj / "people" / "ann.md").write_text(
         "---\ntitle: Ann Smith\ntype: person\npermalink: people/ann-smith\ntags:\n- team\n---\n\n# Ann Smith\n\n"
         "## Observations\n- [role] Leads the platform team #work\n- [preference] Prefers async standups\n\n"
-        "## Relations\n- works_at [[Acme Corp]]\n- mentors [[Bob Jones]]\n", encoding="utf-8")
-    (proj / "acme.md").write_text("---\ntitle: Acme Corp\ntype: organization\npermalink: acme-corp\n---\n\n"
-                                  "- [fact] Founded in 1999 in Zürich\n- employs [[Ann Smith]]\n", encoding="utf-8")
+        "## Relations\n- works_at [[Acme Corp]]\n- mentors [[Bob Jones]]\n",
+        encoding="utf-8",
+    )
+    (proj / "acme.md").write_text(
+        "---\ntitle: Acme Corp\ntype: organization\npermalink: acme-corp\n---\n\n"
+        "- [fact] Founded in 1999 in Zürich\n- employs [[Ann Smith]]\n",
+        encoding="utf-8",
+    )
     (proj / "secret.md").write_text(f"---\ntitle: Keys\npermalink: keys\n---\n{SECRET}\n", encoding="utf-8")
-    digest = {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in proj.rglob("*")  if p.is_file()}
+    digest = {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in proj.rglob("*") if p.is_file()}
     svc = make_service(empty_vault)
     r = svc.import_memories("basic-memory", proj)
     assert (r["created"], r["refused"]) == (2, 1) and r["refusals"][0]["where"] == "secret.md"
@@ -209,10 +258,16 @@ def test_basic_memory_folder_kept_byte_for_byte(empty_vault, tmp_path):
 def test_markdown_folder_claude_sections_bullets_and_notes(empty_vault, tmp_path):
     src = tmp_path / "md"
     src.mkdir()
-    (src / "CLAUDE.md").write_text("# Project notes\nintro line\n\n## Build\nRun make test before every commit.\n\n"
-                                   "## Style\nUse four spaces and type hints everywhere.\n", encoding="utf-8")
-    (src / "chatgpt.md").write_text("- Lives in Lisbon since 2021\n- Works as a data engineer at a bank\n"
-                                    "- Lives in Lisbon since 2021\n* Has a daughter named Inês\n", encoding="utf-8")
+    (src / "CLAUDE.md").write_text(
+        "# Project notes\nintro line\n\n## Build\nRun make test before every commit.\n\n"
+        "## Style\nUse four spaces and type hints everywhere.\n",
+        encoding="utf-8",
+    )
+    (src / "chatgpt.md").write_text(
+        "- Lives in Lisbon since 2021\n- Works as a data engineer at a bank\n"
+        "- Lives in Lisbon since 2021\n* Has a daughter named Inês\n",
+        encoding="utf-8",
+    )
     (src / "idea.md").write_text("# Garden plan\nPlant tomatoes along the south wall in April.\n", encoding="utf-8")
     svc = make_service(empty_vault)
     r = svc.import_memories("markdown", src)
@@ -228,8 +283,9 @@ def test_markdown_folder_claude_sections_bullets_and_notes(empty_vault, tmp_path
 
 
 def test_dry_run_writes_nothing_and_cli_prints_the_plan(empty_vault, tmp_path):
-    src = write_jsonl(tmp_path / "m.jsonl", [cg_memory(1), cg_memory(2, SECRET),
-                                             {"from_memory_id": "mem-1", "to_memory_id": "mem-9"}])
+    src = write_jsonl(
+        tmp_path / "m.jsonl", [cg_memory(1), cg_memory(2, SECRET), {"from_memory_id": "mem-1", "to_memory_id": "mem-9"}]
+    )
     make_service(empty_vault).close()
     runner = CliRunner()
     res = runner.invoke(app, ["import", "cortexgraph", str(src), "--dry-run", "--vault", str(empty_vault)])
@@ -246,7 +302,9 @@ def test_export_then_import_jsonl_into_an_empty_vault_is_exact(vault, tmp_path):
     svc = make_service(vault)
     svc.save("A memory saved just before the export, with ünïcödé", tags=["x"])
     out = tmp_path / "all.jsonl"
-    res = CliRunner().invoke(app, ["export", "--format", "jsonl", "--scope", "all", "--out", str(out), "--vault", str(vault)])
+    res = CliRunner().invoke(
+        app, ["export", "--format", "jsonl", "--scope", "all", "--out", str(out), "--vault", str(vault)]
+    )
     assert res.exit_code == 0, res.output
     records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     kinds = {r["kind"] for r in records}
@@ -284,7 +342,9 @@ def test_basic_memory_thousand_notes_every_observation_and_relation_present(empt
         (proj / f"entity-{i}.md").write_text(
             f"---\ntitle: Entity {i}\ntype: concept\npermalink: entity-{i}\n---\n\n# Entity {i}\n\n"
             f"- [fact] Entity {i} was observed on day {i}\n- [idea] Entity {i} relates to topic {i % 13}\n"
-            f"- relates_to [[Entity {(i + 1) % 1000}]]\n", encoding="utf-8")
+            f"- relates_to [[Entity {(i + 1) % 1000}]]\n",
+            encoding="utf-8",
+        )
     digest = {p.name: p.read_bytes() for p in proj.iterdir()}
     svc = make_service(empty_vault)
     assert svc.import_memories("basic-memory", proj)["created"] == 1000

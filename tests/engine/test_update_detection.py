@@ -37,8 +37,10 @@ def test_update_detection_on_the_labelled_set(tmp_path, record_property):
     figures = update_figures(tmp_path, True, _service)
     for name, r in figures.items():
         held = r["held_out"]
-        summary = (f"{name}: recall {r['recall']:.3f} precision {r['precision']:.3f} false alarms {r['false_alarms']:.3f}; "
-                   f"held out: recall {held['recall']:.3f} precision {held['precision']:.3f}")
+        summary = (
+            f"{name}: recall {r['recall']:.3f} precision {r['precision']:.3f} false alarms {r['false_alarms']:.3f}; "
+            f"held out: recall {held['recall']:.3f} precision {held['precision']:.3f}"
+        )
         print(summary)
         record_property(f"update_detection_{name}", summary)
     for name, r in figures.items():
@@ -48,14 +50,20 @@ def test_update_detection_on_the_labelled_set(tmp_path, record_property):
         assert r["recall"] >= max(0.85, floor["recall"]), (name, r["misses"])
         assert r["precision"] >= floor["precision"], (name, r["wrong"])
         assert r["false_alarms"] <= floor["false_alarms"], (name, r["wrong"])
-        assert held["recall"] >= floor["held_out"] and held["precision"] >= floor["held_out"], (name, held["misses"], held["wrong"])
+        assert held["recall"] >= floor["held_out"] and held["precision"] >= floor["held_out"], (
+            name,
+            held["misses"],
+            held["wrong"],
+        )
 
 
 def test_one_slot_is_one_run_of_changed_words():
     assert one_slot(words("The standup is at 10:30 every weekday"), words("The standup is at 9:00 every weekday"))
     assert one_slot(words("The landlord's name is Mrs. Albers"), words("The landlord's name is Mr. Fischer"))
     # another subject with another value: two runs
-    assert not one_slot(words("The support queue has 5 agents on weekends"), words("The support queue has 15 agents on weekdays"))
+    assert not one_slot(
+        words("The support queue has 5 agents on weekends"), words("The support queue has 15 agents on weekdays")
+    )
     assert not one_slot(words("Alice is vegetarian"), words("Alice leads the mobile app team"))  # less than half kept
 
 
@@ -82,15 +90,21 @@ def test_a_given_vector_answers_as_the_computed_one(tmp_path):
 def test_save_many_names_what_each_item_may_replace(tmp_path, embeddings):
     svc = _service(_empty(tmp_path, "b"), tmp_path / "b.sqlite3", embeddings)
     try:
-        olds = svc.save_many([{"text": "The team standup is at 9:00 every weekday"},
-                              {"text": "Our household has two cats"},
-                              {"text": "The garden needs watering twice a week in summer"}])["results"]
-        answer = svc.save_many([
-            {"text": "The team standup is at 10:30 every weekday"},
-            {"text": "We adopted a third cat, so there are three now"},
-            {"text": "The team standup moved to 11:00", "supersedes": [olds[0]["note"]["id"]]},  # named already
-            {"text": "Lunch on Fridays is usually pizza with the team"},
-        ])["results"]
+        olds = svc.save_many(
+            [
+                {"text": "The team standup is at 9:00 every weekday"},
+                {"text": "Our household has two cats"},
+                {"text": "The garden needs watering twice a week in summer"},
+            ]
+        )["results"]
+        answer = svc.save_many(
+            [
+                {"text": "The team standup is at 10:30 every weekday"},
+                {"text": "We adopted a third cat, so there are three now"},
+                {"text": "The team standup moved to 11:00", "supersedes": [olds[0]["note"]["id"]]},  # named already
+                {"text": "Lunch on Fridays is usually pizza with the team"},
+            ]
+        )["results"]
         assert [m["path"] for m in answer[0]["may_supersede"]] == [olds[0]["note"]["path"]]
         assert "supersede_memory" in answer[0]["may_supersede_hint"]
         assert [m["path"] for m in answer[1]["may_supersede"]] == [olds[1]["note"]["path"]]

@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import FIXED_NOW, index_dump, make_service, rebuild_dump
 from daemon_util import QUIET_LIFECYCLE, Daemon, cli, wait_for
 
@@ -42,7 +41,9 @@ def lost_changes(vault: Path, n: int) -> list[str]:
     folder.mkdir()
     names = [f"Lost/Unseen note {i}.md" for i in range(n)]
     for i, rel in enumerate(names):
-        (vault / rel).write_text(f"# Unseen {i}\n\nOverflowmarker{i} was written while nobody listened.\n", encoding="utf-8")
+        (vault / rel).write_text(
+            f"# Unseen {i}\n\nOverflowmarker{i} was written while nobody listened.\n", encoding="utf-8"
+        )
     staging = vault / "STM" / "Staging runs Postgres 16.md"
     staging.write_text(staging.read_text(encoding="utf-8") + "\nEditedwhilepaused.\n", encoding="utf-8")
     victims = sorted((vault / "STM").glob("*.md"))

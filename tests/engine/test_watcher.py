@@ -9,10 +9,10 @@ from pathlib import Path
 
 import hypothesis.strategies as st
 import pytest
+from conftest import SAMPLE, make_service, rebuild_dump
 from hypothesis import HealthCheck, settings
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from conftest import SAMPLE, make_service, rebuild_dump
 from vault_sync.watcher import VaultWatcher
 
 
@@ -91,10 +91,11 @@ def test_engine_write_causes_no_echo(live, vault):
 
 
 def test_batched_sweep_under_the_live_watcher_causes_no_echo(empty_vault, monkeypatch):
-    import vault_sync.batch as batch
     from datetime import timedelta
 
     from conftest import FIXED_NOW
+
+    import vault_sync.batch as batch
 
     monkeypatch.setattr(batch, "SYNCFS_FROM", 5)  # the syncfs + RENAME_EXCHANGE path
     for i in range(40):
@@ -102,7 +103,8 @@ def test_batched_sweep_under_the_live_watcher_causes_no_echo(empty_vault, monkey
         (empty_vault / "STM" / f"m{i}.md").write_text(
             f"---\nid: 00000000-0000-4000-8000-{i:012d}\ncreated: 2026-11-01T00:00:00Z\nlast_used: {last}\n"
             f"use_count: 2\nstrength: 1.0\nstatus: active\ndecay_score: 0.5\nreview_priority: 0.0\n---\nnote {i}\n",
-            encoding="utf-8")
+            encoding="utf-8",
+        )
     svc = make_service(empty_vault, quiet_seconds=0, sweep_chunk=10)  # later chunks write into the old copies
     watcher = VaultWatcher(svc.indexer, svc.layout)
     watcher.start()
@@ -160,7 +162,9 @@ class VaultMachine(RuleBasedStateMachine):
         self.watcher.start()
 
     def notes(self) -> list[Path]:
-        return sorted(p for p in self.vault.rglob("*.md") if not any(x.startswith(".") for x in p.relative_to(self.vault).parts))
+        return sorted(
+            p for p in self.vault.rglob("*.md") if not any(x.startswith(".") for x in p.relative_to(self.vault).parts)
+        )
 
     @rule(folder=FOLDERS, name=NAMES, body=WORDS)
     def create(self, folder, name, body):
@@ -202,7 +206,10 @@ class VaultMachine(RuleBasedStateMachine):
 
     @rule()
     def engine_write(self):
-        memories = [r["path"] for r in self.svc.store.query("SELECT path FROM notes WHERE kind='stm' AND writable=1 AND id IS NOT NULL")]
+        memories = [
+            r["path"]
+            for r in self.svc.store.query("SELECT path FROM notes WHERE kind='stm' AND writable=1 AND id IS NOT NULL")
+        ]
         if memories:
             try:
                 self.svc.touch(memories[0])
@@ -223,5 +230,6 @@ class VaultMachine(RuleBasedStateMachine):
 
 
 TestVaultMachine = VaultMachine.TestCase
-TestVaultMachine.settings = settings(max_examples=12, stateful_step_count=12, deadline=None,
-                                     suppress_health_check=list(HealthCheck))
+TestVaultMachine.settings = settings(
+    max_examples=12, stateful_step_count=12, deadline=None, suppress_health_check=list(HealthCheck)
+)

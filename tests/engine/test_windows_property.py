@@ -10,10 +10,9 @@ import tempfile
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+from conftest import assert_index_matches_rebuild, make_service
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from conftest import assert_index_matches_rebuild, make_service
 
 from vault_sync.index import windows
 from vault_sync.note import parse_note
@@ -22,15 +21,23 @@ START = datetime(2023, 5, 8, 10, 0, tzinfo=timezone.utc)
 WORDS = ["museum", "vase", "cello", "train", "sister", "gondola", "invoice", "biscuit"]
 CHATS = ["trip", "trip", "trip", "work"]  # mostly one conversation, so windows overlap
 
-ops = st.lists(st.one_of(
-    # save a few turns: (minute, word, chat) each; minutes repeat, so turns share moments
-    st.tuples(st.just("save"), st.lists(st.tuples(st.integers(0, 8), st.sampled_from(WORDS),
-                                                  st.sampled_from(CHATS)), min_size=1, max_size=6)),
-    st.tuples(st.just("edit"), st.integers(0, 30), st.sampled_from(WORDS)),
-    st.tuples(st.just("delete"), st.integers(0, 30)),
-    st.tuples(st.just("redate"), st.integers(0, 30), st.integers(0, 8)),
-    st.tuples(st.just("rechat"), st.integers(0, 30), st.sampled_from(CHATS + ["none"])),
-), min_size=2, max_size=12)
+ops = st.lists(
+    st.one_of(
+        # save a few turns: (minute, word, chat) each; minutes repeat, so turns share moments
+        st.tuples(
+            st.just("save"),
+            st.lists(
+                st.tuples(st.integers(0, 8), st.sampled_from(WORDS), st.sampled_from(CHATS)), min_size=1, max_size=6
+            ),
+        ),
+        st.tuples(st.just("edit"), st.integers(0, 30), st.sampled_from(WORDS)),
+        st.tuples(st.just("delete"), st.integers(0, 30)),
+        st.tuples(st.just("redate"), st.integers(0, 30), st.integers(0, 8)),
+        st.tuples(st.just("rechat"), st.integers(0, 30), st.sampled_from(CHATS + ["none"])),
+    ),
+    min_size=2,
+    max_size=12,
+)
 
 
 def _stamp(minute: int) -> str:
@@ -53,7 +60,7 @@ def expected_windows(vault: Path) -> dict[str, str]:
     for seq in turns.values():
         seq.sort(key=lambda t: (t[0], t[1]))
         for i, (when, rel, _) in enumerate(seq):
-            near = seq[max(0, i - windows.NEIGHBOURS): i + windows.NEIGHBOURS + 1]
+            near = seq[max(0, i - windows.NEIGHBOURS) : i + windows.NEIGHBOURS + 1]
             out[rel] = "\n".join(body for w, _, body in near if abs((w - when).total_seconds()) <= windows.WINDOW_S)
     return out
 
@@ -83,7 +90,9 @@ def test_windows_equal_the_ones_computed_from_the_files(steps):
                 items = []
                 for minute, word, chat in step[1]:
                     n += 1
-                    items.append({"text": f"turn {n} about the {word}", "conversation": chat, "said_at": _stamp(minute)})
+                    items.append(
+                        {"text": f"turn {n} about the {word}", "conversation": chat, "said_at": _stamp(minute)}
+                    )
                 saved += [r["note"]["path"] for r in svc.save_many(items)["results"] if r.get("saved")]
                 continue
             live = [p for p in saved if (vault / p).exists()]

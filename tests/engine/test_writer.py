@@ -16,6 +16,7 @@ OLD = b"---\nid: a\ndecay_score: 0.5\n---\nbody\n"
 def set_score(value: str):
     def transform(data: bytes) -> bytes:
         return data.replace(b"decay_score: 0.5", b"decay_score: " + value.encode())
+
     return transform
 
 

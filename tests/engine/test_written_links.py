@@ -9,6 +9,7 @@ from pathlib import Path
 
 from conftest import make_service
 from obsidian_resolver import dangling, resolve
+
 from vault_sync.index.resolver import Resolver
 
 MARTA = "STM/Marta owns billing on-call.md"
@@ -24,8 +25,11 @@ def _write(vault: Path, rel: str, text: str) -> None:
 
 
 def _files(vault: Path) -> tuple[list[str], list[str]]:
-    files = [p.relative_to(vault).as_posix() for p in vault.rglob("*") if p.is_file()
-             and not any(part.startswith(".") for part in p.relative_to(vault).parts)]
+    files = [
+        p.relative_to(vault).as_posix()
+        for p in vault.rglob("*")
+        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(vault).parts)
+    ]
     return [f for f in files if f.endswith(".md")], [f for f in files if not f.endswith(".md")]
 
 
@@ -54,7 +58,9 @@ def test_links_written_on_promotion_stay_on_target_with_duplicate_names(vault):
     _write(vault, "Archive/old/Sam wants weekly status in Slack.md", "# an old copy\n")
     _write(vault, "On-call handbook.md", "# a draft handbook at the root\n")
     _write(vault, "Projects/Use uv for Python environments.md", "# another uv note\n")
-    _write(vault, "Daily/log.md", "Billing: [[STM/Marta owns billing on-call]] and [[Use uv for Python environments]]\n")
+    _write(
+        vault, "Daily/log.md", "Billing: [[STM/Marta owns billing on-call]] and [[Use uv for Python environments]]\n"
+    )
     svc = make_service(vault)
     try:
         svc.promote(MARTA)
@@ -76,7 +82,9 @@ def test_links_written_on_promotion_stay_on_target_with_duplicate_names(vault):
 
     log = (vault / "Daily" / "log.md").read_text(encoding="utf-8")
     assert [resolve(t, "Daily/log.md", False, notes, files) for t in _targets(log)] == [
-        "LTM/Marta owns billing on-call.md", "LTM/Use uv for Python environments.md"]
+        "LTM/Marta owns billing on-call.md",
+        "LTM/Use uv for Python environments.md",
+    ]
     assert not [d for d in dangling(vault) if d[0] in ("Daily/log.md", promoted, "LTM/LTM Index.md")]
 
 

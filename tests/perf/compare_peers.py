@@ -54,6 +54,7 @@ EDITS = 10
 
 # --------------------------------------------------------------------------- helpers
 
+
 def log(msg: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
@@ -65,11 +66,20 @@ def pct(values: list[float], q: float) -> float | None:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
-def run(cmd: list[str], timeout: float, env: dict | None = None, cwd: Path | None = None) -> tuple[int | None, str, str, float]:
+def run(
+    cmd: list[str], timeout: float, env: dict | None = None, cwd: Path | None = None
+) -> tuple[int | None, str, str, float]:
     """Run a command; returns (rc or None on timeout, stdout, stderr, seconds). Kills the whole group on timeout."""
     started = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                            cwd=str(cwd) if cwd else None, start_new_session=True)
+    proc = subprocess.Popen(
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=str(cwd) if cwd else None,
+        start_new_session=True,
+    )
     try:
         out, err = proc.communicate(timeout=timeout)
         return proc.returncode, out, err, time.perf_counter() - started
@@ -93,8 +103,12 @@ def python_at_least(want: tuple[int, int]) -> str | None:
         if not exe or not os.path.exists(exe):
             continue
         try:
-            out = subprocess.run([exe, "-c", "import sys, venv; print(*sys.version_info[:2])"],
-                                 capture_output=True, text=True, timeout=30)
+            out = subprocess.run(
+                [exe, "-c", "import sys, venv; print(*sys.version_info[:2])"],
+                capture_output=True,
+                text=True,
+                timeout=30,
+            )
         except (OSError, subprocess.TimeoutExpired):
             continue
         if out.returncode == 0:
@@ -105,6 +119,7 @@ def python_at_least(want: tuple[int, int]) -> str | None:
 
 
 # --------------------------------------------------------------------------- install
+
 
 def _requires(venv_py: str, spec: str, work: Path) -> list[str]:
     """Requires-Dist of the wheel, read before installing anything (pip download --no-deps)."""
@@ -168,29 +183,44 @@ def ensure_peer(name: str, cache: Path, work: Path) -> dict:
         overrides = work / f"{name}-overrides.txt"
         overrides.write_text("".join(f"{pkg}\n" for pkg, _ in missing))
         log(f"pip could not resolve {missing}; retrying with uv --override {overrides.read_text().split()}")
-        rc, _, err2, _ = run([_uv(cache), "pip", "install", "--python", str(py), spec, *extra, "--override", str(overrides)], 1800)
+        rc, _, err2, _ = run(
+            [_uv(cache), "pip", "install", "--python", str(py), spec, *extra, "--override", str(overrides)], 1800
+        )
         if rc != 0:
             raise RuntimeError(f"uv install {spec} failed: {err2.strip()[-1500:]}")
-        notes.append("pip could not resolve " + ", ".join(p + c for p, c in missing)
-                     + " (not on the index here); installed with uv pip --override " + ", ".join(p for p, _ in missing))
+        notes.append(
+            "pip could not resolve "
+            + ", ".join(p + c for p, c in missing)
+            + " (not on the index here); installed with uv pip --override "
+            + ", ".join(p for p, _ in missing)
+        )
     if extra:
         notes.append("installed together with " + ", ".join(extra))
-    record = {"with": extra, "notes": notes, "requires_torch": any("torch" in r and "extra ==" not in r for r in requires)}
+    record = {
+        "with": extra,
+        "notes": notes,
+        "requires_torch": any("torch" in r and "extra ==" not in r for r in requires),
+    }
     marker.write_text(json.dumps(record))
     return {"python": str(py), **record}
 
 
 def pkg_version(py: str, dist: str) -> str:
-    out = subprocess.run([py, "-c", f"import importlib.metadata as m; print(m.version({dist!r}))"],
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [py, "-c", f"import importlib.metadata as m; print(m.version({dist!r}))"], capture_output=True, text=True
+    )
     return out.stdout.strip() or "?"
 
 
 # --------------------------------------------------------------------------- the edits
 
+
 def pick_edits(vault: Path, n: int = EDITS) -> list[str]:
-    notes = sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*.md")
-                   if not any(part.startswith(".") for part in p.relative_to(vault).parts))
+    notes = sorted(
+        p.relative_to(vault).as_posix()
+        for p in vault.rglob("*.md")
+        if not any(part.startswith(".") for part in p.relative_to(vault).parts)
+    )
     return random.Random(3).sample(notes, min(n, len(notes)))
 
 
@@ -202,7 +232,7 @@ def edit_token(i: int) -> str:
 # Each driver runs inside the tool's own venv, reads spec.json, and rewrites result.json after
 # every phase, so a timeout still leaves the phases that finished.
 
-COMMON = r'''
+COMMON = r"""
 import json, os, sys, time
 from pathlib import Path
 SPEC = json.loads(Path(sys.argv[1]).read_text())
@@ -216,9 +246,11 @@ def append_edits(vault):
     for i, rel in enumerate(SPEC["edits"]):
         with open(Path(vault, rel), "a", encoding="utf-8") as fh:
             fh.write("\n%s\n" % SPEC["tokens"][i])
-'''
+"""
 
-MNEMOVAULT_DRIVER = COMMON + r'''
+MNEMOVAULT_DRIVER = (
+    COMMON
+    + r"""
 sys.path.insert(0, SPEC["repo"])
 from bridge.bench.measure import _service
 vault = Path(SPEC["vault"])
@@ -242,9 +274,12 @@ RESULT["incremental_found"] = sum(rel in [r["path"] for r in svc.search(tok, lim
 RESULT["incremental_how"] = "MemoryService.sync() (the rescan run at daemon start; the live watcher is measured by `mnemovault bench`)"
 svc.close()
 RESULT.pop("running"); RESULT["done"] = True; save()
-'''
+"""
+)
 
-CORTEXGRAPH_STM_DRIVER = COMMON + r'''
+CORTEXGRAPH_STM_DRIVER = (
+    COMMON
+    + r"""
 import frontmatter
 os.environ["CORTEXGRAPH_STORAGE_PATH"] = str(Path(SPEC["work"]) / "stm")
 os.environ["CORTEXGRAPH_ENABLE_EMBEDDINGS"] = "false"
@@ -294,9 +329,12 @@ RESULT["incremental_found"] = sum(rel in [id_to_path.get(r["id"]) for r in searc
                                   for rel, tok in zip(SPEC["edits"], SPEC["tokens"]))
 RESULT["incremental_how"] = "save_memory() of the 10 edited notes (no MCP tool changes a memory's content)"
 RESULT.pop("running"); RESULT["done"] = True; save()
-'''
+"""
+)
 
-CORTEXGRAPH_LTM_DRIVER = COMMON + r'''
+CORTEXGRAPH_LTM_DRIVER = (
+    COMMON
+    + r"""
 vault = Path(SPEC["vault"])
 os.environ["CORTEXGRAPH_STORAGE_PATH"] = str(Path(SPEC["work"]) / "stm-empty")
 os.environ["CORTEXGRAPH_ENABLE_EMBEDDINGS"] = "false"
@@ -335,9 +373,12 @@ RESULT["incremental_found"] = sum(rel in [r["path"] for r in search_unified(quer
                                   for rel, tok in zip(SPEC["edits"], SPEC["tokens"]))
 RESULT["incremental_how"] = "LTMIndex.build_index(force=False) (mtime-based incremental rebuild)"
 RESULT.pop("running"); RESULT["done"] = True; save()
-'''
+"""
+)
 
-BASIC_MEMORY_SEARCH_DRIVER = COMMON + r'''
+BASIC_MEMORY_SEARCH_DRIVER = (
+    COMMON
+    + r"""
 import asyncio
 from basic_memory.mcp.tools import search_notes
 async def main():
@@ -358,7 +399,8 @@ async def main():
     RESULT["search_lat_s"] = lat; RESULT["hits"] = hits
 asyncio.run(main())
 RESULT.pop("running", None); RESULT["done"] = True; save()
-'''
+"""
+)
 
 
 def run_driver(py: str, source: str, spec: dict, work: Path, timeout: float, env: dict | None = None) -> dict:
@@ -379,6 +421,7 @@ def run_driver(py: str, source: str, spec: dict, work: Path, timeout: float, env
 
 # --------------------------------------------------------------------------- per tool
 
+
 def summarize(raw: dict, nq: int) -> dict:
     lat = raw.pop("search_lat_s", None)
     if lat:
@@ -390,13 +433,27 @@ def summarize(raw: dict, nq: int) -> dict:
 
 
 def measure_mnemovault(spec: dict, work: Path, timeout: float) -> dict:
-    version = subprocess.run([sys.executable, "-c", "import importlib.metadata as m; print(m.version('mnemovault'))"],
-                             capture_output=True, text=True).stdout.strip()
-    env = dict(os.environ, MNEMOVAULT_EMBEDDINGS="false", MNEMOVAULT_DATA_DIR=str(work / "data"),
-               MNEMOVAULT_CONFIG_DIR=str(work / "config"), MNEMOVAULT_LOG_DIR=str(work / "logs"))
-    raw = run_driver(sys.executable, MNEMOVAULT_DRIVER, {**spec, "repo": str(ROOT), "work": str(work)}, work, timeout, env)
-    return {"tool": "mnemovault", "version": version, "how": "MemoryService.sync()/search(), full-text, embeddings off",
-            **summarize(raw, len(spec["queries"]))}
+    version = subprocess.run(
+        [sys.executable, "-c", "import importlib.metadata as m; print(m.version('mnemovault'))"],
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    env = dict(
+        os.environ,
+        MNEMOVAULT_EMBEDDINGS="false",
+        MNEMOVAULT_DATA_DIR=str(work / "data"),
+        MNEMOVAULT_CONFIG_DIR=str(work / "config"),
+        MNEMOVAULT_LOG_DIR=str(work / "logs"),
+    )
+    raw = run_driver(
+        sys.executable, MNEMOVAULT_DRIVER, {**spec, "repo": str(ROOT), "work": str(work)}, work, timeout, env
+    )
+    return {
+        "tool": "mnemovault",
+        "version": version,
+        "how": "MemoryService.sync()/search(), full-text, embeddings off",
+        **summarize(raw, len(spec["queries"])),
+    }
 
 
 def measure_cortexgraph(spec: dict, work: Path, timeout: float, cache: Path) -> list[dict]:
@@ -406,15 +463,27 @@ def measure_cortexgraph(spec: dict, work: Path, timeout: float, cache: Path) -> 
     out = []
     log("cortexgraph: save_memory / search_memory (its STM store)")
     raw = run_driver(py, CORTEXGRAPH_STM_DRIVER, {**spec, "work": str(work / "stm")}, work / "stm", timeout, env)
-    out.append({"tool": "CortexGraph (STM: save_memory + search_memory)", "version": version,
-                "how": "MCP tool functions called in-process; embeddings off (no model can be downloaded here)",
-                "install_notes": inst["notes"], **summarize(raw, len(spec["queries"]))})
+    out.append(
+        {
+            "tool": "CortexGraph (STM: save_memory + search_memory)",
+            "version": version,
+            "how": "MCP tool functions called in-process; embeddings off (no model can be downloaded here)",
+            "install_notes": inst["notes"],
+            **summarize(raw, len(spec["queries"])),
+        }
+    )
     log("cortexgraph: LTM vault index + search_unified")
     ltm_spec = {**spec, "vault": spec["vault_ltm"], "work": str(work / "ltm")}
     raw = run_driver(py, CORTEXGRAPH_LTM_DRIVER, ltm_spec, work / "ltm", timeout, env)
-    out.append({"tool": "CortexGraph (LTM: vault index + search_unified)", "version": version,
-                "how": "LTMIndex.build_index on the vault copy; search_unified MCP tool in-process",
-                "install_notes": inst["notes"], **summarize(raw, len(spec["queries"]))})
+    out.append(
+        {
+            "tool": "CortexGraph (LTM: vault index + search_unified)",
+            "version": version,
+            "how": "LTMIndex.build_index on the vault copy; search_unified MCP tool in-process",
+            "install_notes": inst["notes"],
+            **summarize(raw, len(spec["queries"])),
+        }
+    )
     return out
 
 
@@ -423,14 +492,26 @@ def measure_basic_memory(spec: dict, work: Path, index_timeout: float, timeout: 
     py = inst["python"]
     bm = str(Path(py).with_name("basic-memory"))
     version = pkg_version(py, "basic-memory")
-    env = dict(os.environ, BASIC_MEMORY_CONFIG_DIR=str(work / "config"), HOME=str(work / "home"),
-               BASIC_MEMORY_AUTO_UPDATE="false", BASIC_MEMORY_CLOUD_PROMO_OPT_OUT="true",
-               BASIC_MEMORY_LOG_LEVEL="WARNING", HF_HUB_OFFLINE="1", LOGFIRE_IGNORE_NO_CONFIG="1",
-               NO_COLOR="1", COLUMNS="200")
+    env = dict(
+        os.environ,
+        BASIC_MEMORY_CONFIG_DIR=str(work / "config"),
+        HOME=str(work / "home"),
+        BASIC_MEMORY_AUTO_UPDATE="false",
+        BASIC_MEMORY_CLOUD_PROMO_OPT_OUT="true",
+        BASIC_MEMORY_LOG_LEVEL="WARNING",
+        HF_HUB_OFFLINE="1",
+        LOGFIRE_IGNORE_NO_CONFIG="1",
+        NO_COLOR="1",
+        COLUMNS="200",
+    )
     (work / "home").mkdir(parents=True, exist_ok=True)
-    row: dict = {"tool": "Basic Memory", "version": version, "install_notes": inst["notes"],
-                 "how": "CLI `project add` (indexes before returning) and `reindex --search`; "
-                        "search_notes MCP tool in-process, search_type=text"}
+    row: dict = {
+        "tool": "Basic Memory",
+        "version": version,
+        "install_notes": inst["notes"],
+        "how": "CLI `project add` (indexes before returning) and `reindex --search`; "
+        "search_notes MCP tool in-process, search_type=text",
+    }
     vault = Path(spec["vault"])
     rc, out, err, took = run([bm, "--version"], 120, env=env)
     row["cli_startup_s"] = took
@@ -471,6 +552,7 @@ def measure_basic_memory(spec: dict, work: Path, index_timeout: float, timeout: 
 
 # --------------------------------------------------------------------------- report
 
+
 def fmt_s(v) -> str:
     if v is None:
         return "–"
@@ -478,8 +560,10 @@ def fmt_s(v) -> str:
 
 
 def table(rows: list[dict], nq: int) -> str:
-    lines = ["| tool | version | cold index | incremental (10 edits) | found after edit | search p50 | search p95 | hit@5 |",
-             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    lines = [
+        "| tool | version | cold index | incremental (10 edits) | found after edit | search p50 | search p95 | hit@5 |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
     for r in rows:
         bad = r.get("timeout") or r.get("error")
         cold = fmt_s(r.get("cold_index_s")) if "cold_index_s" in r else (bad or "–")
@@ -490,8 +574,11 @@ def table(rows: list[dict], nq: int) -> str:
         hit = f"{r['hit_at_5']:.2f} ({r['hits']}/{nq})" if "hit_at_5" in r else "–"
         lines.append(f"| {r['tool']} | {r.get('version', '?')} | {cold} | {inc} | {found} | {p50} | {p95} | {hit} |")
     notes = [f"- {r['tool']}: {r.get('timeout') or r.get('error')}" for r in rows if r.get("timeout") or r.get("error")]
-    notes += [f"- {r['tool']}: {r['crash']}; figures taken after a workaround ({r['workaround']})"
-              for r in rows if r.get("crash")]
+    notes += [
+        f"- {r['tool']}: {r['crash']}; figures taken after a workaround ({r['workaround']})"
+        for r in rows
+        if r.get("crash")
+    ]
     return "\n".join(lines + ([""] + notes if notes else []))
 
 
@@ -507,19 +594,27 @@ def machine() -> dict:
         mem = f"{kb / 1024 / 1024:.1f} GiB"
     except (OSError, StopIteration):
         pass
-    return {"cpus": os.cpu_count(), "cpu": model, "ram": mem, "os": platform.platform(), "python": sys.version.split()[0]}
+    return {
+        "cpus": os.cpu_count(),
+        "cpu": model,
+        "ram": mem,
+        "os": platform.platform(),
+        "python": sys.version.split()[0],
+    }
 
 
 def write_doc(doc: Path, result: dict, md: str) -> None:
     start, end = "<!-- results:start -->", "<!-- results:end -->"
     m = result["machine"]
-    block = (f"{start}\n"
-             f"Measured {result['date']} on {m['cpus']} cores ({m['cpu'] or 'unknown CPU'}, {m['ram']} RAM), "
-             f"{result['notes']} generated notes, {result['queries']} known-item queries, {EDITS} edits "
-             f"(`{result['command']}`, {result['seconds']:.0f} s in all).\n\n{md}\n{end}")
+    block = (
+        f"{start}\n"
+        f"Measured {result['date']} on {m['cpus']} cores ({m['cpu'] or 'unknown CPU'}, {m['ram']} RAM), "
+        f"{result['notes']} generated notes, {result['queries']} known-item queries, {EDITS} edits "
+        f"(`{result['command']}`, {result['seconds']:.0f} s in all).\n\n{md}\n{end}"
+    )
     text = doc.read_text() if doc.exists() else f"# Peers\n\n{start}\n{end}\n"
     if start in text and end in text:
-        text = text[:text.index(start)] + block + text[text.index(end) + len(end):]
+        text = text[: text.index(start)] + block + text[text.index(end) + len(end) :]
     else:
         text += "\n" + block + "\n"
     doc.write_text(text)
@@ -528,8 +623,11 @@ def write_doc(doc: Path, result: dict, md: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--notes", type=int, default=1000)
-    ap.add_argument("--cache-dir", type=Path,
-                    default=Path(os.environ.get("MNEMOVAULT_PEERS_CACHE", "~/.cache/mnemovault-peers")).expanduser())
+    ap.add_argument(
+        "--cache-dir",
+        type=Path,
+        default=Path(os.environ.get("MNEMOVAULT_PEERS_CACHE", "~/.cache/mnemovault-peers")).expanduser(),
+    )
     ap.add_argument("--index-timeout", type=float, default=900, help="seconds for a cold index (default 900)")
     ap.add_argument("--timeout", type=float, default=600, help="seconds for each other phase group (default 600)")
     ap.add_argument("--only", nargs="*", choices=["mnemovault", "basic-memory", "cortexgraph"])
@@ -560,23 +658,38 @@ def main(argv: list[str] | None = None) -> int:
         # one tool at a time: the machine is shared
         if "mnemovault" in only:
             log("mnemovault")
-            rows.append(measure_mnemovault({**base, "vault": copy("mnemovault")}, work / "mnemovault",
-                                           args.index_timeout + args.timeout))
+            rows.append(
+                measure_mnemovault(
+                    {**base, "vault": copy("mnemovault")}, work / "mnemovault", args.index_timeout + args.timeout
+                )
+            )
         if "basic-memory" in only:
             log("basic-memory")
             try:
-                rows.append(measure_basic_memory({**base, "vault": copy("basic-memory")}, work / "basic-memory",
-                                                 args.index_timeout, args.timeout, args.cache_dir))
+                rows.append(
+                    measure_basic_memory(
+                        {**base, "vault": copy("basic-memory")},
+                        work / "basic-memory",
+                        args.index_timeout,
+                        args.timeout,
+                        args.cache_dir,
+                    )
+                )
             except Exception as exc:  # an install that cannot work here is a result too
-                rows.append({"tool": "Basic Memory", "version": PEERS["basic-memory"]["version"], "error": str(exc)[:500]})
+                rows.append(
+                    {"tool": "Basic Memory", "version": PEERS["basic-memory"]["version"], "error": str(exc)[:500]}
+                )
         if "cortexgraph" in only:
             log("cortexgraph")
             try:
                 spec = {**base, "vault": copy("cortexgraph"), "vault_ltm": copy("cortexgraph-ltm")}
-                rows.extend(measure_cortexgraph(spec, work / "cortexgraph", args.index_timeout + args.timeout,
-                                                args.cache_dir))
+                rows.extend(
+                    measure_cortexgraph(spec, work / "cortexgraph", args.index_timeout + args.timeout, args.cache_dir)
+                )
             except Exception as exc:
-                rows.append({"tool": "CortexGraph", "version": PEERS["cortexgraph"]["version"], "error": str(exc)[:500]})
+                rows.append(
+                    {"tool": "CortexGraph", "version": PEERS["cortexgraph"]["version"], "error": str(exc)[:500]}
+                )
     finally:
         if args.keep:
             log(f"kept {work}")
@@ -584,9 +697,16 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(work, ignore_errors=True)
 
     nq = len(gen.queries)
-    result = {"date": datetime.now(timezone.utc).strftime("%Y-%m-%d"), "machine": machine(), "notes": args.notes,
-              "queries": nq, "edits": EDITS, "seconds": time.perf_counter() - started,
-              "command": f".venv/bin/python tests/perf/compare_peers.py --notes {args.notes}", "results": rows}
+    result = {
+        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
+        "machine": machine(),
+        "notes": args.notes,
+        "queries": nq,
+        "edits": EDITS,
+        "seconds": time.perf_counter() - started,
+        "command": f".venv/bin/python tests/perf/compare_peers.py --notes {args.notes}",
+        "results": rows,
+    }
     md = table(rows, nq)
     print(md)
     print()

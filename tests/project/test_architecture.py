@@ -50,7 +50,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
         stack.append(node)
         for nxt in sorted(graph[node]):
             if state.get(nxt) == 1:
-                return stack[stack.index(nxt):] + [nxt]
+                return stack[stack.index(nxt) :] + [nxt]
             if nxt not in state:
                 cycle = dfs(nxt)
                 if cycle:
@@ -96,15 +96,23 @@ def test_only_the_facade_imports_the_operations():
     """The engine (engine.py, lookups.py, the runtime, index/, search/...) imports no
     operation; the operations call each other; in vault_sync/ the facade is the one way in."""
     graph = import_graph()
-    found = [f"{name} imports {dep}" for name, deps in sorted(graph.items()) for dep in sorted(deps)
-             if _inside(name, "vault_sync") and not any(_inside(name, p) for p in OPERATIONS)
-             and name != "vault_sync.service" and any(_inside(dep, p) for p in OPERATIONS)]
+    found = [
+        f"{name} imports {dep}"
+        for name, deps in sorted(graph.items())
+        for dep in sorted(deps)
+        if _inside(name, "vault_sync")
+        and not any(_inside(name, p) for p in OPERATIONS)
+        and name != "vault_sync.service"
+        and any(_inside(dep, p) for p in OPERATIONS)
+    ]
     assert found == []
 
 
 def test_nothing_in_the_engine_imports_the_facade():
     graph = import_graph()
-    found = [name for name, deps in sorted(graph.items()) if _inside(name, "vault_sync") and "vault_sync.service" in deps]
+    found = [
+        name for name, deps in sorted(graph.items()) if _inside(name, "vault_sync") and "vault_sync.service" in deps
+    ]
     assert found == []
 
 
@@ -112,9 +120,18 @@ def test_search_reads_only():
     """search/ ranks and embeds; it imports no operation nor the import/export code, and
     writes nothing through the write path."""
     graph = import_graph()
-    found = [f"{name} imports {dep}" for name, deps in sorted(graph.items()) if _inside(name, "vault_sync.search")
-             for dep in sorted(deps) if _inside(dep, "vault_sync.ops") or _inside(dep, "vault_sync.transfer")]
-    found += [p.name for p in sorted((ROOT / "vault_sync" / "search").rglob("*.py")) if ".writes." in p.read_text(encoding="utf-8")]
+    found = [
+        f"{name} imports {dep}"
+        for name, deps in sorted(graph.items())
+        if _inside(name, "vault_sync.search")
+        for dep in sorted(deps)
+        if _inside(dep, "vault_sync.ops") or _inside(dep, "vault_sync.transfer")
+    ]
+    found += [
+        p.name
+        for p in sorted((ROOT / "vault_sync" / "search").rglob("*.py"))
+        if ".writes." in p.read_text(encoding="utf-8")
+    ]
     assert found == []
 
 
@@ -159,13 +176,17 @@ def test_no_sql_outside_the_index():
 
 def test_sync_paths_only_in_the_write_path_and_the_watcher():
     allowed = {"vault_sync/write_path.py", "vault_sync/watcher.py", "vault_sync/index/sync.py"}
-    found = [rel for rel, path in _source_files()
-             if rel not in allowed and "sync_paths(" in path.read_text(encoding="utf-8")]
+    found = [
+        rel for rel, path in _source_files() if rel not in allowed and "sync_paths(" in path.read_text(encoding="utf-8")
+    ]
     assert found == []
 
 
-HTTP_CLIENTS = re.compile(r"^\s*(import (urllib\.request|httpx|requests)\b|from (urllib\.request|httpx|requests) import"
-                          r"|.*\bHTTPConnection\()", re.M)
+HTTP_CLIENTS = re.compile(
+    r"^\s*(import (urllib\.request|httpx|requests)\b|from (urllib\.request|httpx|requests) import"
+    r"|.*\bHTTPConnection\()",
+    re.M,
+)
 
 
 # the one module that opens connections to the daemon, and one that talks to an in-process
@@ -177,15 +198,22 @@ def test_local_http_connections_start_in_one_place():
     # urllib.request and httpx follow HTTP_PROXY and friends; bridge/local_http.py goes direct
     assert HTTP_CLIENTS.search("import urllib.request") and HTTP_CLIENTS.search("    import httpx")
     assert HTTP_CLIENTS.search('conn = http.client.HTTPConnection("127.0.0.1", 80)')
-    found = [rel for rel, path in _source_files()
-             if rel not in LOCAL_HTTP_EXEMPT and HTTP_CLIENTS.search(path.read_text(encoding="utf-8"))]
+    found = [
+        rel
+        for rel, path in _source_files()
+        if rel not in LOCAL_HTTP_EXEMPT and HTTP_CLIENTS.search(path.read_text(encoding="utf-8"))
+    ]
     assert found == []
 
 
 def test_front_ends_set_no_attribute_on_the_service():
     assign = re.compile(r"^\s*(svc|service|self\.svc|self\.service)\.\w+(\.\w+)*\s*=[^=]", re.M)
-    found = [f"{rel}: {m.group(0).strip()}" for rel, path in _source_files() if rel.startswith("bridge/")
-             for m in assign.finditer(path.read_text(encoding="utf-8"))]
+    found = [
+        f"{rel}: {m.group(0).strip()}"
+        for rel, path in _source_files()
+        if rel.startswith("bridge/")
+        for m in assign.finditer(path.read_text(encoding="utf-8"))
+    ]
     assert found == []
     assert assign.search("    svc.watcher = watcher") and not assign.search("    x = svc.watcher")
 
@@ -274,16 +302,22 @@ def _direct_writes(tree: ast.AST) -> list[str]:
 
 
 def test_the_write_checker_sees_writes():
-    seen = _direct_writes(ast.parse(
-        "p.write_text('x')\nopen(p, 'w')\nos.replace(a, b)\ntmp.replace(dst)\nupdate_file(p, b, t)\n"
-        "with os.fdopen(fd, 'wb') as fh: pass\n'a-b'.replace('-', '')\nopen(p)\nopen(p, 'rb')\nnow.replace(tzinfo=utc)\n"))
+    seen = _direct_writes(
+        ast.parse(
+            "p.write_text('x')\nopen(p, 'w')\nos.replace(a, b)\ntmp.replace(dst)\nupdate_file(p, b, t)\n"
+            "with os.fdopen(fd, 'wb') as fh: pass\n'a-b'.replace('-', '')\nopen(p)\nopen(p, "
+            "'rb')\nnow.replace(tzinfo=utc)\n"
+        )
+    )
     assert seen == ["write_text", "open(..., 'w')", "replace", "replace", "update_file", "fdopen(..., 'wb')"]
 
 
 def test_no_direct_file_write_outside_the_write_path():
     found = []
     for rel, path in _source_files():
-        if any(rel == allowed or (allowed.endswith("/") and rel.startswith(allowed)) for allowed in DIRECT_WRITES_ALLOWED):
+        if any(
+            rel == allowed or (allowed.endswith("/") and rel.startswith(allowed)) for allowed in DIRECT_WRITES_ALLOWED
+        ):
             continue
         found += [f"{rel}: {call}" for call in _direct_writes(ast.parse(path.read_text(encoding="utf-8")))]
     assert found == []

@@ -13,11 +13,11 @@ import asyncio
 import re
 
 import typer.main
+from conftest import ROOT
 from fastmcp import Client
 
 from bridge.cli import app
 from bridge.mcp_server import build_mcp
-from conftest import ROOT
 
 README = ROOT / "README.md"
 BULLET = re.compile(r"^\s*[-*]\s+`([a-z][a-z0-9_-]*)`")
@@ -29,8 +29,8 @@ def section(title_prefix: str) -> str:
     heads = list(re.finditer(r"^(#{2,3})\s+(.+?)\s*$", text, re.M))
     for i, head in enumerate(heads):
         if head.group(2).lower().startswith(title_prefix.lower()):
-            end = next((h.start() for h in heads[i + 1:] if len(h.group(1)) <= len(head.group(1))), len(text))
-            return text[head.end():end]
+            end = next((h.start() for h in heads[i + 1 :] if len(h.group(1)) <= len(head.group(1))), len(text))
+            return text[head.end() : end]
     raise AssertionError(f"README.md has no section starting with '## {title_prefix}'")
 
 

@@ -82,14 +82,18 @@ def test_no_page_cites_an_issue_or_a_file_outside_the_repository():
 
 def test_every_benchmark_table_says_when_and_how_it_was_measured():
     lines = (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8").splitlines()
-    starts = [i for i, line in enumerate(lines)
-              if line.startswith("| ") and i + 1 < len(lines) and lines[i + 1].startswith("| ---")]
+    starts = [
+        i
+        for i, line in enumerate(lines)
+        if line.startswith("| ") and i + 1 < len(lines) and lines[i + 1].startswith("| ---")
+    ]
     assert len(starts) >= 4
     for i in starts:
-        before = "\n".join(lines[max(0, i - 20):i])
+        before = "\n".join(lines[max(0, i - 20) : i])
         assert re.search(r"\b20\d\d-\d\d-\d\d\b", before), f"the table at line {i + 1} has no date before it"
-        assert re.search(r"`(mnemovault bench|python|tests/)[^`]*`", before), \
+        assert re.search(r"`(mnemovault bench|python|tests/)[^`]*`", before), (
             f"the table at line {i + 1} does not say the command that measured it"
+        )
 
 
 def test_every_setting_is_documented():

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import asyncio
 
+from conftest import ROOT
 from fastmcp import Client
 
 from bridge.mcp_server import build_mcp
-from conftest import ROOT
 from vault_sync import limits as L
 
 
@@ -18,17 +18,22 @@ def test_the_readme_limits_table_is_the_generated_one():
     marker = "<!-- generated from vault_sync/limits.py: python -m vault_sync.limits -->\n"
     assert marker in readme
     start = readme.index(marker) + len(marker)
-    assert readme[start:start + len(L.limits_table())] == L.limits_table(), "run: python -m vault_sync.limits"
+    assert readme[start : start + len(L.limits_table())] == L.limits_table(), "run: python -m vault_sync.limits"
 
 
 def test_the_bridge_api_states_the_same_bounds():
     text = " ".join((ROOT / "docs" / "bridge-api.md").read_text(encoding="utf-8").split())
-    for phrase in (f"request body {L.MAX_BODY_BYTES // (1024 * 1024)} MiB",
-                   f"query string {L.MAX_QUERY_STRING_BYTES // 1024} KiB",
-                   f"`q` / `query` {L.MAX_QUERY_CHARS:,} characters", f"`ref` {L.MAX_REF_CHARS:,} characters",
-                   f"text {L.MAX_TEXT_CHARS:,} characters", f"title {L.MAX_TITLE_CHARS:,}",
-                   f"a tag {L.MAX_TAG_CHARS:,}, {L.MAX_TAGS:,} tags", f"relation type {L.MAX_RELATION_CHARS:,}",
-                   f"`limit` 1-{L.MAX_SEARCH_LIMIT:,} for search, 1-{L.MAX_LIMIT:,} elsewhere"):
+    for phrase in (
+        f"request body {L.MAX_BODY_BYTES // (1024 * 1024)} MiB",
+        f"query string {L.MAX_QUERY_STRING_BYTES // 1024} KiB",
+        f"`q` / `query` {L.MAX_QUERY_CHARS:,} characters",
+        f"`ref` {L.MAX_REF_CHARS:,} characters",
+        f"text {L.MAX_TEXT_CHARS:,} characters",
+        f"title {L.MAX_TITLE_CHARS:,}",
+        f"a tag {L.MAX_TAG_CHARS:,}, {L.MAX_TAGS:,} tags",
+        f"relation type {L.MAX_RELATION_CHARS:,}",
+        f"`limit` 1-{L.MAX_SEARCH_LIMIT:,} for search, 1-{L.MAX_LIMIT:,} elsewhere",
+    ):
         assert phrase in text, phrase
 
 

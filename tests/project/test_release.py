@@ -12,6 +12,7 @@ import subprocess
 import tomllib
 
 import pytest
+from conftest import ROOT
 from fastmcp import Client
 from typer.testing import CliRunner
 
@@ -19,12 +20,17 @@ from bridge import version as version_module
 from bridge.cli import app
 from bridge.mcp_server import build_mcp
 
-from conftest import ROOT
-
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
 VERSION = PROJECT["version"]
 PLUGIN = ROOT / "obsidian-plugin"
-RELEASE_FILES = ("package.json", "package-lock.json", "manifest.json", "versions.json", "scripts/release.mjs", "scripts/zip.mjs")
+RELEASE_FILES = (
+    "package.json",
+    "package-lock.json",
+    "manifest.json",
+    "versions.json",
+    "scripts/release.mjs",
+    "scripts/zip.mjs",
+)
 
 
 def read_json(path):
@@ -43,7 +49,9 @@ def test_the_plugin_carries_the_projects_version():
 def test_the_root_manifest_and_versions_equal_the_plugins():
     # BRAT and the community directory read these two at the repository root
     for name in ("manifest.json", "versions.json"):
-        assert (ROOT / name).read_bytes() == (PLUGIN / name).read_bytes(), f"run `npm run release -- --versions` in obsidian-plugin/ ({name})"
+        assert (ROOT / name).read_bytes() == (PLUGIN / name).read_bytes(), (
+            f"run `npm run release -- --versions` in obsidian-plugin/ ({name})"
+        )
 
 
 def test_cli_version_and_the_changelog_name_it():
@@ -71,7 +79,9 @@ def test_version_prefers_the_checkouts_pyproject_then_the_metadata(tmp_path, mon
     version_module.version.cache_clear()
     try:
         assert version_module.version() == "7.1.0"
-        mine.write_text('[project]\nname = "another"\nversion = "1.0.0"\n', encoding="utf-8")  # not ours: the metadata's
+        mine.write_text(
+            '[project]\nname = "another"\nversion = "1.0.0"\n', encoding="utf-8"
+        )  # not ours: the metadata's
         version_module.version.cache_clear()
         monkeypatch.setattr(version_module.metadata, "version", lambda dist: {"mnemovault": "6.0.0"}[dist])
         assert version_module.version() == "6.0.0"
@@ -103,7 +113,9 @@ def test_release_script_writes_the_projects_version_into_the_plugin_and_the_root
         shutil.copy2(PLUGIN / name, repo / "obsidian-plugin" / name)
     old = read_json(PLUGIN / "versions.json")
     text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    (repo / "pyproject.toml").write_text(text.replace(f'version = "{VERSION}"', 'version = "9.8.7"', 1), encoding="utf-8")
+    (repo / "pyproject.toml").write_text(
+        text.replace(f'version = "{VERSION}"', 'version = "9.8.7"', 1), encoding="utf-8"
+    )
     script = repo / "obsidian-plugin" / "scripts" / "release.mjs"
 
     done = subprocess.run(["node", str(script), "--versions"], capture_output=True, text=True, timeout=60)

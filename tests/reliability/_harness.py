@@ -57,5 +57,12 @@ def lease_held_elsewhere(vault: Path, device: str = "another-device", seconds: f
 
     now = utc_now()
     (vault / ".mnemovault").mkdir(parents=True, exist_ok=True)
-    (vault / ".mnemovault" / "lease.json").write_text(json.dumps({
-        "device": device, "heartbeat": format_datetime(now), "expires": format_datetime(now + timedelta(seconds=seconds))}))
+    (vault / ".mnemovault" / "lease.json").write_text(
+        json.dumps(
+            {
+                "device": device,
+                "heartbeat": format_datetime(now),
+                "expires": format_datetime(now + timedelta(seconds=seconds)),
+            }
+        )
+    )

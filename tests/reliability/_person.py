@@ -30,12 +30,13 @@ def person_keys(data: bytes) -> dict[str, str]:
     fm = parse_note("x.md", data).frontmatter
     return {k: repr(v) for k, v in fm.items() if k not in ENGINE_KEYS}
 
+
 FOLDERS = ("STM", "LTM", "Archive")
 
 
 def split(text: str) -> tuple[str, str]:
     block = find_block(text)
-    return (text[:block.body_start], text[block.body_start:]) if block else ("", text)
+    return (text[: block.body_start], text[block.body_start :]) if block else ("", text)
 
 
 def find_by_id(vault: Path, mid: str, hint: str) -> Path | None:
@@ -89,8 +90,12 @@ def first_look(vault: Path) -> dict[str, dict]:
                 rel = p.relative_to(vault).as_posix()
                 note = parse_note(rel, p.read_bytes())
                 key = note.fields.id if rel.split("/")[0] in FOLDERS and note.fields.id else rel
-                state[key] = {"id": note.fields.id if key != rel else None, "path": rel, "touched": False,
-                              "deleted": False}
+                state[key] = {
+                    "id": note.fields.id if key != rel else None,
+                    "path": rel,
+                    "touched": False,
+                    "deleted": False,
+                }
             return state
         except FileNotFoundError:
             time.sleep(0.05)
@@ -119,8 +124,14 @@ def main(vault: Path, seed: int, seconds: float, out: Path) -> None:
                 text = f"---\nmine_added: {k}\n---\n" + body
                 key, mid = rel, None
             (vault / rel).write_text(text, encoding="utf-8")
-            state[key] = {"id": mid, "path": rel, "touched": True, "deleted": False, "body": body,
-                          "keys": person_keys(text.encode("utf-8"))}
+            state[key] = {
+                "id": mid,
+                "path": rel,
+                "touched": True,
+                "deleted": False,
+                "body": body,
+                "keys": person_keys(text.encode("utf-8")),
+            }
             keys.append(key)
             continue
         key = rng.choice(keys)

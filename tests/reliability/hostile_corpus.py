@@ -30,8 +30,10 @@ ID = "0b5e7c52-1f7e-4c1b-9a55-{:012d}"
 
 
 def _fm(i: int, extra: str) -> str:
-    return (f"---\nid: {ID.format(i)}\ncreated: 2026-11-01T10:00:00+00:00\nlast_used: 2026-11-01T10:00:00+00:00\n"
-            f"{extra}---\nA memory with a problem, number {i}.\n")
+    return (
+        f"---\nid: {ID.format(i)}\ncreated: 2026-11-01T10:00:00+00:00\nlast_used: 2026-11-01T10:00:00+00:00\n"
+        f"{extra}---\nA memory with a problem, number {i}.\n"
+    )
 
 
 def _billion_laughs() -> str:
@@ -60,8 +62,12 @@ NOTES: dict[str, bytes] = {
     "STM/billion laughs.md": _billion_laughs().encode(),
     "STM/recursive alias.md": _recursive_alias().encode(),
     "STM/deep nesting.md": ("---\nx: " + "[" * 5000 + "]" * 5000 + "\n---\ndeep\n").encode(),
-    "STM/deep maps.md": ("---\n" + "".join("  " * i + f"k{i}:\n" for i in range(300)) + "  " * 300 + "v: 1\n---\nmaps\n").encode(),
-    "STM/huge frontmatter.md": ("---\n" + "".join(f"key{i}: {'v' * 80}\n" for i in range(12000)) + "---\nbody\n").encode(),
+    "STM/deep maps.md": (
+        "---\n" + "".join("  " * i + f"k{i}:\n" for i in range(300)) + "  " * 300 + "v: 1\n---\nmaps\n"
+    ).encode(),
+    "STM/huge frontmatter.md": (
+        "---\n" + "".join(f"key{i}: {'v' * 80}\n" for i in range(12000)) + "---\nbody\n"
+    ).encode(),
     "STM/duplicate keys.md": _fm(3, "use_count: 2\nuse_count: 5\n").encode(),
     "STM/not a mapping.md": b"---\n- just\n- a list\n---\nbody\n",
     "STM/tags not list.md": _fm(4, "tags: {a: 1}\n").encode(),
@@ -138,14 +144,24 @@ def secrets() -> list[tuple[str, str]]:
     """(kind, text) pairs that save must refuse."""
     pk = "PRIVATE" + " KEY"
     dashes = "-" * 5
-    pem = f"{dashes}BEGIN RSA {pk}{dashes}\n" + "\n".join(_rand(64, B64) for _ in range(4)) + f"\n{dashes}END RSA {pk}{dashes}"
+    pem = (
+        f"{dashes}BEGIN RSA {pk}{dashes}\n"
+        + "\n".join(_rand(64, B64) for _ in range(4))
+        + f"\n{dashes}END RSA {pk}{dashes}"
+    )
     pw = "Tr0ub4dor" + _rand(6) + "x9"
     return [
-        ("AWS access key ID", "the deploy user key is AKIA" + _rand(15, string.ascii_uppercase + string.digits) + "7 for prod"),
+        (
+            "AWS access key ID",
+            "the deploy user key is AKIA" + _rand(15, string.ascii_uppercase + string.digits) + "7 for prod",
+        ),
         ("GitHub token", "push with gh" + "p_" + _tok(36) + " from the CI box"),
         ("OpenAI API key", "the assistant uses s" + "k-proj-" + _tok(60) + " in staging"),
         ("Anthropic API key", "our key is s" + "k-ant-api03-" + _tok(93) + "AA for the bot"),
-        ("Slack token", "the bot token xo" + "xb-" + _rand(12, string.digits) + "-" + _rand(13, string.digits) + "-" + _tok(24)),
+        (
+            "Slack token",
+            "the bot token xo" + "xb-" + _rand(12, string.digits) + "-" + _rand(13, string.digits) + "-" + _tok(24),
+        ),
         ("private key block", "the server key follows\n" + pem),
         ("password assignment", f"the database login is password={pw} on the replica"),
         ("PostgreSQL connection string", f"DATABASE_URL=postgres://app:{pw}@db.internal:5432/app is the main db"),

@@ -23,16 +23,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from string import Template
 
-import pytest
-
 import hostile_corpus as corpus
+import pytest
 from _harness import lease_held_elsewhere, vault_hashes
 from conftest import SAMPLE
 from daemon_util import QUIET_LIFECYCLE, Daemon
 
 pytestmark = [
     pytest.mark.skipif(sys.platform == "win32", reason="POSIX daemon"),
-    pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed: the attack corpus is written as curl lines"),
+    pytest.mark.skipif(
+        shutil.which("curl") is None, reason="curl is not installed: the attack corpus is written as curl lines"
+    ),
 ]
 
 NOTE = "STM/Staging runs Postgres 16.md"
@@ -50,12 +51,17 @@ class Attack:
 
 def _rpc(op: str, args: dict) -> str:
     body = json.dumps({"op": op, "args": args})
-    return f"curl -sS -X POST $url/api/rpc -H 'Authorization: Bearer $token' -H 'Content-Type: application/json' -d {shlex.quote(body)}"
+    return (
+        "curl -sS -X POST $url/api/rpc -H 'Authorization: Bearer $token' -H 'Content-Type: application/json' "
+        f"-d {shlex.quote(body)}"
+    )
 
 
 def _post(path: str, body: dict) -> str:
-    return (f"curl -sS -X POST $url{path} -H 'Authorization: Bearer $token' -H 'Content-Type: application/json' "
-            f"-d {shlex.quote(json.dumps(body))}")
+    return (
+        f"curl -sS -X POST $url{path} -H 'Authorization: Bearer $token' -H 'Content-Type: application/json' "
+        f"-d {shlex.quote(json.dumps(body))}"
+    )
 
 
 def _secret() -> str:
@@ -65,41 +71,70 @@ def _secret() -> str:
 
 
 ATTACKS = [
-    Attack("forged owned keys through archive's extra",
-           _rpc("archive", {"ref": NOTE, "extra": {"id": "forged", "use_count": 999, "strength": 7, "status": "active"}}),
-           (400,)),
-    Attack("a frontmatter key holding a newline",
-           _rpc("archive", {"ref": NOTE, "extra": {"evil\nkey": "x"}}), (400,)),
-    Attack("tags as a string", _rpc("save", {"text": "The build server runs on port 8080 every night.", "tags": "abc"}), (400,)),
+    Attack(
+        "forged owned keys through archive's extra",
+        _rpc("archive", {"ref": NOTE, "extra": {"id": "forged", "use_count": 999, "strength": 7, "status": "active"}}),
+        (400,),
+    ),
+    Attack("a frontmatter key holding a newline", _rpc("archive", {"ref": NOTE, "extra": {"evil\nkey": "x"}}), (400,)),
+    Attack(
+        "tags as a string",
+        _rpc("save", {"text": "The build server runs on port 8080 every night.", "tags": "abc"}),
+        (400,),
+    ),
     Attack("boost as the word no", _rpc("touch", {"ref": NOTE, "boost": "no"}), (400,)),
     Attack("gc with dry_run null", _rpc("gc", {"dry_run": None}), (400,)),
     Attack("gc over HTTP with dry_run as a string", _post("/api/gc", {"dry_run": "false"}), (400,)),
     Attack("limit of the wrong type", _rpc("review", {"limit": "ten"}), (400,)),
     Attack("search limit 0", _rpc("search", {"query": "postgres", "limit": 0}), (400,)),
     Attack("search limit -3", _rpc("search", {"query": "postgres", "limit": -3}), (400,)),
-    Attack("an integer too large for Python's C long", _rpc("review", {"limit": 10 ** 30}), (400,)),
+    Attack("an integer too large for Python's C long", _rpc("review", {"limit": 10**30}), (400,)),
     Attack("an unknown argument", _rpc("touch", {"ref": NOTE, "use_count": 999}), (400,)),
-    Attack("an internal method", _rpc("create_memory", {"text": "Forged memory with a chosen count.", "use_count": 999}), (400,)),
+    Attack(
+        "an internal method",
+        _rpc("create_memory", {"text": "Forged memory with a chosen count.", "use_count": 999}),
+        (400,),
+    ),
     Attack("a secret in the title", "SECRET_TITLE", (422,)),
     Attack("a secret in the tags", "SECRET_TAG", (422,)),
     Attack("a secret as a relation type", "SECRET_REL", (400, 422)),
     Attack("a secret split by spaces", "SECRET_SPACED", (422,)),
     Attack("a full-width secret", "SECRET_WIDE", (422,)),
     Attack("a secret with a zero-width space", "SECRET_ZW", (422,)),
-    Attack("a tag of 5 MB", "curl -sS -X POST $url/api/rpc -H 'Authorization: Bearer $token' -H 'Content-Type: application/json' --data-binary @$big_tag",
-           (400, 413)),
-    Attack("a query of 20 MB", "curl -sS -X POST $url/api/rpc -H 'Authorization: Bearer $token' -H 'Content-Type: application/json' --data-binary @$big_query",
-           (400, 413)),
-    Attack("a newline in a title", _rpc("save", {"text": "The deploy window is Tuesday at ten.", "title": "a\nstatus: active"}), (400,)),
-    Attack("a bidi override in a tag", _rpc("save", {"text": "The deploy window is Tuesday at ten.", "tags": ["ok\u202etxt"]}), (400,)),
-    Attack("a body that is not JSON", "curl -sS -X POST $url/api/touch -H 'Authorization: Bearer $token' -d '{not json'", (400,)),
+    Attack(
+        "a tag of 5 MB",
+        "curl -sS -X POST $url/api/rpc -H 'Authorization: Bearer $token' -H 'Content-Type: application/json' "
+        "--data-binary @$big_tag",
+        (400, 413),
+    ),
+    Attack(
+        "a query of 20 MB",
+        "curl -sS -X POST $url/api/rpc -H 'Authorization: Bearer $token' -H 'Content-Type: application/json' "
+        "--data-binary @$big_query",
+        (400, 413),
+    ),
+    Attack(
+        "a newline in a title",
+        _rpc("save", {"text": "The deploy window is Tuesday at ten.", "title": "a\nstatus: active"}),
+        (400,),
+    ),
+    Attack(
+        "a bidi override in a tag",
+        _rpc("save", {"text": "The deploy window is Tuesday at ten.", "tags": ["ok\u202etxt"]}),
+        (400,),
+    ),
+    Attack(
+        "a body that is not JSON",
+        "curl -sS -X POST $url/api/touch -H 'Authorization: Bearer $token' -d '{not json'",
+        (400,),
+    ),
 ]
 
 
 def _secret_cases() -> dict[str, str]:
     """The secret attacks, built at run time so this file holds no secret."""
     key = _secret()
-    spaced = " ".join(key[i:i + 6] for i in range(0, len(key), 6))
+    spaced = " ".join(key[i : i + 6] for i in range(0, len(key), 6))
     wide = "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in key)
     zw = key[:8] + "\u200b" + key[8:]
     text = "The build server runs on port 8080 every night."
@@ -115,7 +150,9 @@ def _secret_cases() -> dict[str, str]:
 
 def _run(attack: Attack, daemon: Daemon, files: dict[str, Path]) -> tuple[int, str]:
     line = _secret_cases().get(attack.curl, attack.curl)
-    filled = Template(line).substitute(url=daemon.url, token=daemon.info["token"], **{k: str(v) for k, v in files.items()})
+    filled = Template(line).substitute(
+        url=daemon.url, token=daemon.info["token"], **{k: str(v) for k, v in files.items()}
+    )
     args = shlex.split(filled) + ["-o", "-", "-w", "\n%{http_code}", "--max-time", "60"]
     out = subprocess.run(args, capture_output=True, timeout=90)
     body, _, code = out.stdout.decode("utf-8", "replace").rpartition("\n")
@@ -136,7 +173,9 @@ def setup(tmp_path_factory):
     shutil.copytree(SAMPLE, vault)
     lease_held_elsewhere(vault)  # no background writes: any change is a request's doing
     big_tag = base / "big_tag.json"
-    big_tag.write_text(json.dumps({"op": "save", "args": {"text": "A note with a huge tag.", "tags": ["t" * 5_000_000]}}))
+    big_tag.write_text(
+        json.dumps({"op": "save", "args": {"text": "A note with a huge tag.", "tags": ["t" * 5_000_000]}})
+    )
     big_query = base / "big_query.json"
     big_query.write_text(json.dumps({"op": "search", "args": {"query": "postgres " * 2_300_000}}))
     daemon = Daemon(vault, base / "home", MNEMOVAULT_QUIET_SECONDS=0, **QUIET_LIFECYCLE).start(timeout=90)
@@ -149,7 +188,9 @@ def _check(attack: Attack, code: int, body: str) -> None:
     assert code in attack.statuses, f"{attack.name}: {code} {body[:300]}"
     err = json.loads(body)["error"]
     assert err["code"] and err["message"], attack.name
-    assert len(err["message"]) <= MAX_MESSAGE, f"{attack.name}: the message echoes the input ({len(err['message'])} chars)"
+    assert len(err["message"]) <= MAX_MESSAGE, (
+        f"{attack.name}: the message echoes the input ({len(err['message'])} chars)"
+    )
     assert "Traceback" not in body and ".tmp" not in body, attack.name
 
 

@@ -27,11 +27,10 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from _harness import memory_ids, scale
+from _person import person_keys, split
 from conftest import index_dump, rebuild_dump
 from daemon_util import Daemon, wait_for
-from _person import person_keys, split
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX daemon")
 
@@ -47,7 +46,7 @@ def _same_body(final: str, intended: str, promoted: bool) -> bool:
     if final == intended:
         return True
     if promoted and final.startswith(intended.rstrip("\n")):
-        return bool(RELATED.match(final[len(intended.rstrip("\n")):]))
+        return bool(RELATED.match(final[len(intended.rstrip("\n")) :]))
     return False
 
 
@@ -64,14 +63,32 @@ def test_person_and_daemon_never_lose_each_others_work(tmp_path):
     home = tmp_path / "home"
     # the first sweep rewrites every STM note (generated scores are stale) in chunks of 16,
     # each written into the previous chunk's old copies, while the person starts editing
-    daemon = Daemon(vault, home, MNEMOVAULT_QUIET_SECONDS=0, MNEMOVAULT_LIFECYCLE_INTERVAL_SECONDS=1,
-                    MNEMOVAULT_LEASE_SECONDS=3, MNEMOVAULT_AUTO_PROMOTE="true", MNEMOVAULT_AUTO_GC="true",
-                    MNEMOVAULT_SWEEP_CHUNK=16)
+    daemon = Daemon(
+        vault,
+        home,
+        MNEMOVAULT_QUIET_SECONDS=0,
+        MNEMOVAULT_LIFECYCLE_INTERVAL_SECONDS=1,
+        MNEMOVAULT_LEASE_SECONDS=3,
+        MNEMOVAULT_AUTO_PROMOTE="true",
+        MNEMOVAULT_AUTO_GC="true",
+        MNEMOVAULT_SWEEP_CHUNK=16,
+    )
     daemon.start(timeout=90)
     out = tmp_path / "person.json"
     try:
-        person = subprocess.run([sys.executable, str(Path(__file__).with_name("_person.py")), str(vault), str(seed),
-                                 str(SECONDS), str(out)], capture_output=True, text=True, timeout=SECONDS + 120)
+        person = subprocess.run(
+            [
+                sys.executable,
+                str(Path(__file__).with_name("_person.py")),
+                str(vault),
+                str(seed),
+                str(SECONDS),
+                str(out),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=SECONDS + 120,
+        )
         assert person.returncode == 0, person.stderr[-3000:]
         # a last lifecycle round over the person's final edits: two more runs (the second one
         # began after the person stopped), and the index caught up with the vault
@@ -133,15 +150,22 @@ def test_person_and_daemon_never_lose_each_others_work(tmp_path):
             src = original[start]  # the person may first have seen it after the daemon moved it
             want_body, want_keys = split(src.decode("utf-8"))[1], person_keys(src)
         if not _same_body(body, want_body, final.startswith("LTM/")):
-            problems.append(f"{key} ({final}): body differs from the person's\n--- want\n{want_body[-300:]}\n--- got\n{body[-300:]}")
+            problems.append(
+                f"{key} ({final}): body differs from the person's\n--- want\n{want_body[-300:]}\n--- got\n{body[-300:]}"
+            )
         if person_keys(data) != want_keys:
             problems.append(f"{key} ({final}): person's keys {person_keys(data)} != {want_keys}")
-    extra = [rel for rel in (p.relative_to(vault).as_posix() for p in vault.rglob("*.md"))
-             if rel not in seen_paths and not rel.startswith(".") and rel != "LTM/LTM Index.md"]
+    extra = [
+        rel
+        for rel in (p.relative_to(vault).as_posix() for p in vault.rglob("*.md"))
+        if rel not in seen_paths and not rel.startswith(".") and rel != "LTM/LTM Index.md"
+    ]
     assert not problems, "\n".join(problems[:20])
     assert not extra, f"files nobody asked for: {extra[:10]}"
     assert index_dump(daemon.index_path) == rebuild_dump(vault), "index differs from a rebuild"
     n_moves = sum(len(v) for v in moves.values())
-    print(f"\nconcurrent edits: {result['edits']} person edits, {n_moves} daemon moves, {len(raced)} raced moves, "
-          f"problems in status: {len(status['problems'])}")
+    print(
+        f"\nconcurrent edits: {result['edits']} person edits, {n_moves} daemon moves, {len(raced)} raced moves, "
+        f"problems in status: {len(status['problems'])}"
+    )
     assert n_moves > 0, "the daemon moved nothing: the test did not exercise promotion/GC"

@@ -25,7 +25,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from _harness import memory_ids, scale
 from conftest import index_dump, rebuild_dump
 from daemon_util import Daemon
@@ -35,8 +34,14 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 TRIALS = int(os.environ.get("RELIABILITY_TRIALS") or scale(3, 25))
 NOTES = scale(200, 400)
 # sweeps in chunks of 16, each written into the previous chunk's old copies: kills land in that too
-ENV = dict(MNEMOVAULT_QUIET_SECONDS=0, MNEMOVAULT_LIFECYCLE_INTERVAL_SECONDS=1, MNEMOVAULT_LEASE_SECONDS=3,
-           MNEMOVAULT_AUTO_PROMOTE="true", MNEMOVAULT_AUTO_GC="true", MNEMOVAULT_SWEEP_CHUNK=16)
+ENV = dict(
+    MNEMOVAULT_QUIET_SECONDS=0,
+    MNEMOVAULT_LIFECYCLE_INTERVAL_SECONDS=1,
+    MNEMOVAULT_LEASE_SECONDS=3,
+    MNEMOVAULT_AUTO_PROMOTE="true",
+    MNEMOVAULT_AUTO_GC="true",
+    MNEMOVAULT_SWEEP_CHUNK=16,
+)
 
 
 def _consolidator(daemon: Daemon, vault: Path, rng: random.Random, stop: threading.Event) -> None:
@@ -120,7 +125,12 @@ def _trial(base: Path, seed: int) -> dict:
     _check_states(vault)
     assert index_dump(daemon.index_path) == rebuild_dump(vault), "index differs from a rebuild after restart"
     moved = sum(1 for i, ps in ids_after_kill.items() if i in ids_before and ps != ids_before[i])
-    return {"seed": seed, "moved_before_kill": moved, "journal_in_flight": in_flight, "consolidating": helper is not None}
+    return {
+        "seed": seed,
+        "moved_before_kill": moved,
+        "journal_in_flight": in_flight,
+        "consolidating": helper is not None,
+    }
 
 
 def test_kill_9_at_random_moments(tmp_path):
@@ -129,6 +139,8 @@ def test_kill_9_at_random_moments(tmp_path):
     for i in range(TRIALS):
         results.append(_trial(tmp_path, seed0 + i))
     mid = sum(1 for r in results if r["journal_in_flight"])
-    print(f"\ncrash trials: {len(results)}, killed with a move in flight: {mid}, "
-          f"notes moved before the kill: {[r['moved_before_kill'] for r in results]}")
+    print(
+        f"\ncrash trials: {len(results)}, killed with a move in flight: {mid}, "
+        f"notes moved before the kill: {[r['moved_before_kill'] for r in results]}"
+    )
     assert any(r["moved_before_kill"] for r in results), "no trial killed the daemon while it was working"

@@ -29,7 +29,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from _harness import memory_ids, scale
 from conftest import SAMPLE
 from daemon_util import Daemon, child_env, cli
@@ -37,8 +36,13 @@ from daemon_util import Daemon, child_env, cli
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX daemon")
 
 ROUNDS = scale(1, 5)
-ENV = dict(MNEMOVAULT_QUIET_SECONDS=0, MNEMOVAULT_LIFECYCLE_INTERVAL_SECONDS=1, MNEMOVAULT_LEASE_SECONDS=3,
-           MNEMOVAULT_AUTO_PROMOTE="true", MNEMOVAULT_AUTO_GC="true")
+ENV = dict(
+    MNEMOVAULT_QUIET_SECONDS=0,
+    MNEMOVAULT_LIFECYCLE_INTERVAL_SECONDS=1,
+    MNEMOVAULT_LEASE_SECONDS=3,
+    MNEMOVAULT_AUTO_PROMOTE="true",
+    MNEMOVAULT_AUTO_GC="true",
+)
 
 
 class Syncer:
@@ -153,8 +157,11 @@ def test_lease_hand_over_between_two_devices(tmp_path):
             b.start(timeout=90)
             for _ in range(ROUNDS):
                 # B sees A's lease (synced) and leaves background writes to it
-                lease_b = _wait(lambda: (lambda s: s if s.get("holder") == dev_a else None)(_lease(b)), 15,
-                                "device B to see A's lease")
+                lease_b = _wait(
+                    lambda: (lambda s: s if s.get("holder") == dev_a else None)(_lease(b)),
+                    15,
+                    "device B to see A's lease",
+                )
                 assert lease_b["held"] is False
                 _wait(lambda: "background writes left to device" in b.log_text(), 15, "B to skip its lifecycle")
                 _touch_some(b, vb)  # a user operation works on the non-holder
@@ -165,7 +172,9 @@ def test_lease_hand_over_between_two_devices(tmp_path):
                 assert dev_b != dev_a
                 # A comes back: it waits for B's lease
                 a.start(timeout=90)
-                _wait(lambda: (lambda s: s.get("holder") == dev_b and not s["held"])(_lease(a)), 15, "A to see B's lease")
+                _wait(
+                    lambda: (lambda s: s.get("holder") == dev_b and not s["held"])(_lease(a)), 15, "A to see B's lease"
+                )
                 _touch_some(a, va)
                 # B dies without releasing: A takes over once the lease expires (3 s)
                 b.kill()
@@ -197,11 +206,12 @@ def test_conflict_copy_names_are_recognised(tool, pattern):
 
 def test_conflict_copies_listed_never_indexed_and_resolved(tmp_path):
     from conftest import make_service
+
     from vault_sync.note import parse_note
 
     vault = tmp_path / "vault"
     shutil.copytree(SAMPLE, vault)
-    stm = sorted((vault / "STM").glob("*.md"))[:len(CONFLICT_NAMES)]
+    stm = sorted((vault / "STM").glob("*.md"))[: len(CONFLICT_NAMES)]
     copies = {}
     for (tool, pattern), orig in zip(CONFLICT_NAMES.items(), stm):
         text = orig.read_text(encoding="utf-8")
@@ -239,7 +249,9 @@ def test_conflict_copies_listed_never_indexed_and_resolved(tmp_path):
     merged = parse_note(orig.name, orig.read_bytes())
     assert merged.fields.use_count == max(before.fields.use_count, theirs.fields.use_count)
     assert merged.fields.id == before.fields.id
-    assert before.body.strip().splitlines()[0] in merged.body and "Added on the other device (Syncthing)." in merged.body
+    assert (
+        before.body.strip().splitlines()[0] in merged.body and "Added on the other device (Syncthing)." in merged.body
+    )
     assert not copy.exists()
     assert any(p.name.startswith(copy.stem) for p in (vault / ".trash").glob("*.md")), "the copy is not in .trash"
     svc = make_service(vault)

@@ -20,8 +20,11 @@ TEXT = "A perfectly ordinary memory about the weekly team meeting"
 
 
 def tree(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file() and not p.is_symlink()}
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and not p.is_symlink()
+    }
 
 
 @pytest.fixture
@@ -36,24 +39,34 @@ def place(tmp_path):
 
 def outside(tmp_path: Path) -> dict[str, bytes]:
     """Every file under tmp_path that is not in the vault or its index (the source included)."""
-    return {k: v for k, v in tree(tmp_path).items() if not k.startswith("vault/") and "index.sqlite3" not in k
-            and not k.startswith("userdirs")}
+    return {
+        k: v
+        for k, v in tree(tmp_path).items()
+        if not k.startswith("vault/") and "index.sqlite3" not in k and not k.startswith("userdirs")
+    }
 
 
 def frontmatter(path: Path) -> dict:
     text = path.read_text(encoding="utf-8")
     block = find_block(text)
-    return load_yaml(text[block.yaml_start:block.yaml_end])
+    return load_yaml(text[block.yaml_start : block.yaml_end])
 
 
 def test_ids_that_look_like_paths_never_become_paths(place):
     tmp, vault, src = place
     f = src / "m.jsonl"
-    f.write_text("\n".join(json.dumps(r) for r in [
-        {"id": "../../../escaped", "content": TEXT},
-        {"id": "/etc/passwd", "content": TEXT + " on Fridays"},
-        {"id": "x\nstatus: promoted", "content": TEXT + " in room 4"},  # frontmatter injection
-    ]) + "\n", encoding="utf-8")
+    f.write_text(
+        "\n".join(
+            json.dumps(r)
+            for r in [
+                {"id": "../../../escaped", "content": TEXT},
+                {"id": "/etc/passwd", "content": TEXT + " on Fridays"},
+                {"id": "x\nstatus: promoted", "content": TEXT + " in room 4"},  # frontmatter injection
+            ]
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     before = outside(tmp)
     svc = make_service(vault)
     r = svc.import_memories("cortexgraph", f)
@@ -69,10 +82,20 @@ def test_ids_that_look_like_paths_never_become_paths(place):
 def test_paths_in_our_own_export_format_stay_inside_the_kinds_folder(place):
     tmp, vault, src = place
     records = []
-    for i, path in enumerate(["../../escaped.md", "STM/../../escaped2.md", "/etc/escaped3.md", "STM/.obsidian/x.md",
-                              "STM/a\x00b.md", "STM/C:\\\\Windows\\\\evil.md", "LTM/ok/../../../x.md"]):
-        records.append({"path": path, "kind": "stm", "frontmatter": f"id: hostile-{i}\n",
-                        "text": f"{TEXT} number {i}\n"})
+    for i, path in enumerate(
+        [
+            "../../escaped.md",
+            "STM/../../escaped2.md",
+            "/etc/escaped3.md",
+            "STM/.obsidian/x.md",
+            "STM/a\x00b.md",
+            "STM/C:\\\\Windows\\\\evil.md",
+            "LTM/ok/../../../x.md",
+        ]
+    ):
+        records.append(
+            {"path": path, "kind": "stm", "frontmatter": f"id: hostile-{i}\n", "text": f"{TEXT} number {i}\n"}
+        )
     f = src / "export.jsonl"
     f.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
     before = outside(tmp)
@@ -81,7 +104,9 @@ def test_paths_in_our_own_export_format_stay_inside_the_kinds_folder(place):
     assert r["created"] == len(records), r
     written = sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*.md"))
     assert len(written) == len(records)
-    assert all(p.startswith("STM/") and p.count("/") == 1 and "\x00" not in p and ".." not in p for p in written), written
+    assert all(p.startswith("STM/") and p.count("/") == 1 and "\x00" not in p and ".." not in p for p in written), (
+        written
+    )
     assert not (vault / "STM" / ".obsidian").exists()
     assert outside(tmp) == before
 
@@ -117,7 +142,8 @@ def test_a_yaml_bomb_a_link_out_and_an_oversized_note_in_a_source_folder(place):
         "---\na: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
         "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
         "e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: [*e, *e, *e, *e, *e, *e, *e, *e, *e]\n---\nbody\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     os.symlink(private, src / "linked.md")
     with open(src / "huge.md", "wb") as fh:
         fh.truncate(17 * 1024 * 1024)  # sparse: its size is refused before anything is read

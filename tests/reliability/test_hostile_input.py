@@ -14,10 +14,9 @@ import asyncio
 import shutil
 import sys
 
+import hostile_corpus as corpus
 import httpx
 import pytest
-
-import hostile_corpus as corpus
 from _harness import LONG, lease_held_elsewhere, vault_hashes
 from conftest import SAMPLE
 from daemon_util import Daemon, cli
@@ -25,8 +24,13 @@ from daemon_util import Daemon, cli
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX daemon, symlinks")
 
 # notes that are odd only on other systems (names): valid here, so user operations may work
-VALID_ODD = {rel for rel in corpus.NOTES if any(k in rel for k in ("CON.md", "aux.md", "NUL.md", "COM1.md", "long name",
-                                                                   "trailing dot", "unicode", "crlf bom"))}
+VALID_ODD = {
+    rel
+    for rel in corpus.NOTES
+    if any(
+        k in rel for k in ("CON.md", "aux.md", "NUL.md", "COM1.md", "long name", "trailing dot", "unicode", "crlf bom")
+    )
+}
 PROBLEM_NOTES = [rel for rel in corpus.NOTES if rel not in VALID_ODD] + [corpus.HUGE_NOTE]
 WRITE_NOTE_REFS = [rel for rel in corpus.BAD_NOTE_REFS if rel not in VALID_ODD]
 
@@ -143,12 +147,22 @@ def test_malformed_requests_get_a_clean_error_and_odd_queries_no_crash(hostile):
         daemon.post("/api/rpc", {"op": "close", "args": {}}),
         daemon.post("/api/rpc", {"op": "touch", "args": {"ref": "x", "evil": 1}}),
         daemon.post("/api/rpc", {"op": "touch", "args": ["x"]}),
-        daemon.post("/api/rpc", {"op": "relate", "args": {"a": "STM/Staging runs Postgres 16.md", "b": "Welcome.md",
-                                                          "rel_type": "use_count"}}),
-        daemon.post("/api/rpc", {"op": "relate", "args": {"a": "STM/Staging runs Postgres 16.md", "b": "Welcome.md",
-                                                          "rel_type": "../../x"}}),
+        daemon.post(
+            "/api/rpc",
+            {
+                "op": "relate",
+                "args": {"a": "STM/Staging runs Postgres 16.md", "b": "Welcome.md", "rel_type": "use_count"},
+            },
+        ),
+        daemon.post(
+            "/api/rpc",
+            {
+                "op": "relate",
+                "args": {"a": "STM/Staging runs Postgres 16.md", "b": "Welcome.md", "rel_type": "../../x"},
+            },
+        ),
         daemon.get("/api/search", {"q": "x", "limit": "lots"}),
-        daemon.get("/api/search", {"q": "x", "limit": str(10 ** 12)}),
+        daemon.get("/api/search", {"q": "x", "limit": str(10**12)}),
         daemon.get("/api/review", {"limit": "-1"}),
     ]
     for i, resp in enumerate(cases):
@@ -194,7 +208,7 @@ def _mcp(daemon, calls):
                 text = " ".join(getattr(x, "text", "") for x in res.content)
                 out.append((res.is_error, text))
             if LONG:
-                for tool, args in calls[:len(corpus.BAD_REFS)]:  # the touch_memory calls: one per ref
+                for tool, args in calls[: len(corpus.BAD_REFS)]:  # the touch_memory calls: one per ref
                     try:
                         await c.read_resource(f"memory://{args.get('ref', 'x')}")
                         out.append((False, "resource read"))
@@ -224,11 +238,15 @@ def test_bad_refs_over_mcp(hostile):
     calls = [("touch_memory", {"ref": ref}) for ref in refs]
     for tool, make in MCP_TOOLS:
         calls += [(tool, make(ref)) for ref in some]
-        if tool not in ("get_memory", "read_note") and "target" not in str(make("x")).replace("'target': 'Welcome.md'", ""):
+        if tool not in ("get_memory", "read_note") and "target" not in str(make("x")).replace(
+            "'target': 'Welcome.md'", ""
+        ):
             calls += [(tool, make(rel)) for rel in (WRITE_NOTE_REFS if LONG else WRITE_NOTE_REFS[::4])]
     calls += [("observe_memory_usage", {"refs": [ref]}) for ref in some]
-    calls += [("create_relation", {"source": "STM/Staging runs Postgres 16.md", "target": "Welcome.md", "relation_type": t})
-              for t in ("use_count", "tags", "id", "status", "../x", "x" * 100)]
+    calls += [
+        ("create_relation", {"source": "STM/Staging runs Postgres 16.md", "target": "Welcome.md", "relation_type": t})
+        for t in ("use_count", "tags", "id", "status", "../x", "x" * 100)
+    ]
     results = _mcp(daemon, calls)
     for (tool, args), (is_error, text) in zip(calls, results):
         assert corpus.SECRET_OUTSIDE not in text, (tool, args)
@@ -264,7 +282,9 @@ def test_hostile_titles_give_safe_names(hostile):
         if resp.status_code != 200:
             _assert_clean_error(resp, case)
             continue
-        path = resp.json()["result"]["note"]["path"] if "note" in resp.json()["result"] else resp.json()["result"]["path"]
+        path = (
+            resp.json()["result"]["note"]["path"] if "note" in resp.json()["result"] else resp.json()["result"]["path"]
+        )
         name = path.split("/", 1)[1]
         assert path.startswith("STM/") and "/" not in name and ".." not in name.removesuffix(".md"), (case, path)
         assert not name.startswith(".") and "\x00" not in name and len(name.encode()) <= 255, (case, path)
@@ -294,8 +314,14 @@ def test_reachability_and_file_permissions(hostile):
     assert plain.get(f"{daemon.url}/api/status").status_code == 401
     assert plain.get(f"{daemon.url}/api/status", headers={"Authorization": "Bearer wrong"}).status_code == 401
     assert plain.post(f"{daemon.url}/mcp", json={}).status_code == 401
-    assert plain.get(f"{daemon.url}/api/status", headers={**daemon.auth, "Host": f"evil.example:{port}"}).status_code == 403
-    assert plain.get(f"{daemon.url}/api/status", headers={**daemon.auth, "Origin": "https://evil.example"}).status_code == 403
+    assert (
+        plain.get(f"{daemon.url}/api/status", headers={**daemon.auth, "Host": f"evil.example:{port}"}).status_code
+        == 403
+    )
+    assert (
+        plain.get(f"{daemon.url}/api/status", headers={**daemon.auth, "Origin": "https://evil.example"}).status_code
+        == 403
+    )
     # bound to 127.0.0.1 only: the same port on another local address refuses the connection
     try:
         other = socket.gethostbyname(socket.gethostname())

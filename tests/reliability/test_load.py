@@ -23,7 +23,6 @@ import time
 
 import httpx
 import pytest
-
 from _harness import lease_held_elsewhere, memory_ids, scale
 from daemon_util import Daemon
 
@@ -82,7 +81,9 @@ def test_concurrent_clients_zero_errors(loaded):
     ids = sorted(i for i, ps in memory_ids(vault).items() if ps[0].startswith(("STM/", "LTM/")))
     latencies: list[float] = []
     errors: list[str] = []
-    threads = [threading.Thread(target=_client, args=(daemon, i, paths, ids, latencies, errors)) for i in range(CLIENTS)]
+    threads = [
+        threading.Thread(target=_client, args=(daemon, i, paths, ids, latencies, errors)) for i in range(CLIENTS)
+    ]
     started = time.perf_counter()
     for t in threads:
         t.start()
@@ -92,8 +93,10 @@ def test_concurrent_clients_zero_errors(loaded):
     assert not errors, f"{len(errors)} errors, e.g. {errors[:5]}"
     assert len(latencies) == CLIENTS * REQUESTS
     q = statistics.quantiles(latencies, n=100)
-    print(f"\nload: {CLIENTS} clients x {REQUESTS} requests in {wall:.1f}s ({len(latencies) / wall:.0f} req/s), "
-          f"p50 {q[49] * 1000:.1f} ms, p99 {q[98] * 1000:.1f} ms, 0 errors")
+    print(
+        f"\nload: {CLIENTS} clients x {REQUESTS} requests in {wall:.1f}s ({len(latencies) / wall:.0f} req/s), "
+        f"p50 {q[49] * 1000:.1f} ms, p99 {q[98] * 1000:.1f} ms, 0 errors"
+    )
     assert daemon.alive()
 
 
@@ -106,7 +109,8 @@ def test_burst_of_1000_new_notes_indexed_within_5s(loaded):
     for i in range(1000):
         (folder / f"Burst note {i}.md").write_text(
             f"---\nid: 00000000-0000-4000-8000-{i:012d}\ntags: [burst]\n---\nBurst note number {i} about load.\n",
-            encoding="utf-8")
+            encoding="utf-8",
+        )
     written = time.monotonic() - started
     while time.monotonic() - started < 5.0 + written:
         if daemon.status()["counts"]["stm"] == before + 1000:
@@ -124,6 +128,7 @@ def test_watch_limit_falls_back_to_periodic_reconcile(tmp_path, monkeypatch):
     import errno
 
     from conftest import make_service
+
     from vault_sync import watcher as watcher_mod
 
     class FullObserver(watcher_mod.Observer):

@@ -35,8 +35,15 @@ class Filters:
 
     @property
     def narrow(self) -> bool:
-        return bool(self.tags or self.status or self.since or self.created_from or self.created_to
-                    or self.used_from or self.exclude_superseded)
+        return bool(
+            self.tags
+            or self.status
+            or self.since
+            or self.created_from
+            or self.created_to
+            or self.used_from
+            or self.exclude_superseded
+        )
 
     def sql(self, alias: str = "n") -> tuple[str, list[object]]:
         parts = [f"{alias}.kind IN ({','.join('?' * len(self.kinds))})"]
@@ -56,12 +63,17 @@ class Filters:
                 f"ELSE coalesce({alias}.last_used, {alias}.created, '') >= ? END)"
             )
             params += [self.since_ns, self.since]
-        for bound, column, op in ((self.created_from, "created", ">="), (self.created_to, "created", "<="),
-                                  (self.used_from, "coalesce({a}.last_used, {a}.created)", ">=")):
+        for bound, column, op in (
+            (self.created_from, "created", ">="),
+            (self.created_to, "created", "<="),
+            (self.used_from, "coalesce({a}.last_used, {a}.created)", ">="),
+        ):
             if bound is not None:
                 col = column.format(a=alias) if "{a}" in column else f"{alias}.{column}"
-                parts.append(f"(CASE WHEN {alias}.kind = 'note' THEN {alias}.mtime_ns {op} ? "
-                             f"ELSE coalesce({col}, '') {op} ? AND {col} IS NOT NULL END)")
+                parts.append(
+                    f"(CASE WHEN {alias}.kind = 'note' THEN {alias}.mtime_ns {op} ? "
+                    f"ELSE coalesce({col}, '') {op} ? AND {col} IS NOT NULL END)"
+                )
                 params += [bound[1], bound[0]]
         if self.exclude_superseded:
             exempt = f" OR {alias}.rowid IN ({marks(len(self.superseded_exempt))})" if self.superseded_exempt else ""
@@ -74,23 +86,34 @@ def note_count(db: sqlite3.Connection) -> int:
     return int(db.execute("SELECT count(*) FROM notes").fetchone()[0] or 0)
 
 
-def ranked(db: sqlite3.Connection, expr: str, weights: tuple[float, ...], filters: Filters, limit: int) -> list[tuple[int, float]]:
+def ranked(
+    db: sqlite3.Connection, expr: str, weights: tuple[float, ...], filters: Filters, limit: int
+) -> list[tuple[int, float]]:
     """(rowid, bm25 rank: lower is better) of the best matches of an FTS5 expression in scope."""
     bm25 = f"bm25(fts, {', '.join(map(str, weights))})"
     if not filters.narrow:
         # the common case: rank without a join (faster), then drop the kinds out of scope
-        rows = db.execute(f"SELECT rowid, {bm25} AS rank FROM fts WHERE fts MATCH ? ORDER BY rank LIMIT ?",
-                          (expr, limit * 2)).fetchall()
-        kinds = dict(db.execute(f"SELECT rowid, kind FROM notes WHERE rowid IN ({marks(len(rows))})",
-                                tuple(r[0] for r in rows)).fetchall())
+        rows = db.execute(
+            f"SELECT rowid, {bm25} AS rank FROM fts WHERE fts MATCH ? ORDER BY rank LIMIT ?", (expr, limit * 2)
+        ).fetchall()
+        kinds = dict(
+            db.execute(
+                f"SELECT rowid, kind FROM notes WHERE rowid IN ({marks(len(rows))})", tuple(r[0] for r in rows)
+            ).fetchall()
+        )
         kept = [(int(r[0]), float(r[1])) for r in rows if kinds.get(r[0]) in filters.kinds][:limit]
         if len(kept) == limit or len(rows) < limit * 2:
             return kept
         # too many out of scope: ask with the filter
     where, params = filters.sql("n")
-    return [(int(r[0]), float(r[1])) for r in db.execute(
-        f"SELECT fts.rowid, {bm25} AS rank FROM fts JOIN notes n ON n.rowid = fts.rowid "
-        f"WHERE fts MATCH ? AND {where} ORDER BY rank LIMIT ?", (expr, *params, limit))]
+    return [
+        (int(r[0]), float(r[1]))
+        for r in db.execute(
+            f"SELECT fts.rowid, {bm25} AS rank FROM fts JOIN notes n ON n.rowid = fts.rowid "
+            f"WHERE fts MATCH ? AND {where} ORDER BY rank LIMIT ?",
+            (expr, *params, limit),
+        )
+    ]
 
 
 def doc_frequency(db: sqlite3.Connection, expr: str) -> int:
@@ -102,18 +125,31 @@ def having(db: sqlite3.Connection, expr: str, rowids: list[int], walk: bool) -> 
     the term's match list (~50 ns an entry) and SQLite filters; otherwise `rowid IN (...)`
     makes FTS5 seek once per candidate (~15-40 us each)."""
     test = "+rowid" if walk else "rowid"
-    return [int(r[0]) for r in db.execute(
-        f"SELECT rowid FROM fts WHERE fts MATCH ? AND {test} IN ({marks(len(rowids))})", (expr, *rowids))]
+    return [
+        int(r[0])
+        for r in db.execute(
+            f"SELECT rowid FROM fts WHERE fts MATCH ? AND {test} IN ({marks(len(rowids))})", (expr, *rowids)
+        )
+    ]
 
 
-def snippets(db: sqlite3.Connection, expr: str, rowids: list[int], mark: tuple[str, str], tokens: int) -> dict[int, str]:
+def snippets(
+    db: sqlite3.Connection, expr: str, rowids: list[int], mark: tuple[str, str], tokens: int
+) -> dict[int, str]:
     """FTS5's excerpt of the body per matching note, the matches between `mark`."""
-    return {int(r[0]): r[1] for r in db.execute(
-        f"SELECT rowid, snippet(fts, 1, ?, ?, '…', {int(tokens)}) FROM fts WHERE fts MATCH ? AND rowid IN ({marks(len(rowids))})",
-        (mark[0], mark[1], expr, *rowids))}
+    return {
+        int(r[0]): r[1]
+        for r in db.execute(
+            f"SELECT rowid, snippet(fts, 1, ?, ?, '…', {int(tokens)}) FROM fts WHERE fts MATCH ? AND rowid IN "
+            f"({marks(len(rowids))})",
+            (mark[0], mark[1], expr, *rowids),
+        )
+    }
 
 
 def bodies(db: sqlite3.Connection, rowids: list[int]) -> dict[int, str]:
     """The indexed body of each note."""
-    return {int(r[0]): r[1] or "" for r in db.execute(
-        f"SELECT rowid, body FROM fts WHERE rowid IN ({marks(len(rowids))})", tuple(rowids))}
+    return {
+        int(r[0]): r[1] or ""
+        for r in db.execute(f"SELECT rowid, body FROM fts WHERE rowid IN ({marks(len(rowids))})", tuple(rowids))
+    }

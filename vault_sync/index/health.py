@@ -14,8 +14,8 @@ import json
 import logging
 import os
 import sqlite3
-from datetime import datetime
 from contextlib import AbstractContextManager
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Protocol
 
@@ -47,6 +47,8 @@ class Repairable(Protocol):
     def get_meta(self, key: str) -> str | None: ...
 
     def set_meta(self, key: str, value: str) -> None: ...
+
+
 # opening an index checks its full-text tables when it holds at most this many notes (about
 # 0.05 s); a bigger index is checked fully when a daemon starts, by `sync`, and on any error.
 # Both costs are re-measured by `python -m bridge.bench.thresholds`.
@@ -116,7 +118,10 @@ def remake_tables(db: sqlite3.Connection, tables: list[str], schema: str) -> Non
 def readable_vectors(db: sqlite3.Connection) -> list[tuple[str, str, bytes]]:
     """The stored vectors, when they read back whole (one length per model); else none."""
     try:
-        rows = [(str(r[0]), str(r[1]), bytes(r[2])) for r in db.execute("SELECT content_hash, model, vector FROM embeddings")]
+        rows = [
+            (str(r[0]), str(r[1]), bytes(r[2]))
+            for r in db.execute("SELECT content_hash, model, vector FROM embeddings")
+        ]
     except (sqlite3.DatabaseError, TypeError, ValueError) as exc:
         log.warning("the stored vectors could not be read (%s); they will be computed again", exc)
         return []
@@ -157,20 +162,32 @@ def repair(store: Repairable, parts: list[str], reason: str, schema: str) -> str
         store.reopen()
         if vectors:
             with store.transaction() as db:
-                db.executemany("INSERT OR REPLACE INTO embeddings (content_hash, model, vector) VALUES (?, ?, ?)", vectors)
+                db.executemany(
+                    "INSERT OR REPLACE INTO embeddings (content_hash, model, vector) VALUES (?, ?, ?)", vectors
+                )
     store.names_version += 1
     store.notes_version += 1
     store.resolver_cache = None
     store.fts_writes = 0
     record_repair(store, reason, parts, how)
-    log.warning("index %s: damage in %s (%s); made the %s anew, rebuilding it from the vault", store.path,
-                ", ".join(parts) or "a table", reason, "file" if how == "file" else "full-text tables")
+    log.warning(
+        "index %s: damage in %s (%s); made the %s anew, rebuilding it from the vault",
+        store.path,
+        ", ".join(parts) or "a table",
+        reason,
+        "file" if how == "file" else "full-text tables",
+    )
     return how
 
 
 def record_repair(store: Repairable, reason: str, parts: list[str], how: str) -> None:
     """Keep what was repaired, in the store and in the file (a later command's status shows it)."""
-    store.last_repair = {"at": format_datetime(store.clock()), "reason": reason, "damaged": sorted(parts), "remade": how}
+    store.last_repair = {
+        "at": format_datetime(store.clock()),
+        "reason": reason,
+        "damaged": sorted(parts),
+        "remade": how,
+    }
     store.set_meta("last_repair", json.dumps(store.last_repair))
 
 

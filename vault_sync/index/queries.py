@@ -16,6 +16,8 @@ if TYPE_CHECKING:
     from .store import IndexStore
 
 Rows = list[sqlite3.Row]
+
+
 def _count(store: "IndexStore", sql: str) -> int:
     row = store.one(sql)
     return int(row[0]) if row is not None else 0
@@ -49,7 +51,8 @@ def writable_stm_rows(store: "IndexStore") -> Rows:
 def sweep_rows(store: "IndexStore") -> Rows:
     """STM notes with why they cannot be written (blocking problems) and whether they have any."""
     return store.query(
-        "SELECT n.rowid, n.*, (SELECT group_concat(cause, '; ') FROM problems p WHERE p.path = n.path AND p.blocking) AS why, "
+        "SELECT n.rowid, n.*, (SELECT group_concat(cause, '; ') FROM problems p WHERE p.path = n.path AND p.blocking) "
+        "AS why, "
         "EXISTS (SELECT 1 FROM problems p WHERE p.path = n.path) AS has_problems "
         "FROM notes n WHERE kind = 'stm' ORDER BY path"
     )
@@ -57,7 +60,9 @@ def sweep_rows(store: "IndexStore") -> Rows:
 
 def memory_with_body_hash(store: "IndexStore", body_hash: str) -> sqlite3.Row | None:
     """A memory (STM or LTM) whose normalized body hash is this one."""
-    for row in store.query("SELECT rowid, path, kind FROM notes WHERE body_hash = ? AND kind IN ('stm', 'ltm')", (body_hash,)):
+    for row in store.query(
+        "SELECT rowid, path, kind FROM notes WHERE body_hash = ? AND kind IN ('stm', 'ltm')", (body_hash,)
+    ):
         return row
     return None
 
@@ -65,7 +70,9 @@ def memory_with_body_hash(store: "IndexStore", body_hash: str) -> sqlite3.Row | 
 def rows_with_ids(store: "IndexStore", ids: list[str]) -> Rows:
     """Notes carrying these ids: per id a memory before a person's note, then the oldest row."""
     return store.query(
-        f"SELECT rowid, path, id, kind, writable FROM notes WHERE id IN ({marks(len(ids))}) ORDER BY id, kind = 'note', rowid", tuple(ids)
+        f"SELECT rowid, path, id, kind, writable FROM notes WHERE id IN ({marks(len(ids))}) ORDER BY id, kind = "
+        "'note', rowid",
+        tuple(ids),
     )
 
 
@@ -81,7 +88,10 @@ def paths_by_rowid(store: "IndexStore", rowids: list[int]) -> dict[int, str]:
     """rowid -> path for the notes of `rowids` that exist."""
     out: dict[int, str] = {}
     for chunk in in_chunks(rowids):
-        out.update((r[0], r[1]) for r in store.query(f"SELECT rowid, path FROM notes WHERE rowid IN ({marks(len(chunk))})", tuple(chunk)))
+        out.update(
+            (r[0], r[1])
+            for r in store.query(f"SELECT rowid, path FROM notes WHERE rowid IN ({marks(len(chunk))})", tuple(chunk))
+        )
     return out
 
 
@@ -89,7 +99,8 @@ def clusterable_stm_rows(store: "IndexStore") -> Rows:
     """STM memories still in play (not archived nor promoted), by path: what clustering groups."""
     return store.query(
         "SELECT rowid, path, id, title, content_hash FROM notes "
-        "WHERE kind = 'stm' AND coalesce(status, 'active') NOT IN ('archived', 'promoted') ORDER BY path")
+        "WHERE kind = 'stm' AND coalesce(status, 'active') NOT IN ('archived', 'promoted') ORDER BY path"
+    )
 
 
 def fts_matches(store: "IndexStore", query: str) -> bool:
@@ -114,15 +125,21 @@ def counts_by_kind(store: "IndexStore") -> dict[str, int]:
 
 
 def counts_by_status(store: "IndexStore") -> dict[str, int]:
-    return {r["status"]: r["c"] for r in store.query(
-        "SELECT status, count(*) c FROM notes WHERE kind != 'note' AND status IS NOT NULL AND id IS NOT NULL "
-        "AND writable = 1 GROUP BY status")}  # memories only: a blocked note's status is not read as one
+    return {
+        r["status"]: r["c"]
+        for r in store.query(
+            "SELECT status, count(*) c FROM notes WHERE kind != 'note' AND status IS NOT NULL AND id IS NOT NULL "
+            "AND writable = 1 GROUP BY status"
+        )
+    }  # memories only: a blocked note's status is not read as one
 
 
 def embedding_counts(store: "IndexStore") -> tuple[int, int]:
     """(distinct contents, distinct contents with a vector)."""
     total = _count(store, "SELECT count(DISTINCT content_hash) FROM notes")
-    done = _count(store, "SELECT count(DISTINCT n.content_hash) FROM notes n JOIN embeddings e ON e.content_hash = n.content_hash")
+    done = _count(
+        store, "SELECT count(DISTINCT n.content_hash) FROM notes n JOIN embeddings e ON e.content_hash = n.content_hash"
+    )
     return total, done
 
 
@@ -156,24 +173,34 @@ def conflict(store: "IndexStore", path: str) -> sqlite3.Row | None:
 # -- links --
 def all_links_by_source(store: "IndexStore") -> Rows:
     return store.query(
-        "SELECT n.path, l.target, l.subpath, l.markdown FROM links l JOIN notes n ON n.rowid = l.source ORDER BY n.path")
+        "SELECT n.path, l.target, l.subpath, l.markdown FROM links l JOIN notes n ON n.rowid = l.source ORDER BY n.path"
+    )
 
 
 def all_edges(store: "IndexStore") -> Rows:
-    return store.query("SELECT n.path src, l.target, l.subpath, l.kind, l.markdown FROM links l JOIN notes n ON n.rowid = l.source")
+    return store.query(
+        "SELECT n.path src, l.target, l.subpath, l.kind, l.markdown FROM links l JOIN notes n ON n.rowid = l.source"
+    )
 
 
 def links_to_names(store: "IndexStore", names: list[str]) -> Rows:
     return store.query(
         f"SELECT n.path src, l.target, l.subpath, l.kind, l.markdown FROM links l JOIN notes n ON n.rowid = l.source "
-        f"WHERE l.target_name IN ({marks(len(names))})", tuple(names))
+        f"WHERE l.target_name IN ({marks(len(names))})",
+        tuple(names),
+    )
 
 
 def sources_linking(store: "IndexStore", names: list[str]) -> list[str]:
     """Paths of notes with a link whose target's last part (lower case) is one of `names`."""
-    return [r[0] for r in store.query(
-        f"SELECT DISTINCT n.path FROM links l JOIN notes n ON n.rowid = l.source WHERE l.target_name IN ({marks(len(names))})",
-        tuple(names))]
+    return [
+        r[0]
+        for r in store.query(
+            "SELECT DISTINCT n.path FROM links l JOIN notes n ON n.rowid = l.source WHERE l.target_name IN "
+            f"({marks(len(names))})",
+            tuple(names),
+        )
+    ]
 
 
 def outlinks_of(store: "IndexStore", rowid: int) -> Rows:
@@ -185,7 +212,10 @@ def related_targets(store: "IndexStore", rowid: int) -> list[str]:
 
 
 def aliases_of_path(store: "IndexStore", path: str) -> list[str]:
-    return [r[0] for r in store.query("SELECT a.alias FROM aliases a JOIN notes n ON n.rowid = a.note WHERE n.path = ?", (path,))]
+    return [
+        r[0]
+        for r in store.query("SELECT a.alias FROM aliases a JOIN notes n ON n.rowid = a.note WHERE n.path = ?", (path,))
+    ]
 
 
 # -- tags --
@@ -195,13 +225,19 @@ def memory_count(store: "IndexStore") -> int:
 
 def memory_tag_counts(store: "IndexStore", tags: list[str]) -> dict[str, int]:
     """Per tag, how many memories (STM or LTM) carry it."""
-    return {r[0]: r[1] for r in store.query(
-        f"SELECT t.tag, count(DISTINCT t.note) FROM tags t JOIN notes n ON n.rowid = t.note "
-        f"WHERE t.tag IN ({marks(len(tags))}) AND n.kind IN ('stm', 'ltm') GROUP BY t.tag", tuple(tags))}
+    return {
+        r[0]: r[1]
+        for r in store.query(
+            f"SELECT t.tag, count(DISTINCT t.note) FROM tags t JOIN notes n ON n.rowid = t.note "
+            f"WHERE t.tag IN ({marks(len(tags))}) AND n.kind IN ('stm', 'ltm') GROUP BY t.tag",
+            tuple(tags),
+        )
+    }
 
 
-def tag_neighbours(store: "IndexStore", idf: dict[str, float], seeds: list[str], rowid: int, need: float,
-                   limit: int) -> list[str]:
+def tag_neighbours(
+    store: "IndexStore", idf: dict[str, float], seeds: list[str], rowid: int, need: float, limit: int
+) -> list[str]:
     """Memories carrying one of `seeds`, scored by the summed `idf` of the tags they share
     with the note `rowid`; those reaching `need`, best first (ties: LTM, then path)."""
     tags = list(idf)
@@ -229,8 +265,15 @@ def notes_by_rowid(store: "IndexStore", rowids: list[int], filters: "Filters | N
     where, params = filters.sql("n") if filters is not None else ("1", [])
     out: dict[int, sqlite3.Row] = {}
     for chunk in in_chunks(rowids):
-        out.update({r["rowid"]: r for r in store.query(
-            f"SELECT n.rowid, n.* FROM notes n WHERE n.rowid IN ({marks(len(chunk))}) AND {where}", (*chunk, *params))})
+        out.update(
+            {
+                r["rowid"]: r
+                for r in store.query(
+                    f"SELECT n.rowid, n.* FROM notes n WHERE n.rowid IN ({marks(len(chunk))}) AND {where}",
+                    (*chunk, *params),
+                )
+            }
+        )
     return out
 
 
@@ -238,8 +281,9 @@ def tags_by_rowid(store: "IndexStore", rowids: list[int]) -> dict[int, list[str]
     """rowid -> its tags, in the note's order (every rowid gets a list)."""
     out: dict[int, list[str]] = {r: [] for r in rowids}
     for chunk in in_chunks(rowids):
-        for note, tag in store.query(f"SELECT note, tag FROM tags WHERE note IN ({marks(len(chunk))}) ORDER BY rowid",
-                                     tuple(chunk)):
+        for note, tag in store.query(
+            f"SELECT note, tag FROM tags WHERE note IN ({marks(len(chunk))}) ORDER BY rowid", tuple(chunk)
+        ):
             out[note].append(tag)
     return out
 
@@ -262,14 +306,17 @@ def memories_sharing_tags(store: "IndexStore", tags: list[str], rowid: int, limi
         "SELECT n.rowid, n.*, count(*) AS shared FROM tags t JOIN notes n ON n.rowid = t.note "
         f"WHERE t.tag IN ({marks(len(tags))}) AND t.note != ? AND n.kind IN ('stm', 'ltm') "
         "GROUP BY t.note ORDER BY shared DESC, n.path LIMIT ?",
-        (*tags, rowid, limit))
+        (*tags, rowid, limit),
+    )
 
 
 def add_embeddings(store: "IndexStore", model: str, pairs: list[tuple[str, bytes]]) -> None:
     """Vectors (content hash, blob) of `model`, keeping any already stored."""
     with store.transaction() as db:
-        db.executemany("INSERT OR IGNORE INTO embeddings (content_hash, model, vector) VALUES (?, ?, ?)",
-                       [(h, model, blob) for h, blob in pairs])
+        db.executemany(
+            "INSERT OR IGNORE INTO embeddings (content_hash, model, vector) VALUES (?, ?, ?)",
+            [(h, model, blob) for h, blob in pairs],
+        )
 
 
 def content_hashes(store: "IndexStore") -> set[str]:
@@ -285,28 +332,40 @@ def embeddings_of(store: "IndexStore", model: str) -> list[tuple[str, bytes]]:
 # -- imports --
 def source_ids(store: "IndexStore", source: str) -> dict[str, str]:
     """The original ids already imported from `source` (any kind of note), each with its path."""
-    return {r["source_id"]: r["path"] for r in store.query(
-        "SELECT source_id, path FROM notes WHERE source = ? AND source_id IS NOT NULL", (source,))}
+    return {
+        r["source_id"]: r["path"]
+        for r in store.query("SELECT source_id, path FROM notes WHERE source = ? AND source_id IS NOT NULL", (source,))
+    }
 
 
 def memory_body_hashes(store: "IndexStore") -> dict[str, str]:
     """Every memory's (STM, LTM) normalized body hash with its path: exact twins for a batch."""
-    return {r["body_hash"]: r["path"] for r in store.query(
-        "SELECT body_hash, path FROM notes WHERE kind IN ('stm', 'ltm') ORDER BY path DESC")}
+    return {
+        r["body_hash"]: r["path"]
+        for r in store.query("SELECT body_hash, path FROM notes WHERE kind IN ('stm', 'ltm') ORDER BY path DESC")
+    }
 
 
 def body_hashes_of(store: "IndexStore", paths: list[str]) -> dict[str, str]:
     """Normalized body hash -> path, for these notes (an import checks superseded texts)."""
     if not paths:
         return {}
-    return {r["body_hash"]: r["path"] for r in store.query(
-        f"SELECT body_hash, path FROM notes WHERE path IN ({marks(len(paths))}) ORDER BY path DESC", tuple(paths))}
+    return {
+        r["body_hash"]: r["path"]
+        for r in store.query(
+            f"SELECT body_hash, path FROM notes WHERE path IN ({marks(len(paths))}) ORDER BY path DESC", tuple(paths)
+        )
+    }
 
 
 def counts_by_source(store: "IndexStore") -> dict[str, int]:
     """How many notes came from each import source."""
-    return {r[0]: int(r[1]) for r in store.query(
-        "SELECT source, count(*) FROM notes WHERE source IS NOT NULL GROUP BY source ORDER BY source")}
+    return {
+        r[0]: int(r[1])
+        for r in store.query(
+            "SELECT source, count(*) FROM notes WHERE source IS NOT NULL GROUP BY source ORDER BY source"
+        )
+    }
 
 
 def export_rows(store: "IndexStore", kinds: tuple[str, ...]) -> Rows:
@@ -321,7 +380,9 @@ def supersession_links(store: "IndexStore") -> Rows:
     """Every supersession link, with its source note's path."""
     return store.query(
         "SELECT n.path src, l.target, l.kind, l.markdown FROM links l JOIN notes n ON n.rowid = l.source "
-        "WHERE l.kind IN (?, ?) ORDER BY n.path", (SUPERSEDED_BY, SUPERSEDES))
+        "WHERE l.kind IN (?, ?) ORDER BY n.path",
+        (SUPERSEDED_BY, SUPERSEDES),
+    )
 
 
 def superseded_paths(store: "IndexStore") -> set[str]:
@@ -331,8 +392,10 @@ def superseded_paths(store: "IndexStore") -> set[str]:
 
 def any_superseded(store: "IndexStore") -> bool:
     """Whether search needs the superseded filter at all (most vaults have none)."""
-    row = store.one(f"SELECT EXISTS (SELECT 1 FROM links WHERE kind = '{SUPERSEDED_BY}') "
-                    "OR EXISTS (SELECT 1 FROM notes WHERE status = 'superseded')")
+    row = store.one(
+        f"SELECT EXISTS (SELECT 1 FROM links WHERE kind = '{SUPERSEDED_BY}') "
+        "OR EXISTS (SELECT 1 FROM notes WHERE status = 'superseded')"
+    )
     return row is not None and row[0] == 1
 
 
@@ -342,28 +405,40 @@ def current_memory_scores(store: "IndexStore", exempt: list[int] | None = None) 
     marks): what a live score is computed from."""
     exempt = exempt or []
     also = f" OR rowid IN ({marks(len(exempt))})" if exempt else ""
-    return [tuple(r) for r in store.query(
-        "SELECT rowid, path, id, title, kind, use_count, strength, last_used, created FROM notes "
-        f"WHERE kind IN ('stm', 'ltm') AND (rowid NOT IN {SUPERSEDED_SQL}{also})", tuple(exempt))]
+    return [
+        tuple(r)
+        for r in store.query(
+            "SELECT rowid, path, id, title, kind, use_count, strength, last_used, created FROM notes "
+            f"WHERE kind IN ('stm', 'ltm') AND (rowid NOT IN {SUPERSEDED_SQL}{also})",
+            tuple(exempt),
+        )
+    ]
 
 
 def rowids_of(store: "IndexStore", paths: list[str]) -> dict[str, int]:
     """path -> rowid for the indexed ones among `paths`."""
     if not paths:
         return {}
-    return {r[0]: r[1] for r in store.query(f"SELECT path, rowid FROM notes WHERE path IN ({marks(len(paths))})", tuple(paths))}
+    return {
+        r[0]: r[1]
+        for r in store.query(f"SELECT path, rowid FROM notes WHERE path IN ({marks(len(paths))})", tuple(paths))
+    }
 
 
 def bodies_of(store: "IndexStore", rowids: list[int]) -> dict[int, str]:
     """rowid -> body as indexed for full-text search, in one query."""
     if not rowids:
         return {}
-    return {r[0]: r[1] or "" for r in store.query(
-        f"SELECT rowid, body FROM fts WHERE rowid IN ({marks(len(rowids))})", tuple(rowids))}
+    return {
+        r[0]: r[1] or ""
+        for r in store.query(f"SELECT rowid, body FROM fts WHERE rowid IN ({marks(len(rowids))})", tuple(rowids))
+    }
 
 
 # -- conversations --
-def conversation_neighbours(store: "IndexStore", rowids: list[int], window_s: float) -> dict[int, list[tuple[int, float]]]:
+def conversation_neighbours(
+    store: "IndexStore", rowids: list[int], window_s: float
+) -> dict[int, list[tuple[int, float]]]:
     """For each of these notes said in a conversation: the other notes of that conversation
     said within `window_s` seconds of it, as (rowid, seconds apart). Notes without a
     conversation or a said_at time have no entry."""
@@ -371,7 +446,8 @@ def conversation_neighbours(store: "IndexStore", rowids: list[int], window_s: fl
     shift = f"{float(window_s):.0f} seconds"
     for chunk in in_chunks(rowids):
         for a, b, apart in store.query(
-            "SELECT n.rowid, m.rowid, CAST(strftime('%s', n.said_at) AS INTEGER) - CAST(strftime('%s', m.said_at) AS INTEGER) "
+            "SELECT n.rowid, m.rowid, CAST(strftime('%s', n.said_at) AS INTEGER) - CAST(strftime('%s', m.said_at) AS "
+            "INTEGER) "
             "FROM notes n JOIN notes m ON m.conversation = n.conversation "
             "AND m.said_at BETWEEN strftime('%Y-%m-%dT%H:%M:%SZ', n.said_at, '-' || ?) "
             "AND strftime('%Y-%m-%dT%H:%M:%SZ', n.said_at, '+' || ?) AND m.rowid != n.rowid "
@@ -387,4 +463,6 @@ def conversation_turns(store: "IndexStore", conversation: str) -> list[sqlite3.R
     without a time): rowid, path, id, title, kind, status, said_at."""
     return store.query(
         "SELECT rowid, path, id, title, kind, status, said_at FROM notes WHERE conversation = ? "
-        "ORDER BY said_at IS NULL, said_at, path", (conversation,))
+        "ORDER BY said_at IS NULL, said_at, path",
+        (conversation,),
+    )

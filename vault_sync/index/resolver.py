@@ -38,7 +38,7 @@ class Resolver:
         self.file_by_name: dict[str, list[str]] = defaultdict(list)
         for f in files or []:
             self.file_by_path[name_key(f)].append(f)
-            self.file_by_name[name_key(f[f.rfind("/") + 1:])].append(f)
+            self.file_by_name[name_key(f[f.rfind("/") + 1 :])].append(f)
 
     def changed(self, added: str | None = None, removed: str | None = None) -> "Resolver":
         """A new resolver with one path added and/or removed; this one is left as it was
@@ -75,7 +75,7 @@ class Resolver:
 
     @staticmethod
     def _stem(path: str) -> str:
-        return name_key(strip_md(path[path.rfind("/") + 1:]))
+        return name_key(strip_md(path[path.rfind("/") + 1 :]))
 
     def shortest_target(self, path: str, min_parts: int = 1) -> str:
         """The shortest link target that means the note at `path` from any note in the vault:
@@ -103,8 +103,15 @@ class Resolver:
             hit = self._find(t, source, markdown, "", self.file_by_path, self.file_by_name)
         return hit
 
-    def _find(self, t: str, source: str, markdown: bool, ext: str, by_path: Mapping[str, list[str]],
-              by_name: Mapping[str, list[str]]) -> str | None:
+    def _find(
+        self,
+        t: str,
+        source: str,
+        markdown: bool,
+        ext: str,
+        by_path: Mapping[str, list[str]],
+        by_name: Mapping[str, list[str]],
+    ) -> str | None:
         folder = source.rpartition("/")[0]
         if markdown or t.startswith(("./", "../")):
             # Markdown links are relative to the source note, then to the vault root

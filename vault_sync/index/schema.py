@@ -2,15 +2,20 @@
 
 import sqlite3
 
-SCHEMA_VERSION = 8  # 5: source / source_id of imported memories; 6: attachments (non-Markdown files links can point at);
+SCHEMA_VERSION = (
+    8  # 5: source / source_id of imported memories; 6: attachments (non-Markdown files links can point at);
+)
 # 7: the trigram index (CJK, Thai, Indic scripts: index/trigram.py)
 # 8: conversation / said_at of memories said in a conversation (search reads a turn's neighbours)
 
 # a memory said in a conversation, with the turns around it (index/windows.py); also made
 # by UPGRADES, for an index from before it
-WINDOWS_TABLE = "CREATE VIRTUAL TABLE IF NOT EXISTS windows USING fts5(body, tokenize = 'porter unicode61 remove_diacritics 2');"
+WINDOWS_TABLE = (
+    "CREATE VIRTUAL TABLE IF NOT EXISTS windows USING fts5(body, tokenize = 'porter unicode61 remove_diacritics 2');"
+)
 
-SCHEMA = """
+SCHEMA = (
+    """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS notes (
     rowid INTEGER PRIMARY KEY,
@@ -81,19 +86,35 @@ CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
 );
 -- beside the word index, for notes holding scripts it cannot cut into words (index/trigram.py)
 CREATE VIRTUAL TABLE IF NOT EXISTS trigram USING fts5(title, body, tokenize = 'trigram');
-""" + WINDOWS_TABLE
+"""
+    + WINDOWS_TABLE
+)
 
 # run on every open of a current-version index: additions that need no rebuild (a rebuild
 # would also drop the embedding cache, hours of model time on a large vault)
-UPGRADES = """
+UPGRADES = (
+    """
 CREATE INDEX IF NOT EXISTS tags_tag_note ON tags(tag, note);
 DROP INDEX IF EXISTS tags_tag;
 CREATE INDEX IF NOT EXISTS notes_kind_score ON notes(kind, decay_score);
 CREATE INDEX IF NOT EXISTS notes_status ON notes(status);
 CREATE INDEX IF NOT EXISTS links_kind ON links(kind);
-""" + WINDOWS_TABLE
+"""
+    + WINDOWS_TABLE
+)
 
-DERIVED_TABLES = ("notes", "tags", "aliases", "links", "problems", "conflicts", "fts", "trigram", "windows", "attachments")
+DERIVED_TABLES = (
+    "notes",
+    "tags",
+    "aliases",
+    "links",
+    "problems",
+    "conflicts",
+    "fts",
+    "trigram",
+    "windows",
+    "attachments",
+)
 
 BULK_TABLES = ("notes", "tags", "aliases", "links")  # the tables a cold build fills in bulk
 
@@ -102,7 +123,9 @@ def drop_indexes(db: sqlite3.Connection, tables: tuple[str, ...]) -> list[str]:
     """Drop the secondary indexes of these tables; their definitions, to make them again."""
     found = db.execute(
         "SELECT name, sql FROM sqlite_master WHERE type='index' AND sql IS NOT NULL "
-        f"AND tbl_name IN ({', '.join('?' * len(tables))}) ORDER BY name", tables).fetchall()
+        f"AND tbl_name IN ({', '.join('?' * len(tables))}) ORDER BY name",
+        tables,
+    ).fetchall()
     for name, _ in found:
         db.execute(f'DROP INDEX "{name}"')
     return [sql for _, sql in found]

@@ -8,14 +8,14 @@ import sqlite3
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from datetime import datetime
+from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from ..dates import format_datetime, parse_datetime, utc_now
+from ..errors import IndexDamaged
 from ..note import Note, content_hash, normalized_hash, related_links, stem_of
 from . import health, trigram, windows
-from ..errors import IndexDamaged
 from .schema import BULK_TABLES, SCHEMA, SCHEMA_VERSION, UPGRADES, drop_indexes
 
 # Each single-note FTS write adds a small segment; FTS5 merges them only now and then, and
@@ -29,10 +29,33 @@ log = logging.getLogger("mnemovault.index")
 BULK_WITHOUT_INDEXES = 100
 
 NOTE_COLUMNS = (
-    "path", "name", "id", "kind", "title", "status", "use_count", "strength", "created", "last_used",
-    "decay_score", "review_priority", "review_count", "cross_domain_count", "promoted_at", "archived_at",
-    "pinned", "writable", "checksum", "content_hash", "body_hash", "mtime_ns", "size", "source", "source_id",
-    "conversation", "said_at",
+    "path",
+    "name",
+    "id",
+    "kind",
+    "title",
+    "status",
+    "use_count",
+    "strength",
+    "created",
+    "last_used",
+    "decay_score",
+    "review_priority",
+    "review_count",
+    "cross_domain_count",
+    "promoted_at",
+    "archived_at",
+    "pinned",
+    "writable",
+    "checksum",
+    "content_hash",
+    "body_hash",
+    "mtime_ns",
+    "size",
+    "source",
+    "source_id",
+    "conversation",
+    "said_at",
 )
 _CONTENT_HASH, _CONVERSATION, _SAID_AT = (NOTE_COLUMNS.index(c) for c in ("content_hash", "conversation", "said_at"))
 
@@ -51,12 +74,33 @@ def note_row(note: Note, kind: str, stat: Stat) -> tuple[Any, ...]:
     f = note.fields
     name = stem_of(note.path)
     return (
-        note.path, name.lower(), f.id, kind, note.title, f.status if note.has_frontmatter or f.id else None,
-        f.use_count, f.strength, _iso(f.created), _iso(f.last_used), f.decay_score, f.review_priority,
-        f.review_count, f.cross_domain_count, _iso(f.promoted_at), _iso(f.archived_at), int(f.pinned),
-        int(note.writable), note.checksum, content_hash(note), normalized_hash(note.body), stat.mtime_ns, stat.size,
-        _text_key(note.frontmatter.get("source")), _text_key(note.frontmatter.get("source_id")),
-        _text_key(note.frontmatter.get("conversation")), _said_at(note.frontmatter.get("said_at")),
+        note.path,
+        name.lower(),
+        f.id,
+        kind,
+        note.title,
+        f.status if note.has_frontmatter or f.id else None,
+        f.use_count,
+        f.strength,
+        _iso(f.created),
+        _iso(f.last_used),
+        f.decay_score,
+        f.review_priority,
+        f.review_count,
+        f.cross_domain_count,
+        _iso(f.promoted_at),
+        _iso(f.archived_at),
+        int(f.pinned),
+        int(note.writable),
+        note.checksum,
+        content_hash(note),
+        normalized_hash(note.body),
+        stat.mtime_ns,
+        stat.size,
+        _text_key(note.frontmatter.get("source")),
+        _text_key(note.frontmatter.get("source_id")),
+        _text_key(note.frontmatter.get("conversation")),
+        _said_at(note.frontmatter.get("said_at")),
     )
 
 
@@ -107,8 +151,12 @@ class IndexStore:
                 raise
             self.db.close()
             self.set_aside = health.move_aside(self.path, clock())
-            log.warning("the index %s was unreadable (%s); moved it to %s and rebuilding it from the vault",
-                        self.path, exc, self.set_aside)
+            log.warning(
+                "the index %s was unreadable (%s); moved it to %s and rebuilding it from the vault",
+                self.path,
+                exc,
+                self.set_aside,
+            )
             self._open()
             self.rebuilt = True
             health.record_repair(self, "unreadable when opened", ["file"], "file")
@@ -177,9 +225,13 @@ class IndexStore:
                 self._fill_windows()
                 return False
             # FTS5's shadow tables (fts_data, trigram_idx, ...) go with their virtual table
-            names = [r[0] for r in self.db.execute(
-                "SELECT name FROM sqlite_master WHERE type IN ('table','view') AND name NOT LIKE 'sqlite_%' "
-                "AND name NOT LIKE 'fts_%' AND name NOT LIKE 'trigram_%' AND name NOT LIKE 'windows_%'")]
+            names = [
+                r[0]
+                for r in self.db.execute(
+                    "SELECT name FROM sqlite_master WHERE type IN ('table','view') AND name NOT LIKE 'sqlite_%' "
+                    "AND name NOT LIKE 'fts_%' AND name NOT LIKE 'trigram_%' AND name NOT LIKE 'windows_%'"
+                )
+            ]
             for name in names:
                 self.db.execute(f'DROP TABLE IF EXISTS "{name}"')
             self.db.executescript(SCHEMA)
@@ -303,8 +355,10 @@ class IndexStore:
             note_tags = note.all_tags
             tags += [(rowid, t) for t in note_tags]
             aliases += [(rowid, a.lower()) for a in note.fields.aliases]
-            links += [(rowid, l.target, l.target.rsplit("/", 1)[-1].lower(), l.subpath, l.alias, l.kind, int(l.markdown))
-                      for l in note.links + related_links(note)]
+            links += [
+                (rowid, l.target, l.target.rsplit("/", 1)[-1].lower(), l.subpath, l.alias, l.kind, int(l.markdown))
+                for l in note.links + related_links(note)
+            ]
             problems += [(note.path, p.cause, int(p.blocking)) for p in note.problems]
             texts.append((rowid, note.title, note.body, " ".join(note_tags)))
         if tags:
@@ -432,14 +486,20 @@ class IndexStore:
         self.names_version += 1
         self.resolver_cache = None
 
-    def update_attachments(self, db: sqlite3.Connection, present: list[str], gone: list[str], prefixes: list[str]) -> None:
+    def update_attachments(
+        self, db: sqlite3.Connection, present: list[str], gone: list[str], prefixes: list[str]
+    ) -> None:
         """Files seen (present) or missing (gone, and everything under gone folders) after events."""
         changed = False
         for p in gone:
             changed |= db.execute("DELETE FROM attachments WHERE path=?", (p,)).rowcount > 0
         for prefix in prefixes:
-            changed |= db.execute("DELETE FROM attachments WHERE path >= ? AND path < ?",
-                                  (prefix, prefix + "\U0010ffff")).rowcount > 0
+            changed |= (
+                db.execute(
+                    "DELETE FROM attachments WHERE path >= ? AND path < ?", (prefix, prefix + "\U0010ffff")
+                ).rowcount
+                > 0
+            )
         for p in present:
             changed |= db.execute("INSERT OR IGNORE INTO attachments VALUES (?, ?)", (p, _basename(p))).rowcount > 0
         if changed:
@@ -449,19 +509,25 @@ class IndexStore:
     def attachment_paths(self) -> list[str]:
         return [r[0] for r in self.query("SELECT path FROM attachments")]
 
-    def stats_by_path(self, paths: list[str] | None = None, prefixes: list[str] | None = None) -> dict[str, tuple[int, int]]:
+    def stats_by_path(
+        self, paths: list[str] | None = None, prefixes: list[str] | None = None
+    ) -> dict[str, tuple[int, int]]:
         """(mtime_ns, size) of indexed notes: all, or these paths and everything under these folders."""
         if paths is None and prefixes is None:
             return {r[0]: (r[1], r[2]) for r in self.query("SELECT path, mtime_ns, size FROM notes")}
         out: dict[str, tuple[int, int]] = {}
         paths = list(paths or [])
         for i in range(0, len(paths), 500):
-            chunk = paths[i:i + 500]
-            for r in self.query(f"SELECT path, mtime_ns, size FROM notes WHERE path IN ({','.join('?' * len(chunk))})", tuple(chunk)):
+            chunk = paths[i : i + 500]
+            for r in self.query(
+                f"SELECT path, mtime_ns, size FROM notes WHERE path IN ({','.join('?' * len(chunk))})", tuple(chunk)
+            ):
                 out[r[0]] = (r[1], r[2])
         for prefix in prefixes or []:
             # a range on the path index; BINARY collation compares UTF-8 bytes, so this is exact
-            for r in self.query("SELECT path, mtime_ns, size FROM notes WHERE path >= ? AND path < ?", (prefix, prefix + "\U0010ffff")):
+            for r in self.query(
+                "SELECT path, mtime_ns, size FROM notes WHERE path >= ? AND path < ?", (prefix, prefix + "\U0010ffff")
+            ):
                 out[r[0]] = (r[1], r[2])
         return out
 
@@ -483,8 +549,12 @@ class IndexStore:
                 rowid = d.pop("rowid")
                 d["tags"] = sorted(x[0] for x in self.db.execute("SELECT tag FROM tags WHERE note=?", (rowid,)))
                 d["aliases"] = sorted(x[0] for x in self.db.execute("SELECT alias FROM aliases WHERE note=?", (rowid,)))
-                d["links"] = sorted(tuple(x) for x in self.db.execute(
-                    "SELECT target, subpath, alias, kind, markdown FROM links WHERE source=?", (rowid,)))
+                d["links"] = sorted(
+                    tuple(x)
+                    for x in self.db.execute(
+                        "SELECT target, subpath, alias, kind, markdown FROM links WHERE source=?", (rowid,)
+                    )
+                )
                 fts = self.db.execute("SELECT title, body, tags FROM fts WHERE rowid=?", (rowid,)).fetchone()
                 d["fts"] = tuple(fts) if fts else None
                 d["trigram"] = trigram.row_of(self.db, rowid)
@@ -493,13 +563,23 @@ class IndexStore:
             problems = sorted(tuple(r) for r in self.db.execute("SELECT path, cause, blocking FROM problems"))
             conflicts = sorted(tuple(r) for r in self.db.execute("SELECT path, original FROM conflicts"))
             attachments = sorted(r[0] for r in self.db.execute("SELECT path FROM attachments"))
-            orphans = self.db.execute(
-                "SELECT (SELECT count(*) FROM tags WHERE note NOT IN (SELECT rowid FROM notes))"
-                " + (SELECT count(*) FROM links WHERE source NOT IN (SELECT rowid FROM notes))"
-                " + (SELECT count(*) FROM fts WHERE rowid NOT IN (SELECT rowid FROM notes))"
-            ).fetchone()[0] + trigram.orphans(self.db) + windows.orphans(self.db)
-        return {"notes": notes, "problems": problems, "conflicts": conflicts, "attachments": attachments, "orphans": orphans}
+            orphans = (
+                self.db.execute(
+                    "SELECT (SELECT count(*) FROM tags WHERE note NOT IN (SELECT rowid FROM notes))"
+                    " + (SELECT count(*) FROM links WHERE source NOT IN (SELECT rowid FROM notes))"
+                    " + (SELECT count(*) FROM fts WHERE rowid NOT IN (SELECT rowid FROM notes))"
+                ).fetchone()[0]
+                + trigram.orphans(self.db)
+                + windows.orphans(self.db)
+            )
+        return {
+            "notes": notes,
+            "problems": problems,
+            "conflicts": conflicts,
+            "attachments": attachments,
+            "orphans": orphans,
+        }
 
 
 def _basename(path: str) -> str:
-    return path[path.rfind("/") + 1:].lower()
+    return path[path.rfind("/") + 1 :].lower()

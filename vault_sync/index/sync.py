@@ -148,8 +148,9 @@ class Indexer:
         report.temp_cleaned = self._clean_temp(walked.temp_files)
         indexed = {} if rebuild else self.store.stats_by_path()
         with _collector_paused():
-            self._apply(walked.files, indexed, report, progress, rebuild=rebuild, conflicts=walked.conflicts,
-                        all_conflicts=True)
+            self._apply(
+                walked.files, indexed, report, progress, rebuild=rebuild, conflicts=walked.conflicts, all_conflicts=True
+            )
         with self.store.transaction() as db:
             self.store.replace_attachments(db, walked.attachments)
         report.seconds = time.perf_counter() - started
@@ -230,9 +231,17 @@ class Indexer:
             note.problems = [p for p in note.problems if not p.cause.startswith(PERSONAL_OK)]
         return note
 
-    def _apply(self, on_disk: dict[str, os.stat_result], indexed: dict[str, tuple[int, int]], report: SyncReport,
-               progress: Progress | None, rebuild: bool = False, conflicts: dict[str, str] | None = None,
-               all_conflicts: bool = False, drop_conflicts: Iterable[str] = ()) -> None:
+    def _apply(
+        self,
+        on_disk: dict[str, os.stat_result],
+        indexed: dict[str, tuple[int, int]],
+        report: SyncReport,
+        progress: Progress | None,
+        rebuild: bool = False,
+        conflicts: dict[str, str] | None = None,
+        all_conflicts: bool = False,
+        drop_conflicts: Iterable[str] = (),
+    ) -> None:
         to_read = [rel for rel, st in on_disk.items() if indexed.get(rel) != (st.st_mtime_ns, st.st_size)]
         report.unchanged += len(on_disk) - len(to_read)
         gone = [p for p in indexed if p not in on_disk]

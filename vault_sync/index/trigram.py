@@ -70,7 +70,7 @@ def grams(run: str) -> list[str]:
     """The trigrams of a run of three or more characters, in order, without repeats."""
     seen: list[str] = []
     for i in range(len(run) - 2):
-        g = run[i:i + 3]
+        g = run[i : i + 3]
         if g not in seen:
             seen.append(g)
     return seen
@@ -115,45 +115,73 @@ def orphans(db: sqlite3.Connection) -> int:
 
 
 # -- reads --
-def ranked(db: sqlite3.Connection, gram_list: list[str], where: str, params: list[object], limit: int) -> list[tuple[int, float]]:
+def ranked(
+    db: sqlite3.Connection, gram_list: list[str], where: str, params: list[object], limit: int
+) -> list[tuple[int, float]]:
     """(rowid, bm25 rank: lower is better) of the notes holding any of the trigrams, in scope
     (`where` is a filter over `notes n`)."""
     expr = " OR ".join(quote(g) for g in gram_list)
-    return [(int(r[0]), float(r[1])) for r in db.execute(
-        "SELECT t.rowid, bm25(trigram, 4.0, 1.0) AS rank FROM trigram t JOIN notes n ON n.rowid = t.rowid "
-        f"WHERE trigram MATCH ? AND {where} ORDER BY rank LIMIT ?", (expr, *params, limit))]
+    return [
+        (int(r[0]), float(r[1]))
+        for r in db.execute(
+            "SELECT t.rowid, bm25(trigram, 4.0, 1.0) AS rank FROM trigram t JOIN notes n ON n.rowid = t.rowid "
+            f"WHERE trigram MATCH ? AND {where} ORDER BY rank LIMIT ?",
+            (expr, *params, limit),
+        )
+    ]
 
 
-def containing(db: sqlite3.Connection, short: str, where: str, params: list[object], limit: int) -> list[tuple[int, float]]:
+def containing(
+    db: sqlite3.Connection, short: str, where: str, params: list[object], limit: int
+) -> list[tuple[int, float]]:
     """(rowid, occurrences per 1,000 characters, negated so lower is better) of the notes
     holding `short` (one or two characters: too short for a trigram), in scope."""
-    return [(int(r[0]), -float(r[1])) for r in db.execute(
-        "SELECT t.rowid, 1000.0 * ((length(t.title) - length(replace(t.title, ?1, ''))) * 4 "
-        "+ length(t.body) - length(replace(t.body, ?1, ''))) / length(?1) / (length(t.body) + 50) AS per "
-        "FROM trigram t JOIN notes n ON n.rowid = t.rowid "
-        f"WHERE (instr(t.title, ?1) > 0 OR instr(t.body, ?1) > 0) AND {where} ORDER BY per DESC LIMIT ?",
-        (short, *params, limit))]
+    return [
+        (int(r[0]), -float(r[1]))
+        for r in db.execute(
+            "SELECT t.rowid, 1000.0 * ((length(t.title) - length(replace(t.title, ?1, ''))) * 4 "
+            "+ length(t.body) - length(replace(t.body, ?1, ''))) / length(?1) / (length(t.body) + 50) AS per "
+            "FROM trigram t JOIN notes n ON n.rowid = t.rowid "
+            f"WHERE (instr(t.title, ?1) > 0 OR instr(t.body, ?1) > 0) AND {where} ORDER BY per DESC LIMIT ?",
+            (short, *params, limit),
+        )
+    ]
 
 
 def doc_frequency(db: sqlite3.Connection, term: str) -> int:
     """How many notes hold `term` (a trigram, or a shorter run)."""
     if len(term) >= 3:
         return int(db.execute("SELECT count(*) FROM trigram WHERE trigram MATCH ?", (quote(term),)).fetchone()[0])
-    return int(db.execute("SELECT count(*) FROM trigram WHERE instr(title, ?1) > 0 OR instr(body, ?1) > 0",
-                          (term,)).fetchone()[0])
+    return int(
+        db.execute(
+            "SELECT count(*) FROM trigram WHERE instr(title, ?1) > 0 OR instr(body, ?1) > 0", (term,)
+        ).fetchone()[0]
+    )
 
 
 def having(db: sqlite3.Connection, term: str, rowids: list[int]) -> list[int]:
     """Which of `rowids` hold `term`."""
     if len(term) >= 3:
-        return [int(r[0]) for r in db.execute(
-            f"SELECT rowid FROM trigram WHERE trigram MATCH ? AND rowid IN ({marks(len(rowids))})", (quote(term), *rowids))]
-    return [int(r[0]) for r in db.execute(
-        f"SELECT rowid FROM trigram WHERE rowid IN ({marks(len(rowids))}) AND (instr(title, ?) > 0 OR instr(body, ?) > 0)",
-        (*rowids, term, term))]
+        return [
+            int(r[0])
+            for r in db.execute(
+                f"SELECT rowid FROM trigram WHERE trigram MATCH ? AND rowid IN ({marks(len(rowids))})",
+                (quote(term), *rowids),
+            )
+        ]
+    return [
+        int(r[0])
+        for r in db.execute(
+            f"SELECT rowid FROM trigram WHERE rowid IN ({marks(len(rowids))}) AND (instr(title, ?) > 0 OR instr(body, "
+            "?) > 0)",
+            (*rowids, term, term),
+        )
+    ]
 
 
 def texts(db: sqlite3.Connection, rowids: list[int]) -> dict[int, str]:
     """The indexed stretches of each of these notes that has a trigram row."""
-    return {int(r[0]): r[1] or "" for r in db.execute(
-        f"SELECT rowid, body FROM trigram WHERE rowid IN ({marks(len(rowids))})", tuple(rowids))}
+    return {
+        int(r[0]): r[1] or ""
+        for r in db.execute(f"SELECT rowid, body FROM trigram WHERE rowid IN ({marks(len(rowids))})", tuple(rowids))
+    }

@@ -29,9 +29,14 @@ def vectors_of(store: "IndexStore", model: str, hashes: list[str]) -> list[tuple
     """(content hash, vector blob) of `model` for those of `hashes` that have one."""
     out: list[tuple[str, bytes]] = []
     for chunk in in_chunks(hashes):
-        out += [(r[0], r[1]) for r in store.query(
-            f"SELECT content_hash, vector FROM embeddings WHERE model = ? AND content_hash IN ({marks(len(chunk))})",
-            (model, *chunk))]
+        out += [
+            (r[0], r[1])
+            for r in store.query(
+                "SELECT content_hash, vector FROM embeddings WHERE model = ? AND content_hash IN "
+                f"({marks(len(chunk))})",
+                (model, *chunk),
+            )
+        ]
     return out
 
 
@@ -57,16 +62,22 @@ def embed_texts(store: "IndexStore", rowids: list[int]) -> list[tuple[int, str, 
     """(rowid, title, body, tags) as indexed for full-text search: what a vector embeds."""
     out: list[tuple[int, str, str, str]] = []
     for chunk in in_chunks(rowids):
-        out += [(r[0], r[1] or "", r[2] or "", r[3] or "") for r in store.query(
-            f"SELECT rowid, title, body, tags FROM fts WHERE rowid IN ({marks(len(chunk))})", tuple(chunk))]
+        out += [
+            (r[0], r[1] or "", r[2] or "", r[3] or "")
+            for r in store.query(
+                f"SELECT rowid, title, body, tags FROM fts WHERE rowid IN ({marks(len(chunk))})", tuple(chunk)
+            )
+        ]
     return out
 
 
 def store_vectors(store: "IndexStore", model: str, pairs: list[tuple[str, bytes]]) -> None:
     """Vectors (content hash, blob) of `model`, replacing any stored for the same content."""
     with store.transaction() as db:
-        db.executemany("INSERT OR REPLACE INTO embeddings (content_hash, model, vector) VALUES (?, ?, ?)",
-                       [(h, model, blob) for h, blob in pairs])
+        db.executemany(
+            "INSERT OR REPLACE INTO embeddings (content_hash, model, vector) VALUES (?, ?, ?)",
+            [(h, model, blob) for h, blob in pairs],
+        )
 
 
 def hit_row(store: "IndexStore", rowid: int) -> sqlite3.Row | None:

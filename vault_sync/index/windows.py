@@ -33,7 +33,8 @@ def refresh(db: sqlite3.Connection, dirty: dict[str, set[str]]) -> int:
     for conversation, times in dirty.items():
         turns = db.execute(
             "SELECT rowid, said_at FROM notes WHERE conversation = ? AND said_at IS NOT NULL ORDER BY said_at, path",
-            (conversation,)).fetchall()
+            (conversation,),
+        ).fetchall()
         said = [t[1] for t in turns]
         affected: set[int] = set()
         for at in times:
@@ -46,8 +47,11 @@ def refresh(db: sqlite3.Connection, dirty: dict[str, set[str]]) -> int:
         moment = {j: _seconds(said[j]) for j in near}
         rows = []
         for i in sorted(affected):
-            window = [j for j in range(max(0, i - NEIGHBOURS), min(len(turns), i + NEIGHBOURS + 1))
-                      if abs(moment[j] - moment[i]) <= WINDOW_S]
+            window = [
+                j
+                for j in range(max(0, i - NEIGHBOURS), min(len(turns), i + NEIGHBOURS + 1))
+                if abs(moment[j] - moment[i]) <= WINDOW_S
+            ]
             rows.append((int(turns[i][0]), "\n".join(body.get(int(turns[j][0]), "") for j in window)))
         for chunk in in_chunks([r[0] for r in rows]):
             db.execute(f"DELETE FROM windows WHERE rowid IN ({marks(len(chunk))})", tuple(chunk))
@@ -61,7 +65,8 @@ def fill(db: sqlite3.Connection) -> int:
     db.execute("DELETE FROM windows")
     dirty: dict[str, set[str]] = {}
     for conversation, said_at in db.execute(
-            "SELECT conversation, said_at FROM notes WHERE conversation IS NOT NULL AND said_at IS NOT NULL"):
+        "SELECT conversation, said_at FROM notes WHERE conversation IS NOT NULL AND said_at IS NOT NULL"
+    ):
         dirty.setdefault(conversation, set()).add(said_at)
     return refresh(db, dirty)
 
@@ -73,9 +78,14 @@ def drop(db: sqlite3.Connection, rowid: int) -> None:
 def ranked(db: sqlite3.Connection, expr: str, where: str, params: list[object], limit: int) -> list[tuple[int, float]]:
     """(rowid, bm25 rank: lower is better) of the windows matching an FTS5 expression, for
     notes passing the filter `where` (over alias n)."""
-    return [(int(r[0]), float(r[1])) for r in db.execute(
-        f"SELECT w.rowid, bm25(windows) AS rank FROM windows w JOIN notes n ON n.rowid = w.rowid "
-        f"WHERE windows MATCH ? AND {where} ORDER BY rank LIMIT ?", (expr, *params, int(limit)))]
+    return [
+        (int(r[0]), float(r[1]))
+        for r in db.execute(
+            f"SELECT w.rowid, bm25(windows) AS rank FROM windows w JOIN notes n ON n.rowid = w.rowid "
+            f"WHERE windows MATCH ? AND {where} ORDER BY rank LIMIT ?",
+            (expr, *params, int(limit)),
+        )
+    ]
 
 
 def having(db: sqlite3.Connection, expr: str, rowids: list[int]) -> list[int]:
@@ -83,8 +93,12 @@ def having(db: sqlite3.Connection, expr: str, rowids: list[int]) -> list[int]:
     word in most windows, where reading its match list (holding) costs more."""
     out: list[int] = []
     for chunk in in_chunks(rowids):
-        out += [int(r[0]) for r in db.execute(
-            f"SELECT rowid FROM windows WHERE windows MATCH ? AND rowid IN ({marks(len(chunk))})", (expr, *chunk))]
+        out += [
+            int(r[0])
+            for r in db.execute(
+                f"SELECT rowid FROM windows WHERE windows MATCH ? AND rowid IN ({marks(len(chunk))})", (expr, *chunk)
+            )
+        ]
     return out
 
 
@@ -136,8 +150,9 @@ def doc_frequency(db: sqlite3.Connection, expr: str) -> int:
 
 def count(db: sqlite3.Connection) -> int:
     """How many windows there are (one per memory with a conversation and a said_at)."""
-    return int(db.execute(
-        "SELECT count(*) FROM notes WHERE conversation IS NOT NULL AND said_at IS NOT NULL").fetchone()[0])
+    return int(
+        db.execute("SELECT count(*) FROM notes WHERE conversation IS NOT NULL AND said_at IS NOT NULL").fetchone()[0]
+    )
 
 
 def row_of(db: sqlite3.Connection, rowid: int) -> str | None:
@@ -152,8 +167,10 @@ def orphans(db: sqlite3.Connection) -> int:
 def _bodies(db: sqlite3.Connection, rowids: list[int]) -> dict[int, str]:
     out: dict[int, str] = {}
     for chunk in in_chunks(rowids):
-        out.update((int(r[0]), r[1] or "") for r in db.execute(
-            f"SELECT rowid, body FROM fts WHERE rowid IN ({marks(len(chunk))})", tuple(chunk)))
+        out.update(
+            (int(r[0]), r[1] or "")
+            for r in db.execute(f"SELECT rowid, body FROM fts WHERE rowid IN ({marks(len(chunk))})", tuple(chunk))
+        )
     return out
 
 

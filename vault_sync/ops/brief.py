@@ -61,14 +61,20 @@ def shown_topic(topic: str, n: int) -> str:
 
 def _footer(left: int, topic: str | None) -> str:
     how = f'search_memory(query="{shown_topic(topic, 60)}")' if topic else "search_memory(query=...)"
-    return (f"\n{left} more memories left out; find them with {how}, "
-            "or narrow by time with since/until.\n") if left else "\nNothing left out.\n"
+    return (
+        (f"\n{left} more memories left out; find them with {how}, or narrow by time with since/until.\n")
+        if left
+        else "\nNothing left out.\n"
+    )
 
 
 @dataclass
 class _Group:
     """One kind's memories, with two orders for the threshold scan below."""
-    items: list[tuple[Any, ...]] = field(default_factory=list)  # (uses ** beta, strength, last use epoch | None, rowid, path, id, title)
+
+    items: list[tuple[Any, ...]] = field(
+        default_factory=list
+    )  # (uses ** beta, strength, last use epoch | None, rowid, path, id, title)
     by_base: list[int] = field(default_factory=list)  # by uses ** beta * strength, highest first
     by_last: list[int] = field(default_factory=list)  # by last use, latest first (unknown counts as now)
 
@@ -86,10 +92,21 @@ def _groups(engine: Engine) -> dict[str, _Group]:
     beta = engine.params.beta
     groups = {"ltm": _Group(), "stm": _Group()}
     exempt = current_despite_marks(engine)  # a hand-written loop's members are all current
-    for rowid, path, ident, title, kind, uses, strength, last_used, created in queries.current_memory_scores(engine.store, exempt):
+    for rowid, path, ident, title, kind, uses, strength, last_used, created in queries.current_memory_scores(
+        engine.store, exempt
+    ):
         last = parse_datetime(last_used) or parse_datetime(created)
-        groups[kind].items.append((max(uses or 0, 0) ** beta, strength if strength is not None else 1.0,
-                                   last.timestamp() if last is not None else None, rowid, path, ident, title))
+        groups[kind].items.append(
+            (
+                max(uses or 0, 0) ** beta,
+                strength if strength is not None else 1.0,
+                last.timestamp() if last is not None else None,
+                rowid,
+                path,
+                ident,
+                title,
+            )
+        )
     for g in groups.values():
         order = range(len(g.items))
         g.by_base = sorted(order, key=lambda i: -(g.items[i][0] * g.items[i][1]))
@@ -182,5 +199,10 @@ def brief(engine: Engine, topic: str | None = None, max_tokens: int = 800) -> di
     if len(text) + len(footer) <= budget:
         text += footer
     text = text[:budget]  # the guarantee, whatever the arithmetic above
-    return {"text": text, "tokens": -(-len(text) // CHARS_PER_TOKEN), "max_tokens": max_tokens,
-            "included": included, "left_out": total - len(included)}
+    return {
+        "text": text,
+        "tokens": -(-len(text) // CHARS_PER_TOKEN),
+        "max_tokens": max_tokens,
+        "included": included,
+        "left_out": total - len(included),
+    }

@@ -20,7 +20,7 @@ def list_conflicts(engine: Engine) -> list[dict[str, Any]]:
 
 def _body(text: str) -> str:
     block = find_block(text)
-    return text[block.body_start:] if block else text
+    return text[block.body_start :] if block else text
 
 
 def _merged_fields(orig: Note, copy: Note) -> dict[str, Any]:
@@ -72,7 +72,10 @@ def resolve_conflict(engine: Engine, path: str) -> dict[str, Any]:
 
             def append(text: str) -> str:
                 nl = newline_of(text)
-                return text.rstrip("\r\n") + f"{nl}{nl}*From the conflicting copy {copy_path.name}:*{nl}{nl}{extra_body}{nl}"
+                return (
+                    text.rstrip("\r\n")
+                    + f"{nl}{nl}*From the conflicting copy {copy_path.name}:*{nl}{nl}{extra_body}{nl}"
+                )
 
             return edit_text(out, append)
         return out
@@ -80,5 +83,10 @@ def resolve_conflict(engine: Engine, path: str) -> dict[str, Any]:
     engine.writes.update(row["original"], transform)
     trash_rel = free_path(engine, ".trash", copy_path.name[:-3])
     engine.writes.rename(rel, trash_rel)
-    return {"conflict": rel, "original": row["original"], "action": "merged", "text_kept_from_both": not same_body,
-            "copy_moved_to": trash_rel}
+    return {
+        "conflict": rel,
+        "original": row["original"],
+        "action": "merged",
+        "text_kept_from_both": not same_body,
+        "copy_moved_to": trash_rel,
+    }

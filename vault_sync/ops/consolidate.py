@@ -72,9 +72,13 @@ def _split(engine: Engine, rows: list[Any]) -> tuple[list[Any], list[Any]]:
     paths = {r["path"] for r in rows}
     for row in old:
         if not succ.get(row["path"], set()) & paths:
-            newer = newest(engine, row["path"], succ) or ", ".join(sorted(succ.get(row["path"], ()))) or "a newer memory"
-            raise WrongState(f"{row['path']} is superseded by {newer}, which is not among these: a replaced fact is "
-                             "never merged; consolidate the memory that holds now")
+            newer = (
+                newest(engine, row["path"], succ) or ", ".join(sorted(succ.get(row["path"], ()))) or "a newer memory"
+            )
+            raise WrongState(
+                f"{row['path']} is superseded by {newer}, which is not among these: a replaced fact is "
+                "never merged; consolidate the memory that holds now"
+            )
     return current, old
 
 
@@ -84,7 +88,9 @@ def _link(engine: Engine, path: str, folder: str) -> str:
     return f"[[{link_name(engine, path, f'{folder}/{stem_of(path)}.md')}]]"
 
 
-def plan(engine: Engine, rows: list[Any], title: str | None = None, superseded: list[Any] | None = None) -> dict[str, Any]:
+def plan(
+    engine: Engine, rows: list[Any], title: str | None = None, superseded: list[Any] | None = None
+) -> dict[str, Any]:
     """What consolidating these memories would write (`superseded`: members whose link moves)."""
     far = "9999-12-31T23:59:59Z"
     rows = sorted(rows, key=lambda r: (r["created"] or far, r["path"]))
@@ -139,8 +145,9 @@ def _public(p: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def consolidate(engine: Engine, ids: list[str], apply: bool = False, title: str | None = None,
-                leave_held: bool = False) -> dict[str, Any]:
+def consolidate(
+    engine: Engine, ids: list[str], apply: bool = False, title: str | None = None, leave_held: bool = False
+) -> dict[str, Any]:
     """Preview (default) or write the consolidated note and archive the originals.
 
     `leave_held` (a job): the note open in the editor is left out, listed under `held`, and
@@ -154,8 +161,10 @@ def consolidate(engine: Engine, ids: list[str], apply: bool = False, title: str 
         held = [r["path"] for r in members if is_held(r["path"])]
         members = [r for r in members if not is_held(r["path"])]
         if held and len(members) < 2:
-            raise WrongState(f"{held[0]} is open in the editor, and a consolidation job leaves it alone; "
-                             "run it again once the note is closed")
+            raise WrongState(
+                f"{held[0]} is open in the editor, and a consolidation job leaves it alone; "
+                "run it again once the note is closed"
+            )
     rows, old = _split(engine, members)
     p = plan(engine, rows, title, old)
     if not apply:
@@ -164,7 +173,14 @@ def consolidate(engine: Engine, ids: list[str], apply: bool = False, title: str 
     # like any save, before anything is written
     check_fields({"consolidated text": p["text"], "consolidated title": p["title"], "consolidated tags": p["tags"]})
     note = create_memory(
-        engine, p["text"], p["tags"], p["title"], p["strength"], p["use_count"], p["created"], p["last_used"],
+        engine,
+        p["text"],
+        p["tags"],
+        p["title"],
+        p["strength"],
+        p["use_count"],
+        p["created"],
+        p["last_used"],
         {"merged_from": [_link(engine, s["path"], engine.layout.stm) for s in p["sources"]]},
     )
     link = _link(engine, note["path"], engine.layout.archive)
@@ -176,5 +192,7 @@ def consolidate(engine: Engine, ids: list[str], apply: bool = False, title: str 
             archived.append(archive_one(engine, row, f"consolidated into {link}", {"merged_into": link}).to_dict())
         except Exception as exc:  # keep going: the new note exists, report what is left
             errors.append({"path": source["path"], "error": str(exc)})
-    engine.writes.emit("consolidated", {"path": note["path"], "id": note["id"], "sources": [s["path"] for s in p["sources"]]})
+    engine.writes.emit(
+        "consolidated", {"path": note["path"], "id": note["id"], "sources": [s["path"] for s in p["sources"]]}
+    )
     return {"applied": True, "plan": _public(p), "note": note, "archived": archived, "errors": errors, "held": held}

@@ -44,7 +44,9 @@ def fix_duplicate_ids(engine: Engine, report: "SyncReport") -> None:
         try:
             engine.writes.update(r["path"], _new_id(new_id), expected=data)
         except (PatchError, OSError) as exc:
-            report.id_fixes.append(f"{r['path']}: duplicate id {r['id']} (same as {first[r['id']]}); could not fix: {exc}")
+            report.id_fixes.append(
+                f"{r['path']}: duplicate id {r['id']} (same as {first[r['id']]}); could not fix: {exc}"
+            )
             continue
         report.id_fixes.append(f"{r['path']}: duplicate id {r['id']} (same as {first[r['id']]}); given new id {new_id}")
 

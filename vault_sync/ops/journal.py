@@ -50,8 +50,11 @@ def quarantine(engine: Engine, path: Path, entry: dict[str, Any], src_rel: str, 
     at = engine.layout.abs
     where = dst_rel if at(dst_rel).exists() else src_rel if at(src_rel).exists() else None
     cause = f"{type(exc).__name__}: {exc}"[:300]
-    todo = (f"the note is at {where}; check its frontmatter (status and dates) by hand, then delete this file"
-            if where else f"the note is at neither {src_rel} nor {dst_rel}; look for it in the vault, then delete this file")
+    todo = (
+        f"the note is at {where}; check its frontmatter (status and dates) by hand, then delete this file"
+        if where
+        else f"the note is at neither {src_rel} nor {dst_rel}; look for it in the vault, then delete this file"
+    )
     folder = engine.layout.root / QUARANTINE
     rel = f"{QUARANTINE}/{path.name}"
     try:
@@ -63,8 +66,10 @@ def quarantine(engine: Engine, path: Path, entry: dict[str, Any], src_rel: str, 
         os.replace(tmp, folder / path.name)
         path.unlink()
     except OSError as err:
-        return (f"could not finish the move of {src_rel} to {dst_rel} ({cause}) nor set its journal entry aside "
-                f"({err.strerror or err}); {todo.replace('this file', str(path))}")
+        return (
+            f"could not finish the move of {src_rel} to {dst_rel} ({cause}) nor set its journal entry aside "
+            f"({err.strerror or err}); {todo.replace('this file', str(path))}"
+        )
     return f"quarantined the unfinished move of {src_rel} to {dst_rel}: {cause}; {todo} ({rel})"
 
 
@@ -72,9 +77,15 @@ def refuse(engine: Engine, path: Path, entry: dict[str, Any], exc: Exception) ->
     """Set aside, untouched, an entry naming a path outside the vault or through a symbolic
     link: recovery never acts on it. The line to log."""
     src, dst = (str(entry.get(k))[:200] for k in ("src", "dst"))
-    info = {"quarantined": {"cause": f"{type(exc).__name__}: {exc}"[:300], "at": format_datetime(engine.now()),
-                            "todo": "recovery refused this entry and moved nothing; check the paths it names by hand, "
-                                    "then delete this file"}, **entry}
+    info = {
+        "quarantined": {
+            "cause": f"{type(exc).__name__}: {exc}"[:300],
+            "at": format_datetime(engine.now()),
+            "todo": "recovery refused this entry and moved nothing; check the paths it names by hand, "
+            "then delete this file",
+        },
+        **entry,
+    }
     folder = engine.layout.root / QUARANTINE
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -83,7 +94,10 @@ def refuse(engine: Engine, path: Path, entry: dict[str, Any], exc: Exception) ->
         os.replace(tmp, folder / path.name)
         path.unlink()
     except OSError as err:
-        return f"refused the journal entry {path} ({src} to {dst}: {exc}) but could not set it aside ({err.strerror or err})"
+        return (
+            f"refused the journal entry {path} ({src} to {dst}: {exc}) "
+            f"but could not set it aside ({err.strerror or err})"
+        )
     return f"refused the journal entry for {src} to {dst}: {exc}; moved nothing ({QUARANTINE}/{path.name})"
 
 
@@ -96,7 +110,12 @@ def quarantined(engine: Engine) -> list[dict[str, Any]]:
             info = json.loads(path.read_text(encoding="utf-8")).get("quarantined") or {}
         except (OSError, ValueError, AttributeError):
             info = {}
-        out.append({"file": f"{QUARANTINE}/{path.name}", "cause": info.get("cause", "unknown"),
-                    "todo": info.get("todo", "check the note named in the file by hand, then delete the file"),
-                    "at": info.get("at")})
+        out.append(
+            {
+                "file": f"{QUARANTINE}/{path.name}",
+                "cause": info.get("cause", "unknown"),
+                "todo": info.get("todo", "check the note named in the file by hand, then delete the file"),
+                "at": info.get("at"),
+            }
+        )
     return out

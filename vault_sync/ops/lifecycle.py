@@ -171,7 +171,9 @@ def promote_one(engine: Engine, row: sqlite3.Row, reason: str) -> Move:
     dst = f"{engine.layout.ltm}/{row['path'].split('/', 1)[1]}"
     names = _related_names(engine, row, dst)
     move = move_note(
-        engine, row, dst,
+        engine,
+        row,
+        dst,
         lambda note: {"status": "promoted", "promoted_at": now},
         reason,
         body_edit=lambda text, note: with_related(text, names),
@@ -190,7 +192,11 @@ def promote(engine: Engine, ref: str, dry_run: bool = False) -> dict[str, Any]:
     decision, why, _ = row_decision(engine.params, row, engine.now())
     reason = why if decision == "promote" else "requested"
     if dry_run:
-        return {"dry_run": True, "candidates": [{"id": row["id"], "title": row["title"], "path": row["path"], "reason": reason}], "promoted": []}
+        return {
+            "dry_run": True,
+            "candidates": [{"id": row["id"], "title": row["title"], "path": row["path"], "reason": reason}],
+            "promoted": [],
+        }
     return {"dry_run": False, "promoted": [promote_one(engine, row, reason).to_dict()], "errors": []}
 
 
@@ -200,7 +206,9 @@ def promote_all(engine: Engine, dry_run: bool = False) -> dict[str, Any]:
     return _promote_all(engine, dry_run, None)
 
 
-def _waiting(engine: Engine, cands: list[dict[str, Any]], quiet: set[str] | None) -> tuple[list[dict[str, Any]], list[str]]:
+def _waiting(
+    engine: Engine, cands: list[dict[str, Any]], quiet: set[str] | None
+) -> tuple[list[dict[str, Any]], list[str]]:
     """(the candidates that move now, the paths held by the editor). Bulk moves (GC and
     promote-all on any front end, jobs, the scheduled lifecycle) leave the note open in the
     editor for a later run, and notes edited within quiet_seconds (or in `quiet`) too."""
@@ -221,8 +229,9 @@ def _promote_all(engine: Engine, dry_run: bool, quiet: set[str] | None) -> dict[
     return {**_run_many(engine, cands, lambda row, c: promote_one(engine, row, c["reason"]), "promoted"), "held": held}
 
 
-def _run_many(engine: Engine, cands: list[dict[str, Any]], act: Callable[[sqlite3.Row, dict[str, Any]], Move],
-              key: str) -> dict[str, Any]:
+def _run_many(
+    engine: Engine, cands: list[dict[str, Any]], act: Callable[[sqlite3.Row, dict[str, Any]], Move], key: str
+) -> dict[str, Any]:
     done, errors = [], []
     for c in cands:
         row = engine.store.note(c["path"])
@@ -257,8 +266,19 @@ def trash_one(engine: Engine, row: sqlite3.Row, reason: str) -> Move:
     """Obsidian's .trash: out of sight, still recoverable by hand; never unlinked."""
     dst = free_path(engine, ".trash", stem_of(row["path"]))
     now = engine.now()
-    move = move_note(engine, row, dst, lambda note: {**archived_scores(engine, note, now), "status": "archived", "archived_at": now,
-                                                  "archive_reason": reason}, reason, rewrite=False)
+    move = move_note(
+        engine,
+        row,
+        dst,
+        lambda note: {
+            **archived_scores(engine, note, now),
+            "status": "archived",
+            "archived_at": now,
+            "archive_reason": reason,
+        },
+        reason,
+        rewrite=False,
+    )
     engine.writes.emit("archived", move.to_dict())
     return move
 
@@ -288,11 +308,17 @@ def gc(engine: Engine, dry_run: bool = True, delete: bool = False, limit: int | 
     return _gc(engine, dry_run, delete, None, limit)
 
 
-def _gc(engine: Engine, dry_run: bool, delete: bool, quiet: set[str] | None, limit: int | None = None) -> dict[str, Any]:
+def _gc(
+    engine: Engine, dry_run: bool, delete: bool, quiet: set[str] | None, limit: int | None = None
+) -> dict[str, Any]:
     cands, held = _waiting(engine, gc_candidates(engine), quiet)
     if dry_run:
         return {"dry_run": True, "candidates": cands, "archived": [], "held": held}
-    act = (lambda row, c: trash_one(engine, row, c["reason"])) if delete else (lambda row, c: archive_one(engine, row, c["reason"]))
+    act = (
+        (lambda row, c: trash_one(engine, row, c["reason"]))
+        if delete
+        else (lambda row, c: archive_one(engine, row, c["reason"]))
+    )
     out = _run_many(engine, cands if limit is None else cands[:limit], act, "archived")
     out["candidates"] = cands
     out["held"] = held
@@ -311,7 +337,9 @@ def archive(engine: Engine, ref: str, reason: str = "archived on request") -> di
 def _prior_on_disk(engine: Engine, rel: str) -> dict[str, Any] | None:
     """The owned values an undo of this archive writes back (None: the note is unreadable)."""
     try:
-        return review_op.prior_of(parse_note(rel, engine.layout.abs(rel).read_bytes()).frontmatter, review_op.PRIOR_KEYS)
+        return review_op.prior_of(
+            parse_note(rel, engine.layout.abs(rel).read_bytes()).frontmatter, review_op.PRIOR_KEYS
+        )
     except OSError:
         return None
 
@@ -334,8 +362,13 @@ def restore(engine: Engine, ref: str, prior: dict[str, Any] | None = None) -> di
                 out["merged_into"] = REMOVE
             return out
         note.fields.last_used = now  # back in use: its score and due dates start again from now
-        out = {**score_updates(engine, note.fields, now), "status": "active", "last_used": now, "archived_at": REMOVE,
-               "archive_reason": REMOVE}
+        out = {
+            **score_updates(engine, note.fields, now),
+            "status": "active",
+            "last_used": now,
+            "archived_at": REMOVE,
+            "archive_reason": REMOVE,
+        }
         if "merged_into" in note.frontmatter:
             out["merged_into"] = REMOVE
         return out

@@ -15,12 +15,12 @@ import re
 from collections import Counter
 from urllib.parse import quote, unquote
 
-from ..engine import Engine
+from ..codeblocks import code_lines
 from ..edit import edit_text
+from ..engine import Engine
 from ..errors import MnemovaultError
 from ..index import queries
 from ..index.resolver import Resolver, link_names
-from ..codeblocks import code_lines
 from ..linkforms import LinkForms
 from ..links import MDLINK, SCHEME, WIKILINK, _strip_inline_code, strip_md
 
@@ -37,8 +37,16 @@ def _masked(text: str) -> str:
     return _strip_inline_code(out) if "`" in out else out
 
 
-def rewrite_text(text: str, source: str, resolver: Resolver, old_rel: str, new_rel: str,
-                 after: Resolver | None = None, was: str | None = None, forms: LinkForms | None = None) -> tuple[str, int]:
+def rewrite_text(
+    text: str,
+    source: str,
+    resolver: Resolver,
+    old_rel: str,
+    new_rel: str,
+    after: Resolver | None = None,
+    was: str | None = None,
+    forms: LinkForms | None = None,
+) -> tuple[str, int]:
     """`text` with every link whose target the move of `old_rel` to `new_rel` would change
     re-pointed at the note it meant before: links to the moved note follow it, and a link
     to another note that now would resolve to the moved one (a shared name) gets that
@@ -53,7 +61,7 @@ def rewrite_text(text: str, source: str, resolver: Resolver, old_rel: str, new_r
     edits: list[tuple[int, int, str]] = []
     seen: Counter[str] = Counter()  # links written alike so far: which of them a remembered form is for
     for m in WIKILINK.finditer(masked):
-        inner = text[m.start(1):m.end(1)]
+        inner = text[m.start(1) : m.end(1)]
         parts = re.match(r"([^#|]*?)(\\?)([#|].*)?$", inner, re.S)
         if parts is None:
             continue
@@ -83,7 +91,7 @@ def rewrite_text(text: str, source: str, resolver: Resolver, old_rel: str, new_r
             forms.saw(key, nth, f"[[{stem}{ext}", "rewrote", target)
         edits.append((m.start(1), m.end(1), f"{stem}{ext}{escape}{rest}"))
     for m in MDLINK.finditer(masked):
-        url = text[m.start(2):m.end(2)]
+        url = text[m.start(2) : m.end(2)]
         angle = url.startswith("<")
         path, hash_, sub = (url[1:-1] if angle else url).partition("#")
         plain = unquote(path)
@@ -103,8 +111,9 @@ def rewrite_text(text: str, source: str, resolver: Resolver, old_rel: str, new_r
                 forms.saw(key, nth, key)
             continue
         rooted = plain.startswith("/")  # written from the vault root: it stays so
-        relative = not rooted and (plain.startswith(("./", "../")) or bool(posixpath.dirname(was))
-                                   and _resolves_relative(plain, was, resolver))
+        relative = not rooted and (
+            plain.startswith(("./", "../")) or bool(posixpath.dirname(was)) and _resolves_relative(plain, was, resolver)
+        )
         paths = [posixpath.relpath(want, folder or "."), want]  # relative first if it was written so
         if not relative:
             paths.reverse()
@@ -145,6 +154,7 @@ def rewrite_links(engine: Engine, resolver: Resolver, old_rel: str, new_rel: str
     changed = []
     # the moved note's own links too: they were read from its old folder
     for src, was in [*((s, s) for s in sources if s not in (old_rel, new_rel)), (new_rel, old_rel)]:
+
         def transform(current: bytes, src: str = src, was: str = was) -> bytes | None:
             def rewrite(text: str) -> str | None:
                 forms.pending = []  # a retry (a person's edit meanwhile) stages its own

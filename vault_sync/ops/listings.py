@@ -27,8 +27,12 @@ def check_offset(offset: Any) -> int:
 def page(items: list[Any], offset: int, limit: int) -> dict[str, Any]:
     """One page of `items`: the page, the total, and where the next page starts (None at the end)."""
     end = offset + limit
-    return {"items": items[offset:end], "total": len(items), "offset": offset,
-            "next_offset": end if end < len(items) else None}
+    return {
+        "items": items[offset:end],
+        "total": len(items),
+        "offset": offset,
+        "next_offset": end if end < len(items) else None,
+    }
 
 
 def review_page(engine: Engine, limit: int = 20, offset: int = 0) -> dict[str, Any]:
@@ -40,12 +44,18 @@ def review_page(engine: Engine, limit: int = 20, offset: int = 0) -> dict[str, A
     return out
 
 
-_KINDS = {"memories": ("stm", "ltm"), "stm": ("stm",), "ltm": ("ltm",), "archive": ("archive",),
-          "all": ("stm", "ltm", "archive")}
+_KINDS = {
+    "memories": ("stm", "ltm"),
+    "stm": ("stm",),
+    "ltm": ("ltm",),
+    "archive": ("archive",),
+    "all": ("stm", "ltm", "archive"),
+}
 
 
-def recent(engine: Engine, limit: int = 20, offset: int = 0, since: str | None = None,
-           scope: str = "memories") -> dict[str, Any]:
+def recent(
+    engine: Engine, limit: int = 20, offset: int = 0, since: str | None = None, scope: str = "memories"
+) -> dict[str, Any]:
     """Memories newest first (by `created`), without a query: "what did I say last week".
     `since` (an ISO date or a duration such as 7d) keeps those created at or after it."""
     from ..search.when import parse_when
@@ -78,7 +88,9 @@ def search_page(engine: Engine, query: str, limit: int = 10, offset: int = 0, **
     offset = check_offset(offset)
     limit = check_limit(limit, SEARCH_WINDOW)
     if offset + limit > SEARCH_WINDOW:
-        raise InvalidInput(f"search ranks the best {SEARCH_WINDOW} results; offset + limit must be at most {SEARCH_WINDOW}")
+        raise InvalidInput(
+            f"search ranks the best {SEARCH_WINDOW} results; offset + limit must be at most {SEARCH_WINDOW}"
+        )
     from ..search.hybrid import checked
 
     result = checked(engine, query, offset + limit, **filters)

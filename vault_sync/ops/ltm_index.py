@@ -59,19 +59,18 @@ def with_related(text: str, names: list[str]) -> str:
     masked = _masked(text)
     m = re.search(r"^## Related[ \t]*\r?$", masked, re.M)
     if m:
-        section_end = re.search(r"^#{1,2} ", masked[m.end():], re.M)
+        section_end = re.search(r"^#{1,2} ", masked[m.end() :], re.M)
         end = m.end() + section_end.start() if section_end else len(text)
-        section = text[m.end():end]
+        section = text[m.end() : end]
         have = {link.target.strip().lower() for link in extract(section)[0]}
         new = [n for n in names if n.lower() not in have]
         if not new:
             return text
         addition = "".join(f"- {link_markup(n)}{nl}" for n in new)
         body = section.rstrip("\r\n") + nl + addition
-        return text[:m.end()] + body + (nl if section_end else "") + text[end:]
+        return text[: m.end()] + body + (nl if section_end else "") + text[end:]
     lead = "" if text.endswith(nl + nl) else (nl if text.endswith(nl) else nl + nl)
     return text + lead + f"## Related{nl}{nl}" + "".join(f"- {link_markup(n)}{nl}" for n in names)
-
 
 
 def add_to_index_note(engine: Engine, note: str, now: datetime) -> None:
@@ -103,7 +102,9 @@ def add_many_to_index_note(engine: Engine, entries: list[tuple[str, datetime]]) 
         if not new:
             return None
         nl = newline_of(text)
-        return (text + ("" if text.endswith(nl) or not text else nl) + "".join(line + nl for line in new)).encode("utf-8")
+        return (text + ("" if text.endswith(nl) or not text else nl) + "".join(line + nl for line in new)).encode(
+            "utf-8"
+        )
 
     try:
         engine.writes.update(rel, transform)

@@ -36,8 +36,10 @@ SHORT = 40  # words: the bonuses read a one-fact statement; in a long text "now"
 MARGIN = 0.05  # the runner-up of a close call is listed too; a distant one is noise
 POOL = 10  # closest memories scored
 MAX_LISTED = 3
-HINT = ("If this memory replaces one of these (the fact changed), call supersede_memory(old=<its id>, by=<the new id>), "
-        "or save with supersedes=[<its id>] next time.")
+HINT = (
+    "If this memory replaces one of these (the fact changed), call supersede_memory(old=<its id>, by=<the new id>), "
+    "or save with supersedes=[<its id>] next time."
+)
 
 _WORD = re.compile(r"\d+(?:[.:,]\d+)*|[^\W_]+")
 CHANGE_WORDS = frozenset(
@@ -47,8 +49,9 @@ CHANGE_WORDS = frozenset(
 )
 
 
-def candidates(engine: Engine, body: str, title: str | None, tags: list[str],
-               vector: "Vectors | None" = None) -> list[dict[str, Any]]:
+def candidates(
+    engine: Engine, body: str, title: str | None, tags: list[str], vector: "Vectors | None" = None
+) -> list[dict[str, Any]]:
     """Existing memories (not superseded) this text may replace, most likely first.
 
     `vector`: the new text's save-time vector when the caller has it (the save path computes
@@ -69,7 +72,9 @@ def candidates(engine: Engine, body: str, title: str | None, tags: list[str],
         return []
 
 
-def pick(body: str, pool: list[dict[str, Any]], floor: float, change: float, superseded: set[str]) -> list[dict[str, Any]]:
+def pick(
+    body: str, pool: list[dict[str, Any]], floor: float, change: float, superseded: set[str]
+) -> list[dict[str, Any]]:
     """Score each pooled memory ({id, path, title, similarity, text}) and keep the likely ones."""
     new_words = words(body)
     short = len(new_words) <= SHORT
@@ -80,7 +85,9 @@ def pick(body: str, pool: list[dict[str, Any]], floor: float, change: float, sup
         if hit["path"] in superseded:
             continue
         score = hit["similarity"] + bonus
-        if short and score + ONE_SLOT >= floor:  # below it even with the bonus: never listed, never the best that counts
+        if (
+            short and score + ONE_SLOT >= floor
+        ):  # below it even with the bonus: never listed, never the best that counts
             old_words = words(hit["text"])
             score += ONE_SLOT if len(old_words) <= SHORT and one_slot(kept, old_words) else 0.0
         scored.append((score, hit))
@@ -105,7 +112,7 @@ def one_slot(new: list[str], old: list[str]) -> bool:
     tail = 0
     while tail < n - head and new[-1 - tail] == old[-1 - tail]:
         tail += 1
-    changed, was = new[head:len(new) - tail], old[head:len(old) - tail]
+    changed, was = new[head : len(new) - tail], old[head : len(old) - tail]
     if not changed and not was or set(changed) & set(was):
         return False  # the same words, or two runs around a shared word
     return 2 * (head + tail) >= max(len(new), len(old))
@@ -147,8 +154,15 @@ def _by_vector(engine: Engine, vector: "Vectors") -> list[dict[str, Any]]:
         rowid = int(rowids[i])
         row = vq.hit_row(engine.store, rowid)
         if row is not None and rowid in texts:
-            out.append({"id": row["id"], "path": row["path"], "title": row["title"], "similarity": round(float(sims[i]), 4),
-                        "text": texts[rowid]})
+            out.append(
+                {
+                    "id": row["id"],
+                    "path": row["path"],
+                    "title": row["title"],
+                    "similarity": round(float(sims[i]), 4),
+                    "text": texts[rowid],
+                }
+            )
     return out
 
 
@@ -163,6 +177,13 @@ def _by_words(engine: Engine, body: str) -> list[dict[str, Any]]:
     for hit in hits:
         row = queries.note_by_rowid(engine.store, hit.rowid)
         if row is not None and hit.rowid in texts:
-            out.append({"id": row["id"], "path": row["path"], "title": row["title"],
-                        "similarity": round(overlap(mine, _content(words(texts[hit.rowid]))), 4), "text": texts[hit.rowid]})
+            out.append(
+                {
+                    "id": row["id"],
+                    "path": row["path"],
+                    "title": row["title"],
+                    "similarity": round(overlap(mine, _content(words(texts[hit.rowid]))), 4),
+                    "text": texts[hit.rowid],
+                }
+            )
     return out

@@ -19,9 +19,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable
 
-from ..engine import Engine
 from ..dates import format_datetime, parse_datetime
 from ..edit import edit_text, patch_bytes
+from ..engine import Engine
 from ..errors import InvalidInput, MnemovaultError, NoteProblem, PathOutsideVault, WriteConflict, WrongState
 from ..faults import writing
 from ..index import queries
@@ -82,8 +82,9 @@ def _decode_keys(keys: dict[str, Any]) -> dict[str, Any]:
 def check_size(engine: Engine, row: sqlite3.Row) -> None:
     """A note too large to index is too large to rewrite: refuse user writes on it."""
     if (row["size"] or 0) > engine.settings.max_note_bytes:
-        raise NoteProblem(f"{row['path']} is too large ({row['size']} bytes > {engine.settings.max_note_bytes}); "
-                          f"not changing it")
+        raise NoteProblem(
+            f"{row['path']} is too large ({row['size']} bytes > {engine.settings.max_note_bytes}); not changing it"
+        )
 
 
 def _taken(dst: Path) -> bool:
@@ -141,12 +142,20 @@ def move_note(
     if not note.writable:
         raise NoteProblem(f"{src_rel}: {'; '.join(p.cause for p in note.problems if p.blocking)}; fix it first")
     if _taken(dst):
-        raise WrongState(f"cannot move {src_rel} to {dst_rel}: a note with that name already exists there; "
-                         f"rename one of them first")
+        raise WrongState(
+            f"cannot move {src_rel} to {dst_rel}: a note with that name already exists there; rename one of them first"
+        )
     keys = updates(note)
     resolver = build_resolver(engine.store)  # before the move: what links meant until now
-    entry = {"src": src_rel, "dst": dst_rel, "reason": reason, "id": note.fields.id, "keys": _encode_keys(keys),
-             "rewrite": rewrite, **(journal_extra or {})}
+    entry = {
+        "src": src_rel,
+        "dst": dst_rel,
+        "reason": reason,
+        "id": note.fields.id,
+        "keys": _encode_keys(keys),
+        "rewrite": rewrite,
+        **(journal_extra or {}),
+    }
     journal = write_entry(engine, entry)
 
     def transform(current: bytes) -> bytes | None:
@@ -230,8 +239,11 @@ def _same_note(src: Path, dst: Path, entry: dict[str, Any]) -> bool:
         a, b = parse_note("a.md", src.read_bytes()), parse_note("b.md", dst.read_bytes())
     except OSError:
         return False
-    return (entry.get("id") is not None and entry["id"] in (a.fields.id, b.fields.id)
-            and normalized_hash(a.body) == normalized_hash(b.body))
+    return (
+        entry.get("id") is not None
+        and entry["id"] in (a.fields.id, b.fields.id)
+        and normalized_hash(a.body) == normalized_hash(b.body)
+    )
 
 
 def check_no_symlink(engine: Engine, rel: str) -> None:
@@ -241,14 +253,20 @@ def check_no_symlink(engine: Engine, rel: str) -> None:
     for part in rel.split("/"):
         at = at / part
         if at.is_symlink():
-            raise PathOutsideVault(f"{rel} goes through the symbolic link {engine.layout.rel(at)}; recovery does not follow links")
+            raise PathOutsideVault(
+                f"{rel} goes through the symbolic link {engine.layout.rel(at)}; recovery does not follow links"
+            )
 
 
 def _second_name(src: Path, dst: Path) -> bool:
     """Two names of one regular file (a crash between link and unlink): dropping one loses nothing."""
     a, b = os.lstat(src), os.lstat(dst)
-    return (stat.S_ISREG(a.st_mode) and stat.S_ISREG(b.st_mode) and (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
-            and a.st_nlink >= 2)
+    return (
+        stat.S_ISREG(a.st_mode)
+        and stat.S_ISREG(b.st_mode)
+        and (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+        and a.st_nlink >= 2
+    )
 
 
 def _to_trash(engine: Engine, rel: str) -> str:
@@ -298,7 +316,9 @@ def _finish(engine: Engine, entry: dict[str, Any], src_rel: str, dst_rel: str) -
             engine.writes.update(dst_rel, lambda cur: _apply_edits(cur, dst_rel, keys, body_edit))
         except NoteProblem:
             pass  # the person broke its frontmatter meanwhile: the move itself stands
-    heal(engine, "sync", True, lambda: sync(engine))  # recovery may run before the first sync: the links must be indexed
+    heal(
+        engine, "sync", True, lambda: sync(engine)
+    )  # recovery may run before the first sync: the links must be indexed
     if entry.get("index_entry"):
         add_to_index_note(engine, entry["index_entry"], parse_datetime(entry.get("at")) or engine.now())
     if entry.get("rewrite", True):

@@ -18,8 +18,19 @@ from ..secret_gate import check_fields
 from .moves import check_size
 
 # keys the engine reads or writes besides OWNED_KEYS: a relation list must not land in them
-_RESERVED = ("pinned", "aliases", "merged_into", "archive_reason", "supersedes", "superseded_by", "last_batch",
-             "source", "source_id", "imported_ids", "relations")  # the last four: imports (transfer)
+_RESERVED = (
+    "pinned",
+    "aliases",
+    "merged_into",
+    "archive_reason",
+    "supersedes",
+    "superseded_by",
+    "last_batch",
+    "source",
+    "source_id",
+    "imported_ids",
+    "relations",
+)  # the last four: imports (transfer)
 _TYPE = re.compile(r"^[a-z][a-z0-9_]{0,40}$")
 
 
@@ -80,10 +91,14 @@ def graph(engine: Engine, include_notes: bool = True) -> dict[str, Any]:
         edges.append({"source": r["src"], "target": dst, "kind": r["kind"]})
     keep = {p for p, r in by_path.items() if r["kind"] != "note"}
     if include_notes:
-        keep |= {e["source"] for e in edges if e["target"] in keep} | {e["target"] for e in edges if e["source"] in keep}
+        keep |= {e["source"] for e in edges if e["target"] in keep} | {
+            e["target"] for e in edges if e["source"] in keep
+        }
     edges = [e for e in edges if e["source"] in keep and e["target"] in keep]
-    nodes = [{key: by_path[p][key] for key in ("path", "id", "kind", "title", "status", "created", "last_used")}
-             for p in sorted(keep)]
+    nodes = [
+        {key: by_path[p][key] for key in ("path", "id", "kind", "title", "status", "created", "last_used")}
+        for p in sorted(keep)
+    ]
     return {"nodes": nodes, "edges": sorted(edges, key=lambda e: (e["source"], e["target"], e["kind"]))}
 
 
@@ -101,6 +116,11 @@ def outlinks(engine: Engine, row: sqlite3.Row) -> list[dict[str, Any]]:
     resolver = build_resolver(engine.store)
     out = []
     for r in queries.outlinks_of(engine.store, row["rowid"]):
-        out.append({"target": r["target"] + r["subpath"], "kind": r["kind"],
-                    "resolved": resolver.resolve(r["target"], row["path"], bool(r["markdown"]))})
+        out.append(
+            {
+                "target": r["target"] + r["subpath"],
+                "kind": r["kind"],
+                "resolved": resolver.resolve(r["target"], row["path"], bool(r["markdown"])),
+            }
+        )
     return out

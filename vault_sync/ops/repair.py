@@ -82,10 +82,13 @@ def heal(engine: Engine, name: str, retry: bool, call: Callable[[], T]) -> T:
         try:
             return call()
         except IndexDamaged as exc:
-            repair_index(engine, f"met by {name}: {exc}", parts=engine.store.check_health(full=True) or list(FTS_TABLES))
+            repair_index(
+                engine, f"met by {name}: {exc}", parts=engine.store.check_health(full=True) or list(FTS_TABLES)
+            )
             if not retry:
-                raise IndexDamaged(f"{exc}; it was rebuilt from the vault: check whether {name} "
-                                   "took effect before repeating it") from None
+                raise IndexDamaged(
+                    f"{exc}; it was rebuilt from the vault: check whether {name} took effect before repeating it"
+                ) from None
         return call()
     finally:
         inside.depth = 0

@@ -67,8 +67,9 @@ def seconds_to_reach(p: ScoringParams, peak: float, target: float) -> float:
     return float(math.ceil(hi))
 
 
-def reviewed_last_used(p: ScoringParams, grade: str, use_count: int, strength: float, last_used: datetime,
-                       now: datetime) -> datetime:
+def reviewed_last_used(
+    p: ScoringParams, grade: str, use_count: int, strength: float, last_used: datetime, now: datetime
+) -> datetime:
     """The last_used a review with `grade` writes (see the module docstring)."""
     peak = score_at(p, use_count, now, strength, now)
     at = now.replace(microsecond=0) - timedelta(seconds=seconds_to_reach(p, peak, target_score(p, grade)))
@@ -152,14 +153,24 @@ def review_memory(engine: Engine, ref: str, grade: str) -> dict[str, Any]:
         old = score_at(engine.params, f.use_count, last, f.strength, now)
         f.last_used = reviewed_last_used(engine.params, grade, f.use_count, f.strength, last, now)
         updates: dict[str, Any] = {"last_used": f.last_used, **score_updates(engine, f, now)}
-        seen.update(old=old, new=score_at(engine.params, f.use_count, f.last_used, f.strength, now),
-                    prior=prior_of(note.frontmatter), after=prior_of({**note.frontmatter, **updates}))
+        seen.update(
+            old=old,
+            new=score_at(engine.params, f.use_count, f.last_used, f.strength, now),
+            prior=prior_of(note.frontmatter),
+            after=prior_of({**note.frontmatter, **updates}),
+        )
         return patch_bytes(current, updates)
 
     engine.writes.update(row["path"], transform, scores=True)
     note = lookups.view(engine, lookups.indexed(engine, row["path"]))
-    return {"note": note, "grade": grade, "old_score": round(seen["old"], 6), "new_score": round(seen["new"], 6),
-            "prior": seen["prior"], "after": seen["after"]}
+    return {
+        "note": note,
+        "grade": grade,
+        "old_score": round(seen["old"], 6),
+        "new_score": round(seen["new"], 6),
+        "prior": seen["prior"],
+        "after": seen["after"],
+    }
 
 
 def undo_review(engine: Engine, ref: str, prior: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:

@@ -77,8 +77,11 @@ def create_memory(
     Every stored field passes the secret gate first (the text only if the caller has not
     just checked it): this is the one place new memory notes are written. `extra` is for the
     engine's own callers (consolidate's `merged_from`), never client input."""
-    check_fields({"title": title, "tags": tags, "extra": extra} if text_checked else
-                 {"text": text, "title": title, "tags": tags, "extra": extra})
+    check_fields(
+        {"title": title, "tags": tags, "extra": extra}
+        if text_checked
+        else {"text": text, "title": title, "tags": tags, "extra": extra}
+    )
     strength = check_strength(strength)
     tags = check_tags(tags)
     title = check_title(title)
@@ -110,8 +113,14 @@ def create_memory(
     return lookups.view(engine, lookups.indexed(engine, rel))
 
 
-def save(engine: Engine, text: str, tags: list[str] | None = None, title: str | None = None, strength: float = 1.0,
-         supersedes: list[str] | None = None) -> dict[str, Any]:
+def save(
+    engine: Engine,
+    text: str,
+    tags: list[str] | None = None,
+    title: str | None = None,
+    strength: float = 1.0,
+    supersedes: list[str] | None = None,
+) -> dict[str, Any]:
     from .supersede import mark, supersede_refs
 
     body = check_intake(text)
@@ -129,8 +138,13 @@ def save(engine: Engine, text: str, tags: list[str] | None = None, title: str | 
         raise InvalidInput(f"this exact text is already saved in {twin['path']}; supersede with that note instead")
     if twin is not None:
         touched = touch(engine, twin["path"])
-        return {"saved": False, "duplicate_of": twin["path"], "reinforced": True, "note": touched["note"],
-                "message": f"the same memory exists in {twin['path']}; it was reinforced instead of copied"}
+        return {
+            "saved": False,
+            "duplicate_of": twin["path"],
+            "reinforced": True,
+            "note": touched["note"],
+            "message": f"the same memory exists in {twin['path']}; it was reinforced instead of copied",
+        }
     near = []
     vector = None  # the new text's vector, encoded once for both checks below
     embedder = semantic.embedder_now(engine)  # never waits for a model still loading
@@ -139,7 +153,11 @@ def save(engine: Engine, text: str, tags: list[str] | None = None, title: str | 
 
         try:
             vector = query_vector(engine, body, title, clean_tags(tags))
-            near = near_duplicates(engine, body, title=title, tags=clean_tags(tags), query=vector) if vector is not None else []
+            near = (
+                near_duplicates(engine, body, title=title, tags=clean_tags(tags), query=vector)
+                if vector is not None
+                else []
+            )
         except Exception:  # embeddings are an extra: a failure never blocks saving
             near = []
     maybe = []

@@ -68,7 +68,9 @@ def conversation_fields(conversation: Any = None, said_at: Any = None) -> dict[s
     if said_at is not None:
         when = parse_datetime(said_at)
         if when is None:
-            raise InvalidInput(f"said_at must be an ISO date or time, e.g. 2023-05-08T13:56:00Z; got {quote(str(said_at))}")
+            raise InvalidInput(
+                f"said_at must be an ISO date or time, e.g. 2023-05-08T13:56:00Z; got {quote(str(said_at))}"
+            )
         out["said_at"] = when
     return out
 
@@ -76,8 +78,9 @@ def conversation_fields(conversation: Any = None, said_at: Any = None) -> dict[s
 Item = tuple[int, str, list[str], str | None, float, dict[str, Any], list[Any]]
 
 
-def _item(engine: Engine, raw: Any, default_conversation: str | None
-          ) -> tuple[str, list[str], str | None, float, dict[str, Any], list[Any]]:
+def _item(
+    engine: Engine, raw: Any, default_conversation: str | None
+) -> tuple[str, list[str], str | None, float, dict[str, Any], list[Any]]:
     if isinstance(raw, str):
         raw = {"text": raw}
     if not isinstance(raw, dict):
@@ -122,8 +125,9 @@ def _counted(engine: Engine, path: str, batch_id: str | None) -> bool:
     return note.frontmatter.get("last_batch") == batch_id
 
 
-def save_many(engine: Engine, items: list[Any], conversation: str | None = None,
-              batch_id: str | None = None) -> dict[str, Any]:
+def save_many(
+    engine: Engine, items: list[Any], conversation: str | None = None, batch_id: str | None = None
+) -> dict[str, Any]:
     """Save each item; returns {"saved", "reinforced", "refused", "results": [one per item, in order]}."""
     if not isinstance(items, list) or not items:
         raise InvalidInput("no memories given: pass a list of items")
@@ -142,8 +146,10 @@ def save_many(engine: Engine, items: list[Any], conversation: str | None = None,
         h = normalized_hash(body)
         if h in seen:
             if old_rows:
-                results[i] = {"saved": False, "error": f"invalid: this text is item {seen[h]}'s too; "
-                                                       "give supersedes on that item"}
+                results[i] = {
+                    "saved": False,
+                    "error": f"invalid: this text is item {seen[h]}'s too; give supersedes on that item",
+                }
                 continue
             results[i] = {"saved": False, "duplicate_of_item": seen[h], "reinforced": False}
             continue
@@ -156,11 +162,19 @@ def save_many(engine: Engine, items: list[Any], conversation: str | None = None,
     for entry in todo:
         twin = find_twin(engine, entry[1])
         if twin is not None and entry[6]:  # as save(): supersede with the note that holds the text
-            results[entry[0]] = {"saved": False, "error": f"invalid: this exact text is already saved in "
-                                                          f"{twin['path']}; supersede with that note instead"}
+            results[entry[0]] = {
+                "saved": False,
+                "error": f"invalid: this exact text is already saved in "
+                f"{twin['path']}; supersede with that note instead",
+            }
         elif twin is not None and _counted(engine, twin["path"], batch_id):
-            results[entry[0]] = {"saved": False, "duplicate_of": twin["path"], "reinforced": False,
-                                 "already_saved": True, "note": lookups.note(engine, twin["path"])}
+            results[entry[0]] = {
+                "saved": False,
+                "duplicate_of": twin["path"],
+                "reinforced": False,
+                "already_saved": True,
+                "note": lookups.note(engine, twin["path"]),
+            }
         elif twin is not None:
             note = reinforce_in_batch(engine, twin["path"], batch_id)["note"]
             results[entry[0]] = {"saved": False, "duplicate_of": twin["path"], "reinforced": True, "note": note}
@@ -172,14 +186,20 @@ def save_many(engine: Engine, items: list[Any], conversation: str | None = None,
         # the text the index will embed: the title is the file's name (unless the body has a heading)
         texts = [embed_text(rel.rsplit("/", 1)[-1][:-3], e[2], e[1]) for rel, e in zip(paths, fresh)]
         vectors = _encode(engine, texts)
-        near = _near(engine, vectors) if vectors is not None else [[] for _ in fresh]  # before the new notes are indexed
+        near = (
+            _near(engine, vectors) if vectors is not None else [[] for _ in fresh]
+        )  # before the new notes are indexed
         maybe = _may_supersede(engine, fresh, vectors)
     if vectors is not None:
         _store_vectors(engine, paths, vectors, texts)
     for entry, rel, dups, olds in zip(fresh, paths, near, maybe):
         row = engine.store.note(rel)
-        result: dict[str, Any] = {"saved": True, "note": lookups.view(engine, row) if row is not None else {"path": rel},
-                                  "near_duplicates": dups, "reinforced": False}
+        result: dict[str, Any] = {
+            "saved": True,
+            "note": lookups.view(engine, row) if row is not None else {"path": rel},
+            "near_duplicates": dups,
+            "reinforced": False,
+        }
         if olds:
             result.update(may_supersede=olds, may_supersede_hint=HINT)
         if entry[6] and row is not None:
@@ -194,7 +214,10 @@ def save_many(engine: Engine, items: list[Any], conversation: str | None = None,
             if path and first.get("already_saved"):  # a retry: its repeats were counted then, or never
                 r.update({"saved": False, "duplicate_of": path, "already_saved": True})
             elif path:
-                r.update(reinforce_in_batch(engine, path, batch_id) | {"saved": False, "duplicate_of": path, "reinforced": True})
+                r.update(
+                    reinforce_in_batch(engine, path, batch_id)
+                    | {"saved": False, "duplicate_of": path, "reinforced": True}
+                )
     return {
         "saved": sum(1 for r in results if r and r.get("saved")),
         "reinforced": sum(1 for r in results if r and r.get("reinforced")),
@@ -226,10 +249,17 @@ def _write(engine: Engine, batch: "NewNotes", fresh: list[Item], batch_id: str |
     for _, body, tags, title, strength, extra, _old in fresh:
         value = score_at(engine.params, 1, now, strength, now)
         fields: dict[str, Any] = {
-            "id": str(uuid.uuid4()), "tags": tags, "created": now, "last_used": now, "use_count": 1,
-            "strength": strength, "status": "active", "decay_score": round(value, prec),
+            "id": str(uuid.uuid4()),
+            "tags": tags,
+            "created": now,
+            "last_used": now,
+            "use_count": 1,
+            "strength": strength,
+            "status": "active",
+            "decay_score": round(value, prec),
             "review_priority": round(review_priority(engine.params, value), prec),
-            **{k: d for k, d in due_fields(engine.params, 1, strength, now).items() if d is not None}, **extra,
+            **{k: d for k, d in due_fields(engine.params, 1, strength, now).items() if d is not None},
+            **extra,
             **({"last_batch": batch_id} if batch_id else {}),
         }
         data = render_note(fields, body).encode("utf-8")
@@ -282,8 +312,15 @@ def _near(engine: Engine, vectors: Vectors) -> list[list[dict[str, Any]]]:
         for sim, rowid in hits:
             row = queries.note_by_rowid(engine.store, rowid)
             if row is not None:
-                found.append({"path": row["path"], "id": row["id"], "title": row["title"], "kind": row["kind"],
-                              "similarity": round(sim, 4)})
+                found.append(
+                    {
+                        "path": row["path"],
+                        "id": row["id"],
+                        "title": row["title"],
+                        "kind": row["kind"],
+                        "similarity": round(sim, 4),
+                    }
+                )
         out.append(found)
     return out
 
@@ -293,7 +330,9 @@ def _may_supersede(engine: Engine, fresh: list[Item], vectors: Vectors | None) -
     before this call (the new notes are not indexed yet), with the vectors encoded for them."""
     out: list[list[dict[str, Any]]] = []
     for k, (_, body, tags, title, _strength, _extra, old_rows) in enumerate(fresh):
-        out.append([] if old_rows else candidates(engine, body, title, tags, vectors[k] if vectors is not None else None))
+        out.append(
+            [] if old_rows else candidates(engine, body, title, tags, vectors[k] if vectors is not None else None)
+        )
     return out
 
 
@@ -319,9 +358,16 @@ def _store_vectors(engine: Engine, paths: list[str], vectors: Vectors, texts: li
     vector_cache(engine, embedder).add([h for h, _ in keep], np.stack([v for _, v in keep]))
 
 
-def save_said(engine: Engine, text: str, tags: list[str] | None = None, title: str | None = None,
-              strength: float = 1.0, conversation: str | None = None, said_at: Any = None,
-              supersedes: list[str] | None = None) -> dict[str, Any]:
+def save_said(
+    engine: Engine,
+    text: str,
+    tags: list[str] | None = None,
+    title: str | None = None,
+    strength: float = 1.0,
+    conversation: str | None = None,
+    said_at: Any = None,
+    supersedes: list[str] | None = None,
+) -> dict[str, Any]:
     """save() for a memory said in a conversation: the same intake, twin and near-duplicate
     handling, `supersedes` as in save(), and the note carries `conversation` / `said_at` keys."""
     from .save import save
@@ -330,14 +376,20 @@ def save_said(engine: Engine, text: str, tags: list[str] | None = None, title: s
     if not extra:
         return save(engine, text, tags, title, strength, supersedes)
     supersede_refs(engine, supersedes)  # a bad ref raises its own error (NotFound / InvalidInput), as save() does
-    item = {"text": text, "tags": tags, "title": title, "strength": strength, "conversation": conversation,
-            "said_at": said_at, "supersedes": supersedes}
+    item = {
+        "text": text,
+        "tags": tags,
+        "title": title,
+        "strength": strength,
+        "conversation": conversation,
+        "said_at": said_at,
+        "supersedes": supersedes,
+    }
     answer = save_many(engine, [{k: v for k, v in item.items() if v is not None}])
     result: dict[str, Any] = answer["results"][0]
     if "error" in result:
         check_intake(text)  # raises the same error a plain save would (Refused / InvalidInput)
         raise InvalidInput(result["error"])
     if result.get("reinforced"):
-        result["message"] = (f"the same memory exists in {result['duplicate_of']}; "
-                             "it was reinforced instead of copied")
+        result["message"] = f"the same memory exists in {result['duplicate_of']}; it was reinforced instead of copied"
     return result

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import background, lookups
 from ..engine import Engine
-from .. import background
 from ..index import queries
 from ..index.resolver import build_resolver
 from ..quiet import older_than_window
 from ..views import row_state
 from . import journal
-from .. import lookups
 
 
 def status(engine: Engine) -> dict[str, Any]:
@@ -59,7 +58,12 @@ def status(engine: Engine) -> dict[str, Any]:
 
 def embedding_status(engine: Engine) -> dict[str, Any]:
     total, done = queries.embedding_counts(engine.store)
-    return {"enabled": bool(engine.settings.embeddings), "model": engine.settings.embedding_model, "done": done, "total": total}
+    return {
+        "enabled": bool(engine.settings.embeddings),
+        "model": engine.settings.embedding_model,
+        "done": done,
+        "total": total,
+    }
 
 
 def dangling_links(engine: Engine) -> list[dict[str, Any]]:
@@ -75,5 +79,10 @@ def dangling(engine: Engine, limit: int = 100, offset: int = 0) -> dict[str, Any
     """Every dangling link, a page at a time (`status` carries only the count and the first 50)."""
     links = dangling_links(engine)
     end = offset + limit
-    return {"total": len(links), "offset": offset, "limit": limit, "links": links[offset:end],
-            "next_offset": end if end < len(links) else None}
+    return {
+        "total": len(links),
+        "offset": offset,
+        "limit": limit,
+        "links": links[offset:end],
+        "next_offset": end if end < len(links) else None,
+    }

@@ -49,7 +49,8 @@ def mark(engine: Engine, old_row: Any, new_row: Any) -> dict[str, Any]:
     if reaches(succ, new_path, old_path):
         raise SupersessionCycle(
             f"{old_path} cannot be superseded by {new_path}: {new_path} is itself superseded by {old_path} "
-            "(directly or through its chain), and a fact's history cannot loop back; supersede the newest one instead")
+            "(directly or through its chain), and a fact's history cannot loop back; supersede the newest one instead"
+        )
     earlier = sorted(succ.get(old_path, set()) - {new_path})  # what superseded it before: their links move
     to_old = f"[[{link_name(engine, old_row['path'], new_row['path'])}]]"
     to_new = f"[[{link_name(engine, new_row['path'], old_row['path'])}]]"
@@ -59,7 +60,11 @@ def mark(engine: Engine, old_row: Any, new_row: Any) -> dict[str, Any]:
         if not note.writable:
             raise NoteProblem(f"{new_row['path']}: fix its frontmatter first")
         existing = note.frontmatter.get("supersedes")
-        items = list(existing) if isinstance(existing, list) else ([existing] if isinstance(existing, str) and existing.strip() else [])
+        items = (
+            list(existing)
+            if isinstance(existing, list)
+            else ([existing] if isinstance(existing, str) and existing.strip() else [])
+        )
         if any(isinstance(x, str) and x.strip().lower() == to_old.lower() for x in items):
             return None
         return patch_bytes(current, {"supersedes": items + [to_old]})

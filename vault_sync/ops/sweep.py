@@ -46,7 +46,14 @@ class SweepReport:
 
 def memory_defaults(now: datetime) -> dict[str, Any]:
     """The owned keys a note in STM gets when it has none (it becomes a memory)."""
-    return {"id": str(uuid.uuid4()), "created": now, "last_used": now, "use_count": 1, "strength": 1.0, "status": "active"}
+    return {
+        "id": str(uuid.uuid4()),
+        "created": now,
+        "last_used": now,
+        "use_count": 1,
+        "strength": 1.0,
+        "status": "active",
+    }
 
 
 def recently_modified(engine: Engine, rel: str) -> bool:
@@ -95,7 +102,12 @@ def sweep(engine: Engine, paths: list[str] | None = None, full: bool = False) ->
         if exact is not None and last is not None:  # exact is None exactly when last is
             value, prio = round(exact, prec), round(review_priority(params, exact), prec)
             # the rule of quiet.left_alone, with the score computed once
-            same = row["decay_score"] is not None and round(row["decay_score"], prec) == value and row["review_priority"] is not None and round(row["review_priority"], prec) == prio
+            same = (
+                row["decay_score"] is not None
+                and round(row["decay_score"], prec) == value
+                and row["review_priority"] is not None
+                and round(row["review_priority"], prec) == prio
+            )
             if row["id"] is not None and (same or written_is_current(params, row, last, exact, now, prec, refresh_s)):
                 report.unchanged += 1
                 alone.append((row, last))
@@ -111,10 +123,12 @@ def sweep(engine: Engine, paths: list[str] | None = None, full: bool = False) ->
         sweep_memo.remember(engine, key, signature, now, alone, report.scanned, report.held, report.invalid, refresh_s)
     elif due:
         sweep_memo.forget(engine)  # its score writes are recorded in the index without an upsert
-    chunk = engine.settings.sweep_chunk  # notes prepared, flushed and swapped per round; their old copies take the next round's bytes
+    chunk = (
+        engine.settings.sweep_chunk
+    )  # notes prepared, flushed and swapped per round; their old copies take the next round's bytes
     with OldCopies() as old_copies:
         for i in range(0, len(due), chunk):
-            _write_chunk(engine, due[i:i + chunk], now, prec, report, old_copies)
+            _write_chunk(engine, due[i : i + chunk], now, prec, report, old_copies)
     restored = old_copies.restore(_rescore(engine, now))
     if restored:
         engine.writes.synced([_rel(item) for item in restored])
@@ -122,7 +136,9 @@ def sweep(engine: Engine, paths: list[str] | None = None, full: bool = False) ->
     return report
 
 
-def _write_chunk(engine: Engine, due: list[Due], now: datetime, prec: int, report: SweepReport, old_copies: OldCopies) -> None:
+def _write_chunk(
+    engine: Engine, due: list[Due], now: datetime, prec: int, report: SweepReport, old_copies: OldCopies
+) -> None:
     staged: list[Staged] = []
     id_less: set[str] = set()
     root = str(engine.layout.root) + os.sep
@@ -133,7 +149,11 @@ def _write_chunk(engine: Engine, due: list[Due], now: datetime, prec: int, repor
             with open(target, "rb") as fh:
                 data = fh.read()
                 st = os.fstat(fh.fileno())
-            known = None if needs_id or value is None or prio is None else _swap(engine.params, target, row, data, value, prio, prec)
+            known = (
+                None
+                if needs_id or value is None or prio is None
+                else _swap(engine.params, target, row, data, value, prio, prec)
+            )
             new = known.new if known else score_transform(engine, row["path"], now)(data)
         except (PatchError, OSError, UnicodeDecodeError) as exc:
             report.errors.append({"path": row["path"], "cause": str(exc)})
@@ -154,8 +174,11 @@ def _write_chunk(engine: Engine, due: list[Due], now: datetime, prec: int, repor
     report.ids_assigned += len(id_less.intersection(touched))
     report.unchanged += len(staged) - len(touched) - len(errors)
     report.errors += [{"path": _rel(item), "cause": why} for item, why in errors]
-    recorded = [replace(item.meta, mtime_ns=item.stat.st_mtime_ns, size=item.stat.st_size)
-                for item in written if isinstance(item.meta, ScoreWrite) and item.stat is not None]
+    recorded = [
+        replace(item.meta, mtime_ns=item.stat.st_mtime_ns, size=item.stat.st_size)
+        for item in written
+        if isinstance(item.meta, ScoreWrite) and item.stat is not None
+    ]
     if recorded:
         engine.writes.scores_recorded(recorded)
     known_paths = {w.path for w in recorded}
@@ -185,7 +208,9 @@ def _rel(item: Staged) -> str:
     return meta.path if isinstance(meta, ScoreWrite) else str(meta)
 
 
-def _swap(params: ScoringParams, target: str, row: sqlite3.Row, data: bytes, value: float, prio: float, prec: int) -> Staged | None:
+def _swap(
+    params: ScoringParams, target: str, row: sqlite3.Row, data: bytes, value: float, prio: float, prec: int
+) -> Staged | None:
     """The fast path: these are the bytes the index read (same checksum), so its reading of
     them stands in for a YAML parse, and the scores are swapped in place. None: full path."""
     old_score, old_prio = row["decay_score"], row["review_priority"]
@@ -210,7 +235,7 @@ def _dates_current(params: ScoringParams, data: bytes, row: sqlite3.Row) -> bool
     if last is None:
         return False
     end = data.find(b"\n---", 3)
-    head = data[:end + 1] if end > 0 else data
+    head = data[: end + 1] if end > 0 else data
     for key, when in due_fields(params, row["use_count"], row["strength"], last).items():
         at = head.find(b"\n" + key.encode() + b":")
         if when is None:
@@ -219,7 +244,7 @@ def _dates_current(params: ScoringParams, data: bytes, row: sqlite3.Row) -> bool
             continue
         line = b"\n" + f"{key}: {when.isoformat()}".encode()
         at = head.find(line)
-        if at < 0 or head[at + len(line):at + len(line) + 1] not in (b"\n", b"\r"):
+        if at < 0 or head[at + len(line) : at + len(line) + 1] not in (b"\n", b"\r"):
             return False
     return True
 
@@ -230,7 +255,10 @@ def score_updates(engine: Engine, fields: Fields, now: datetime) -> dict[str, An
     prec = engine.settings.score_precision
     last = fields.last_used or fields.created or now
     exact = score_at(engine.params, fields.use_count, last, fields.strength, now)
-    out: dict[str, Any] = {"decay_score": round(exact, prec), "review_priority": round(review_priority(engine.params, exact), prec)}
+    out: dict[str, Any] = {
+        "decay_score": round(exact, prec),
+        "review_priority": round(review_priority(engine.params, exact), prec),
+    }
     for key, when in due_fields(engine.params, fields.use_count, fields.strength, last).items():
         out[key] = REMOVE if when is None else when
     return out
@@ -251,7 +279,9 @@ def score_transform(engine: Engine, rel: str, now: datetime) -> Callable[[bytes]
             return None  # the person broke it meanwhile: leave it alone
         updates: dict[str, Any] = {}
         if note.fields.id is None:
-            updates.update({k: v for k, v in memory_defaults(now).items() if k not in {key.lower() for key in note.frontmatter}})
+            updates.update(
+                {k: v for k, v in memory_defaults(now).items() if k not in {key.lower() for key in note.frontmatter}}
+            )
             if "id" not in updates:
                 return None
             f = note.fields
@@ -262,7 +292,11 @@ def score_transform(engine: Engine, rel: str, now: datetime) -> Callable[[bytes]
             if value is REMOVE or isinstance(value, date):
                 if not _same_date(key, old, value, note.frontmatter):
                     updates[key] = value
-            elif not isinstance(old, (int, float)) or isinstance(old, bool) or round(float(old), engine.settings.score_precision) != value:
+            elif (
+                not isinstance(old, (int, float))
+                or isinstance(old, bool)
+                or round(float(old), engine.settings.score_precision) != value
+            ):
                 updates[key] = value
         if not updates:
             return None

@@ -2,8 +2,8 @@
 
 The daemon sweeps every few minutes; in a quiet vault nothing has changed since the last
 pass and nothing is due, yet a pass would still read every STM row from the index and score
-it (about 0.1-0.2 s at 10,000 notes: the sweep rows of mnemovault bench). So a pass that wrote nothing, skipped nothing as
-"recently edited", and left every note alone looks ahead: if every note would still be left
+it (about 0.1-0.2 s at 10,000 notes: the sweep rows of mnemovault bench). So a pass that wrote nothing, skipped nothing
+as "recently edited", and left every note alone looks ahead: if every note would still be left
 alone at a horizon (6 h, else 1 h, else 15 min), no note is due before it. Why that holds in
 between: as time passes a note's live score only falls, so its state only moves one way and
 its written score only leaves the refresh window, never comes back into it (quiet.left_alone
@@ -59,8 +59,17 @@ def forget(engine: Engine) -> None:
     engine.runtime.keep_quiet_sweep(None)
 
 
-def remember(engine: Engine, key: tuple[Any, ...], signature: tuple[int, int], now: datetime,
-             alone: list[tuple[Any, datetime]], scanned: int, held: int, invalid: list[dict[str, Any]], refresh_s: float) -> None:
+def remember(
+    engine: Engine,
+    key: tuple[Any, ...],
+    signature: tuple[int, int],
+    now: datetime,
+    alone: list[tuple[Any, datetime]],
+    scanned: int,
+    held: int,
+    invalid: list[dict[str, Any]],
+    refresh_s: float,
+) -> None:
     """After a pass that changed nothing: how long nothing is due, if at least 15 minutes.
     `signature`: the index's, taken before the pass read its rows; `alone`: (row, last use)
     of every note the pass left alone."""
@@ -68,7 +77,9 @@ def remember(engine: Engine, key: tuple[Any, ...], signature: tuple[int, int], n
     pending = alone
     until = None
     for ahead in HORIZONS:  # the few notes due before a long horizon are checked at the shorter ones
-        pending = [(row, last) for row, last in pending if not left_alone(params, row, last, now + ahead, prec, refresh_s)]
+        pending = [
+            (row, last) for row, last in pending if not left_alone(params, row, last, now + ahead, prec, refresh_s)
+        ]
         if not pending:
             until = now + ahead
             break

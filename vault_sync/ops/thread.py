@@ -33,8 +33,23 @@ def thread(engine: Engine, ref: str, before: int = 5, after: int = 5) -> dict[st
     start, end = max(0, at - before), min(len(rows), at + after + 1)
     picked = rows[start:end]
     texts = queries.bodies_of(engine.store, [r["rowid"] for r in picked])
-    turns = [{"path": r["path"], "id": r["id"], "title": r["title"], "kind": r["kind"], "status": r["status"],
-              "said_at": r["said_at"], "text": texts.get(r["rowid"], "").strip(), "this": r["rowid"] == row["rowid"]}
-             for r in picked]
-    return {"conversation": conversation, "path": row["path"], "turns": turns,
-            "earlier": start, "later": len(rows) - end}
+    turns = [
+        {
+            "path": r["path"],
+            "id": r["id"],
+            "title": r["title"],
+            "kind": r["kind"],
+            "status": r["status"],
+            "said_at": r["said_at"],
+            "text": texts.get(r["rowid"], "").strip(),
+            "this": r["rowid"] == row["rowid"],
+        }
+        for r in picked
+    ]
+    return {
+        "conversation": conversation,
+        "path": row["path"],
+        "turns": turns,
+        "earlier": start,
+        "later": len(rows) - end,
+    }

@@ -16,8 +16,9 @@ from .moves import check_size
 from .sweep import score_updates
 
 
-def _reinforce(engine: Engine, ref: str, boost: float, context_tags: list[str] | None,
-               also: dict[str, Any] | None = None) -> dict[str, Any]:
+def _reinforce(
+    engine: Engine, ref: str, boost: float, context_tags: list[str] | None, also: dict[str, Any] | None = None
+) -> dict[str, Any]:
     row = lookups.resolve(engine, ref)
     if row["kind"] not in ("stm", "ltm"):
         hint = "; restore it first" if row["kind"] == "archive" else ""

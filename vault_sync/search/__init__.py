@@ -8,8 +8,14 @@ first use of an Embedder).
 
 from importlib import import_module
 
-_NAMES = {"Embedder": "embeddings", "EmbeddingUnavailable": "embeddings", "backfill": "embeddings",
-          "get_embedder": "embeddings", "near_duplicates": "embeddings", "search": "hybrid"}
+_NAMES = {
+    "Embedder": "embeddings",
+    "EmbeddingUnavailable": "embeddings",
+    "backfill": "embeddings",
+    "get_embedder": "embeddings",
+    "near_duplicates": "embeddings",
+    "search": "hybrid",
+}
 
 __all__ = sorted(_NAMES)
 

@@ -43,5 +43,7 @@ def left_out(store: "IndexStore", query: str, filters: Filters, found: int) -> i
 def left_out_notice(count: int) -> str:
     many = f"at least {count}" if count >= COUNT_CAP else str(count)
     noun = "memory matches" if count == 1 else "memories match"
-    return (f"{many} archived {noun} too; search with include_archived (CLI --include-archived) or scope "
-            "archive to see them, and restore_memory (CLI restore) by id to bring one back")
+    return (
+        f"{many} archived {noun} too; search with include_archived (CLI --include-archived) or scope "
+        "archive to see them, and restore_memory (CLI restore) by id to bring one back"
+    )

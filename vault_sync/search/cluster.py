@@ -49,7 +49,7 @@ def _components(vectors: np.ndarray, threshold: float) -> list[list[int]]:
         return i
 
     for start in range(0, n, BLOCK):
-        sims = vectors[start:start + BLOCK] @ vectors.T
+        sims = vectors[start : start + BLOCK] @ vectors.T
         rows, cols = np.nonzero(sims >= threshold)
         for r, c in zip(rows.tolist(), cols.tolist()):
             a, b = start + r, c
@@ -99,12 +99,14 @@ def cluster(engine: Engine, threshold: float = 0.83) -> list[dict[str, Any]]:
         members = [{"id": kept[i]["id"], "path": kept[i]["path"], "title": kept[i]["title"]} for i in group]
         cid = cluster_id([m["id"] or m["path"] for m in members])
         scores[cid] = round(cohesion, 4)
-        out.append({
-            "id": cid,
-            "members": members,
-            "size": k,
-            "cohesion": round(cohesion, 4),
-            "action": action_for(cohesion),
-        })
+        out.append(
+            {
+                "id": cid,
+                "members": members,
+                "size": k,
+                "cohesion": round(cohesion, 4),
+                "action": action_for(cohesion),
+            }
+        )
     out.sort(key=lambda c: (-scores[c["id"]], c["id"]))
     return out

@@ -16,22 +16,55 @@ from ..engine import Engine
 from ..index import vectors as vq
 from ..names import slug_from
 from ..note import embed_text
-from .model import BACKGROUND_SLICE, DIM, Embedder, EmbeddingUnavailable, Vectors, embedder_now, get_embedder, resolve_model, warm_model
+from .model import (
+    BACKGROUND_SLICE,
+    DIM,
+    Embedder,
+    EmbeddingUnavailable,
+    Vectors,
+    embedder_now,
+    get_embedder,
+    resolve_model,
+    warm_model,
+)
 from .vector_cache import KIND_CODE, VectorCache, from_blob, to_blob, vector_cache
 
 if TYPE_CHECKING:
     import sqlite3
 
-__all__ = ["BACKGROUND_SLICE", "DIM", "INLINE_BACKFILL_MAX", "KIND_CODE", "Embedder", "EmbeddingUnavailable", "Progress",
-           "VectorCache", "Vectors", "backfill", "embedder_now", "from_blob", "get_embedder", "inline_backfill",
-           "missing_hashes", "near_duplicates", "neighbours", "prune", "query_vector", "resolve_model", "texts_for",
-           "to_blob", "vector_cache", "warm_model"]
+__all__ = [
+    "BACKGROUND_SLICE",
+    "DIM",
+    "INLINE_BACKFILL_MAX",
+    "KIND_CODE",
+    "Embedder",
+    "EmbeddingUnavailable",
+    "Progress",
+    "VectorCache",
+    "Vectors",
+    "backfill",
+    "embedder_now",
+    "from_blob",
+    "get_embedder",
+    "inline_backfill",
+    "missing_hashes",
+    "near_duplicates",
+    "neighbours",
+    "prune",
+    "query_vector",
+    "resolve_model",
+    "texts_for",
+    "to_blob",
+    "vector_cache",
+    "warm_model",
+]
 
 INLINE_BACKFILL_MAX = 64  # search embeds this many missing notes itself; more is `embed`'s job
 Progress = Callable[[int, int], None]
 
 
 # -- backfill ----------------------------------------------------------------------------
+
 
 def missing_hashes(engine: Engine, model: str, limit: int | None = None) -> list[tuple[str, int]]:
     """(content_hash, one rowid holding it) for every note content without a vector."""
@@ -41,7 +74,8 @@ def missing_hashes(engine: Engine, model: str, limit: int | None = None) -> list
 def inline_backfill(engine: Engine, embedder: Embedder) -> bool:
     """Embed the few notes without a vector now (a search must find a note saved a moment
     ago). False when too many lack one for that: the daemon's backfill is at work. The scan
-    (~10 ms at 10k notes, mnemovault bench's search rows) is skipped while the index is as it was when nothing was missing."""
+    (~10 ms at 10k notes, mnemovault bench's search rows) is skipped while the index is as it was when nothing was
+    missing."""
     cache = vector_cache(engine, embedder)
     signature = cache.signature()  # taken first: a change during the scan shows up next time
     if cache.complete_at == signature:
@@ -57,7 +91,10 @@ def inline_backfill(engine: Engine, embedder: Embedder) -> bool:
 
 
 def texts_for(engine: Engine, rowids: list[int]) -> dict[int, str]:
-    return {rowid: embed_text(title, tags.split(), body) for rowid, title, body, tags in vq.embed_texts(engine.store, rowids)}
+    return {
+        rowid: embed_text(title, tags.split(), body)
+        for rowid, title, body, tags in vq.embed_texts(engine.store, rowids)
+    }
 
 
 def backfill(engine: Engine, progress: Progress | None = None, limit: int | None = None) -> dict[str, Any]:
@@ -82,7 +119,7 @@ def backfill(engine: Engine, progress: Progress | None = None, limit: int | None
     cache = vector_cache(engine, embedder)
     step = embedder.batch_size * 8  # a few model batches per round trip: close to the raw model rate
     for start in range(0, len(todo), step):
-        chunk = todo[start:start + step]
+        chunk = todo[start : start + step]
         text_by_rowid = texts_for(engine, [rowid for _, rowid in chunk])
         pairs = [(h, text_by_rowid[rowid]) for h, rowid in chunk if rowid in text_by_rowid]
         if pairs:
@@ -117,8 +154,13 @@ def query_vector(engine: Engine, text: str, title: str | None = None, tags: list
 
 
 def near_duplicates(
-    engine: Engine, text: str, threshold: float = 0.95, title: str | None = None, tags: list[str] | None = None,
-    kinds: tuple[str, ...] = ("stm", "ltm"), query: Vectors | None = None,
+    engine: Engine,
+    text: str,
+    threshold: float = 0.95,
+    title: str | None = None,
+    tags: list[str] | None = None,
+    kinds: tuple[str, ...] = ("stm", "ltm"),
+    query: Vectors | None = None,
 ) -> list[dict[str, Any]]:
     """Memories whose content is at least `threshold` cosine-similar to `text` (save-time check).
 
@@ -140,15 +182,24 @@ def near_duplicates(
     for rowid, sim in hits[:10]:
         row = vq.hit_row(engine.store, rowid)
         if row is not None:
-            out.append({"path": row["path"], "id": row["id"], "title": row["title"], "kind": row["kind"],
-                        "similarity": round(sim, 4)})
+            out.append(
+                {
+                    "path": row["path"],
+                    "id": row["id"],
+                    "title": row["title"],
+                    "kind": row["kind"],
+                    "similarity": round(sim, 4),
+                }
+            )
     return out
 
 
 NEIGHBOUR_MIN = 0.5
 
 
-def neighbours(engine: Engine, row: "sqlite3.Row", limit: int = 3, kinds: tuple[str, ...] = ("stm", "ltm")) -> list[str]:
+def neighbours(
+    engine: Engine, row: "sqlite3.Row", limit: int = 3, kinds: tuple[str, ...] = ("stm", "ltm")
+) -> list[str]:
     """Vault paths (without .md) of the memories closest in meaning to an indexed note.
 
     Used for a promoted note's Related section; empty when embeddings are off or unavailable.

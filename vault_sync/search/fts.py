@@ -26,7 +26,9 @@ MAX_TERMS = 24
 CANDIDATES = 60  # coverage is computed for these
 SCAN_PER_CANDIDATE = 500  # walk a word's whole match list below this many matches per candidate, else seek
 SNIPPET_TOKENS = 16
-WINDOW_COMMON = 0.1  # words in more than this share of the windows (a speaker's name) count for coverage, not for finding
+WINDOW_COMMON = (
+    0.1  # words in more than this share of the windows (a speaker's name) count for coverage, not for finding
+)
 WALK_PER_WINDOW = 30  # a conversation window's word: read its whole match list below this many matches per window
 MARK = ("**", "**")
 
@@ -86,10 +88,18 @@ def _bound(when: datetime | None) -> tuple[str, int] | None:
     return format_datetime(when), ns
 
 
-def make_filters(engine: Engine, scope: str = "all", tags: list[str] | None = None, status: str | None = None,
-                 since_days: float | None = None, since: str | None = None, until: str | None = None,
-                 used_since: str | None = None, include_superseded: bool = True,
-                 include_archived: bool | None = False) -> Filters:
+def make_filters(
+    engine: Engine,
+    scope: str = "all",
+    tags: list[str] | None = None,
+    status: str | None = None,
+    since_days: float | None = None,
+    since: str | None = None,
+    until: str | None = None,
+    used_since: str | None = None,
+    include_superseded: bool = True,
+    include_archived: bool | None = False,
+) -> Filters:
     """The filters of a search. Archived memories are searched by scope `archive`, with
     `include_archived` true, by `status: archived`, and (`include_archived` None: the default
     of the front ends) by a search bounded in time: a question about a past period is about
@@ -116,8 +126,11 @@ def make_filters(engine: Engine, scope: str = "all", tags: list[str] | None = No
     if not isinstance(include_archived, (bool, type(None))):
         raise InvalidInput("include_archived must be true or false")
     now = engine.now()
-    bounds = (_bound(parse_when("since", since, now)), _bound(parse_when("until", until, now)),
-              _bound(parse_when("used_since", used_since, now)))
+    bounds = (
+        _bound(parse_when("since", since, now)),
+        _bound(parse_when("until", until, now)),
+        _bound(parse_when("used_since", used_since, now)),
+    )
     since = since_ns = None
     if since_days is not None:
         try:
@@ -133,11 +146,19 @@ def make_filters(engine: Engine, scope: str = "all", tags: list[str] | None = No
     exclude = not include_superseded and queries.any_superseded(engine.store)
     from ..lookups import current_despite_marks
 
-    filters = Filters(SCOPES[key], clean_tags, (status or "").strip().lower() or None, since, since_ns,
-                      *bounds, exclude_superseded=exclude,
-                      superseded_exempt=tuple(current_despite_marks(engine)) if exclude else ())
-    if "archive" not in filters.kinds and (include_archived or filters.status == "archived"
-                                           or (include_archived is None and filters.timed)):
+    filters = Filters(
+        SCOPES[key],
+        clean_tags,
+        (status or "").strip().lower() or None,
+        since,
+        since_ns,
+        *bounds,
+        exclude_superseded=exclude,
+        superseded_exempt=tuple(current_despite_marks(engine)) if exclude else (),
+    )
+    if "archive" not in filters.kinds and (
+        include_archived or filters.status == "archived" or (include_archived is None and filters.timed)
+    ):
         filters = replace(filters, kinds=(*filters.kinds, "archive"))
     return filters
 
@@ -151,7 +172,6 @@ class FtsHit:
 
 def idf(n_docs: int, df: int) -> float:
     return math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
-
 
 
 def coverage(rowids: list[int], matches: list[tuple[float, list[int]]]) -> dict[int, float]:
@@ -170,6 +190,7 @@ class Term:
     """One thing the query looks for: a word (word index); in the trigram table, a trigram of
     a run of CJK/Thai/Indic characters, a run or a stretch of runs as a phrase, or a run too
     short for a trigram."""
+
     text: str
     index: str  # "word" | "gram" | "phrase" | "short"
     share: float = 1.0  # a run's trigrams share part of the run's weight
@@ -249,7 +270,7 @@ def search(store: Any, query: str, filters: Filters, limit: int = CANDIDATES) ->
     hits = [FtsHit(rid, s, share[rid]) for rid, s in strength.items() if not grams or not whole or rid in whole]
     if grams or len(sides) > 1:  # runs of CJK/Thai text: coverage (the phrases) decides first
         best = max(h.bm25 for h in hits) or 1.0
-        hits.sort(key=lambda h: (-(h.coverage ** 2) * (0.6 + 0.4 * h.bm25 / best), h.rowid))
+        hits.sort(key=lambda h: (-(h.coverage**2) * (0.6 + 0.4 * h.bm25 / best), h.rowid))
     return hits[:limit]
 
 
@@ -334,7 +355,7 @@ def marked_excerpt(body: str, runs: list[str], width: int = SNIPPET_CHARS) -> st
     text = " ".join(body.split())
     marked = [False] * len(text)
     for run in runs:
-        for piece in (trigram.grams(run) if len(run) >= 3 else [run]):
+        for piece in trigram.grams(run) if len(run) >= 3 else [run]:
             at = text.find(piece)
             while at >= 0:
                 for i in range(at, at + len(piece)):
@@ -344,7 +365,7 @@ def marked_excerpt(body: str, runs: list[str], width: int = SNIPPET_CHARS) -> st
     if not starts:
         return ""
     # the window starting a little before the span start that has the most marked characters in it
-    best = max(starts, key=lambda s: (sum(marked[s:s + width]), -s))
+    best = max(starts, key=lambda s: (sum(marked[s : s + width]), -s))
     lo = max(0, best - width // 8)
     hi = min(len(text), lo + width)
     parts, i = [], lo

@@ -15,8 +15,8 @@ matched through its window, its text with the two turns said either side (index/
 ``rel += WINDOW_WEIGHT * window strength`` (coverage x BM25, as the note's own full-text
 strength), so the reply that holds none of a question's words is found with the turns that
 do. Then the best candidates are rescored with their neighbours (context.py), and a
-neighbour of a strong candidate becomes a candidate. Names: a memory said in a conversation that opens with a name the query asks about ("What
-did Melanie paint?" and "Melanie on ...": who said it) gets ``rel * (1 + SUBJECT_BONUS)``.
+neighbour of a strong candidate becomes a candidate. Names: a memory said in a conversation that opens with a name the
+query asks about ("What did Melanie paint?" and "Melanie on ...": who said it) gets ``rel * (1 + SUBJECT_BONUS)``.
 
 The result score is ``rel * weight``: STM memories weigh ``0.7 + 0.3 * sqrt(min(1, decay))``
 (gentle: a faded memory that matches well is still found), LTM notes 1.0, the person's notes
@@ -61,7 +61,9 @@ STM_FLOOR = 0.7
 KIND_WEIGHT = {"ltm": 1.0, "note": 0.9, "archive": 0.6}  # archived: below STM_FLOOR
 MAX_LIMIT = MAX_SEARCH_LIMIT
 POOL_MIN = 20
-WINDOW_WEIGHT = 0.3  # LoCoMo hit@5 0.1: 0.779, 0.2: 0.793, 0.3: 0.801, 0.5: 0.801, 0.7: 0.803 (docs/benchmarks.md; re-measure: mnemovault bench --locomo DIR)
+# LoCoMo hit@5 by window weight 0.1: 0.779, 0.2: 0.793, 0.3: 0.801, 0.5: 0.801, 0.7: 0.803
+# (docs/benchmarks.md; re-measure: mnemovault bench --locomo DIR)
+WINDOW_WEIGHT = 0.3
 WINDOW_CANDIDATES = 100
 SUBJECT_BONUS = 0.25  # a memory that opens with a name the question asks about
 
@@ -75,7 +77,7 @@ def sem_strength(cosine: float | None) -> float:
 def fts_strength(hit: ftsmod.FtsHit | None, best_bm25: float) -> float:
     if hit is None or best_bm25 <= 0:
         return 0.0
-    return float(hit.coverage ** COVERAGE_POWER * (0.6 + 0.4 * min(1.0, hit.bm25 / best_bm25)))
+    return float(hit.coverage**COVERAGE_POWER * (0.6 + 0.4 * min(1.0, hit.bm25 / best_bm25)))
 
 
 def relevance(sem: float, fts: float, both: bool = True) -> float:
@@ -114,6 +116,7 @@ Lookup = Callable[[list[int]], dict[int, float]]
 
 class Scored(TypedDict):
     """One ranked candidate, before it becomes a result."""
+
     rowid: int
     row: sqlite3.Row
     score: float
@@ -148,9 +151,9 @@ def start_query_vector(engine: Engine, query: str) -> "Future[Any] | None":
         return None
 
 
-def _semantic(engine: Engine, query: str, filters: Filters,
-              extra: set[int] | None = None,
-              pending: "Future[Any] | None" = None) -> tuple[dict[int, float] | None, str | None, Lookup]:
+def _semantic(
+    engine: Engine, query: str, filters: Filters, extra: set[int] | None = None, pending: "Future[Any] | None" = None
+) -> tuple[dict[int, float] | None, str | None, Lookup]:
     """(rowid -> cosine for the best candidates, notice, cosine of any other notes). None when
     semantic search is off. `pending`: the query's vector, already on its way."""
     if _semantic_off(engine):
@@ -175,8 +178,10 @@ def _semantic(engine: Engine, query: str, filters: Filters,
     if not inline_backfill(engine, embedder):
         total = queries.distinct_contents(engine.store)
         left = len(missing_hashes(engine, embedder.name))
-        notice = (f"semantic index covers {total - left} of {total} notes, so these results are partly "
-                  "from full text only; run `mnemovault embed` (or let the daemon finish) for full semantic search")
+        notice = (
+            f"semantic index covers {total - left} of {total} notes, so these results are partly "
+            "from full text only; run `mnemovault embed` (or let the daemon finish) for full semantic search"
+        )
     qvec = pending.result() if pending is not None else embedder.encode_one(query)
     rowids, sims = vector_cache(engine, embedder).similarities(qvec, filters.kinds)
     if filters.narrow and len(rowids):
@@ -203,15 +208,39 @@ def _semantic(engine: Engine, query: str, filters: Filters,
     return out, notice, lookup
 
 
-def checked(engine: Engine, query: str, limit: int = 10, scope: str = "all", tags: list[str] | None = None,
-            status: str | None = None, since_days: float | None = None, blend_review: bool = True,
-            since: str | None = None, until: str | None = None, used_since: str | None = None,
-            include_superseded: bool = False, include_archived: bool | None = None) -> dict[str, Any]:
+def checked(
+    engine: Engine,
+    query: str,
+    limit: int = 10,
+    scope: str = "all",
+    tags: list[str] | None = None,
+    status: str | None = None,
+    since_days: float | None = None,
+    blend_review: bool = True,
+    since: str | None = None,
+    until: str | None = None,
+    used_since: str | None = None,
+    include_superseded: bool = False,
+    include_archived: bool | None = None,
+) -> dict[str, Any]:
     """`search` after checking the query and the limit as a front end passed them."""
     query = check_query(query)
     limit = check_limit(limit, MAX_LIMIT)
-    return search(engine, query, limit, scope, tags, status, since_days, blend_review,
-                  since, until, used_since, include_superseded, include_archived)
+    return search(
+        engine,
+        query,
+        limit,
+        scope,
+        tags,
+        status,
+        since_days,
+        blend_review,
+        since,
+        until,
+        used_since,
+        include_superseded,
+        include_archived,
+    )
 
 
 def search(
@@ -240,8 +269,9 @@ def search(
     every one), each naming its successor."""
     if scope == "archive" and include_superseded is False:
         include_superseded = True
-    filters = ftsmod.make_filters(engine, scope, tags, status, since_days, since, until, used_since, include_superseded,
-                                  include_archived)
+    filters = ftsmod.make_filters(
+        engine, scope, tags, status, since_days, since, until, used_since, include_superseded, include_archived
+    )
     limit = max(1, min(int(limit or 10), MAX_LIMIT))
     query = (query or "").strip()
     if not ftsmod.words(query):
@@ -255,15 +285,18 @@ def search(
     return out
 
 
-def _ranked(engine: Engine, query: str, limit: int, filters: Filters, blend_review: bool,
-            include_superseded: bool) -> dict[str, Any]:
+def _ranked(
+    engine: Engine, query: str, limit: int, filters: Filters, blend_review: bool, include_superseded: bool
+) -> dict[str, Any]:
     pending = start_query_vector(engine, query)
     # enough full-text candidates for the page asked for, and never fewer than the page: coverage
     # costs a seek per candidate and word
     pool = min(max(POOL_MIN, 3 * limit), max(ftsmod.CANDIDATES, limit))
     hits = {h.rowid: h for h in ftsmod.search(engine.store, query, filters, limit=pool)}
     best_bm25 = max((h.bm25 for h in hits.values()), default=0.0)
-    windows = ftsmod.window_strengths(engine.store, query, filters, limit=WINDOW_CANDIDATES) if WINDOW_WEIGHT > 0 else {}
+    windows = (
+        ftsmod.window_strengths(engine.store, query, filters, limit=WINDOW_CANDIDATES) if WINDOW_WEIGHT > 0 else {}
+    )
     cosines, notice, lookup = _semantic(engine, query, filters, set(hits) | set(windows), pending)
     semantic = cosines is not None
     cosines = cosines or {}
@@ -301,16 +334,25 @@ def _ranked(engine: Engine, query: str, limit: int, filters: Filters, blend_revi
         decay = row_score(params, row, now)
         final = rel * kind_weight(row["kind"], decay)
         due = (
-            row["kind"] == "stm" and decay is not None
+            row["kind"] == "stm"
+            and decay is not None
             and params.danger_zone_min <= decay <= params.danger_zone_max
             and ((cos is not None and cos >= REVIEW_SEM) or (hit is not None and hit.coverage >= REVIEW_COVERAGE))
         )
-        scored.append({
-            "rowid": rowid, "row": row, "score": final, "rel": rel, "due": due,
-            "parts": {"fts": round(f, 4) if hit is not None else None,
-                      "semantic": round(cos, 4) if cos is not None else None,
-                      "decay": round(decay, 4) if decay is not None else None},
-        })
+        scored.append(
+            {
+                "rowid": rowid,
+                "row": row,
+                "score": final,
+                "rel": rel,
+                "due": due,
+                "parts": {
+                    "fts": round(f, 4) if hit is not None else None,
+                    "semantic": round(cos, 4) if cos is not None else None,
+                    "decay": round(decay, 4) if decay is not None else None,
+                },
+            }
+        )
     scored.sort(key=lambda c: (-c["score"], c["row"]["path"]))
     chosen = _blend(scored, limit, engine.settings.review_blend_ratio if blend_review else 0.0)
 
@@ -319,17 +361,19 @@ def _ranked(engine: Engine, query: str, limit: int, filters: Filters, blend_revi
     results: list[dict[str, Any]] = []
     for c in chosen:
         row = c["row"]
-        results.append({
-            "path": row["path"],
-            "id": row["id"],
-            "title": row["title"],
-            "kind": row["kind"],
-            "snippet": snips.get(c["rowid"], ""),
-            "score": round(c["score"], 4),
-            "parts": c["parts"],
-            "review": bool(c.get("review")),
-            **archive.hit_fields(row, tags[c["rowid"]]),
-        })
+        results.append(
+            {
+                "path": row["path"],
+                "id": row["id"],
+                "title": row["title"],
+                "kind": row["kind"],
+                "snippet": snips.get(c["rowid"], ""),
+                "score": round(c["score"], 4),
+                "parts": c["parts"],
+                "review": bool(c.get("review")),
+                **archive.hit_fields(row, tags[c["rowid"]]),
+            }
+        )
     if include_superseded and results:
         from ..lookups import newest, successors_map
 

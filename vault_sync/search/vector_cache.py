@@ -29,6 +29,7 @@ def from_blob(blob: bytes) -> Vectors:
 
 # -- the in-memory matrix ----------------------------------------------------------------
 
+
 class VectorCache:
     """Every stored vector of one model as one matrix, plus the notes that use each row.
 

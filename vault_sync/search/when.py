@@ -10,8 +10,13 @@ from ..errors import InvalidInput
 from ..limits import quote
 
 _DURATION = re.compile(r"^\s*(\d{1,6}(?:\.\d+)?)\s*(m|h|d|w|y)\s*$", re.IGNORECASE)
-_UNIT = {"m": timedelta(minutes=1), "h": timedelta(hours=1), "d": timedelta(days=1), "w": timedelta(weeks=1),
-         "y": timedelta(days=365)}
+_UNIT = {
+    "m": timedelta(minutes=1),
+    "h": timedelta(hours=1),
+    "d": timedelta(days=1),
+    "w": timedelta(weeks=1),
+    "y": timedelta(days=365),
+}
 
 
 def parse_when(name: str, value: object, now: datetime) -> datetime | None:
@@ -25,8 +30,9 @@ def parse_when(name: str, value: object, now: datetime) -> datetime | None:
         try:
             return now - float(m.group(1)) * _UNIT[m.group(2).lower()]
         except OverflowError:  # 999999w: before the year 1
-            raise InvalidInput(f"{name} {quote(value, 40)} reaches back before the year 1; give a shorter duration "
-                               f"or a date") from None
+            raise InvalidInput(
+                f"{name} {quote(value, 40)} reaches back before the year 1; give a shorter duration or a date"
+            ) from None
     when = parse_datetime(value.strip())
     if when is None:
         raise InvalidInput(f"{name} must be an ISO date (2026-05-01) or a duration such as 7d; got {quote(value, 40)}")

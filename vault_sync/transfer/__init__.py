@@ -17,14 +17,24 @@ from .core import BadSource, Item, Progress, Source, over_bounds
 from .importer import run
 
 PARSERS: dict[str, Callable[[Path], list[Item] | Source]] = {
-    "jsonl": jsonl.parse, "cortexgraph": cortexgraph.parse, "mem0": mem0.parse,
-    "basic-memory": basic_memory.parse, "markdown": markdown.parse, "chat": chat.parse,
+    "jsonl": jsonl.parse,
+    "cortexgraph": cortexgraph.parse,
+    "mem0": mem0.parse,
+    "basic-memory": basic_memory.parse,
+    "markdown": markdown.parse,
+    "chat": chat.parse,
 }
 __all__ = ["BadSource", "PARSERS", "import_path"]
 
 
-def import_path(engine: Engine, fmt: str, path: str | Path, dry_run: bool = False, tag: str | None = None,
-                progress: Progress | None = None) -> dict[str, Any]:
+def import_path(
+    engine: Engine,
+    fmt: str,
+    path: str | Path,
+    dry_run: bool = False,
+    tag: str | None = None,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
     """Import the file or folder `path` read as `fmt` (the caller holds the write operation)."""
     if fmt not in PARSERS:
         raise InvalidInput(f"unknown import format {quote(fmt)}; one of {', '.join(PARSERS)}")

@@ -31,9 +31,15 @@ def _item(note: Any) -> Item:
     tags = [t.lstrip("#") for t in text_list(fm.get("tags"), "tags")]
     permalink = fm.get("permalink")
     kind = fm.get("type")
-    item = Item(where=note.rel, source_id=permalink if isinstance(permalink, str) and permalink else note.rel[:-3],
-                text=note.body.strip("\n"), title=title or note.path.stem, tags=tags,
-                created=note.modified, last_used=note.modified)
+    item = Item(
+        where=note.rel,
+        source_id=permalink if isinstance(permalink, str) and permalink else note.rel[:-3],
+        text=note.body.strip("\n"),
+        title=title or note.path.stem,
+        tags=tags,
+        created=note.modified,
+        last_used=note.modified,
+    )
     if isinstance(kind, str) and kind:
         item.extra["entity_type"] = bounded_name(kind, "type", MAX_TITLE_CHARS)
     more = {k: v for k, v in fm.items() if k not in READ_KEYS}

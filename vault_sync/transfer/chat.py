@@ -31,10 +31,13 @@ from .readers import json_lines, loads, read_text, source_files, when
 SOURCE = "chat"
 MAX_SPEAKER_CHARS = 100
 # the other JSON files of an unzipped ChatGPT export: not chats, passed over in a folder
-EXPORT_COMPANIONS = frozenset({"user.json", "message_feedback.json", "model_comparisons.json",
-                               "shared_conversations.json"})
-SHAPES = ("expected JSON lines of messages, a conversation object with `messages` (or a list of them), "
-          "or ChatGPT's conversations.json")
+EXPORT_COMPANIONS = frozenset(
+    {"user.json", "message_feedback.json", "model_comparisons.json", "shared_conversations.json"}
+)
+SHAPES = (
+    "expected JSON lines of messages, a conversation object with `messages` (or a list of them), "
+    "or ChatGPT's conversations.json"
+)
 
 
 def _one(obj: dict[str, Any], *keys: str) -> Any:
@@ -65,8 +68,9 @@ class Chats:
             raise ValueError(str(exc)) from None
         return cid
 
-    def add(self, where: str, cid: str, speaker: Any, text: Any, said_at: Any, mid: Any = None,
-            role: bool = False) -> None:
+    def add(
+        self, where: str, cid: str, speaker: Any, text: Any, said_at: Any, mid: Any = None, role: bool = False
+    ) -> None:
         """One message (a problem instead when it is malformed; nothing when it says nothing)."""
         position = self.count[cid] = self.count.get(cid, 0) + 1
         try:
@@ -74,14 +78,17 @@ class Chats:
         except ValueError as exc:
             self.problems.append(f"{where}: {exc}")
 
-    def _add(self, where: str, cid: str, speaker: Any, text: Any, said_at: Any, mid: Any, role: bool,
-             position: int) -> None:
+    def _add(
+        self, where: str, cid: str, speaker: Any, text: Any, said_at: Any, mid: Any, role: bool, position: int
+    ) -> None:
         if not isinstance(speaker, str) or not speaker.strip():
             raise ValueError("no `speaker` (or `role`) name")
         speaker = speaker.strip().capitalize() if role else speaker.strip()
         why = bad_char(speaker)
         if len(speaker) > MAX_SPEAKER_CHARS or why:
-            raise ValueError(f"speaker {quote(speaker)} is not a one-line name of at most {MAX_SPEAKER_CHARS} characters")
+            raise ValueError(
+                f"speaker {quote(speaker)} is not a one-line name of at most {MAX_SPEAKER_CHARS} characters"
+            )
         if not isinstance(text, str):
             raise ValueError("no `text` (or `content`) text")
         said = when(said_at, "said_at")
@@ -114,8 +121,15 @@ class Chats:
         self._message(where, cid, obj)
 
     def _message(self, where: str, cid: str, obj: dict[str, Any]) -> None:
-        self.add(where, cid, _one(obj, "speaker", "role"), _one(obj, "text", "content"),
-                 _one(obj, "said_at", "timestamp"), obj.get("id"), role=obj.get("speaker") is None)
+        self.add(
+            where,
+            cid,
+            _one(obj, "speaker", "role"),
+            _one(obj, "text", "content"),
+            _one(obj, "said_at", "timestamp"),
+            obj.get("id"),
+            role=obj.get("speaker") is None,
+        )
 
     def conversation_object(self, where: str, conv: dict[str, Any]) -> None:
         messages = conv.get("messages")

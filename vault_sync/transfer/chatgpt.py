@@ -113,6 +113,13 @@ def turns(conv: dict[str, Any]) -> tuple[list[Turn], list[str]]:
             problems.append(f"message {position}: {exc}")
             continue
         if text:
-            out.append(Turn(position, message.get("id", node.get("id")), message["author"]["role"], text,
-                            message.get("create_time")))
+            out.append(
+                Turn(
+                    position,
+                    message.get("id", node.get("id")),
+                    message["author"]["role"],
+                    text,
+                    message.get("create_time"),
+                )
+            )
     return out, problems

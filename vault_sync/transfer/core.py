@@ -110,11 +110,17 @@ def over_bounds(item: Item) -> list[str]:
             problems.append(f"`{key}` is too large ({_size(value):,} characters, limit {most:,})")
     if not problems and item.raw is None:
         # together: a relation kept as a link takes a note name, as text its type and target
-        total = (sum(_size(v) for v in item.extra.values()) + len(item.title or "") + len(item.source_id)
-                 + sum(len(t) for t in item.tags)
-                 + sum(len(kind) + max(len(to), MAX_NAME_BYTES + 4) for kind, to in item.relations))
+        total = (
+            sum(_size(v) for v in item.extra.values())
+            + len(item.title or "")
+            + len(item.source_id)
+            + sum(len(t) for t in item.tags)
+            + sum(len(kind) + max(len(to), MAX_NAME_BYTES + 4) for kind, to in item.relations)
+        )
         if total > MAX_IMPORTED_CHARS:
-            problems.append(f"its fields take {total:,} characters of frontmatter together (limit {MAX_IMPORTED_CHARS:,})")
+            problems.append(
+                f"its fields take {total:,} characters of frontmatter together (limit {MAX_IMPORTED_CHARS:,})"
+            )
     return [f"{item.where}: {p}" for p in problems]
 
 
@@ -136,8 +142,15 @@ def _gate(item: Item) -> None:
     check_name("the original id", item.source_id, MAX_REF_CHARS)
     for rel_type, to in item.relations:
         check_name("a relation", f"{rel_type} {to}", MAX_REF_CHARS + MAX_RELATION_CHARS)
-    check_fields({"title": item.title, "tags": item.tags, "extra": item.extra, "source_id": item.source_id,
-                  "relations": [f"{t} {to}" for t, to in item.relations]})
+    check_fields(
+        {
+            "title": item.title,
+            "tags": item.tags,
+            "extra": item.extra,
+            "source_id": item.source_id,
+            "relations": [f"{t} {to}" for t, to in item.relations],
+        }
+    )
     item.title = check_title(item.title)
     item.tags = clean_tags(check_tags(item.tags))
     item.strength = check_strength(item.strength)
@@ -165,7 +178,10 @@ def plan(engine: Engine, source: str, items: list[Item], tag: str | None = None)
     replaced = queries.body_hashes_of(engine.store, sorted(not_current(engine)))
     mine = set(known.values())
     # our own export carries our ids: one already in the vault is that note
-    present = {r["id"]: r["path"] for r in queries.rows_with_ids(engine.store, [i.source_id for i in items if i.raw is not None])}
+    present = {
+        r["id"]: r["path"]
+        for r in queries.rows_with_ids(engine.store, [i.source_id for i in items if i.raw is not None])
+    }
     known.update(present)
     folded: dict[str, set[str]] = {}  # twin path -> the pairs it records (read once)
     first: dict[str, Item] = {}
@@ -187,8 +203,12 @@ def plan(engine: Engine, source: str, items: list[Item], tag: str | None = None)
         twin = twins.get(h)
         if twin is not None and twin not in mine and item.raw is None and twin not in folded:
             folded[twin] = imported_ids(engine, twin)
-        if twin is not None and (twin in mine or item.raw is not None or pair(source, item.source_id) in folded[twin]
-                                 or item.state == "archived"):
+        if twin is not None and (
+            twin in mine
+            or item.raw is not None
+            or pair(source, item.source_id) in folded[twin]
+            or item.state == "archived"
+        ):
             # its twin came from this source (folded in an earlier run, or recorded on the twin),
             # our own export's note is there already, or a forgotten memory's text is alive
             out.skip.append((item, twin))

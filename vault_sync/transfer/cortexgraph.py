@@ -27,8 +27,15 @@ from .core import BadSource, Item, Source
 from .readers import bounded_id, bounded_name, json_lines, number, source_files, text_list, when, whole
 
 SOURCE = "cortexgraph"
-STATE_OF = {"active": "active", "": "active", "promoted": "promoted", "ltm": "promoted",
-            "archived": "archived", "forgotten": "archived", "deleted": "deleted"}
+STATE_OF = {
+    "active": "active",
+    "": "active",
+    "promoted": "promoted",
+    "ltm": "promoted",
+    "archived": "archived",
+    "forgotten": "archived",
+    "deleted": "deleted",
+}
 
 
 @dataclass
@@ -83,10 +90,16 @@ def _memory(obj: dict[str, Any], where: str) -> Item:
         raise ValueError("`meta` is not an object")
     tags = (meta or {}).get("tags") if meta and meta.get("tags") is not None else obj.get("tags")
     return Item(
-        where=where, source_id=mid, text=content, tags=text_list(tags, "tags"),
-        created=created, last_used=when(obj.get("last_used"), "last_used") or created,
-        use_count=whole(obj.get("use_count"), "use_count", 1), strength=number(obj.get("strength"), "strength", 1.0),
-        state=state, state_at=when(obj.get(at), at) if at else None,
+        where=where,
+        source_id=mid,
+        text=content,
+        tags=text_list(tags, "tags"),
+        created=created,
+        last_used=when(obj.get("last_used"), "last_used") or created,
+        use_count=whole(obj.get("use_count"), "use_count", 1),
+        strength=number(obj.get("strength"), "strength", 1.0),
+        state=state,
+        state_at=when(obj.get(at), at) if at else None,
     )
 
 
@@ -97,8 +110,12 @@ def _relation(obj: dict[str, Any], where: str) -> Relation:
     kind = obj.get("relation_type") or "related"
     if not isinstance(kind, str):
         raise ValueError("`relation_type` is not text")
-    return Relation(where, bounded_id(a, "from_memory_id"), bounded_id(b, "to_memory_id"),
-                    bounded_name(kind, "relation_type", MAX_RELATION_CHARS))
+    return Relation(
+        where,
+        bounded_id(a, "from_memory_id"),
+        bounded_id(b, "to_memory_id"),
+        bounded_name(kind, "relation_type", MAX_RELATION_CHARS),
+    )
 
 
 class Replay:

@@ -29,8 +29,23 @@ from ..writer import fsync_dir, removed_on_failure, temp_name
 
 SCOPES = {"stm": ("stm",), "ltm": ("ltm",), "all": ("stm", "ltm", "archive")}
 FORMATS = ("jsonl", "csv")
-CSV_COLUMNS = ("path", "kind", "id", "title", "tags", "created", "last_used", "use_count", "strength", "status",
-               "decay_score", "source", "source_id", "links", "text")
+CSV_COLUMNS = (
+    "path",
+    "kind",
+    "id",
+    "title",
+    "tags",
+    "created",
+    "last_used",
+    "use_count",
+    "strength",
+    "status",
+    "decay_score",
+    "source",
+    "source_id",
+    "links",
+    "text",
+)
 
 
 def _plain(value: Any) -> Any:
@@ -58,11 +73,15 @@ def records(engine: Engine, scope: str = "all") -> Iterator[dict[str, Any]]:
         note = parse_note(row["path"], data)
         block = find_block(note.text) if note.has_frontmatter else None
         yield {
-            "path": row["path"], "kind": row["kind"], "id": note.fields.id, "title": note.title,
+            "path": row["path"],
+            "kind": row["kind"],
+            "id": note.fields.id,
+            "title": note.title,
             "owned": {k: _plain(note.frontmatter[k]) for k in OWNED_KEYS if k in note.frontmatter},
-            "source": row["source"], "source_id": row["source_id"],
+            "source": row["source"],
+            "source_id": row["source_id"],
             "links": [link.target for link in note.links],
-            "frontmatter": note.text[block.yaml_start:block.yaml_end] if block else "",
+            "frontmatter": note.text[block.yaml_start : block.yaml_end] if block else "",
             "text": note.body,
         }
 
@@ -90,12 +109,28 @@ def to_csv(engine: Engine, scope: str = "all") -> Iterator[str]:
     for rec in records(engine, scope):
         owned = rec["owned"]
         tags = owned.get("tags")
-        writer.writerow([csv_cell(cell) for cell in (
-            rec["path"], rec["kind"], rec["id"], rec["title"], ";".join(tags) if isinstance(tags, list) else tags or "",
-            owned.get("created", ""), owned.get("last_used", ""), owned.get("use_count", ""), owned.get("strength", ""),
-            owned.get("status", ""), owned.get("decay_score", ""), rec["source"] or "", rec["source_id"] or "",
-            ";".join(rec["links"]), rec["text"],
-        )])
+        writer.writerow(
+            [
+                csv_cell(cell)
+                for cell in (
+                    rec["path"],
+                    rec["kind"],
+                    rec["id"],
+                    rec["title"],
+                    ";".join(tags) if isinstance(tags, list) else tags or "",
+                    owned.get("created", ""),
+                    owned.get("last_used", ""),
+                    owned.get("use_count", ""),
+                    owned.get("strength", ""),
+                    owned.get("status", ""),
+                    owned.get("decay_score", ""),
+                    rec["source"] or "",
+                    rec["source_id"] or "",
+                    ";".join(rec["links"]),
+                    rec["text"],
+                )
+            ]
+        )
         yield buf.getvalue()
         buf.seek(0)
         buf.truncate()
@@ -109,8 +144,14 @@ def export(engine: Engine, fmt: str = "jsonl", scope: str = "all") -> Iterator[s
     return to_jsonl(engine, scope) if fmt == "jsonl" else to_csv(engine, scope)
 
 
-_KINDS = {stat.S_IFIFO: "a FIFO", stat.S_IFCHR: "a device", stat.S_IFBLK: "a device", stat.S_IFSOCK: "a socket",
-          stat.S_IFDIR: "a folder", stat.S_IFLNK: "a symbolic link"}
+_KINDS = {
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFCHR: "a device",
+    stat.S_IFBLK: "a device",
+    stat.S_IFSOCK: "a socket",
+    stat.S_IFDIR: "a folder",
+    stat.S_IFLNK: "a symbolic link",
+}
 
 
 def check_out(out: Path, vault_root: Path, force: bool) -> os.stat_result | None:
@@ -121,8 +162,9 @@ def check_out(out: Path, vault_root: Path, force: bool) -> os.stat_result | None
     real_root = os.path.realpath(vault_root)
     real = os.path.join(os.path.realpath(out.parent), out.name)
     if real == real_root or real.startswith(real_root + os.sep):
-        raise InvalidInput(f"{out} is inside the vault {vault_root}: the export would be read as notes; "
-                           f"write it outside the vault")
+        raise InvalidInput(
+            f"{out} is inside the vault {vault_root}: the export would be read as notes; write it outside the vault"
+        )
     try:
         st = os.lstat(out)
     except FileNotFoundError:

@@ -41,12 +41,20 @@ def parse(path: Path) -> list[Item]:
                 raise ValueError("the frontmatter has no memory `id`")
             raw = ("---\n" + fm_text + "---\n" + text).encode("utf-8") if fm_text else text.encode("utf-8")
             stem = rel.rsplit("/", 1)[-1][:-3]
-            items.append(Item(
-                where=where, source_id=fm["id"], text=text, title=obj.get("title") if isinstance(obj.get("title"), str) else None,
-                tags=text_list(fm.get("tags"), "tags"), raw=raw, kind=obj.get("kind"), name=stem,
-                folder=rel.rsplit("/", 1)[0] if "/" in rel else None,
-                extra={k: v for k, v in fm.items() if k not in OWNED_KEYS},  # seen by the secret gate
-            ))
+            items.append(
+                Item(
+                    where=where,
+                    source_id=fm["id"],
+                    text=text,
+                    title=obj.get("title") if isinstance(obj.get("title"), str) else None,
+                    tags=text_list(fm.get("tags"), "tags"),
+                    raw=raw,
+                    kind=obj.get("kind"),
+                    name=stem,
+                    folder=rel.rsplit("/", 1)[0] if "/" in rel else None,
+                    extra={k: v for k, v in fm.items() if k not in OWNED_KEYS},  # seen by the secret gate
+                )
+            )
         except ValueError as exc:
             problems.append(f"{where}: {exc}")
     if problems:

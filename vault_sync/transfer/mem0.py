@@ -50,9 +50,14 @@ def parse(path: Path) -> list[Item]:
                 raise ValueError("`metadata` is not an object")
             kept = {**(meta or {}), **{k: obj[k] for k in SCOPE_KEYS if obj.get(k) is not None}}
             created = when(obj.get("created_at"), "created_at")
-            item = Item(where=where, source_id=bounded_id(mid, "id"), text=memory,
-                        tags=text_list(obj.get("categories"), "categories"),
-                        created=created, last_used=when(obj.get("updated_at"), "updated_at") or created)
+            item = Item(
+                where=where,
+                source_id=bounded_id(mid, "id"),
+                text=memory,
+                tags=text_list(obj.get("categories"), "categories"),
+                created=created,
+                last_used=when(obj.get("updated_at"), "updated_at") or created,
+            )
             if kept:
                 # one line of JSON: frontmatter holds scalars, and the secret gate reads it whole
                 item.extra["source_metadata"] = bounded_json(kept, "metadata")

@@ -89,8 +89,12 @@ def when(value: Any, what: str) -> datetime | None:
 def whole(value: Any, what: str, default: int, most: int = MAX_USE_COUNT) -> int:
     if value is None:
         return default
-    if (isinstance(value, bool) or not isinstance(value, (int, float))
-            or (isinstance(value, float) and (not math.isfinite(value) or not value.is_integer())) or value < 0):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or (isinstance(value, float) and (not math.isfinite(value) or not value.is_integer()))
+        or value < 0
+    ):
         raise ValueError(f"{what} {quote(value)} is not a whole number >= 0")
     if value > most:
         raise ValueError(f"{what} {quote(value)} is over the limit ({most:,})")
@@ -186,12 +190,12 @@ def split_note(text: str) -> tuple[dict[str, Any], str]:
     if block is None:
         return {}, text
     try:
-        fm = load_yaml(text[block.yaml_start:block.yaml_end]) or {}
+        fm = load_yaml(text[block.yaml_start : block.yaml_end]) or {}
     except (YamlProblem, ValueError) as exc:
         raise ValueError(f"frontmatter: {exc}") from None
     if not isinstance(fm, dict):
         raise ValueError("frontmatter is not a mapping")
-    return fm, text[block.body_start:]
+    return fm, text[block.body_start :]
 
 
 @dataclass

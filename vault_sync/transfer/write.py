@@ -98,8 +98,15 @@ def link_plan(p: Plan) -> Links:
             out.unlinked.append({"where": item.where, "id": item.source_id, "type": rel_type, "to": to, "cause": cause})
     for item, twin in p.reinforce:
         for rel_type, to in item.relations if twin else ():
-            out.unlinked.append({"where": item.where, "id": item.source_id, "type": rel_type, "to": to,
-                                 "cause": f"the memory repeats {twin}, which was reinforced instead"})
+            out.unlinked.append(
+                {
+                    "where": item.where,
+                    "id": item.source_id,
+                    "type": rel_type,
+                    "to": to,
+                    "cause": f"the memory repeats {twin}, which was reinforced instead",
+                }
+            )
     return out
 
 
@@ -116,8 +123,15 @@ def write_supersessions(engine: Engine, links: Links, created: dict[str, str], e
             mark(engine, lookups.resolve(engine, ends[0]), lookups.resolve(engine, ends[1]))
         except MnemovaultError as exc:
             links.linked -= 1
-            links.unlinked.append({"where": item.where, "id": item.source_id, "type": "supersedes" if new == item.source_id
-                                   else "superseded_by", "to": old if new == item.source_id else new, "cause": str(exc)})
+            links.unlinked.append(
+                {
+                    "where": item.where,
+                    "id": item.source_id,
+                    "type": "supersedes" if new == item.source_id else "superseded_by",
+                    "to": old if new == item.source_id else new,
+                    "cause": str(exc),
+                }
+            )
 
 
 def fields_for(engine: Engine, source: str, item: Item, now: datetime) -> dict[str, Any]:
@@ -126,9 +140,15 @@ def fields_for(engine: Engine, source: str, item: Item, now: datetime) -> dict[s
     prec = engine.settings.score_precision
     value = score_at(engine.params, item.use_count, last_used, item.strength, now)
     out: dict[str, Any] = {
-        "id": str(uuid.uuid4()), "tags": item.tags, "created": created, "last_used": last_used,
-        "use_count": item.use_count, "strength": float(item.strength), "status": item.state,
-        "decay_score": round(value, prec), "review_priority": round(review_priority(engine.params, value), prec),
+        "id": str(uuid.uuid4()),
+        "tags": item.tags,
+        "created": created,
+        "last_used": last_used,
+        "use_count": item.use_count,
+        "strength": float(item.strength),
+        "status": item.state,
+        "decay_score": round(value, prec),
+        "review_priority": round(review_priority(engine.params, value), prec),
     }
     # the same keys promote and archive write
     if item.state == "promoted":
@@ -141,8 +161,14 @@ def fields_for(engine: Engine, source: str, item: Item, now: datetime) -> dict[s
 def plain_name(part: str) -> bool:
     """A file or folder name from a source is used only when it is a plain one: no separator,
     no `.`/`..` or hidden name, no character unsafe in a file name or a [[link]], not too long."""
-    return (bool(part) and part == part.strip(" .") and not part.startswith(".") and _ILLEGAL.search(part) is None
-            and bad_char(part) is None and len(part.encode("utf-8", "surrogatepass")) <= MAX_NAME_BYTES)
+    return (
+        bool(part)
+        and part == part.strip(" .")
+        and not part.startswith(".")
+        and _ILLEGAL.search(part) is None
+        and bad_char(part) is None
+        and len(part.encode("utf-8", "surrogatepass")) <= MAX_NAME_BYTES
+    )
 
 
 def raw_folder(engine: Engine, item: Item) -> str:
@@ -193,8 +219,14 @@ def write_batch(engine: Engine, source: str, items: list[Item], links: Links, pr
     if renamed:
         _relink(engine, [rel for (item, _, _), rel in zip(places, paths) if item.source_id in links.to_items], renamed)
     # long-term memories are listed in the LTM index note, as a promotion lists them
-    add_many_to_index_note(engine, [(rel, item.state_at or now) for (item, _, _), rel in zip(places, paths)
-                                 if item.raw is None and item.state == "promoted"])
+    add_many_to_index_note(
+        engine,
+        [
+            (rel, item.state_at or now)
+            for (item, _, _), rel in zip(places, paths)
+            if item.raw is None and item.state == "promoted"
+        ],
+    )
     return paths
 
 
@@ -227,10 +259,14 @@ def _relink(engine: Engine, paths: list[str], renamed: dict[str, str]) -> None:
     """Links written to a planned name that was taken meanwhile now name the note's real name."""
     old = {f"[[{a}]]": f"[[{b}]]" for a, b in renamed.items()}
     for rel in paths:
+
         def transform(current: bytes, rel: str = rel) -> bytes | None:
             fm = parse_note(rel, current).frontmatter
-            changes = {k: [old.get(x, x) for x in v] for k, v in fm.items()
-                       if isinstance(v, list) and any(isinstance(x, str) and x in old for x in v)}
+            changes = {
+                k: [old.get(x, x) for x in v]
+                for k, v in fm.items()
+                if isinstance(v, list) and any(isinstance(x, str) and x in old for x in v)
+            }
             return patch_bytes(current, changes) if changes else None
 
         engine.writes.update(rel, transform)
@@ -250,6 +286,10 @@ def reinforce(engine: Engine, path: str, source: str, source_id: str) -> None:
         if have is not None and not isinstance(have, list):
             raise NoteProblem(f"{path}: `{IMPORTED_IDS}` is not a list; not changing it")
         items = list(have or [])
-        return None if pair(source, source_id) in items else patch_bytes(current, {IMPORTED_IDS: [*items, pair(source, source_id)]})
+        return (
+            None
+            if pair(source, source_id) in items
+            else patch_bytes(current, {IMPORTED_IDS: [*items, pair(source, source_id)]})
+        )
 
     engine.writes.update(path, add_pair)
