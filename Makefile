@@ -23,6 +23,7 @@ test: test-plugin test-python
 
 test-python: setup
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
 

@@ -30,7 +30,10 @@ except ImportError:  # the tests load the rewriter alone, without hatchling
 
 PACKAGE = "mnemovault"
 FOLDERS = ("bridge", "vault_sync")
-INIT = '"""mnemovault, a memory system inside an Obsidian vault. Installed: the engine .vault_sync, the front ends .bridge."""\n'
+INIT = (
+    '"""mnemovault, a memory system inside an Obsidian vault. Installed: the engine .vault_sync, the front ends '
+    '.bridge."""\n'
+)
 MAIN = '''"""`python -m mnemovault` and the `mnemovault` command."""
 
 from bridge.entry import main

@@ -12,14 +12,15 @@ if __name__ == "__main__":
     if relay(sys.argv[1:]):
         raise SystemExit(0)
 
-# each module registers its commands on `app` when imported; `--help` lists them in this order
-from . import (
-    cli_admin,  # noqa: E402,F401  daemon, mcp, service, plugin, init
-    cli_index,  # noqa: E402,F401,I001  sync, sweep, status, links, watch, demo
-    cli_memory,  # noqa: E402,F401  the lifecycle and search commands
-    cli_transfer,  # noqa: E402,F401  import and export
-)
+# isort: off
 from .cli_app import app
+
+# each module registers its commands on `app` when imported; `--help` lists them in this order (so not sorted)
+from . import cli_index  # noqa: E402,F401  sync, sweep, status, links, watch, demo
+from . import cli_memory  # noqa: E402,F401  the lifecycle and search commands
+from . import cli_admin  # noqa: E402,F401  daemon, mcp, service, plugin, init
+from . import cli_transfer  # noqa: E402,F401  import and export
+# isort: on
 
 __all__ = ["app", "main"]
 

@@ -1,6 +1,6 @@
 """Long operations as daemon jobs: `POST /api/jobs {"kind"}` starts GC, promote-all, sync or
-consolidate (`{"kind": "consolidate", "ids": [...]}`, applied) in a thread and answers at once with the job; progress and the result arrive as `job`
-events on `/api/events` (and `GET /api/jobs` lists them), so no HTTP request waits for
+consolidate (`{"kind": "consolidate", "ids": [...]}`, applied) in a thread and answers at once with the job; progress
+and the result arrive as `job` events on `/api/events` (and `GET /api/jobs` lists them), so no HTTP request waits for
 minutes and a slow vault is never mistaken for a dead daemon. A job is background work:
 it never moves the note open in the editor (GC and promote-all skip it, a consolidation
 leaves it out; each result lists it under `held`).

@@ -103,14 +103,19 @@ def windows_task(vault: Path, home: Path) -> ServiceFile:
 <Task version="1.2" xmlns="http://schemas.microsoft.com/windows/2004/02/mit/task">
   <RegistrationInfo><Description>mnemovault daemon for {escape(str(vault))}</Description></RegistrationInfo>
   <Triggers><LogonTrigger><Enabled>true</Enabled><UserId>{user}</UserId></LogonTrigger></Triggers>
-  <Principals><Principal id="Author"><UserId>{user}</UserId><LogonType>InteractiveToken</LogonType><RunLevel>LeastPrivilege</RunLevel></Principal></Principals>
+  <Principals><Principal id="Author">
+    <UserId>{user}</UserId><LogonType>InteractiveToken</LogonType><RunLevel>LeastPrivilege</RunLevel>
+  </Principal></Principals>
   <Settings>
     <RestartOnFailure><Interval>PT1M</Interval><Count>5</Count></RestartOnFailure>
     <ExecutionTimeLimit>PT0S</ExecutionTimeLimit>
     <DisallowStartIfOnBatteries>false</DisallowStartIfOnBatteries>
     <StopIfGoingOnBatteries>false</StopIfGoingOnBatteries>
   </Settings>
-  <Actions Context="Author"><Exec><Command>{escape(cmd[0])}</Command><Arguments>{escape(subprocess.list2cmdline(cmd[1:]))}</Arguments></Exec></Actions>
+  <Actions Context="Author"><Exec>
+    <Command>{escape(cmd[0])}</Command>
+    <Arguments>{escape(subprocess.list2cmdline(cmd[1:]))}</Arguments>
+  </Exec></Actions>
 </Task>
 """
     path = home / "AppData" / "Local" / "mnemovault" / f"{name}.xml"

@@ -169,9 +169,10 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
             ),
         ] = None,
     ) -> R.Saved:
-        """Remember something: save a new short-term memory, one new note in STM/ (an exact duplicate instead reinforces the
-        existing note's use count). Secrets are refused. To update a fact, save the new version with `supersedes`=[old id]:
-        the old memories get `superseded_by` and `status: superseded` (search then returns only the new one)."""
+        """Remember something: save a new short-term memory, one new note in STM/ (an exact duplicate instead
+        reinforces the existing note's use count). Secrets are refused. To update a fact, save the new version with
+        `supersedes`=[old id]: the old memories get `superseded_by` and `status: superseded` (search then returns only
+        the new one)."""
         if conversation is None and said_at is None:
             return await call(lambda s: s.save(text, tags, title, strength, supersedes))
         return await call(lambda s: s.save_said(text, tags, title, strength, conversation, said_at, supersedes))
@@ -184,7 +185,8 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
                 min_length=1,
                 max_length=2000,
                 description=(
-                    "The memories, in order: each {text, tags?, title?, strength?, conversation?, said_at?, supersedes?}; "
+                    "The memories, in order: each {text, tags?, title?, strength?, conversation?, said_at?, "
+                    "supersedes?}; "
                     "said_at is an ISO time, conversation any id (the note gets both as frontmatter keys); "
                     "supersedes lists ids or paths of existing memories the item replaces, as in save_memory."
                 ),
@@ -198,15 +200,15 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
             Field(
                 max_length=200,
                 description=(
-                    "Any id for this batch, chosen by the client: retrying the same batch (after an error or a lost answer) with the "
-                    "same id creates and counts nothing twice."
+                    "Any id for this batch, chosen by the client: retrying the same batch (after an error or a lost "
+                    "answer) with the same id creates and counts nothing twice."
                 ),
             ),
         ] = None,
     ) -> R.SavedBatch:
-        """Save many memories in one call (e.g. a whole conversation's turns): writes one note in STM/ per item. Each item gets its own result;
-        a refused item (too short, a secret, a supersedes ref that does not resolve) does not stop the others.
-        An item with `supersedes` marks the old memories `superseded_by` it and `status: superseded`.
+        """Save many memories in one call (e.g. a whole conversation's turns): writes one note in STM/ per item. Each
+        item gets its own result; a refused item (too short, a secret, a supersedes ref that does not resolve) does not
+        stop the others. An item with `supersedes` marks the old memories `superseded_by` it and `status: superseded`.
         Each result names its note briefly (path, id, kind, title, status): get_memory reads one in full."""
         result = await call(lambda s: s.save_many(items, conversation, batch_id))
         for item in result.get("results", []):  # an answer that grows with the batch: the short form
@@ -221,7 +223,10 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
             S.Query,
             Field(
                 min_length=1,
-                description="What you are looking for, in natural language (not empty: for a listing without a query use recent_memories).",
+                description=(
+                    "What you are looking for, in natural language (not empty: for a listing without a query "
+                    "use recent_memories)."
+                ),
             ),
         ],
         limit: Annotated[S.SearchLimit, Field(description="Most results in this page (1-200).")] = 10,
@@ -229,7 +234,9 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
             S.Offset,
             Field(
                 le=199,
-                description="Skip this many results (the next page: the answer's next_offset). Search ranks the best 200.",
+                description=(
+                    "Skip this many results (the next page: the answer's next_offset). Search ranks the best 200."
+                ),
             ),
         ] = 0,
         scope: Annotated[
@@ -245,7 +252,9 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
         status: Annotated[
             S.Status | None,
             Field(
-                description="Only memories with this status (active, promoted, archived); archived searches the archive."
+                description=(
+                    "Only memories with this status (active, promoted, archived); archived searches the archive."
+                )
             ),
         ] = None,
         since_days: Annotated[
@@ -271,7 +280,8 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
             Field(
                 description=(
                     "Also return archived memories (status archived, ranked below current ones). Default: only when "
-                    "since, until, used_since or since_days is given. A search that leaves them out and is bounded in time "
+                    "since, until, used_since or since_days is given. A search that leaves them out and is bounded in "
+                    "time "
                     "or finds nothing counts those that match in archived_matches."
                 )
             ),
@@ -282,7 +292,8 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
         Archived (forgotten) memories are found with scope="archive" or include_archived=true, and by any search bounded
         in time; bring one back with restore_memory(hit id). For what was said around a hit, read_thread(hit id);
         for what was saved lately without a query, recent_memories.
-        `semantic` is false (with a `notice`) when only full-text search answered, e.g. while the embedding model is still loading."""
+        `semantic` is false (with a `notice`) when only full-text search answered, e.g. while the embedding model is
+        still loading."""
         if not query.strip():
             raise ToolError(
                 "invalid: `query` is empty; search needs words (recent_memories lists memories without a query)"
@@ -325,7 +336,8 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
         ] = "memories",
     ) -> R.NotePage:
         """What was saved lately, newest first, without a query: "what did I say last week" (since="7d"), "what do you
-        remember from today". Each memory carries status, created, last_used and tags. Paged with a total. Changes nothing."""
+        remember from today". Each memory carries status, created, last_used and tags. Paged with a total. Changes
+        nothing."""
         return await call(lambda s: s.recent(limit, offset, since, scope))
 
     @mcp.tool(annotations=READ)
@@ -365,7 +377,8 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
     async def get_memory(refs: Annotated[S.Refs, Field(description="Memory ids or note paths.")]) -> list[R.ReadItem]:
         """Read memories in full: text, fields, score, outgoing links and backlinks (the first 100 of each; `*_total`
         counts the rest). One result per ref, in order: a ref that does not resolve gets {ref, error} and the others
-        are still read. Changes nothing; reading is not a use: after using memories, report them with observe_memory_usage."""
+        are still read. Changes nothing; reading is not a use: after using memories, report them with
+        observe_memory_usage."""
         return await call(lambda s: _read_each(s, refs))
 
     @mcp.tool(annotations=hints())
@@ -423,8 +436,8 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
         limit: Annotated[int, Strict(), Field(ge=1, le=L.MAX_LIMIT, description="Page size of a preview.")] = 50,
     ) -> R.Promoted:
         """Move memories from STM/ to long-term notes in LTM/. A preview unless apply=true (candidates paged, with a
-        total). Applied, it moves the files and rewrites the [[wikilinks]] that point at them in every note of the vault,
-        the person's own notes included."""
+        total). Applied, it moves the files and rewrites the [[wikilinks]] that point at them in every note of the
+        vault, the person's own notes included."""
         if ref and auto:
             raise ToolError("invalid: give ref or auto=true, not both")
         if not ref and not auto:
@@ -489,7 +502,8 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
         target: Annotated[Ref, Field(description="The note it links to (id or path).")],
         relation_type: Annotated[S.RelationType, Field(description="Frontmatter list to add the link to.")] = "related",
     ) -> R.Relation:
-        """Link one memory to another note: adds a [[wikilink]] to the source's frontmatter (a link already there is left as is)."""
+        """Link one memory to another note: adds a [[wikilink]] to the source's frontmatter (a link already
+        there is left as is)."""
         return await call(lambda s: s.relate(source, target, relation_type))
 
     @mcp.tool(annotations=READ)
@@ -533,7 +547,8 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
         ] = False,
     ) -> R.Consolidated:
         """Merge similar memories into one note (preview unless apply=true). Applied, it writes the
-        merged note, archives the originals and rewrites the [[wikilinks]] to them in every note of the vault, the person's own notes included."""
+        merged note, archives the originals and rewrites the [[wikilinks]] to them in every note of the vault, the
+        person's own notes included."""
         return await call(lambda s: s.consolidate(refs, apply))
 
     @mcp.tool(annotations=READ)

@@ -47,7 +47,8 @@ def progress(label: str, enabled: bool = True) -> Iterator[Callable[[int, int], 
 def render_sync(r: dict) -> None:
     console.print(
         f"indexed in {r['seconds']:.2f}s: {r['added']} added, {r['updated']} updated, {r['moved']} moved, "
-        f"{r['removed']} removed, {r['unchanged']} unchanged; {r['problems']} with problems, {r['conflicts']} conflict copies"
+        f"{r['removed']} removed, {r['unchanged']} unchanged; {r['problems']} with problems, {r['conflicts']} "
+        "conflict copies"
     )
     for path, why in sorted(r.get("skipped", {}).items()):
         console.print(f"  skipped {path}: {why}")
@@ -79,7 +80,8 @@ def render_status(s: dict) -> None:
         )
     if s.get("scores_older_than_refresh"):
         console.print(
-            f"  written scores older than the refresh window: {s['scores_older_than_refresh']} (the next sweep refreshes them)"
+            f"  written scores older than the refresh window: {s['scores_older_than_refresh']} (the next sweep "
+            "refreshes them)"
         )
     console.print(f"  last sync: {s['last_sync'] or 'never'}; dangling links: {s['dangling_links']}")
     emb = s["embeddings"]

@@ -79,7 +79,8 @@ def note(engine: Engine, ref: str) -> dict[str, Any]:
 # -- the supersession chain --
 def _graph(engine: Engine) -> tuple[dict[str, set[str]], list[list[str]]]:
     """(the successors, the loops), kept for one state of the index: search reads them on
-    every query once a vault holds a supersession (about 70 ms at 1,000 of them: time a search on a vault where 1,000 memories are superseded)."""
+    every query once a vault holds a supersession (about 70 ms at 1,000 of them: time a search on a vault where 1,000
+    memories are superseded)."""
     key = engine.store.change_signature()
     hit = engine.runtime.supersession
     if hit is not None and hit[0] == key:

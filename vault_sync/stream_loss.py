@@ -25,7 +25,7 @@ class _OverflowHeard(logging.Handler):
 
     def __init__(self) -> None:
         super().__init__(logging.WARNING)
-        self.listeners: weakref.WeakSet[Listener] = weakref.WeakSet()  # type: ignore[type-var]
+        self.listeners: weakref.WeakSet[Listener] = weakref.WeakSet()
 
     def emit(self, record: logging.LogRecord) -> None:
         try:

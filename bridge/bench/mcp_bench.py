@@ -249,7 +249,8 @@ def cold_start(
 ) -> dict:
     """A relay with no daemon running: start to an answered tools/list (the relay starts the
     daemon), then, once that daemon listens, the first save_memory, which must not wait for the
-    model the daemon is still loading. Each run has its own config folder and a copy of an indexed index, as after a login."""
+    model the daemon is still loading. Each run has its own config folder and a copy of an indexed index, as after a
+    login."""
     lists, saves, loading = [], [], []
     for i in range(runs):
         home = work / f"cold-start-{i}"

@@ -66,7 +66,8 @@ def rows(r: dict) -> list[tuple[str, str, str]]:
         ),
         (
             "brief 800 tokens, model off: p50 no topic / topic (ms)",
-            f"{_f(r.get('brief', {}).get('p50_ms'), '{:.1f}')} / {_f(r.get('brief', {}).get('topic_p50_ms'), '{:.1f}')}",
+            f"{_f(r.get('brief', {}).get('p50_ms'), '{:.1f}')} / "
+            f"{_f(r.get('brief', {}).get('topic_p50_ms'), '{:.1f}')}",
             "< 50 ms at 10k",
         ),
         ("sweep (s) / written", f"{_f(r['sweep']['seconds'])} / {r['sweep']['written']}", ""),
@@ -243,7 +244,8 @@ def rows(r: dict) -> list[tuple[str, str, str]]:
             ),
             (
                 "  false alarms / held out: recall, precision",
-                f"{_f(u['false_alarms'], '{:.2f}')} / {_f(held['recall'], '{:.2f}')}, {_f(held['precision'], '{:.2f}')}",
+                f"{_f(u['false_alarms'], '{:.2f}')} / {_f(held['recall'], '{:.2f}')}, "
+                f"{_f(held['precision'], '{:.2f}')}",
                 "",
             ),
         ]

@@ -111,7 +111,8 @@ def test_brief_is_fast_at_10000_notes(tmp_path):
     stm.mkdir(parents=True)
     for i in range(10_000):
         (stm / f"n{i:05d}.md").write_text(
-            f"---\nid: id-{i}\ncreated: 2026-11-{1 + i % 19:02d}T10:00:00Z\nlast_used: 2026-11-{1 + i % 19:02d}T10:00:00Z\n"
+            f"---\nid: id-{i}\ncreated: 2026-11-{1 + i % 19:02d}T10:00:00Z\n"
+            f"last_used: 2026-11-{1 + i % 19:02d}T10:00:00Z\n"
             f"use_count: {1 + i % 5}\nstrength: 1.0\nstatus: active\ndecay_score: {(i % 1000) / 1000}\n---\n"
             f"Memory {i} about project {i % 50} and the budget of team {i % 13}.\n",
             encoding="utf-8",
@@ -127,7 +128,8 @@ def test_brief_is_fast_at_10000_notes(tmp_path):
                 times.append(time.perf_counter() - t)
             best = min(times)
             print(
-                f"brief topic={topic!r} at 10,000 notes: best {best * 1000:.1f} ms, median {sorted(times)[2] * 1000:.1f} ms"
+                f"brief topic={topic!r} at 10,000 notes: best {best * 1000:.1f} ms, "
+                f"median {sorted(times)[2] * 1000:.1f} ms"
             )
             assert len(out["text"]) <= 3200 and out["included"]
             assert best < (

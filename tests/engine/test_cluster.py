@@ -47,7 +47,8 @@ def svc(vault, embedder):
     write(
         vault,
         STAGING_TWIN,
-        "Staging was upgraded to Postgres 16 on Thursday; production remains on Postgres 15 until the January maintenance window.",
+        "Staging was upgraded to Postgres 16 on Thursday; production remains on Postgres 15 until the January "
+        "maintenance window.",
         ["postgres", "staging"],
         "2026-11-20T10:00:00Z",
         "2026-11-20T10:00:00Z",

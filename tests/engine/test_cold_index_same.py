@@ -28,10 +28,13 @@ ODD_NOTES = {
     "Odd/lone cr.md": "line one\rline two [[z]]\r\n```\r[[no]]\r```\n#t2\n",
     "Odd/tabs.md": "- item [[a1]]\n\t- sub [[a2]]\n\t\t```\n\t\t[[no]]\n\t\t```\n\n\tindented after list [[a3]]\n",
     "Odd/quote.md": "> quoted [[q1]]\n> ```\n> [[no]]\n> ```\nlazy [[q2]]\n\n>     code [[no]]\n",
-    "Odd/中文.md": "---\naliases: [設定]\n---\n# 设置 [[其他]]\n\n这是一个中文句子，测试三元组索引。\n\nキーボード ショートカット #日本\n",
+    "Odd/中文.md": "---\naliases: [設定]\n---\n# 设置 [[其他]]\n\n"
+    "这是一个中文句子，测试三元组索引。\n\nキーボード ショートカット "
+    "#日本\n",
     "Odd/korean thai.md": "학교에서 공부합니다 [[한국]]\n\nภาษาไทย ทดสอบ #ไทย\n",
     "Odd/unicode case.md": "STRASSE Straße ΣΊΣΥΦΟΣ\u00a0nbsp\u3000ideographic\u2003em\n\nİstanbul #Ünïcode\n",
-    "Odd/owned.md": "---\nTags: [x]\nUse_Count: 3\nrelated: ['[[A note]]', '[[B#h|b]]']\nsee_also: '[[C]]'\n---\nbody ``a `[[no]]` b`` [[d]]\n",
+    "Odd/owned.md": "---\nTags: [x]\nUse_Count: 3\nrelated: ['[[A note]]', '[[B#h|b]]']\nsee_also: '[[C]]'\n---\nbody "
+    "``a `[[no]]` b`` [[d]]\n",
     "Odd/html.md": "<div>\n[[h1]]\n\n    not code [[h2]]\n</div>\n\n[ref]: /url\n    [[h3]]\n",
     "Odd/no frontmatter end.md": "---\ntags: [x]\nno close [[n1]]\n",
     "Odd/indented first.md": "    code first [[no]] #no\n\ntext [[i1]]\n",

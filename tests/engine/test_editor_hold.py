@@ -345,7 +345,8 @@ def test_the_cli_sweep_goes_through_the_daemon_and_skips_the_note_open_in_its_ed
 
 def _fm_note(n: int, last, uses: int = 1, strength: float = 1.0, extra: str = "", status: str = "active") -> str:
     return (
-        f"---\nid: 00000000-0000-4000-8000-{n:012d}\ncreated: {last.strftime(STAMP)}\nlast_used: {last.strftime(STAMP)}\n"
+        f"---\nid: 00000000-0000-4000-8000-{n:012d}\ncreated: {last.strftime(STAMP)}\nlast_used: "
+        f"{last.strftime(STAMP)}\n"
         f"use_count: {uses}\nstrength: {strength}\nstatus: {status}\n{extra}---\nMemory number {n} here.\n"
     )
 

@@ -150,7 +150,8 @@ def test_a_twin_from_another_source_is_reinforced_once_across_reruns(empty_vault
 
 
 def test_new_files_appear_whole_and_never_over_an_existing_one(tmp_path):
-    """The batch creator of the write path (imports, batch saves), with an unnamed file (Linux) and without (elsewhere)."""
+    """The batch creator of the write path (imports, batch saves), with an unnamed file (Linux) and without
+    (elsewhere)."""
     import os
 
     import pytest

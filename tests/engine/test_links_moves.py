@@ -42,7 +42,8 @@ def resolved_links(svc) -> set[tuple]:
     resolver = build_resolver(svc.store)
     out = set()
     for r in svc.store.query(
-        "SELECT n.path, l.target, l.subpath, l.alias, l.kind, l.markdown FROM links l JOIN notes n ON n.rowid = l.source"
+        "SELECT n.path, l.target, l.subpath, l.alias, l.kind, l.markdown FROM links l JOIN notes n ON n.rowid = "
+        "l.source"
     ):
         hit = resolver.resolve(r["target"], r["path"], bool(r["markdown"]))
         if hit is not None:

@@ -17,7 +17,8 @@ STAMP = "%Y-%m-%dT%H:%M:%SZ"
 def _note(last, uses: int = 1, strength: float = 1.0, extra: str = "") -> str:
     return (
         f"---\nid: 00000000-0000-4000-8000-000000000001\ntags: [t]  # mine\ncreated: {last.strftime(STAMP)}\n"
-        f"last_used: {last.strftime(STAMP)}\nuse_count: {uses}\nstrength: {strength}\nstatus: active\n{extra}---\nBody.\n"
+        f"last_used: {last.strftime(STAMP)}\nuse_count: {uses}\nstrength: {strength}\nstatus: "
+        f"active\n{extra}---\nBody.\n"
     )
 
 

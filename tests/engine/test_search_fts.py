@@ -42,7 +42,8 @@ def write_memory(vault, title, body, tags=("test",), last_used=FIXED_NOW, use_co
     fmt = "%Y-%m-%dT%H:%M:%SZ"
     text = (
         f"---\nid: {uuid.uuid4()}\ntags: [{', '.join(tags)}]\ncreated: {last_used.strftime(fmt)}\n"
-        f"last_used: {last_used.strftime(fmt)}\nuse_count: {use_count}\nstrength: {strength}\nstatus: active\n---\n{body}\n"
+        f"last_used: {last_used.strftime(fmt)}\nuse_count: {use_count}\nstrength: {strength}\nstatus: "
+        f"active\n---\n{body}\n"
     )
     (vault / "STM" / f"{title}.md").write_text(text, encoding="utf-8")
     return f"STM/{title}.md"

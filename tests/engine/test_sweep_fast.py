@@ -91,9 +91,8 @@ def test_swap_numbers_gives_what_a_full_patch_gives(text, score, prio):
 def test_swap_numbers_patches_plain_numbers_and_declines_the_rest():
     text = "\ufeff---\r\nid: x\r\ndecay_score: 0.5   # c\r\nreview_priority: 1\r\n---\r\nbody\r\ndecay_score: 1\r\n"
     got = swap_numbers(text, {"decay_score": 0.25, "review_priority": 0.125})
-    assert (
-        got
-        == "\ufeff---\r\nid: x\r\ndecay_score: 0.25   # c\r\nreview_priority: 0.125\r\n---\r\nbody\r\ndecay_score: 1\r\n"
+    assert got == (
+        "\ufeff---\r\nid: x\r\ndecay_score: 0.25   # c\r\nreview_priority: 0.125\r\n---\r\nbody\r\ndecay_score: 1\r\n"
     )
     declined = [
         "---\ndecay_score: '0.5'\n---\n",  # a string, not a number

@@ -305,7 +305,8 @@ def test_the_write_checker_sees_writes():
     seen = _direct_writes(
         ast.parse(
             "p.write_text('x')\nopen(p, 'w')\nos.replace(a, b)\ntmp.replace(dst)\nupdate_file(p, b, t)\n"
-            "with os.fdopen(fd, 'wb') as fh: pass\n'a-b'.replace('-', '')\nopen(p)\nopen(p, 'rb')\nnow.replace(tzinfo=utc)\n"
+            "with os.fdopen(fd, 'wb') as fh: pass\n'a-b'.replace('-', '')\nopen(p)\nopen(p, "
+            "'rb')\nnow.replace(tzinfo=utc)\n"
         )
     )
     assert seen == ["write_text", "open(..., 'w')", "replace", "replace", "update_file", "fdopen(..., 'wb')"]

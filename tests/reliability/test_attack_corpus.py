@@ -51,7 +51,10 @@ class Attack:
 
 def _rpc(op: str, args: dict) -> str:
     body = json.dumps({"op": op, "args": args})
-    return f"curl -sS -X POST $url/api/rpc -H 'Authorization: Bearer $token' -H 'Content-Type: application/json' -d {shlex.quote(body)}"
+    return (
+        "curl -sS -X POST $url/api/rpc -H 'Authorization: Bearer $token' -H 'Content-Type: application/json' "
+        f"-d {shlex.quote(body)}"
+    )
 
 
 def _post(path: str, body: dict) -> str:
@@ -100,12 +103,14 @@ ATTACKS = [
     Attack("a secret with a zero-width space", "SECRET_ZW", (422,)),
     Attack(
         "a tag of 5 MB",
-        "curl -sS -X POST $url/api/rpc -H 'Authorization: Bearer $token' -H 'Content-Type: application/json' --data-binary @$big_tag",
+        "curl -sS -X POST $url/api/rpc -H 'Authorization: Bearer $token' -H 'Content-Type: application/json' "
+        "--data-binary @$big_tag",
         (400, 413),
     ),
     Attack(
         "a query of 20 MB",
-        "curl -sS -X POST $url/api/rpc -H 'Authorization: Bearer $token' -H 'Content-Type: application/json' --data-binary @$big_query",
+        "curl -sS -X POST $url/api/rpc -H 'Authorization: Bearer $token' -H 'Content-Type: application/json' "
+        "--data-binary @$big_query",
         (400, 413),
     ),
     Attack(

@@ -140,7 +140,8 @@ def snippets(
     return {
         int(r[0]): r[1]
         for r in db.execute(
-            f"SELECT rowid, snippet(fts, 1, ?, ?, '…', {int(tokens)}) FROM fts WHERE fts MATCH ? AND rowid IN ({marks(len(rowids))})",
+            f"SELECT rowid, snippet(fts, 1, ?, ?, '…', {int(tokens)}) FROM fts WHERE fts MATCH ? AND rowid IN "
+            f"({marks(len(rowids))})",
             (mark[0], mark[1], expr, *rowids),
         )
     }

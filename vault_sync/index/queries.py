@@ -51,7 +51,8 @@ def writable_stm_rows(store: "IndexStore") -> Rows:
 def sweep_rows(store: "IndexStore") -> Rows:
     """STM notes with why they cannot be written (blocking problems) and whether they have any."""
     return store.query(
-        "SELECT n.rowid, n.*, (SELECT group_concat(cause, '; ') FROM problems p WHERE p.path = n.path AND p.blocking) AS why, "
+        "SELECT n.rowid, n.*, (SELECT group_concat(cause, '; ') FROM problems p WHERE p.path = n.path AND p.blocking) "
+        "AS why, "
         "EXISTS (SELECT 1 FROM problems p WHERE p.path = n.path) AS has_problems "
         "FROM notes n WHERE kind = 'stm' ORDER BY path"
     )
@@ -69,7 +70,8 @@ def memory_with_body_hash(store: "IndexStore", body_hash: str) -> sqlite3.Row | 
 def rows_with_ids(store: "IndexStore", ids: list[str]) -> Rows:
     """Notes carrying these ids: per id a memory before a person's note, then the oldest row."""
     return store.query(
-        f"SELECT rowid, path, id, kind, writable FROM notes WHERE id IN ({marks(len(ids))}) ORDER BY id, kind = 'note', rowid",
+        f"SELECT rowid, path, id, kind, writable FROM notes WHERE id IN ({marks(len(ids))}) ORDER BY id, kind = "
+        "'note', rowid",
         tuple(ids),
     )
 
@@ -194,7 +196,8 @@ def sources_linking(store: "IndexStore", names: list[str]) -> list[str]:
     return [
         r[0]
         for r in store.query(
-            f"SELECT DISTINCT n.path FROM links l JOIN notes n ON n.rowid = l.source WHERE l.target_name IN ({marks(len(names))})",
+            "SELECT DISTINCT n.path FROM links l JOIN notes n ON n.rowid = l.source WHERE l.target_name IN "
+            f"({marks(len(names))})",
             tuple(names),
         )
     ]
@@ -443,7 +446,8 @@ def conversation_neighbours(
     shift = f"{float(window_s):.0f} seconds"
     for chunk in in_chunks(rowids):
         for a, b, apart in store.query(
-            "SELECT n.rowid, m.rowid, CAST(strftime('%s', n.said_at) AS INTEGER) - CAST(strftime('%s', m.said_at) AS INTEGER) "
+            "SELECT n.rowid, m.rowid, CAST(strftime('%s', n.said_at) AS INTEGER) - CAST(strftime('%s', m.said_at) AS "
+            "INTEGER) "
             "FROM notes n JOIN notes m ON m.conversation = n.conversation "
             "AND m.said_at BETWEEN strftime('%Y-%m-%dT%H:%M:%SZ', n.said_at, '-' || ?) "
             "AND strftime('%Y-%m-%dT%H:%M:%SZ', n.said_at, '+' || ?) AND m.rowid != n.rowid "

@@ -172,7 +172,8 @@ def having(db: sqlite3.Connection, term: str, rowids: list[int]) -> list[int]:
     return [
         int(r[0])
         for r in db.execute(
-            f"SELECT rowid FROM trigram WHERE rowid IN ({marks(len(rowids))}) AND (instr(title, ?) > 0 OR instr(body, ?) > 0)",
+            f"SELECT rowid FROM trigram WHERE rowid IN ({marks(len(rowids))}) AND (instr(title, ?) > 0 OR instr(body, "
+            "?) > 0)",
             (*rowids, term, term),
         )
     ]

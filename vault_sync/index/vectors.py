@@ -32,7 +32,8 @@ def vectors_of(store: "IndexStore", model: str, hashes: list[str]) -> list[tuple
         out += [
             (r[0], r[1])
             for r in store.query(
-                f"SELECT content_hash, vector FROM embeddings WHERE model = ? AND content_hash IN ({marks(len(chunk))})",
+                "SELECT content_hash, vector FROM embeddings WHERE model = ? AND content_hash IN "
+                f"({marks(len(chunk))})",
                 (model, *chunk),
             )
         ]

@@ -94,7 +94,10 @@ def refuse(engine: Engine, path: Path, entry: dict[str, Any], exc: Exception) ->
         os.replace(tmp, folder / path.name)
         path.unlink()
     except OSError as err:
-        return f"refused the journal entry {path} ({src} to {dst}: {exc}) but could not set it aside ({err.strerror or err})"
+        return (
+            f"refused the journal entry {path} ({src} to {dst}: {exc}) "
+            f"but could not set it aside ({err.strerror or err})"
+        )
     return f"refused the journal entry for {src} to {dst}: {exc}; moved nothing ({QUARANTINE}/{path.name})"
 
 

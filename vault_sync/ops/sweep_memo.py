@@ -2,8 +2,8 @@
 
 The daemon sweeps every few minutes; in a quiet vault nothing has changed since the last
 pass and nothing is due, yet a pass would still read every STM row from the index and score
-it (about 0.1-0.2 s at 10,000 notes: the sweep rows of mnemovault bench). So a pass that wrote nothing, skipped nothing as
-"recently edited", and left every note alone looks ahead: if every note would still be left
+it (about 0.1-0.2 s at 10,000 notes: the sweep rows of mnemovault bench). So a pass that wrote nothing, skipped nothing
+as "recently edited", and left every note alone looks ahead: if every note would still be left
 alone at a horizon (6 h, else 1 h, else 15 min), no note is due before it. Why that holds in
 between: as time passes a note's live score only falls, so its state only moves one way and
 its written score only leaves the refresh window, never comes back into it (quiet.left_alone

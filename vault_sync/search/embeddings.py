@@ -74,7 +74,8 @@ def missing_hashes(engine: Engine, model: str, limit: int | None = None) -> list
 def inline_backfill(engine: Engine, embedder: Embedder) -> bool:
     """Embed the few notes without a vector now (a search must find a note saved a moment
     ago). False when too many lack one for that: the daemon's backfill is at work. The scan
-    (~10 ms at 10k notes, mnemovault bench's search rows) is skipped while the index is as it was when nothing was missing."""
+    (~10 ms at 10k notes, mnemovault bench's search rows) is skipped while the index is as it was when nothing was
+    missing."""
     cache = vector_cache(engine, embedder)
     signature = cache.signature()  # taken first: a change during the scan shows up next time
     if cache.complete_at == signature:

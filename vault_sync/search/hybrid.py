@@ -15,8 +15,8 @@ matched through its window, its text with the two turns said either side (index/
 ``rel += WINDOW_WEIGHT * window strength`` (coverage x BM25, as the note's own full-text
 strength), so the reply that holds none of a question's words is found with the turns that
 do. Then the best candidates are rescored with their neighbours (context.py), and a
-neighbour of a strong candidate becomes a candidate. Names: a memory said in a conversation that opens with a name the query asks about ("What
-did Melanie paint?" and "Melanie on ...": who said it) gets ``rel * (1 + SUBJECT_BONUS)``.
+neighbour of a strong candidate becomes a candidate. Names: a memory said in a conversation that opens with a name the
+query asks about ("What did Melanie paint?" and "Melanie on ...": who said it) gets ``rel * (1 + SUBJECT_BONUS)``.
 
 The result score is ``rel * weight``: STM memories weigh ``0.7 + 0.3 * sqrt(min(1, decay))``
 (gentle: a faded memory that matches well is still found), LTM notes 1.0, the person's notes
@@ -61,7 +61,9 @@ STM_FLOOR = 0.7
 KIND_WEIGHT = {"ltm": 1.0, "note": 0.9, "archive": 0.6}  # archived: below STM_FLOOR
 MAX_LIMIT = MAX_SEARCH_LIMIT
 POOL_MIN = 20
-WINDOW_WEIGHT = 0.3  # LoCoMo hit@5 0.1: 0.779, 0.2: 0.793, 0.3: 0.801, 0.5: 0.801, 0.7: 0.803 (docs/benchmarks.md; re-measure: mnemovault bench --locomo DIR)
+# LoCoMo hit@5 by window weight 0.1: 0.779, 0.2: 0.793, 0.3: 0.801, 0.5: 0.801, 0.7: 0.803
+# (docs/benchmarks.md; re-measure: mnemovault bench --locomo DIR)
+WINDOW_WEIGHT = 0.3
 WINDOW_CANDIDATES = 100
 SUBJECT_BONUS = 0.25  # a memory that opens with a name the question asks about
 
