@@ -17,7 +17,8 @@ from .cli_app import app
 
 # each module registers its commands on `app` when imported; `--help` lists them in this order (so not sorted)
 from . import cli_index  # noqa: E402,F401  sync, sweep, status, links, watch, demo
-from . import cli_memory  # noqa: E402,F401  the lifecycle and search commands
+from . import cli_memory  # noqa: E402,F401  the lifecycle commands
+from . import cli_search  # noqa: E402,F401  search, embed, cluster, consolidate, conflicts
 from . import cli_admin  # noqa: E402,F401  daemon, mcp, service, plugin, init
 from . import cli_transfer  # noqa: E402,F401  import and export
 # isort: on

@@ -1,6 +1,6 @@
 """The `mnemovault` command's typer app and what every command module shares: the common
 options, turning engine errors into exit codes, printing text or JSON. The command modules
-(cli_index, cli_memory, cli_admin, cli_transfer) register on this app; bridge/cli.py
+(cli_index, cli_memory, cli_search, cli_admin, cli_transfer) register on this app; bridge/cli.py
 imports them all."""
 
 from __future__ import annotations
@@ -23,6 +23,12 @@ app = typer.Typer(
 
 VaultOpt = typer.Option(None, "--vault", "-v", help="The vault folder (else MNEMOVAULT_VAULT or the config).")
 JsonOpt = typer.Option(False, "--json", help="Print JSON instead of text.")
+TagsOpt = typer.Option(None, "--tags", "-t", help="Comma-separated tags (nested with /).")
+
+
+def tag_list(value: str | None) -> list[str] | None:
+    """--tags' comma-separated value as a list (None when not given)."""
+    return [t for t in value.split(",") if t.strip()] if value else None
 
 
 def _print_version(value: bool) -> None:

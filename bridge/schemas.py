@@ -16,7 +16,7 @@ from vault_sync import limits as L
 from vault_sync.editor_hold import check_path
 from vault_sync.errors import InvalidInput
 
-# -- field types (shared with bridge/mcp_server.py) --
+# -- field types (shared with the MCP tools, bridge/mcp_memory_tools.py and mcp_vault_tools.py) --
 Flag = Annotated[bool, Strict()]
 Ref = Annotated[
     str,

@@ -3,8 +3,8 @@
 It builds the engine (engine.py), holds the write lock around each operation that writes,
 repairs a damaged index met on the way (ops/repair.py) and delegates to the operations in
 ops/, search/ and transfer/, which take the engine and call each other directly. The
-engine's parts stay readable here (`svc.store`, `svc.layout`, `svc.now()`...) for the
-front ends and the tests.
+engine's parts stay readable here (`svc.store`, `svc.layout`, `svc.now()`...; most of them
+through its base, engine_view.py) for the front ends and the tests.
 """
 
 from __future__ import annotations
@@ -18,11 +18,12 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar
 
 from . import lookups
 from .dates import utc_now
-from .editor_hold import HOLD_SECONDS, EditorHold
+from .editor_hold import HOLD_SECONDS
 from .engine import Engine, build_engine
+from .engine_view import EngineView
 from .events import Listener
 from .index.store import IndexStore
-from .index.sync import Change, Indexer, SyncReport
+from .index.sync import Change, SyncReport
 from .ops import conflicts as conflicts_op
 from .ops import lifecycle, listings, moves, reading
 from .ops import relate as relate_op
@@ -33,18 +34,13 @@ from .ops import status as status_op
 from .ops import supersede as supersede_op
 from .ops import sweep as sweep_op
 from .ops import touch as touch_op
-from .runtime import Runtime
-from .scoring import ScoringParams
 from .search import semantic
 from .settings import Settings
-from .vault import Layout
-from .write_path import WritePath
 
 Progress = Callable[[int, int], None]  # (done, total)
 F = TypeVar("F", bound=Callable[..., Any])
 
 if TYPE_CHECKING:
-    from .lease import Lease
     from .watcher import VaultWatcher
 
 
@@ -62,70 +58,10 @@ def healing(retry: bool) -> Callable[[F], F]:
     return wrap
 
 
-class MemoryService:
+class MemoryService(EngineView):
     def __init__(self, settings: Settings, clock: Callable[[], datetime] = utc_now, store: IndexStore | None = None):
         self.engine: Engine = build_engine(settings, clock, store)
         self.engine.writes.after_sync = self.after_sync  # repairs a sync may call for (duplicate ids)
-
-    # -- the engine's parts, read-only here --
-    @property
-    def settings(self) -> Settings:
-        return self.engine.settings
-
-    @property
-    def clock(self) -> Callable[[], datetime]:
-        return self.engine.clock.source
-
-    @clock.setter
-    def clock(self, source: Callable[[], datetime]) -> None:
-        """Tests set a fixed now; everything in the engine reads the time through it."""
-        self.engine.clock.source = source
-
-    @property
-    def layout(self) -> Layout:
-        return self.engine.layout
-
-    @property
-    def params(self) -> ScoringParams:
-        return self.engine.params
-
-    @property
-    def store(self) -> IndexStore:
-        return self.engine.store
-
-    @property
-    def indexer(self) -> Indexer:
-        return self.engine.indexer
-
-    @property
-    def writes(self) -> WritePath:
-        return self.engine.writes
-
-    @property
-    def runtime(self) -> Runtime:
-        return self.engine.runtime
-
-    @property
-    def editor(self) -> EditorHold:
-        return self.engine.editor
-
-    @property
-    def watcher(self) -> VaultWatcher | None:
-        return self.runtime.watcher
-
-    @property
-    def lease(self) -> Lease | None:
-        return self.runtime.lease
-
-    # the model and its vector cache live in the runtime (read-only here); search/model.py and
-    # search/vector_cache.py create them on first use through runtime.use_embedder / keep_vectors
-    @property
-    def embedder(self) -> Any:
-        return self.runtime.embedder
-
-    @property
-    def vectors(self) -> Any:
-        return self.runtime.vectors
 
     def start_watcher(self, **options: Any) -> VaultWatcher:
         """Keep the index current from file events (see Runtime.start_watcher)."""

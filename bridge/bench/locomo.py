@@ -14,126 +14,37 @@ for a ranking experiment skips the model's encoding of every turn.
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import statistics
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, NotRequired, TypeAlias, TypedDict
+from typing import TYPE_CHECKING, Any, Callable
 
 from vault_sync.index import queries
 
+from .locomo_data import (
+    CATEGORIES,
+    MRR_DEPTH,
+    BatchSave,
+    Conversation,
+    ConversationInfo,
+    Figures,
+    K,
+    LocomoResult,
+    load_conversation,
+)
+from .locomo_rank import Model, QueryVectors, bm25_ranker, cache_file_of, embed_with_cache, engine_ranker, minilm_ranker
+
 if TYPE_CHECKING:
-    from vault_sync.search.embeddings import Embedder, Vectors
+    from vault_sync.search.embeddings import Embedder
     from vault_sync.service import MemoryService
 
-CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
-K = 5
-MRR_DEPTH = 10
 NOW = datetime(2026, 11, 20, 12, 0, 0, tzinfo=timezone.utc)  # the bench's fixed clock
 DEFAULT_CACHE = Path.home() / ".cache" / "mnemovault" / "locomo"
-
-# -- the shapes of the result (the JSON of `bench --locomo --json`) ------------------------
-
-# the figures of one category: "hit@5" is no identifier, hence the functional form
-Figures = TypedDict("Figures", {"n": int, "hit@5": float | None, "recall@5": float | None, "mrr": float | None})
-
-
-class VectorReport(TypedDict):
-    from_cache: int
-    encoded: int
-    encode_s: float
-    error: str | None
-
-
-class ConversationInfo(TypedDict):
-    turns: int
-    questions: int
-    save_s: float
-    vectors: NotRequired[VectorReport]  # with the model only
-
-
-class BatchSave(TypedDict):
-    turns: int
-    saved: int
-    vectors: int
-    save_s: float
-    encode_s: float
-
-
-class LocomoResult(TypedDict):
-    folder: str
-    conversations: dict[str, ConversationInfo]
-    rankers: dict[str, dict[str, Figures]]  # ranker -> category (and "overall") -> figures
-    hybrid_p50_ms: float | None
-    query_vectors_cached: bool
-    batch_save: BatchSave | None
-    seconds: float
-
-
-@dataclass
-class Turn:
-    dia_id: str
-    speaker: str
-    text: str
-    said_at: datetime | None
-    session: int
-    caption: str = ""
-
-    def memory_text(self) -> str:
-        when = f" on {self.said_at.day} {self.said_at:%B %Y}" if self.said_at else ""
-        text = f"{self.speaker}{when}: {self.text.strip()}"
-        if self.caption:
-            text += f" [shares an image: {self.caption.strip()}]"
-        return text
-
-
-@dataclass
-class Question:
-    text: str
-    category: int
-    evidence: list[str]
-
-
-@dataclass
-class Conversation:
-    name: str
-    turns: list[Turn] = field(default_factory=list)
-    questions: list[Question] = field(default_factory=list)
-
-
-def parse_when(value: str) -> datetime | None:
-    """LoCoMo's session stamp, e.g. '1:56 pm on 8 May, 2023'."""
-    try:
-        return datetime.strptime(" ".join(value.split()), "%I:%M %p on %d %B, %Y").replace(tzinfo=timezone.utc)
-    except (ValueError, AttributeError):
-        return None
-
-
-def load_conversation(path: Path) -> Conversation:
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
-    conv = data.get("conversation", data)
-    out = Conversation(Path(path).stem)
-    sessions = sorted(int(m.group(1)) for k in conv if (m := re.fullmatch(r"session_(\d+)", k)))
-    for n in sessions:
-        when = parse_when(conv.get(f"session_{n}_date_time", ""))
-        for t in conv[f"session_{n}"]:
-            out.turns.append(Turn(t["dia_id"], t["speaker"], t.get("text", ""), when, n, t.get("blip_caption") or ""))
-    known = {t.dia_id for t in out.turns}
-    for qa in data.get("qa", []):
-        cat = int(qa.get("category", 0))
-        if cat not in CATEGORIES:
-            continue  # category 5 (adversarial) has no answer to retrieve
-        # a few evidence entries hold two ids in one string ("D8:6; D9:17")
-        ids = [e for raw in qa.get("evidence", []) for e in re.findall(r"D\d+:\d+", str(raw))]
-        ids = list(dict.fromkeys(e for e in ids if e in known))
-        if ids:
-            out.questions.append(Question(str(qa["question"]), cat, ids))
-    return out
 
 
 # -- saving ------------------------------------------------------------------------------
@@ -166,133 +77,6 @@ def save_turns(svc: MemoryService, conv: Conversation) -> dict[str, str]:
         if path:
             by_path.setdefault(path, turn.dia_id)
     return by_path
-
-
-def _cache_file(cache_dir: Path, conv: Conversation, model: str) -> Path:
-    """The turn vectors of one conversation: keyed by note content, so the file name carries
-    the form of the text they encode (note.EMBED_TEXT_FORM)."""
-    from vault_sync.note import EMBED_TEXT_FORM
-
-    slug = re.sub(r"[^A-Za-z0-9]+", "-", model).strip("-").lower()
-    return cache_dir / f"{conv.name}.{slug}.t{EMBED_TEXT_FORM}.npz"
-
-
-def embed_with_cache(svc: MemoryService, embedder: Model, cache_file: Path | None) -> VectorReport:
-    """Fill the index's vectors: cached ones first, the model for the rest; update the cache."""
-    import numpy as np
-
-    from vault_sync.search.embeddings import backfill, from_blob, to_blob
-
-    loaded = 0
-    if cache_file is not None and cache_file.is_file():
-        with np.load(cache_file, allow_pickle=False) as data:
-            cached = dict(zip(data["hashes"].tolist(), data["vectors"]))
-        wanted = queries.content_hashes(svc.store)
-        pairs = [(h, to_blob(v)) for h, v in cached.items() if h in wanted]
-        queries.add_embeddings(svc.store, embedder.name, pairs)
-        loaded = len(pairs)
-    t = time.perf_counter()
-    report = backfill(svc.engine)
-    took = time.perf_counter() - t
-    if cache_file is not None and report.get("embedded"):
-        rows = queries.embeddings_of(svc.store, embedder.name)
-        cache_file.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cache_file.with_suffix(".tmp.npz")
-        np.savez(tmp, hashes=np.array([r[0] for r in rows]), vectors=np.stack([from_blob(r[1]) for r in rows]))
-        tmp.replace(cache_file)
-    return {"from_cache": loaded, "encoded": report.get("embedded", 0), "encode_s": took, "error": report.get("error")}
-
-
-class QueryVectors:
-    """The embedder, with query vectors kept across runs (a file in the cache folder): a
-    ranking experiment then re-encodes nothing. Search latency is measured without it."""
-
-    def __init__(self, embedder: Embedder, cache_file: Path | None):
-        self.inner = embedder
-        self.name = embedder.name
-        self.batch_size = embedder.batch_size
-        self.file = cache_file
-        self.known: dict[str, Vectors] = {}
-        self.dirty = False
-        if cache_file is not None and cache_file.is_file():
-            import numpy as np
-
-            with np.load(cache_file, allow_pickle=False) as data:
-                self.known = dict(zip(data["texts"].tolist(), data["vectors"]))
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
-
-    def load(self) -> Any:
-        return self.inner.load()
-
-    def encode(self, texts: list[str], background: bool = False) -> Vectors:
-        return self.inner.encode(texts, background=background)
-
-    def encode_one(self, text: str) -> Vectors:
-        vec = self.known.get(text)
-        if vec is None:
-            vec = self.known[text] = self.inner.encode_one(text)
-            self.dirty = True
-        return vec
-
-    def save(self) -> None:
-        if self.file is None or not self.dirty:
-            return
-        import numpy as np
-
-        self.file.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.file.with_suffix(".tmp.npz")
-        np.savez(tmp, texts=np.array(list(self.known)), vectors=np.stack(list(self.known.values())))
-        tmp.replace(self.file)
-
-
-Model: TypeAlias = "Embedder | QueryVectors"  # what the bench encodes with: the model, or it with a query cache
-
-
-def _model_of(embedder: Model) -> Embedder:
-    return embedder.inner if isinstance(embedder, QueryVectors) else embedder
-
-
-# -- rankers: query -> note paths, best first ---------------------------------------------
-
-
-def engine_ranker(svc: MemoryService) -> Callable[[str], list[str]]:
-    return lambda q: [r["path"] for r in svc.search(q, limit=MRR_DEPTH, blend_review=False)["results"]]
-
-
-def bm25_ranker(svc: MemoryService) -> Callable[[str], list[str]]:
-    from vault_sync.search import fts
-
-    filters = fts.make_filters(svc.engine, "memories")
-
-    def rank(q: str) -> list[str]:
-        hits = fts.search(svc.store, q, filters, limit=MRR_DEPTH)
-        return _paths(svc, [h.rowid for h in sorted(hits, key=lambda h: -h.bm25)])
-
-    return rank
-
-
-def minilm_ranker(svc: MemoryService, embedder: Model) -> Callable[[str], list[str]]:
-    import numpy as np
-
-    from vault_sync.search.embeddings import vector_cache
-
-    def rank(q: str) -> list[str]:
-        rowids, sims = vector_cache(svc.engine, _model_of(embedder)).similarities(
-            embedder.encode_one(q), ("stm", "ltm")
-        )
-        order = np.argsort(-sims, kind="stable")[:MRR_DEPTH]
-        return _paths(svc, [int(rowids[i]) for i in order])
-
-    return rank
-
-
-def _paths(svc: MemoryService, rowids: list[int]) -> list[str]:
-    if not rowids:
-        return []
-    got = queries.paths_by_rowid(svc.store, rowids)
-    return [got[r] for r in rowids if r in got]
 
 
 # -- scoring -----------------------------------------------------------------------------
@@ -386,7 +170,7 @@ def run_conversation(
     if embedder is not None:
         svc = _service(vault, index, embeddings=True)
         svc.use_embedder(embedder)
-        cache_file = _cache_file(cache_dir, conv, embedder.name) if cache_dir is not None else None
+        cache_file = cache_file_of(cache_dir, conv, embedder.name) if cache_dir is not None else None
         info["vectors"] = embed_with_cache(svc, embedder, cache_file)
         hybrid = engine_ranker(svc)
 

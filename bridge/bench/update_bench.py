@@ -7,7 +7,9 @@ import time
 from collections import defaultdict
 from typing import Any
 
-from .update_set import BACKGROUND, HELD_OUT_NEGATIVES, HELD_OUT_UPDATES, NEGATIVES, UPDATES
+from .update_held_out import HELD_OUT_NEGATIVES, HELD_OUT_UPDATES
+from .update_negatives import BACKGROUND, NEGATIVES
+from .update_set import UPDATES
 
 Updates = list[tuple[str, str, str, str]]
 Negatives = list[tuple[str, str]]

@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from bridge.bench.locomo import load_conversation, render, run_locomo, score_question
+from bridge.bench.locomo import render, run_locomo, score_question
+from bridge.bench.locomo_data import load_conversation
 
 CONVERSATION = {
     "speaker_a": "Ann",

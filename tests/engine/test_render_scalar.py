@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vault_sync.fmblock import load_yaml
-from vault_sync.patch import _parsed_plain_ok, _plain_ok, render_scalar
+from vault_sync.scalars import _parsed_plain_ok, _plain_ok, render_scalar
 
 WORDS = [
     "mem-1",

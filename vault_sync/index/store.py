@@ -7,15 +7,15 @@ import os
 import sqlite3
 import threading
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from ..dates import format_datetime, parse_datetime, utc_now
+from ..dates import utc_now
 from ..errors import IndexDamaged
-from ..note import Note, content_hash, normalized_hash, related_links, stem_of
-from . import health, trigram, windows
+from ..note import Note
+from . import dump, health, trigram, windows
+from .rows import COL_CONTENT_HASH, COL_CONVERSATION, COL_SAID_AT, NOTE_COLUMNS, Stat, child_rows, note_row
 from .schema import BULK_TABLES, SCHEMA, SCHEMA_VERSION, UPGRADES, drop_indexes
 
 # Each single-note FTS write adds a small segment; FTS5 merges them only now and then, and
@@ -27,97 +27,6 @@ log = logging.getLogger("mnemovault.index")
 # a bulk insert of at least this many notes into an empty index drops the indexes of its
 # tables and makes them again after (below it, it makes no difference either way)
 BULK_WITHOUT_INDEXES = 100
-
-NOTE_COLUMNS = (
-    "path",
-    "name",
-    "id",
-    "kind",
-    "title",
-    "status",
-    "use_count",
-    "strength",
-    "created",
-    "last_used",
-    "decay_score",
-    "review_priority",
-    "review_count",
-    "cross_domain_count",
-    "promoted_at",
-    "archived_at",
-    "pinned",
-    "writable",
-    "checksum",
-    "content_hash",
-    "body_hash",
-    "mtime_ns",
-    "size",
-    "source",
-    "source_id",
-    "conversation",
-    "said_at",
-)
-_CONTENT_HASH, _CONVERSATION, _SAID_AT = (NOTE_COLUMNS.index(c) for c in ("content_hash", "conversation", "said_at"))
-
-
-def _iso(value: datetime | None) -> str | None:
-    return format_datetime(value) if value is not None else None
-
-
-@dataclass(frozen=True)
-class Stat:
-    mtime_ns: int
-    size: int
-
-
-def note_row(note: Note, kind: str, stat: Stat) -> tuple[Any, ...]:
-    f = note.fields
-    name = stem_of(note.path)
-    return (
-        note.path,
-        name.lower(),
-        f.id,
-        kind,
-        note.title,
-        f.status if note.has_frontmatter or f.id else None,
-        f.use_count,
-        f.strength,
-        _iso(f.created),
-        _iso(f.last_used),
-        f.decay_score,
-        f.review_priority,
-        f.review_count,
-        f.cross_domain_count,
-        _iso(f.promoted_at),
-        _iso(f.archived_at),
-        int(f.pinned),
-        int(note.writable),
-        note.checksum,
-        content_hash(note),
-        normalized_hash(note.body),
-        stat.mtime_ns,
-        stat.size,
-        _text_key(note.frontmatter.get("source")),
-        _text_key(note.frontmatter.get("source_id")),
-        _text_key(note.frontmatter.get("conversation")),
-        _said_at(note.frontmatter.get("said_at")),
-    )
-
-
-def _text_key(value: object) -> str | None:
-    """A plain frontmatter value as text (an import's source and original id); else None."""
-    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-        return None
-    text = str(value).strip()
-    return text or None
-
-
-def _said_at(value: object) -> str | None:
-    """`said_at` as an ISO instant in UTC (sortable as text); None when it is not a date."""
-    if value is None or isinstance(value, bool):
-        return None
-    when = parse_datetime(value)
-    return format_datetime(when) if when is not None else None
 
 
 class IndexStore:
@@ -317,12 +226,12 @@ class IndexStore:
         rowid: int | None = int(existing[0]) if existing else reuse_rowid
         placeholders = ", ".join(f"{c}=?" for c in NOTE_COLUMNS)
         keep_fts = False
-        turn = (row[_CONVERSATION], row[_SAID_AT])
+        turn = (row[COL_CONVERSATION], row[COL_SAID_AT])
         before = None
         if rowid is not None:
             old = db.execute("SELECT content_hash, conversation, said_at FROM notes WHERE rowid=?", (rowid,)).fetchone()
             # the FTS row holds exactly what content_hash covers: rewriting it costs a tokenizer pass
-            keep_fts = old is not None and old[0] == row[_CONTENT_HASH]
+            keep_fts = old is not None and old[0] == row[COL_CONTENT_HASH]
             before = (old[1], old[2]) if old is not None else None
             if before is not None and before[0] is not None and before != turn:
                 # it left its place in a conversation: the windows there close up, and its own
@@ -350,17 +259,7 @@ class IndexStore:
 
     def _write_children(self, db: sqlite3.Connection, items: list[tuple[int, Note]], fts: bool = True) -> None:
         """Tags, aliases, links, problems and FTS rows of many notes, one statement per table."""
-        tags, aliases, links, problems, texts = [], [], [], [], []
-        for rowid, note in items:
-            note_tags = note.all_tags
-            tags += [(rowid, t) for t in note_tags]
-            aliases += [(rowid, a.lower()) for a in note.fields.aliases]
-            links += [
-                (rowid, l.target, l.target.rsplit("/", 1)[-1].lower(), l.subpath, l.alias, l.kind, int(l.markdown))
-                for l in note.links + related_links(note)
-            ]
-            problems += [(note.path, p.cause, int(p.blocking)) for p in note.problems]
-            texts.append((rowid, note.title, note.body, " ".join(note_tags)))
+        tags, aliases, links, problems, texts = child_rows(items)
         if tags:
             db.executemany("INSERT INTO tags VALUES (?, ?)", tags)
         if aliases:
@@ -391,7 +290,7 @@ class IndexStore:
             rows := [(rowid, *note_row(note, kind, stat)) for rowid, (note, kind, stat) in zip(rowids, notes)],
         )
         for r in rows:
-            self._turn_changed(r[1 + _CONVERSATION], r[1 + _SAID_AT])
+            self._turn_changed(r[1 + COL_CONVERSATION], r[1 + COL_SAID_AT])
         self._write_children(db, [(rowid, note) for rowid, (note, _, _) in zip(rowids, notes)])
         for sql in indexes:
             db.execute(sql)
@@ -543,42 +442,7 @@ class IndexStore:
     def canonical_dump(self) -> dict[str, Any]:
         """Everything derived from the vault, independent of row ids and timing: for Index = f(vault)."""
         with self.lock:
-            notes = {}
-            for r in self.db.execute("SELECT rowid, * FROM notes ORDER BY path"):
-                d = dict(r)
-                rowid = d.pop("rowid")
-                d["tags"] = sorted(x[0] for x in self.db.execute("SELECT tag FROM tags WHERE note=?", (rowid,)))
-                d["aliases"] = sorted(x[0] for x in self.db.execute("SELECT alias FROM aliases WHERE note=?", (rowid,)))
-                d["links"] = sorted(
-                    tuple(x)
-                    for x in self.db.execute(
-                        "SELECT target, subpath, alias, kind, markdown FROM links WHERE source=?", (rowid,)
-                    )
-                )
-                fts = self.db.execute("SELECT title, body, tags FROM fts WHERE rowid=?", (rowid,)).fetchone()
-                d["fts"] = tuple(fts) if fts else None
-                d["trigram"] = trigram.row_of(self.db, rowid)
-                d["window"] = windows.row_of(self.db, rowid)
-                notes[d["path"]] = d
-            problems = sorted(tuple(r) for r in self.db.execute("SELECT path, cause, blocking FROM problems"))
-            conflicts = sorted(tuple(r) for r in self.db.execute("SELECT path, original FROM conflicts"))
-            attachments = sorted(r[0] for r in self.db.execute("SELECT path FROM attachments"))
-            orphans = (
-                self.db.execute(
-                    "SELECT (SELECT count(*) FROM tags WHERE note NOT IN (SELECT rowid FROM notes))"
-                    " + (SELECT count(*) FROM links WHERE source NOT IN (SELECT rowid FROM notes))"
-                    " + (SELECT count(*) FROM fts WHERE rowid NOT IN (SELECT rowid FROM notes))"
-                ).fetchone()[0]
-                + trigram.orphans(self.db)
-                + windows.orphans(self.db)
-            )
-        return {
-            "notes": notes,
-            "problems": problems,
-            "conflicts": conflicts,
-            "attachments": attachments,
-            "orphans": orphans,
-        }
+            return dump.canonical(self.db)
 
 
 def _basename(path: str) -> str:

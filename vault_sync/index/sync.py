@@ -19,8 +19,9 @@ from typing import Any, Callable, Iterable, Iterator
 
 from ..note import OWNED_KEYS, Note, parse_note, unreadable_note
 from ..vault import Layout, conflict_original, walk
+from .rows import Stat
 from .schema import DERIVED_TABLES
-from .store import IndexStore, Stat
+from .store import IndexStore
 
 TEMP_MAX_AGE_S = 60.0
 PERSONAL_OK = tuple(f"{key}:" for key in OWNED_KEYS) + ("empty note",)

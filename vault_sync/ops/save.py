@@ -15,8 +15,8 @@ from ..index import queries
 from ..limits import MAX_TEXT_CHARS, check_strength, check_tags, check_text, check_title
 from ..names import clean_tags, create_under_free_name, slug_from
 from ..note import normalized_hash
-from ..patch import render_scalar
 from ..quiet import due_fields
+from ..scalars import render_scalar
 from ..scoring import review_priority, score_at
 from ..search import semantic
 from ..secret_gate import check_fields
