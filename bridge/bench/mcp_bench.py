@@ -82,6 +82,26 @@ class Session:
             self.proc.wait()
 
 
+def bench_env(config: Path, data: Path, logs: Path, embeddings: bool) -> dict[str, str]:
+    """A daemon's environment for a measurement: its own folders, no lifecycle job running
+    during the run, quiet fastmcp, this checkout's code, and a daemon allowed to start."""
+    env = dict(
+        os.environ,
+        MNEMOVAULT_CONFIG_DIR=str(config),
+        MNEMOVAULT_DATA_DIR=str(data),
+        MNEMOVAULT_LOG_DIR=str(logs),
+        MNEMOVAULT_EMBEDDINGS="true" if embeddings else "false",
+        MNEMOVAULT_LIFECYCLE_INTERVAL_SECONDS="100000",
+        MNEMOVAULT_AUTO_PROMOTE="false",
+        MNEMOVAULT_AUTO_GC="false",
+        FASTMCP_SHOW_SERVER_BANNER="false",
+        FASTMCP_CHECK_FOR_UPDATES="off",
+        PYTHONPATH=str(ROOT),
+    )
+    env.pop("MNEMOVAULT_NO_DAEMON", None)
+    return env
+
+
 def one_session(args: list[str], env: dict, query: str) -> dict:
     """Start to an answered tools/list, then the first search_memory of the process."""
     s = Session(args, env)
@@ -141,20 +161,7 @@ def mcp_timing(
     runs: int = 7,
 ) -> dict:
     """Proxy sessions against a warm daemon on the bench vault; one in-process session to compare."""
-    env = dict(
-        os.environ,
-        MNEMOVAULT_CONFIG_DIR=str(work / "mcp-config"),
-        MNEMOVAULT_DATA_DIR=str(work / "mcp-data"),
-        MNEMOVAULT_LOG_DIR=str(work / "mcp-logs"),
-        MNEMOVAULT_EMBEDDINGS="true" if embeddings else "false",
-        MNEMOVAULT_LIFECYCLE_INTERVAL_SECONDS="100000",
-        MNEMOVAULT_AUTO_PROMOTE="false",
-        MNEMOVAULT_AUTO_GC="false",
-        FASTMCP_SHOW_SERVER_BANNER="false",
-        FASTMCP_CHECK_FOR_UPDATES="off",
-        PYTHONPATH=str(ROOT),
-    )
-    env.pop("MNEMOVAULT_NO_DAEMON", None)
+    env = bench_env(work / "mcp-config", work / "mcp-data", work / "mcp-logs", embeddings)
     if index is not None:  # an index the bench already embedded: the daemon starts warm
         env["MNEMOVAULT_INDEX_PATH"] = str(index)
     queries = queries or ["postgres"]
@@ -256,21 +263,8 @@ def cold_start(
         home = work / f"cold-start-{i}"
         home.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(index, home / "index.sqlite3")
-        env = dict(
-            os.environ,
-            MNEMOVAULT_CONFIG_DIR=str(home / "config"),
-            MNEMOVAULT_DATA_DIR=str(home / "data"),
-            MNEMOVAULT_LOG_DIR=str(home / "logs"),
-            MNEMOVAULT_INDEX_PATH=str(home / "index.sqlite3"),
-            MNEMOVAULT_EMBEDDINGS="true" if embeddings else "false",
-            MNEMOVAULT_LIFECYCLE_INTERVAL_SECONDS="100000",
-            MNEMOVAULT_AUTO_PROMOTE="false",
-            MNEMOVAULT_AUTO_GC="false",
-            FASTMCP_SHOW_SERVER_BANNER="false",
-            FASTMCP_CHECK_FOR_UPDATES="off",
-            PYTHONPATH=str(ROOT),
-        )
-        env.pop("MNEMOVAULT_NO_DAEMON", None)
+        env = bench_env(home / "config", home / "data", home / "logs", embeddings)
+        env["MNEMOVAULT_INDEX_PATH"] = str(home / "index.sqlite3")
         progress(f"MCP: cold start {i + 1}/{runs} (the relay starts the daemon)")
         s = Session(["--vault", str(vault)], env)
         try:

@@ -208,39 +208,10 @@ def _semantic(
     return out, notice, lookup
 
 
-def checked(
-    engine: Engine,
-    query: str,
-    limit: int = 10,
-    scope: str = "all",
-    tags: list[str] | None = None,
-    status: str | None = None,
-    since_days: float | None = None,
-    blend_review: bool = True,
-    since: str | None = None,
-    until: str | None = None,
-    used_since: str | None = None,
-    include_superseded: bool = False,
-    include_archived: bool | None = None,
-) -> dict[str, Any]:
-    """`search` after checking the query and the limit as a front end passed them."""
-    query = check_query(query)
-    limit = check_limit(limit, MAX_LIMIT)
-    return search(
-        engine,
-        query,
-        limit,
-        scope,
-        tags,
-        status,
-        since_days,
-        blend_review,
-        since,
-        until,
-        used_since,
-        include_superseded,
-        include_archived,
-    )
+def checked(engine: Engine, query: str, limit: int = 10, **filters: Any) -> dict[str, Any]:
+    """`search` after checking the query and the limit as a front end passed them; `filters`
+    are `search`'s own keywords."""
+    return search(engine, check_query(query), check_limit(limit, MAX_LIMIT), **filters)
 
 
 def search(

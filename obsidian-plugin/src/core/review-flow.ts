@@ -70,11 +70,18 @@ export class ReviewFlow {
 			this.deps.changed();
 			return;
 		}
-		this.busy = BUSY[action];
-		this.deps.changed();
-		try {
+		await this.whileBusy(BUSY[action], async () => {
 			const undo = await this.run(action, note);
 			this.session.settle(note, OUTCOME[action], undo);
+		});
+	}
+
+	/** Shows `label` while `work` runs, reports its failure, then refreshes the queue. */
+	private async whileBusy(label: string, work: () => Promise<void>): Promise<void> {
+		this.busy = label;
+		this.deps.changed();
+		try {
+			await work();
 		} catch (error) {
 			this.failed(error);
 		} finally {
@@ -116,18 +123,11 @@ export class ReviewFlow {
 			return;
 		}
 		this.error = null;
-		this.busy = "Undoing…";
-		this.deps.changed();
-		try {
-			await last.undo();
+		const undo = last.undo;
+		await this.whileBusy("Undoing…", async () => {
+			await undo();
 			this.session.unsettle();
 			this.notice = `Undone: "${last.note.title}" is back as it was.`;
-		} catch (error) {
-			this.failed(error);
-		} finally {
-			this.busy = null;
-		}
-		this.deps.changed();
-		await this.deps.refresh();
+		});
 	}
 }
