@@ -337,9 +337,9 @@ def archive(engine: Engine, ref: str, reason: str = "archived on request") -> di
 def _prior_on_disk(engine: Engine, rel: str) -> dict[str, Any] | None:
     """The owned values an undo of this archive writes back (None: the note is unreadable)."""
     try:
-        return review_op.prior_of(
-            parse_note(rel, engine.layout.abs(rel).read_bytes()).frontmatter, review_op.PRIOR_KEYS
-        )
+        data = engine.layout.abs(rel).read_bytes()
+        text = data.decode("utf-8", errors="replace")
+        return review_op.prior_of(parse_note(rel, data).frontmatter, review_op.PRIOR_KEYS, text)
     except OSError:
         return None
 
@@ -352,7 +352,7 @@ def restore(engine: Engine, ref: str, prior: dict[str, Any] | None = None) -> di
     if row["kind"] != "archive":
         raise WrongState(f"{row['path']} is not archived; only notes in {engine.layout.archive}/ can be restored")
     now = engine.now()
-    home = engine.layout.ltm if undo is not None and undo["status"] == "promoted" else engine.layout.stm
+    home = engine.layout.ltm if undo is not None and prior and prior["status"] == "promoted" else engine.layout.stm
     dst = f"{home}/{row['path'].split('/', 1)[1]}"
 
     def keys(note: Note) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from ..faults import writing
 from ..index import queries
 from ..index.resolver import Resolver, build_resolver
 from ..note import normalized_hash, parse_note
-from ..patch import REMOVE
+from ..patch import REMOVE, Spelled
 from .journal import journal_dir, quarantine, refuse, unlink_quietly, write_entry
 from .linkrewrite import rewrite_links
 from .ltm_index import STATUS_FOR_FOLDER, add_to_index_note, with_related
@@ -58,6 +58,8 @@ def _encode_keys(keys: dict[str, Any]) -> dict[str, Any]:
     for k, v in keys.items():
         if v is REMOVE:
             out[k] = {"$remove": True}
+        elif isinstance(v, Spelled):
+            out[k] = {"$spelled": v.text, "before": list(v.before), "value": _encode_keys({k: v.value})[k]}
         elif isinstance(v, datetime):
             out[k] = {"$dt": format_datetime(v)}
         elif isinstance(v, (str, int, float, bool, list)) or v is None:
@@ -72,6 +74,8 @@ def _decode_keys(keys: dict[str, Any]) -> dict[str, Any]:
     for k, v in (keys or {}).items():
         if isinstance(v, dict) and v.get("$remove"):
             out[k] = REMOVE
+        elif isinstance(v, dict) and "$spelled" in v:
+            out[k] = Spelled(v["$spelled"], _decode_keys({k: v.get("value")})[k], tuple(v.get("before") or ()))
         elif isinstance(v, dict) and "$dt" in v:
             out[k] = parse_datetime(v["$dt"])
         else:

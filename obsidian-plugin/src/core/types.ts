@@ -161,6 +161,10 @@ export interface ReviewValues {
 	review_priority: number | null;
 	review_on: string | null;
 	archive_on: string | null;
+	/** How the note spelled values the daemon would write otherwise; an undo puts them back. */
+	as_written?: Record<string, string>;
+	/** The note's keys in order (an undo puts a removed key back on its line). */
+	layout?: string[];
 }
 
 /** What an archive undo writes back: the review values and the status before. */
