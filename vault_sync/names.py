@@ -64,6 +64,18 @@ def create_under_free_name(create: Callable[[str], object], folder: str, stem: s
     raise InvalidInput(f"could not find a free file name for {quote(stem)}")  # twenty collisions in a row
 
 
+def free_rel(taken: Callable[[str], bool], folder: str, stem: str) -> str:
+    """folder/stem.md, or with a number when `taken` says that name is."""
+    rel = f"{folder}/{stem}.md"
+    n = 2
+    while taken(rel):
+        rel = f"{folder}/{stem} {n}.md"
+        n += 1
+        if n > 1000:
+            raise InvalidInput(f"no free name for {stem!r} in {folder}")
+    return rel
+
+
 def clean_tags(tags: list[str] | None) -> list[str]:
     """Obsidian's tag rules: no spaces, nested with '/', not only digits."""
     out: list[str] = []

@@ -23,6 +23,7 @@ from ..search import semantic
 from ..secret_gate import check_fields
 from ..views import row_decision, row_score
 from . import review as review_op
+from .ids import settle_duplicate_ids
 from .ltm_index import add_to_index_note, wikilink_safe, with_related
 from .moves import Move, free_path, move_note
 from .sweep import recently_modified, score_updates, sweep
@@ -390,6 +391,9 @@ def run_lifecycle(engine: Engine) -> dict[str, Any]:
     paths = queries.stm_paths(engine.store)
     quiet = {p for p in paths if recently_modified(engine, p)}  # the held note: _waiting
     report: dict[str, Any] = {"sweep": sweep(engine).to_dict()}
+    settled = settle_duplicate_ids(engine)  # a sync engine's move that was in flight
+    if settled:
+        report["duplicates"] = settled
     loading = engine.runtime.embedder is not None and engine.runtime.embedder.loading
     if engine.settings.auto_promote and loading:
         # a promotion links semantic neighbours: waiting for the model here would hold every

@@ -22,10 +22,11 @@ from typing import Any, Callable
 from ..dates import format_datetime, parse_datetime
 from ..edit import edit_text, patch_bytes
 from ..engine import Engine
-from ..errors import InvalidInput, MnemovaultError, NoteProblem, PathOutsideVault, WriteConflict, WrongState
+from ..errors import MnemovaultError, NoteProblem, PathOutsideVault, WriteConflict, WrongState
 from ..faults import writing
 from ..index import queries
 from ..index.resolver import Resolver, build_resolver
+from ..names import free_rel
 from ..note import normalized_hash, parse_note
 from ..patch import REMOVE, Spelled
 from .journal import journal_dir, quarantine, refuse, unlink_quietly, write_entry
@@ -333,11 +334,4 @@ def _finish(engine: Engine, entry: dict[str, Any], src_rel: str, dst_rel: str) -
 
 def free_path(engine: Engine, folder: str, stem: str) -> str:
     """folder/stem.md, or with a number when that name is taken on disk."""
-    rel = f"{folder}/{stem}.md"
-    n = 2
-    while _taken(engine.layout.abs(rel)):
-        rel = f"{folder}/{stem} {n}.md"
-        n += 1
-        if n > 1000:
-            raise InvalidInput(f"no free name for {stem!r} in {folder}")
-    return rel
+    return free_rel(lambda rel: _taken(engine.layout.abs(rel)), folder, stem)
