@@ -23,6 +23,7 @@ from ..search import semantic
 from ..secret_gate import check_fields
 from ..views import row_decision, row_score
 from . import review as review_op
+from .conflicts import settle_conflicts
 from .ids import settle_duplicate_ids
 from .ltm_index import add_to_index_note, wikilink_safe, with_related
 from .moves import Move, free_path, move_note
@@ -394,6 +395,9 @@ def run_lifecycle(engine: Engine) -> dict[str, Any]:
     settled = settle_duplicate_ids(engine)  # a sync engine's move that was in flight
     if settled:
         report["duplicates"] = settled
+    merged = settle_conflicts(engine)  # conflict copies of our own making
+    if merged:
+        report["conflicts_merged"] = merged
     loading = engine.runtime.embedder is not None and engine.runtime.embedder.loading
     if engine.settings.auto_promote and loading:
         # a promotion links semantic neighbours: waiting for the model here would hold every
