@@ -21,7 +21,22 @@ def _vault_notes(vault: Path) -> dict[str, bytes]:
     return {str(p.relative_to(vault)): p.read_bytes() for p in vault.rglob("*.md")}
 
 
+def _lease_held_elsewhere(vault: Path) -> None:
+    """No background writes by the running daemon (its first sweep 10 s after start would
+    change scores while the refused one starts): only the refused daemon could change notes."""
+    from datetime import timedelta
+
+    from vault_sync.dates import format_datetime, utc_now
+
+    now = utc_now()
+    lease = {"device": "another-device", "heartbeat": format_datetime(now)}
+    lease["expires"] = format_datetime(now + timedelta(seconds=600))  # within a term: believed
+    (vault / ".mnemovault").mkdir(exist_ok=True)
+    (vault / ".mnemovault" / "lease.json").write_text(json.dumps(lease), encoding="utf-8")
+
+
 def test_a_daemon_under_another_config_folder_is_refused_naming_the_running_one(vault, tmp_path):
+    _lease_held_elsewhere(vault)
     a = Daemon(vault, tmp_path / "home-a", **QUIET_LIFECYCLE).start()
     try:
         before = _vault_notes(vault)
