@@ -22,14 +22,15 @@ from typing import Any, Callable
 from ..dates import format_datetime, parse_datetime
 from ..edit import edit_text, patch_bytes
 from ..engine import Engine
-from ..errors import MnemovaultError, NoteProblem, PathOutsideVault, WriteConflict, WrongState
+from ..errors import MnemovaultError, NoteProblem, PathOutsideVault, UnsafePath, WriteConflict, WrongState
 from ..faults import writing
 from ..index import queries
 from ..index.resolver import Resolver, build_resolver
 from ..names import free_rel
 from ..note import normalized_hash, parse_note
 from ..patch import REMOVE, Spelled
-from .journal import journal_dir, quarantine, refuse, unlink_quietly, write_entry
+from ..safe_files import check_real_folder, read_file
+from .journal import JOURNAL, journal_dir, quarantine, refuse, unlink_quietly, write_entry
 from .linkrewrite import rewrite_links
 from .ltm_index import STATUS_FOR_FOLDER, add_to_index_note, with_related
 from .repair import heal, sync
@@ -199,10 +200,14 @@ def recover(engine: Engine) -> list[str]:
     folder = journal_dir(engine)
     if not folder.is_dir():
         return []
+    try:
+        check_real_folder(engine.layout.root, JOURNAL)  # a linked journal folder: nothing in it is touched
+    except UnsafePath as exc:
+        return [f"the move journal was not read: {exc}"]
     done = []
     for path in sorted(folder.glob("*.json")):
-        try:
-            entry = json.loads(path.read_text(encoding="utf-8"))
+        try:  # a link planted as an entry is never followed: unreadable, its name removed
+            entry = json.loads(read_file(engine.layout.root, f"{JOURNAL}/{path.name}").decode("utf-8"))
             raw_src, raw_dst = entry["src"], entry["dst"]
         except (OSError, ValueError, KeyError, TypeError):
             unlink_quietly(path)  # unreadable: names no note, nothing to act on

@@ -103,9 +103,8 @@ def create_memory(
         **{k: d for k, d in due_fields(engine.params, use_count, float(strength), last_used).items() if d is not None},
     }
     fields.update(extra or {})
-    folder = engine.layout.abs(engine.layout.stm)
     with writing(f"{engine.layout.stm}/"):
-        folder.mkdir(parents=True, exist_ok=True)
+        engine.layout.make_folder(engine.layout.stm)  # made, and never through a link (UnsafePath)
     stem = slug_from(title or text)
     taken = taken_names(engine)
     data = render_note(fields, text).encode("utf-8")
