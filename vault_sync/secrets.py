@@ -9,12 +9,13 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import math
 import re
 from bisect import bisect_left, bisect_right
-from collections import Counter
 from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator, Optional
+from typing import Iterable, Iterator, Optional
+
+from .secret_checks import Check, _body_random, _entropy, _looks_random, _slack_token
+from .secret_formats import find as find_formats
 
 
 @dataclass(frozen=True)
@@ -24,25 +25,6 @@ class SecretFinding:
 
 
 # --- value heuristics ------------------------------------------------------
-
-
-def _entropy(s: str) -> float:
-    n = len(s)
-    return -sum(c / n * math.log2(c / n) for c in Counter(s).values()) if n else 0.0
-
-
-_HEXISH = re.compile(r"[0-9a-f_-]+")
-
-
-def _looks_random(s: str, min_len: int = 16) -> bool:
-    """Generated tokens mix digits with mixed-case letters (or are hex);
-    hyphenated words like "sk-learn-compatible-wrapper" do not."""
-    if len(s) < min_len or _entropy(s) < 3.0:
-        return False
-    has_digit = any(c.isdigit() for c in s)
-    mixed = any(c.isupper() for c in s) and any(c.islower() for c in s)
-    hexish = _HEXISH.fullmatch(s) is not None
-    return has_digit and (mixed or hexish)
 
 
 # changeme is a placeholder: it is a well-known default meant to be replaced,
@@ -95,8 +77,6 @@ def _plausible_value(v: str, quoted: bool) -> bool:
 
 # --- rules -----------------------------------------------------------------
 
-Check = Optional[Callable[[re.Match[str]], bool]]
-
 
 def _jwt_header_ok(m: re.Match[str]) -> bool:
     head = m.group(0).split(".", 1)[0]
@@ -107,20 +87,11 @@ def _jwt_header_ok(m: re.Match[str]) -> bool:
     return isinstance(obj, dict) and "alg" in obj
 
 
-def _body_random(group: int = 1, min_len: int = 16) -> Callable[[re.Match[str]], bool]:
-    return lambda m: _looks_random(m.group(group), min_len)
-
-
 def _random_letters(m: re.Match[str]) -> bool:
     # Random letters are ~half upper case; CamelCase identifiers are far less.
     s = m.group(1)
     letters = sum(c.isalpha() for c in s)  # digits are neither case
     return letters > 0 and 0.25 <= sum(c.isupper() for c in s) / letters <= 0.75 and _entropy(s) > 3.5
-
-
-def _slack_token(m: re.Match[str]) -> bool:
-    body: str = m.group(1)
-    return sum(c.isdigit() for c in body) >= 4
 
 
 def _slack_hook(m: re.Match[str]) -> bool:
@@ -133,22 +104,6 @@ def _aws_secret(m: re.Match[str]) -> bool:
 
 def _aws_key_id(m: re.Match[str]) -> bool:
     return "EXAMPLE" not in m.group(0)  # AWS's own documented example keys
-
-
-def _upper_random(m: re.Match[str]) -> bool:
-    """Upper-case letters and digits (New Relic): varied, as generated text is."""
-    return _entropy(m.group(1)) > 3.5
-
-
-def _varied(group: int, min_distinct: int = 12) -> Callable[[re.Match[str]], bool]:
-    """A generated part has many distinct characters; a placeholder (xxxx, 0000) has few."""
-    return lambda m: len(set(m.group(group))) >= min_distinct
-
-
-def _azure_sas(m: re.Match[str]) -> bool:
-    # a SAS signature comes with its version (sv=) in the same query or connection string
-    before = m.string[max(0, m.start() - 600) : m.start()]
-    return "sv=" in before and len(set(m.group(1))) >= 12
 
 
 # (kind, pre-check substrings, pattern, extra check).  Ordered by priority:
@@ -176,17 +131,24 @@ _RULES: list[tuple[str, tuple[str, ...], re.Pattern[str], Check]] = [
         re.compile(r"(?i)aws_?secret_?(?:access_?)?key[\"']?\s*[:=]\s*[\"']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"),
         _aws_secret,
     ),
+    # a key=value with spaces around the = is several words: looked for in the whole text
+    (
+        "Azure storage account key",
+        ("accountkey",),
+        re.compile(r"(?i:AccountKey)\s*=\s*([A-Za-z0-9+/]{86}==)"),
+        lambda m: len(set(m.group(1))) >= 12,
+    ),
+    (
+        "Azure shared access key",
+        ("sharedaccesskey",),
+        re.compile(r"(?i:SharedAccessKey)\s*=\s*([A-Za-z0-9+/]{42,43}=)"),
+        lambda m: len(set(m.group(1))) >= 12,
+    ),
     ("Google API key", (), re.compile(r"AIza([0-9A-Za-z_-]{35})(?![0-9A-Za-z_-])"), _body_random()),
     ("GitHub token", (), re.compile(r"gh[pousr]_([A-Za-z0-9]{36,255})(?![A-Za-z0-9])"), _body_random()),
     ("GitHub token", (), re.compile(r"github_pat_([A-Za-z0-9_]{50,255})"), _body_random()),
-    (
-        "GitLab token",
-        ("gl",),
-        re.compile(r"gl(?:pat|dt|rt|ptt|ft|soat|cbt|oas|imt|agent)-([A-Za-z0-9_-]{20,})"),
-        _body_random(min_len=20),
-    ),
+    ("GitLab token", (), re.compile(r"glpat-([A-Za-z0-9_-]{20,})"), _body_random(min_len=20)),
     ("Slack token", (), re.compile(r"xox[baprs]-([A-Za-z0-9-]{20,})"), _slack_token),
-    ("Slack token", ("xapp-",), re.compile(r"xapp-\d-([A-Za-z0-9-]{20,})"), _slack_token),
     (
         "Slack webhook URL",
         (),
@@ -197,96 +159,13 @@ _RULES: list[tuple[str, tuple[str, ...], re.Pattern[str], Check]] = [
     ("OpenRouter API key", (), re.compile(r"sk-or-v1-([0-9a-f]{64})"), None),
     # Plain sk- also covers OpenAI-compatible providers (DeepSeek, Moonshot...).
     ("OpenAI API key", (), re.compile(r"sk-(?:proj-|svcacct-|admin-)?([A-Za-z0-9_-]{20,})"), _body_random(min_len=20)),
-    (
-        "Stripe secret key",
-        ("k_live_", "k_test_", "k_prod_"),
-        re.compile(r"[rs]k_(?:live|test|prod)_([A-Za-z0-9]{20,})"),
-        _body_random(),
-    ),
+    ("Stripe secret key", ("k_live_",), re.compile(r"[rs]k_live_([A-Za-z0-9]{20,})"), _body_random()),
     ("Hugging Face token", (), re.compile(r"hf_([A-Za-z0-9]{30,})(?![A-Za-z0-9])"), _random_letters),
     ("Groq API key", (), re.compile(r"gsk_([A-Za-z0-9]{48,})"), _body_random()),
     ("Replicate API token", (), re.compile(r"r8_([A-Za-z0-9]{30,})"), _body_random()),
     ("xAI API key", (), re.compile(r"xai-([A-Za-z0-9]{70,})"), _body_random()),
     ("Perplexity API key", (), re.compile(r"pplx-([A-Za-z0-9]{40,})"), _body_random()),
     ("LangSmith API key", (), re.compile(r"lsv2_(?:pt|sk)_[0-9a-f]{32}_[0-9a-f]{10}"), None),
-    ("npm access token", ("npm_",), re.compile(r"npm_([A-Za-z0-9]{36})(?![A-Za-z0-9])"), _body_random()),
-    (
-        "Discord webhook URL",
-        ("discord",),
-        re.compile(
-            r"https?://(?:(?:ptb|canary)\.)?discord(?:app)?\.com/api/(?:v\d+/)?webhooks/\d{17,20}/([A-Za-z0-9_-]{60,68})"
-        ),
-        _varied(1),
-    ),
-    (
-        "Azure storage account key",
-        ("accountkey",),
-        re.compile(r"(?i:AccountKey)\s*=\s*([A-Za-z0-9+/]{86}==)"),
-        _varied(1),
-    ),
-    (
-        "Azure shared access key",
-        ("sharedaccesskey",),
-        re.compile(r"(?i:SharedAccessKey)\s*=\s*([A-Za-z0-9+/]{42,43}=)"),
-        _varied(1),
-    ),
-    (
-        "Azure SAS token",
-        ("sig=",),
-        re.compile(r"(?<=[?&;])sig=((?:[A-Za-z0-9+/]|%2[bBfF]){40,}(?:%3[dD]|=){0,2})"),
-        _azure_sas,
-    ),
-    (
-        "Azure AD client secret",
-        ("q~",),
-        re.compile(r"(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}\dQ~([A-Za-z0-9_~.-]{31,34})(?![A-Za-z0-9_~.-])"),
-        _varied(1),
-    ),
-    ("Twilio API key", (), re.compile(r"SK([0-9a-f]{32})(?![0-9A-Za-z])"), _body_random()),
-    (
-        "SendGrid API key",
-        (),
-        re.compile(r"SG\.[A-Za-z0-9_-]{22}\.([A-Za-z0-9_-]{43})(?![A-Za-z0-9_-])"),
-        _body_random(),
-    ),
-    ("Mailgun API key", (), re.compile(r"key-([0-9a-f]{32})(?![0-9A-Za-z])"), _body_random()),
-    ("Mailchimp API key", ("-us",), re.compile(r"(?<![0-9a-f])([0-9a-f]{32})-us\d{1,2}(?![0-9])"), _body_random()),
-    ("Google OAuth client secret", (), re.compile(r"GOCSPX-([A-Za-z0-9_-]{28})"), _body_random()),
-    ("Google OAuth access token", (), re.compile(r"ya29\.([A-Za-z0-9_-]{30,})"), _body_random()),
-    ("Shopify token", (), re.compile(r"shp(?:at|ca|pa|ss)_([a-fA-F0-9]{32})(?![0-9A-Za-z])"), _body_random()),
-    ("PyPI upload token", (), re.compile(r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}"), None),
-    ("Docker Hub token", (), re.compile(r"dckr_pat_([A-Za-z0-9_-]{27,})"), _body_random(min_len=20)),
-    ("DigitalOcean token", (), re.compile(r"do[opr]_v1_([a-f0-9]{64})(?![0-9A-Za-z])"), _body_random()),
-    ("Databricks token", (), re.compile(r"dapi([a-f0-9]{32})(?:-\d)?(?![0-9A-Za-z])"), _body_random()),
-    ("HashiCorp Vault token", (), re.compile(r"hv[sb]\.([A-Za-z0-9_-]{24,})"), _body_random()),
-    (
-        "Terraform Cloud token",
-        ("atlasv1",),
-        re.compile(r"[A-Za-z0-9]{14}\.atlasv1\.([A-Za-z0-9_=-]{60,70})"),
-        _body_random(),
-    ),
-    ("Linear API key", (), re.compile(r"lin_api_([A-Za-z0-9]{40})(?![A-Za-z0-9])"), _body_random()),
-    ("Notion token", (), re.compile(r"ntn_([0-9]{11}[A-Za-z0-9]{35})(?![A-Za-z0-9])"), _body_random()),
-    ("Notion token", (), re.compile(r"secret_([A-Za-z0-9]{43})(?![A-Za-z0-9])"), _body_random()),
-    ("Postman API key", (), re.compile(r"PMAK-[a-f0-9]{24}-([a-f0-9]{34})(?![0-9A-Za-z])"), _body_random()),
-    (
-        "Telegram bot token",
-        (":aa",),
-        re.compile(r"(?<![0-9])\d{8,10}:AA([A-Za-z0-9_-]{33})(?![A-Za-z0-9_-])"),
-        _body_random(),
-    ),
-    ("Sentry token", (), re.compile(r"sntry[su]_([A-Za-z0-9_=+/-]{40,})"), _body_random()),
-    ("Grafana token", (), re.compile(r"gl(?:sa|c)_([A-Za-z0-9_=+/-]{32,})"), _body_random()),
-    ("New Relic API key", (), re.compile(r"NRAK-([A-Z0-9]{27})(?![A-Za-z0-9])"), _upper_random),
-    ("age secret key", (), re.compile(r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}"), None),
-    ("Square token", (), re.compile(r"sq0(?:atp|csp)-([A-Za-z0-9_-]{22,43})"), _body_random()),
-    ("Atlassian API token", (), re.compile(r"ATATT3([A-Za-z0-9_=-]{150,})"), _body_random()),
-    ("Doppler token", (), re.compile(r"dp\.(?:pt|st|sa|ct|scim|audit)\.([A-Za-z0-9]{40,44})"), _body_random()),
-    ("Pulumi token", (), re.compile(r"pul-([a-f0-9]{40})(?![0-9A-Za-z])"), _body_random()),
-    ("Supabase token", (), re.compile(r"sbp_([a-f0-9]{40})(?![0-9A-Za-z])"), _body_random()),
-    ("Supabase token", (), re.compile(r"sb_secret_([A-Za-z0-9_-]{30,})"), _body_random()),
-    ("Mapbox secret token", (), re.compile(r"sk\.eyJ[A-Za-z0-9_-]{20,}\.([A-Za-z0-9_-]{20,})"), None),
-    ("Twitter bearer token", ("a" * 20,), re.compile(r"A{22}([A-Za-z0-9%]{80,})"), _body_random()),
     (
         "JSON Web Token",
         ("eyj",),
@@ -367,6 +246,10 @@ def find_secrets(text: str) -> list[SecretFinding]:
                 continue  # prefix glued to a longer word, e.g. "mask-..." or "XAKIA..."
             if check is None or check(m):
                 add(start, m.end(), kind)
+
+    for start, end, kind, _ in find_formats(text):  # the rest of the common formats (secret_formats.py)
+        if not (start and text[start - 1] in _ALNUM and kind not in _GLUE_OK):
+            add(start, end, kind)
 
     if "://" in text:
         for m in _URL_CREDS.finditer(text):

@@ -115,6 +115,9 @@ FORMATS = [
     ("Hugging Face token", "hf {k}", "h" + "f_" + r(34)),
     ("Anthropic API key", "claude {k}", "s" + "k-ant-api03-" + r(80, B64URL)),
     ("OpenAI API key", "openai {k}", "s" + "k-proj-" + r(64, B64URL)),
+    ("Mapbox secret token", "mapbox {k}", "s" + "k.eyJ" + r(60, B64URL) + "." + r(22, B64URL)),
+    ("Twitter bearer token", "bearer {k}", "A" * 22 + r(90)),
+    ("Azure storage account key", "in the portal: {k}", "Account" + "Key = " + AZURE_KEY),  # spaces around the =
     ("JSON Web Token", "auth {k}", None),  # filled below
     ("private key block", "{k}", None),
 ]
