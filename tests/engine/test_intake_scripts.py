@@ -126,3 +126,16 @@ def test_a_short_secret_is_refused_as_a_secret_not_as_short():
     with pytest.raises(Refused) as err:
         check_intake(token)
     assert "secret" in str(err.value) and "too short" not in str(err.value) and token not in str(err.value)
+
+
+def test_a_secret_title_with_a_short_text_is_refused_as_a_secret(service, vault):
+    token = "np" + "m_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A"
+    for call in (
+        lambda: service.save("ok", title=token),
+        lambda: service.save("明天", tags=[token]),
+    ):
+        with pytest.raises(Refused, match="contains a secret") as err:
+            call()
+        assert token not in str(err.value)
+    results = service.save_many([{"text": "ok", "title": token}])["results"]
+    assert "contains a secret" in results[0]["error"] and token not in results[0]["error"]

@@ -128,8 +128,8 @@ def save(
 ) -> dict[str, Any]:
     from .supersede import mark, supersede_refs
 
+    check_fields({"title": title, "tags": tags})  # a secret anywhere is refused as one, before any other rule
     body = check_intake(text)
-    check_fields({"title": title, "tags": tags})  # before anything that echoes or stores them
     tags = check_tags(tags)
     strength = check_strength(strength)
     title = check_title(title)
