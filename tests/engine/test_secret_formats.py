@@ -204,3 +204,34 @@ NEAR_MISSES = [
 def test_near_misses_still_save(text):
     assert scan(text) == [], [f.kind for f in scan(text)]
     assert check_intake(text) == text
+
+
+WORST_SHAPES = {
+    "npm prefixes": lambda n: ("np" + "m_") * (n // 4),
+    "one long word": lambda n: "A" * n,
+    "mapbox heads": lambda n: ("s" + "k.eyJ" + "a" * 30) * (n // 36),
+    "a SAS signature": lambda n: "?sv=1&si" + "g=" + "a" * n,
+    "Azure AD marks": lambda n: "ab18Q" + "~" * (n // 6) + "ab18Q~" * (n // 6),
+    "prefixes in words": lambda n: "npm_abc SG.x key-12 AccountKey=ab " * (n // 34),
+    "bot token heads": lambda n: "123456789:AA" * (n // 12),
+    "hex before -us": lambda n: "0123456789abcdef-us1" * (n // 20),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(WORST_SHAPES))
+def test_the_new_formats_scan_in_linear_time(shape):
+    """Five times the text takes about five times as long (a ratio in one run, not a time;
+    quadratic would be 25 times). Below ~200 KB caches make small texts look cheaper."""
+    import time
+
+    from vault_sync.secrets import find_secrets
+
+    def took(n: int) -> float:
+        text = WORST_SHAPES[shape](n)
+        t0 = time.perf_counter()
+        find_secrets(text)
+        return time.perf_counter() - t0
+
+    small = min(took(200_000) for _ in range(2))
+    large = took(1_000_000)
+    assert large < 12 * small, (shape, small, large)
