@@ -112,7 +112,7 @@ function model(): ReviewCardModel {
 		note,
 		text: note ? (texts[note.title] ?? `${note.title}.`) : null,
 		archiveOn: note ? "2026-12-06" : null,
-		remaining: session.remaining(),
+		count: session.remaining(),
 		summary: session.summary(),
 		scoring: DEFAULT_SCORING,
 		nowMs: now,

@@ -371,6 +371,7 @@ class ToggleComponent {
 
 export class Setting {
 	settingEl: HTMLElement;
+	descEl: HTMLElement;
 	name = "";
 	desc = "";
 	heading = false;
@@ -378,6 +379,7 @@ export class Setting {
 	static all: Setting[] = [];
 	constructor(containerEl: HTMLElement) {
 		this.settingEl = containerEl.createDiv({ cls: "setting-item" });
+		this.descEl = this.settingEl.createDiv({ cls: "setting-item-description" });
 		Setting.all.push(this);
 	}
 	setName(name: string): this {
@@ -387,6 +389,7 @@ export class Setting {
 	}
 	setDesc(desc: string): this {
 		this.desc = desc;
+		this.descEl.setText(desc);
 		return this;
 	}
 	setHeading(): this {
