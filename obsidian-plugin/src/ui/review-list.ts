@@ -85,7 +85,7 @@ function renderHeader(container: HTMLElement, model: ReviewModel, actions: Revie
 }
 
 /** Keys of the review list (through the view's scope): move with arrows or j/k, act on the focused row. */
-export const ROW_KEYS = "↑/↓ move · Enter open · r remember · f fade · p promote · a archive";
+export const ROW_KEYS = "↑/↓ move · Enter open · r remember · f fade · p promote (asks first) · a archive";
 
 const ROW_ACTIONS: Record<string, keyof ReviewActions> = {
 	Enter: "open",
@@ -106,9 +106,26 @@ export function listKey(container: HTMLElement, key: string, items: Note[], acti
 	if (key === "ArrowUp" || key === "k") return move(at < 0 ? 0 : at - 1), true;
 	const action = ROW_ACTIONS[key];
 	const note = focused ? items.find((n) => n.path === focused.getAttribute("data-path")) : undefined;
-	if (!action || !note || action === "refresh") return false;
+	const asked = focused?.dataset.confirm === "promote";
+	for (const row of rows) clearConfirm(row);
+	if (!action || !note || !focused || action === "refresh") return false;
+	// a promotion cannot be undone from here: the first p asks, a second p on the same row promotes
+	if (action === "promote" && !asked) {
+		focused.dataset.confirm = "promote";
+		focused.createDiv({
+			cls: "mnemovault-review-confirm",
+			attr: { role: "alert" },
+			text: `Promote "${note.title || note.path}" to long-term memory? It cannot be undone here. Press p again to promote.`,
+		});
+		return true;
+	}
 	actions[action](note);
 	return true;
+}
+
+function clearConfirm(row: HTMLElement): void {
+	delete row.dataset.confirm;
+	row.querySelector(".mnemovault-review-confirm")?.remove();
 }
 
 export function renderRow(list: HTMLElement, note: Note, model: ReviewModel, actions: ReviewActions): HTMLElement {

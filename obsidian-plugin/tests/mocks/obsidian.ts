@@ -237,7 +237,11 @@ export class Plugin extends Component {
 		this.statusBarItems.push(el);
 		return el;
 	}
-	addSettingTab(_tab: unknown): void {}
+	/** The settings tabs added (a browser test draws one). */
+	settingTabs: unknown[] = [];
+	addSettingTab(tab: unknown): void {
+		this.settingTabs.push(tab);
+	}
 	hoverSources = new Map<string, unknown>();
 	registerHoverLinkSource(id: string, info: unknown): void {
 		this.hoverSources.set(id, info);
@@ -331,6 +335,8 @@ class TextComponent {
 	private cb: ((v: string) => unknown) | null = null;
 	constructor(parent: HTMLElement) {
 		this.inputEl = parent.createEl("input");
+		// typed by a person (a browser test's keyboard): as Obsidian's, each input is a change
+		this.inputEl.addEventListener("input", () => void this.cb?.(this.inputEl.value));
 	}
 	setPlaceholder(p: string): this {
 		this.inputEl.placeholder = p;
