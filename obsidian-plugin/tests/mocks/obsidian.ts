@@ -390,7 +390,7 @@ export class Setting {
 	}
 	setName(name: string): this {
 		this.name = name;
-		this.settingEl.createDiv({ cls: "setting-item-name", text: name });
+		this.settingEl.insertBefore(createDiv({ cls: "setting-item-name", text: name }), this.descEl);
 		return this;
 	}
 	setDesc(desc: string): this {
