@@ -51,6 +51,9 @@ def outside_reason(path: str) -> str | None:
     return None
 
 
+LTM_INDEX_NAME = "LTM Index"  # the note listing the long-term memories (ops/ltm_index.py writes it)
+
+
 @dataclass(frozen=True)
 class Layout:
     root: Path
@@ -61,6 +64,11 @@ class Layout:
     @classmethod
     def from_settings(cls, s: "Settings") -> "Layout":
         return cls(s.vault_path(), s.stm_dir, s.ltm_dir, s.archive_dir)
+
+    @property
+    def index_note(self) -> str:
+        """The LTM index note's path: an engine's list, never a memory of its own."""
+        return f"{self.ltm}/{LTM_INDEX_NAME}.md"
 
     def kind_of(self, rel: str) -> str:
         top = rel.split("/", 1)[0]

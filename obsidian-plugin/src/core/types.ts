@@ -200,6 +200,10 @@ export interface GcResponse {
 
 export interface ReviewResponse {
 	items: Note[];
+	/** Every memory due for review (in the danger zone), not only this page's. */
+	total?: number;
+	/** When the next memory above the danger zone enters it if unused (ISO), or null. */
+	next_due?: string | null;
 }
 
 export interface SearchResponse {
