@@ -10,6 +10,7 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass, field
 
+from ..projects import ProjectScope
 from .fragments import SUPERSEDED_SQL, marks
 
 
@@ -27,6 +28,8 @@ class Filters:
     used_from: tuple[str, int] | None = None
     exclude_superseded: bool = False
     superseded_exempt: tuple[int, ...] = ()  # marked, but members of a hand-written loop: current
+    # the current project plus shared notes (projects.py); None: every note (or no note has a project)
+    projects: ProjectScope | None = None
 
     @property
     def timed(self) -> bool:
@@ -43,6 +46,7 @@ class Filters:
             or self.created_to
             or self.used_from
             or self.exclude_superseded
+            or (self.projects is not None and self.projects.narrows)
         )
 
     def sql(self, alias: str = "n") -> tuple[str, list[object]]:
@@ -79,6 +83,10 @@ class Filters:
             exempt = f" OR {alias}.rowid IN ({marks(len(self.superseded_exempt))})" if self.superseded_exempt else ""
             parts.append(f"({alias}.rowid NOT IN {SUPERSEDED_SQL}{exempt})")
             params += list(self.superseded_exempt)
+        if self.projects is not None and self.projects.narrows:
+            where, args = self.projects.sql(alias)
+            parts.append(where)
+            params += args
         return " AND ".join(parts), params
 
 

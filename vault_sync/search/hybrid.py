@@ -46,6 +46,7 @@ from ..engine import Engine
 from ..index import queries
 from ..index.fulltext import Filters
 from ..limits import MAX_SEARCH_LIMIT, check_limit, check_query
+from ..projects import scope_of
 from ..views import row_score
 from . import archive, context
 from . import fts as ftsmod
@@ -228,8 +229,16 @@ def search(
     used_since: str | None = None,
     include_superseded: bool = False,
     include_archived: bool | None = None,
+    project: str | None = None,
+    all_projects: bool = False,
 ) -> dict[str, Any]:
-    """{"results": [Result], "semantic": bool, "notice": str | None} (docs/bridge-api.md).
+    """{"results": [Result], "semantic": bool, "notice": str | None, "project", "all_projects"}
+    (docs/bridge-api.md).
+
+    Projects: the results are `project`'s memories and shared ones (shared ones only when it
+    is None), every project's with `all_projects`; the filter applies before ranking, as the
+    time bounds do, so another project's notes never push this one's out. Each hit names its
+    `project` (None: shared).
 
     Superseded memories are left out unless `include_superseded` (then each names its
     successor); the time bounds filter the candidates before anything is ranked. Archived
@@ -240,14 +249,16 @@ def search(
     every one), each naming its successor."""
     if scope == "archive" and include_superseded is False:
         include_superseded = True
+    scoped = scope_of(project, all_projects)
     filters = ftsmod.make_filters(
-        engine, scope, tags, status, since_days, since, until, used_since, include_superseded, include_archived
+        engine, scope, tags, status, since_days, since, until, used_since, include_superseded, include_archived, scoped
     )
     limit = max(1, min(int(limit or 10), MAX_LIMIT))
     query = (query or "").strip()
     if not ftsmod.words(query):
-        return {"results": [], "semantic": False, "notice": None}
+        return {"results": [], "semantic": False, "notice": None, **scoped.describe()}
     out = _ranked(engine, query, limit, filters, blend_review, include_superseded)
+    out.update(scoped.describe())
     hidden = archive.left_out(engine.store, query, filters, len(out["results"]))
     if hidden is not None:
         out["archived_matches"] = hidden
@@ -343,6 +354,7 @@ def _ranked(
                 "parts": c["parts"],
                 "review": bool(c.get("review")),
                 **archive.hit_fields(row, tags[c["rowid"]]),
+                "project": row["project"],
             }
         )
     if include_superseded and results:
