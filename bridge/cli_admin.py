@@ -82,7 +82,7 @@ def mcp(
     project: Optional[str] = typer.Option(
         None,
         "--project",
-        help='This session\'s project, whatever the client\'s roots say ("" for shared only; docs/projects.md).',
+        help="This session's project, whatever the client's roots say (\"\" for shared only; docs/projects.md).",
     ),
 ):
     """Serve MCP over stdio (for Claude Desktop, Claude Code and other MCP clients): a light

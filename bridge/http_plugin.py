@@ -108,7 +108,9 @@ def _by_text(svc, row, limit: int) -> list[tuple[Any, float]]:
     title = (row["title"] or "").strip()
     if not title:
         return []
-    found = svc.search(title, limit=limit + 1, scope="all")
+    # a memory's related ones are of its project or shared (a shared one's: every project's)
+    project = row["project"] if "project" in row.keys() else None
+    found = svc.search(title, limit=limit + 1, scope="all", project=project, all_projects=project is None)
     results = found.get("results", []) if isinstance(found, dict) else found
     out: list[tuple[Any, float]] = []
     for r in results:
