@@ -67,7 +67,7 @@ class Settings(BaseSettings):
     # folder (a path, a glob, or a bare folder name) -> project name ("" = shared): the
     # `[projects]` table of config.toml; an unmapped folder is a project of its own name
     # (vault_sync/projects.py, docs/projects.md)
-    projects: dict[str, str] = Field(default_factory=dict)
+    projects: dict[str, str] = Field(default={})
 
     @model_validator(mode="after")
     def _check(self) -> "Settings":
