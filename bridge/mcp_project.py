@@ -95,7 +95,12 @@ class SessionProjects(Middleware):
         finally:
             _current.reset(token)
 
+    async def on_read_resource(self, context: Any, call_next: Any) -> Any:
+        return await self.on_get_prompt(context, call_next)
+
     async def on_get_prompt(self, context: Any, call_next: Any) -> Any:
+        """A prompt or resource: the relay's project, or roots already asked (a 2026-07-28
+        client's are not asked here: shared)."""
         found = await self._project(context.fastmcp_context, ask=False)
         token = _current.set(found if not isinstance(found, InputRequiredToolResult) else None)
         try:

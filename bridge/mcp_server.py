@@ -20,7 +20,7 @@ from . import schemas as S
 from .errors import engine_error
 from .mcp_common import bounded_status, tool_message
 from .mcp_memory_tools import register_memory_tools
-from .mcp_project import SessionProjects
+from .mcp_project import SessionProjects, current
 from .mcp_vault_tools import register_vault_tools
 from .operations import plain
 from .version import version
@@ -127,7 +127,9 @@ def build_mcp(get_service: Callable[[], Any], project: str | None = None) -> Fas
 
     @mcp.resource("mnemovault://review", mime_type="application/json")
     async def review_resource() -> str:
-        """The review queue: memories about to be forgotten, most urgent first (the first 20)."""
-        return json.dumps(await resource(lambda s: s.review(20)), default=str)
+        """The review queue: memories about to be forgotten, most urgent first (the first 20), of the session's
+        project and shared ones."""
+        project = current()  # the session's (mcp_project.py)
+        return json.dumps(await resource(lambda s: s.review(20, project, False)), default=str)
 
     return mcp

@@ -18,6 +18,12 @@ from .errors import InvalidInput
 from .limits import quote
 
 MAX_PROJECT_CHARS = 100
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def fold(name: str) -> str:
+    """A name as SQLite's NOCASE compares it (ASCII letters folded), so Python and SQL agree."""
+    return name.translate(_ASCII_LOWER)
 
 
 @dataclass(frozen=True)
@@ -35,7 +41,7 @@ class ProjectScope:
         """Whether a memory keyed `project` (None: shared) belongs in this scope."""
         if self.everything or project is None:
             return True
-        return self.name is not None and project.casefold() == self.name.casefold()
+        return self.name is not None and fold(project) == fold(self.name)
 
     def sql(self, alias: str = "n") -> tuple[str, list[object]]:
         """A WHERE part keeping this scope's notes (always true for everything)."""
@@ -105,7 +111,7 @@ def folder_project(folder: str | os.PathLike[str], mapping: Mapping[str, str] | 
 
 
 def same_project(a: str | None, b: str | None) -> bool:
-    return (a or "").casefold() == (b or "").casefold()
+    return fold(a or "") == fold(b or "")
 
 
 def check_across(project: str | None, olds: list[Any], across_projects: bool, what: str = "supersede") -> None:

@@ -238,3 +238,24 @@ def test_an_index_from_before_projects_is_rebuilt(empty_vault):
         assert s.search("build system", project="atlas")["results"][0]["project"] == "atlas"
     finally:
         s.close()
+
+
+def test_semantic_search_keeps_to_the_project(empty_vault):
+    """With the model on: a paraphrase finds this project's fact by meaning, never the other's."""
+    from retrieval_set import semantic_service
+
+    s = make_service(empty_vault)
+    for topic, a, b in TOPICS:
+        s.save(f"Our {topic} is {a} for this repository", project="atlas")
+        s.save(f"Our {topic} is {b} for this repository", project="borealis")
+    s.close()
+    s = semantic_service(empty_vault)
+    try:
+        answer = s.search("what tool compiles and packages our code", project="borealis")
+        assert answer["semantic"] is True
+        hits = answer["results"]
+        assert hits and {h["project"] for h in hits} <= {"borealis", None}
+        assert any(h["parts"]["semantic"] is not None for h in hits)
+        assert any("Gradle" in h["title"] for h in hits)
+    finally:
+        s.close()

@@ -38,6 +38,15 @@ class Filters:
 
     @property
     def narrow(self) -> bool:
+        return self.narrow_besides_projects or self.scoped
+
+    @property
+    def scoped(self) -> bool:
+        """Keeps to a project (and shared notes)."""
+        return self.projects is not None and self.projects.narrows
+
+    @property
+    def narrow_besides_projects(self) -> bool:
         return bool(
             self.tags
             or self.status
@@ -46,7 +55,6 @@ class Filters:
             or self.created_to
             or self.used_from
             or self.exclude_superseded
-            or (self.projects is not None and self.projects.narrows)
         )
 
     def sql(self, alias: str = "n") -> tuple[str, list[object]]:
@@ -99,18 +107,27 @@ def ranked(
 ) -> list[tuple[int, float]]:
     """(rowid, bm25 rank: lower is better) of the best matches of an FTS5 expression in scope."""
     bm25 = f"bm25(fts, {', '.join(map(str, weights))})"
-    if not filters.narrow:
-        # the common case: rank without a join (faster), then drop the kinds out of scope
+    if not filters.narrow_besides_projects:
+        # the common case: rank without a join (faster), then drop the kinds (and other projects) out of scope
+        wide = limit * (3 if filters.scoped else 2)
         rows = db.execute(
-            f"SELECT rowid, {bm25} AS rank FROM fts WHERE fts MATCH ? ORDER BY rank LIMIT ?", (expr, limit * 2)
+            f"SELECT rowid, {bm25} AS rank FROM fts WHERE fts MATCH ? ORDER BY rank LIMIT ?", (expr, wide)
         ).fetchall()
-        kinds = dict(
-            db.execute(
-                f"SELECT rowid, kind FROM notes WHERE rowid IN ({marks(len(rows))})", tuple(r[0] for r in rows)
-            ).fetchall()
-        )
-        kept = [(int(r[0]), float(r[1])) for r in rows if kinds.get(r[0]) in filters.kinds][:limit]
-        if len(kept) == limit or len(rows) < limit * 2:
+        scope = filters.projects if filters.scoped else None
+        found = {
+            r[0]: (r[1], r[2])
+            for r in db.execute(
+                f"SELECT rowid, kind, project FROM notes WHERE rowid IN ({marks(len(rows))})",
+                tuple(r[0] for r in rows),
+            )
+        }
+        kept = []
+        for r in rows:
+            kind, project = found.get(r[0], (None, None))
+            if kind in filters.kinds and (scope is None or scope.admits(project)):
+                kept.append((int(r[0]), float(r[1])))
+        kept = kept[:limit]
+        if len(kept) == limit or len(rows) < wide:
             return kept
         # too many out of scope: ask with the filter
     where, params = filters.sql("n")

@@ -304,6 +304,27 @@ def distinct_contents(store: "IndexStore") -> int:
     return _count(store, "SELECT count(DISTINCT content_hash) FROM notes")
 
 
+def rowids_outside(store: "IndexStore", scope: "ProjectScope") -> list[int]:
+    """Rowids of the notes another project holds (outside `scope`): keyed notes only, through
+    the index of keyed notes."""
+    if not scope.narrows:
+        return []
+    if scope.name is None:
+        return [r[0] for r in store.query("SELECT rowid FROM notes WHERE project IS NOT NULL")]
+    return [
+        r[0]
+        for r in store.query(
+            "SELECT rowid FROM notes WHERE project IS NOT NULL AND project != ? COLLATE NOCASE", (scope.name,)
+        )
+    ]
+
+
+def paths_outside(store: "IndexStore", scope: "ProjectScope") -> set[str]:
+    """Paths of the notes another project holds (outside `scope`)."""
+    where, params = scope.sql("notes")
+    return {r[0] for r in store.query(f"SELECT path FROM notes WHERE NOT ({where})", tuple(params))}
+
+
 def memories_sharing_tags(store: "IndexStore", tags: list[str], rowid: int, limit: int) -> Rows:
     """Memories (STM, LTM) sharing any of `tags` with note `rowid`, most shared first; each
     row carries `shared`, the number of tags in common."""

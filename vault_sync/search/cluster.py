@@ -18,7 +18,7 @@ from ..engine import Engine
 from ..errors import InvalidInput
 from ..index import queries
 from ..lookups import not_current
-from ..projects import scope_of
+from ..projects import fold, scope_of
 from .embeddings import EmbeddingUnavailable, backfill, get_embedder, vector_cache
 
 AUTO_MERGE, REVIEW = 0.9, 0.75
@@ -68,7 +68,7 @@ def _by_project(kept: list[Any], matrix: np.ndarray, threshold: float) -> list[l
     """The components of each project's memories on their own (indices into `kept`)."""
     parts: dict[str, list[int]] = {}
     for i, row in enumerate(kept):
-        parts.setdefault((row["project"] or "").casefold(), []).append(i)
+        parts.setdefault(fold(row["project"] or ""), []).append(i)
     out: list[list[int]] = []
     for members in parts.values():
         if len(members) > 1:

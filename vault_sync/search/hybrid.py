@@ -185,10 +185,16 @@ def _semantic(
         )
     qvec = pending.result() if pending is not None else embedder.encode_one(query)
     rowids, sims = vector_cache(engine, embedder).similarities(qvec, filters.kinds)
-    if filters.narrow and len(rowids):
+    if filters.narrow_besides_projects and len(rowids):
         allowed = queries.rowids_passing(engine.store, filters)
         keep = np.fromiter((r in allowed for r in rowids.tolist()), dtype=bool, count=len(rowids))
         rowids, sims = rowids[keep], sims[keep]
+    elif filters.scoped and filters.projects is not None and len(rowids):
+        # only other projects' notes are left out: found through the index of keyed notes
+        outside = queries.rowids_outside(engine.store, filters.projects)
+        if outside:
+            keep = ~np.isin(rowids, np.fromiter(outside, dtype=rowids.dtype, count=len(outside)))
+            rowids, sims = rowids[keep], sims[keep]
     all_rowids, all_sims = rowids, sims
 
     def lookup(wanted: list[int]) -> dict[int, float]:
