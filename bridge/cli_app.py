@@ -52,7 +52,15 @@ def cli_project(vault: Any, project: str | None) -> str | None:
     root = settings.vault.expanduser().resolve() if settings.vault is not None else None
     if here in (Path.home().resolve(), Path(here.anchor)) or (root is not None and here.is_relative_to(root)):
         return None
-    return folder_project(here, settings.projects)
+    # deep inside a repository (src/, docs/): the repository's folder is the one an assistant has as its root
+    repo = next((p for p in (here, *here.parents) if (p / ".git").exists()), None)
+    try:
+        mapped = folder_project(here, settings.projects)
+        if repo is None or repo in (Path(repo.anchor), Path.home().resolve()) or mapped != folder_project(here):
+            return mapped  # the folder's own name, or what the config maps it to
+        return folder_project(repo, settings.projects)
+    except MnemovaultError:  # a folder name no project can have (brackets, #): shared
+        return None
 
 
 def project_args(vault: Any, project: str | None, all_projects: bool) -> dict[str, Any]:

@@ -315,3 +315,41 @@ def test_relay_sessions_keep_their_projects_over_one_daemon_and_after_a_restart(
         timeout=120,
     )
     assert json.loads(saved.stdout)["note"]["project"] == "borealis", saved.stderr
+
+
+def test_the_cli_takes_the_current_folders_project(empty_vault, tmp_path, monkeypatch):
+    """In a terminal: the folder's project (a repository's, from deep inside it), the config's
+    mapping, MNEMOVAULT_PROJECT, --project and --all-projects; no daemon: the engine in process."""
+    from typer.testing import CliRunner
+
+    from bridge.cli import app
+
+    repo = tmp_path / "code" / "atlas"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "src" / "deep").mkdir(parents=True)
+    monkeypatch.delenv("MNEMOVAULT_PROJECT")
+    runner = CliRunner()
+
+    def run(*args: str) -> dict:
+        out = runner.invoke(app, [*args, "--vault", str(empty_vault), "--json"])
+        assert out.exit_code == 0, out.output
+        return json.loads(out.stdout)
+
+    monkeypatch.chdir(repo / "src" / "deep")
+    assert run("save", "Our build system is Bazel 7 in this repository")["note"]["project"] == "atlas"
+    assert run("save", "The user prefers short answers in every chat", "--shared")["note"]["project"] is None
+    found = run("search", "build system short answers")
+    assert found["project"] == "atlas" and {h["project"] for h in found["results"]} == {"atlas", None}
+    monkeypatch.chdir(empty_vault)  # inside the vault: shared
+    assert {h["project"] for h in run("search", "build system short answers")["results"]} == {None}
+    monkeypatch.setenv("MNEMOVAULT_PROJECT", "atlas")
+    assert run("search", "build system")["project"] == "atlas"
+    monkeypatch.delenv("MNEMOVAULT_PROJECT")
+    assert run("search", "build system", "--project", "borealis")["results"] == []
+    assert {h["project"] for h in run("search", "build system short", "--all-projects")["results"]} == {"atlas", None}
+    (empty_vault / ".mnemovault").mkdir()
+    (empty_vault / ".mnemovault" / "config.toml").write_text(f'[projects]\n"{repo / "src"}" = "atlas-core"\n')
+    monkeypatch.chdir(repo / "src" / "deep")
+    assert run("search", "build system")["project"] == "atlas-core"
+    status = run("status")
+    assert status["projects"] == {"": 1, "atlas": 1}
