@@ -20,6 +20,7 @@ from contextvars import ContextVar
 from typing import Any, Callable
 from urllib.parse import unquote, urlparse
 
+import anyio
 import mcp_types as mt
 from fastmcp.server.dependencies import get_http_headers
 from fastmcp.server.middleware import Middleware
@@ -32,6 +33,7 @@ from vault_sync.projects import check_project, folder_project
 PROJECT_HEADER = "mnemovault-project"
 ROOTS_KEY = "mnemovault_roots"  # our input request's key in a 2026-07-28 tools/call
 MAX_SESSIONS = 4096  # sessions whose roots are remembered (a daemon serves a few)
+ROOTS_SECONDS = 10.0  # a client that does not answer roots/list in this time is served as shared
 
 _NONE = object()
 _current: ContextVar[str | None] = ContextVar("mnemovault_project", default=None)
@@ -130,13 +132,14 @@ class SessionProjects(Middleware):
         session = ctx.session_id
         if session in self.sessions:
             return self.sessions[session]
+        project = None  # a client that declared roots and cannot list them: shared until its roots change
         try:
-            with warnings.catch_warnings():
+            with warnings.catch_warnings(), anyio.move_on_after(ROOTS_SECONDS):
                 warnings.simplefilter("ignore")  # roots are deprecated at 2026-07-28, not in this era
                 result = await ctx.session.list_roots()
-        except Exception:  # a client that declared roots and cannot list them: shared, asked again next time
-            return None
-        project = project_of_roots([str(r.uri) for r in result.roots], self.mapping())
+                project = project_of_roots([str(r.uri) for r in result.roots], self.mapping())
+        except Exception:
+            pass
         self._remember(session, project)
         return project
 

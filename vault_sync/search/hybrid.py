@@ -46,7 +46,7 @@ from ..engine import Engine
 from ..index import queries
 from ..index.fulltext import Filters
 from ..limits import MAX_SEARCH_LIMIT, check_limit, check_query
-from ..projects import scope_of
+from ..projects import ProjectScope, fold, scope_of
 from ..views import row_score
 from . import archive, context
 from . import fts as ftsmod
@@ -190,10 +190,12 @@ def _semantic(
         keep = np.fromiter((r in allowed for r in rowids.tolist()), dtype=bool, count=len(rowids))
         rowids, sims = rowids[keep], sims[keep]
     elif filters.scoped and filters.projects is not None and len(rowids):
-        # only other projects' notes are left out: found through the index of keyed notes
-        outside = queries.rowids_outside(engine.store, filters.projects)
-        if outside:
-            keep = ~np.isin(rowids, np.fromiter(outside, dtype=rowids.dtype, count=len(outside)))
+        # only other projects' notes are left out: a mask by rowid, read once per index state
+        outside = _outside_mask(engine, filters.projects)
+        if len(outside):
+            inside = rowids < len(outside)
+            keep = ~inside.copy()
+            keep[inside] = ~outside[rowids[inside]]
             rowids, sims = rowids[keep], sims[keep]
     all_rowids, all_sims = rowids, sims
 
@@ -213,6 +215,21 @@ def _semantic(
         rowids, sims = rowids[top], sims[top]
     out.update({int(r): float(s) for r, s in zip(rowids, sims)})
     return out, notice, lookup
+
+
+def _outside_mask(engine: Engine, scope: ProjectScope) -> Any:
+    """A boolean array by rowid: True for the notes of projects other than `scope`'s (kept on
+    the runtime for the index state it was read at: a search pays one lookup, not a query)."""
+    import numpy as np
+
+    key = (engine.store.change_signature(), fold(scope.name or ""))
+    mask = engine.runtime.project_masks.get(key)
+    if mask is None:
+        outside = queries.rowids_outside(engine.store, scope)
+        mask = np.zeros(max(outside) + 1 if outside else 0, dtype=bool)
+        mask[outside] = True
+        engine.runtime.keep_project_mask(key, mask)
+    return mask
 
 
 def checked(engine: Engine, query: str, limit: int = 10, **filters: Any) -> dict[str, Any]:
