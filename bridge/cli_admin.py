@@ -80,6 +80,11 @@ def mcp(
     in_process: bool = typer.Option(
         False, "--in-process", help="Open the engine in this process instead of relaying to the daemon."
     ),
+    project: Optional[str] = typer.Option(
+        None,
+        "--project",
+        help="This session's project, whatever the client's roots say (\"\" for shared only; docs/projects.md).",
+    ),
 ):
     """Serve MCP over stdio (for Claude Desktop, Claude Code and other MCP clients): a light
     relay to the vault's daemon, which it starts in the background if none runs."""
@@ -89,7 +94,7 @@ def mcp(
     if target is not None:  # reached through `bridge.cli:main`; `bridge.entry` gets here sooner
         from .mcp_proxy import run_proxy
 
-        run_proxy(target)
+        run_proxy(target, project)
         return
     from .mcp_stdio import run_stdio
 
@@ -107,7 +112,7 @@ def mcp(
         # one engine per vault: beside a daemon, this one's watcher would index the same notes
         lock = hold_vault(root, None, "; `mnemovault mcp` without --in-process relays to it")
         try:
-            run_stdio(vault)
+            run_stdio(vault, project)
         finally:
             lock.release()
 

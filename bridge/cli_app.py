@@ -24,6 +24,50 @@ app = typer.Typer(
 VaultOpt = typer.Option(None, "--vault", "-v", help="The vault folder (else MNEMOVAULT_VAULT or the config).")
 JsonOpt = typer.Option(False, "--json", help="Print JSON instead of text.")
 TagsOpt = typer.Option(None, "--tags", "-t", help="Comma-separated tags (nested with /).")
+ProjectOpt = typer.Option(
+    None,
+    "--project",
+    help='The project (with shared memories); "" for shared only. Default: the current folder\'s (docs/projects.md).',
+)
+AllProjectsOpt = typer.Option(False, "--all-projects", help="Every project's memories.")
+
+
+def cli_project(vault: Any, project: str | None) -> str | None:
+    """The project a command works in: --project, else MNEMOVAULT_PROJECT, else the current
+    folder's by the same rules as an assistant's roots ([projects] in config.toml, else the
+    folder's name); a folder inside the vault, the home folder or / is shared (None)."""
+    import os
+    from pathlib import Path
+
+    from vault_sync.projects import check_project, folder_project
+
+    if project is not None:
+        return check_project(project)
+    if "MNEMOVAULT_PROJECT" in os.environ:
+        return check_project(os.environ["MNEMOVAULT_PROJECT"])
+    from vault_sync.settings import load_settings
+
+    settings = load_settings(**({"vault": vault} if vault is not None else {}))
+    here = Path.cwd().resolve()
+    root = settings.vault.expanduser().resolve() if settings.vault is not None else None
+    if here in (Path.home().resolve(), Path(here.anchor)) or (root is not None and here.is_relative_to(root)):
+        return None
+    # deep inside a repository (src/, docs/): the repository's folder is the one an assistant has as its root
+    repo = next((p for p in (here, *here.parents) if (p / ".git").exists()), None)
+    try:
+        mapped = folder_project(here, settings.projects)
+        if repo is None or repo in (Path(repo.anchor), Path.home().resolve()) or mapped != folder_project(here):
+            return mapped  # the folder's own name, or what the config maps it to
+        return folder_project(repo, settings.projects)
+    except MnemovaultError:  # a folder name no project can have (brackets, #): shared
+        return None
+
+
+def project_args(vault: Any, project: str | None, all_projects: bool) -> dict[str, Any]:
+    """The keyword arguments that scope a command: every project's, or one project's and shared."""
+    if all_projects:
+        return {"all_projects": True}
+    return {"project": cli_project(vault, project)}
 
 
 def tag_list(value: str | None) -> list[str] | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import List, Optional
+from typing import Any, List, Optional
 
 import typer
 
@@ -13,7 +13,19 @@ from vault_sync.errors import InvalidInput
 from vault_sync.limits import MAX_LIMIT
 
 from . import output
-from .cli_app import JsonOpt, TagsOpt, VaultOpt, app, emit, run, tag_list
+from .cli_app import (
+    AllProjectsOpt,
+    JsonOpt,
+    ProjectOpt,
+    TagsOpt,
+    VaultOpt,
+    app,
+    cli_project,
+    emit,
+    project_args,
+    run,
+    tag_list,
+)
 from .operations import call
 
 
@@ -44,10 +56,16 @@ def save(
     supersedes: Optional[List[str]] = typer.Option(
         None, "--supersedes", help="A memory (id or path) this one replaces; repeatable."
     ),
+    project: Optional[str] = ProjectOpt,
+    shared: bool = typer.Option(False, "--shared", help="Save it for every project (no `project` key)."),
+    across_projects: bool = typer.Option(
+        False, "--across-projects", help="Let --supersedes name another project's memory."
+    ),
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
 ):
-    """Save a new short-term memory (refuses secrets; reinforces an exact duplicate)."""
+    """Save a new short-term memory (refuses secrets; reinforces an exact duplicate), filed under
+    the current folder's project unless --shared (docs/projects.md)."""
     if text is None:
         text = sys.stdin.read()
 
@@ -63,20 +81,26 @@ def save(
         for n in r.get("may_supersede", []):
             output.console.print(f"  may supersede {n['path']} ({n['similarity']:.2f})")
 
-    extra = {"supersedes": supersedes} if supersedes else {}
-    run(
-        lambda: emit(
-            call(vault, "save", text=text, tags=tag_list(tags), title=title, strength=strength, **extra),
-            as_json,
-            render,
+    extra: dict[str, Any] = {"supersedes": supersedes} if supersedes else {}
+    if across_projects:
+        extra["across_projects"] = True
+
+    def go():
+        filed = None if shared else cli_project(vault, project)
+        result = call(
+            vault, "save", text=text, tags=tag_list(tags), title=title, strength=strength, project=filed, **extra
         )
-    )
+        emit(result, as_json, render)
+
+    run(go)
 
 
 @app.command()
 def brief(
     topic: Optional[str] = typer.Argument(None, help="What the conversation is about (optional)."),
     max_tokens: int = typer.Option(800, "--max-tokens", help="Budget, 4 characters a token (40-100000)."),
+    project: Optional[str] = ProjectOpt,
+    all_projects: bool = AllProjectsOpt,
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
 ):
@@ -84,7 +108,7 @@ def brief(
     extra = {"topic": topic} if topic is not None else {}
     run(
         lambda: emit(
-            call(vault, "brief", max_tokens=max_tokens, **extra),
+            call(vault, "brief", max_tokens=max_tokens, **extra, **project_args(vault, project, all_projects)),
             as_json,
             lambda r: output.console.print(r["text"], markup=False),
         )
@@ -95,6 +119,7 @@ def brief(
 def supersede(
     old: str = typer.Argument(..., help="The memory that no longer holds (id or path)."),
     by: str = typer.Option(..., "--by", help="The memory that replaces it (id or path)."),
+    across_projects: bool = typer.Option(False, "--across-projects", help="Allow the two to be of different projects."),
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
 ):
@@ -103,7 +128,8 @@ def supersede(
     def render(r: dict) -> None:
         output.console.print(f"{r['superseded']['path']} is superseded by {r['by']['path']}")
 
-    run(lambda: emit(call(vault, "supersede", old=old, by=by), as_json, render))
+    extra = {"across_projects": True} if across_projects else {}
+    run(lambda: emit(call(vault, "supersede", old=old, by=by, **extra), as_json, render))
 
 
 @app.command()
@@ -172,6 +198,8 @@ def review(
         None, "--grade", help="remember (keep it alive, never past the promote threshold) or fade."
     ),
     limit: int = typer.Option(20, "--limit", "-n", help="Memories in the queue to list (1-200)."),
+    project: Optional[str] = ProjectOpt,
+    all_projects: bool = AllProjectsOpt,
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
 ):
@@ -190,7 +218,7 @@ def review(
             )
             return
         emit(
-            call(vault, "review", limit=limit),
+            call(vault, "review", limit=limit, **{"all_projects": False, **project_args(vault, project, all_projects)}),
             as_json,
             lambda items: output.table(
                 items,
@@ -208,13 +236,23 @@ def recent(
     limit: int = typer.Option(20, "--limit", "-n", help="1-200"),
     offset: int = typer.Option(0, "--offset", min=0, help="Skip this many memories (the page's start)."),
     scope: str = typer.Option("memories", "--scope", help="memories | stm | ltm | archive | all"),
+    project: Optional[str] = ProjectOpt,
+    all_projects: bool = AllProjectsOpt,
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
 ):
     """Memories newest first, without a query (one page; --offset for the next)."""
     run(
         lambda: emit(
-            call(vault, "recent", limit=limit, offset=offset, since=since, scope=scope),
+            call(
+                vault,
+                "recent",
+                limit=limit,
+                offset=offset,
+                since=since,
+                scope=scope,
+                **project_args(vault, project, all_projects),
+            ),
             as_json,
             lambda page: output.table(
                 page["items"],

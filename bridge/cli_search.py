@@ -12,7 +12,7 @@ import typer
 from vault_sync.errors import InvalidInput
 
 from . import output
-from .cli_app import JsonOpt, TagsOpt, VaultOpt, app, emit, run, tag_list
+from .cli_app import AllProjectsOpt, JsonOpt, ProjectOpt, TagsOpt, VaultOpt, app, emit, project_args, run, tag_list
 from .operations import call
 from .operations import search as search_op
 
@@ -34,11 +34,14 @@ def search(
         "--include-archived/--no-include-archived",
         help="Also show archived memories (default: only with --since, --until or --used-since).",
     ),
+    project: Optional[str] = ProjectOpt,
+    all_projects: bool = AllProjectsOpt,
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
 ):
     """Search memories and notes: full text, plus meaning through a running daemon (without one,
-    full text only, with a notice: loading the model for one query takes seconds)."""
+    full text only, with a notice: loading the model for one query takes seconds). Scoped to the
+    current folder's project and shared memories (docs/projects.md)."""
     extra: dict[str, object] = {
         k: v
         for k, v in (
@@ -53,6 +56,7 @@ def search(
         extra["include_superseded"] = True
 
     def go():
+        extra.update(project_args(vault, project, all_projects))
         results, notice = search_op(vault, query=query, limit=limit, scope=scope, tags=tag_list(tags), **extra)
         if notice:
             print(f"mnemovault: {notice}", file=sys.stderr)
@@ -89,6 +93,8 @@ def cluster(
     threshold: float = typer.Option(
         0.83, "--threshold", help="Cosine similarity two memories need to share a cluster (0-1)."
     ),
+    project: Optional[str] = ProjectOpt,
+    all_projects: bool = AllProjectsOpt,
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
 ):
@@ -100,7 +106,11 @@ def cluster(
             for m in c["members"]:
                 output.console.print(f"   {m['title']} ({m['path']})")
 
-    run(lambda: emit(call(vault, "cluster", threshold=threshold), as_json, render))
+    run(
+        lambda: emit(
+            call(vault, "cluster", threshold=threshold, **project_args(vault, project, all_projects)), as_json, render
+        )
+    )
 
 
 @app.command()

@@ -54,6 +54,9 @@ def import_(
     path: Path = typer.Argument(..., help="The file or folder to import (only read, never changed)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Show what would be created, reinforced and refused."),
     tag: Optional[str] = typer.Option(None, "--tag", help="Add this tag to every imported memory."),
+    project: Optional[str] = typer.Option(
+        None, "--project", help="File every imported memory under this project (default: shared)."
+    ),
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
 ):
@@ -63,7 +66,7 @@ def import_(
     def go():
         with open_service(vault) as svc:
             with output.progress("importing", enabled=not as_json) as bar:
-                result = svc.import_memories(fmt, path, dry_run=dry_run, tag=tag, progress=bar)
+                result = svc.import_memories(fmt, path, dry_run=dry_run, tag=tag, progress=bar, project=project)
             emit(result, as_json, render_import)
 
     run(go)

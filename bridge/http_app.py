@@ -240,6 +240,8 @@ def build_app(
             used_since=a.used_since,
             include_superseded=a.include_superseded,
             include_archived=a.include_archived,
+            project=a.project,
+            all_projects=a.project is None,  # the person's vault: every project unless one is asked for
         )
 
     def rpc_fn(a: S.RpcBody):
@@ -276,7 +278,12 @@ def build_app(
         Route(
             "/api/review",
             endpoint(
-                lambda a: lambda: {**svc.review_page(a.limit, a.offset), "next_due": svc.next_review_due()},
+                lambda a: (
+                    lambda: {
+                        **svc.review_page(a.limit, a.offset, a.project, a.project is None),
+                        "next_due": svc.next_review_due(),
+                    }
+                ),
                 S.ReviewQuery,
                 "GET",
             ),
@@ -284,7 +291,15 @@ def build_app(
         ),
         Route(
             "/api/recent",
-            endpoint(lambda a: lambda: svc.recent(a.limit, a.offset, a.since, a.scope), S.RecentArgs, "GET"),
+            endpoint(
+                lambda a: (
+                    lambda: svc.recent(
+                        a.limit, a.offset, a.since, a.scope, a.project, a.all_projects or a.project is None
+                    )
+                ),
+                S.RecentArgs,
+                "GET",
+            ),
             methods=["GET"],
         ),
         Route("/api/search", endpoint(search_fn, S.SearchQuery, "GET"), methods=["GET"]),

@@ -24,6 +24,7 @@ from starlette.routing import Route
 from vault_sync.errors import InvalidInput
 from vault_sync.index import queries
 from vault_sync.lookups import not_current
+from vault_sync.projects import EVERYTHING, ProjectScope
 from vault_sync.search import embeddings
 
 from . import schemas as S
@@ -35,7 +36,11 @@ def related(svc, path: str, limit: int = 10) -> dict:
     if not 1 <= limit <= 100:
         raise InvalidInput("limit must be from 1 to 100")
     row = svc.resolve(path)
-    superseded = not_current(svc.engine)  # a replaced fact is never offered as related
+    # a project's memory is related to its project's and shared ones; a shared one to any
+    scope = ProjectScope(row["project"]) if row["project"] else EVERYTHING
+    superseded = set(not_current(svc.engine))  # a replaced fact is never offered as related
+    if scope.narrows:  # nor another project's memory (left out the same way)
+        superseded |= queries.paths_outside(svc.store, scope)
     wanted = limit + len(superseded) + 1  # the index note may be among the hits
     hits = _semantic(svc, row, wanted)
     if hits is not None:
@@ -67,6 +72,7 @@ def _items(svc, hits: list[tuple[Any, float]], superseded: set[str], limit: int)
                 "score": view.get("score"),
                 "state": view.get("state"),
                 "similarity": round(float(similarity), 4),
+                "project": view.get("project"),
             }
         )
     return out
@@ -110,7 +116,7 @@ def _by_text(svc, row, limit: int) -> list[tuple[Any, float]]:
     title = (row["title"] or "").strip()
     if not title:
         return []
-    found = svc.search(title, limit=limit + 1, scope="all")
+    found = svc.search(title, limit=limit + 1, scope="all", project=row["project"], all_projects=not row["project"])
     results = found.get("results", []) if isinstance(found, dict) else found
     out: list[tuple[Any, float]] = []
     for r in results:

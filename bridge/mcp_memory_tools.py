@@ -15,6 +15,7 @@ from vault_sync.errors import MnemovaultError
 from . import mcp_results as R
 from . import schemas as S
 from .mcp_common import MAX_LINKS, MOVES, READ, Call, hints, tool_message
+from .mcp_project import current
 
 BRIEF_NOTE = ("path", "id", "kind", "title", "status")
 Ref = S.Ref
@@ -69,14 +70,31 @@ def register_memory_tools(mcp: FastMCP, call: Call) -> None:
                 description="Ids or paths of memories this one replaces (an updated fact): they are marked superseded."
             ),
         ] = None,
+        shared: Annotated[
+            S.Flag,
+            Field(
+                description=(
+                    "Save it for every project (e.g. the user's preferences); by default it is filed under this "
+                    "session's project (from the client's roots)."
+                )
+            ),
+        ] = False,
+        across_projects: Annotated[
+            S.Flag, Field(description="Let `supersedes` name another project's memory (refused otherwise).")
+        ] = False,
     ) -> R.Saved:
         """Remember something: save a new short-term memory, one new note in STM/ (an exact duplicate instead
         reinforces the existing note's use count). Secrets are refused. To update a fact, save the new version with
         `supersedes`=[old id]: the old memories get `superseded_by` and `status: superseded` (search then returns only
-        the new one)."""
+        the new one). The note is filed under this session's project (`project` key) unless shared=true."""
+        project = None if shared else current()
         if conversation is None and said_at is None:
-            return await call(lambda s: s.save(text, tags, title, strength, supersedes))
-        return await call(lambda s: s.save_said(text, tags, title, strength, conversation, said_at, supersedes))
+            return await call(lambda s: s.save(text, tags, title, strength, supersedes, project, across_projects))
+        return await call(
+            lambda s: s.save_said(
+                text, tags, title, strength, conversation, said_at, supersedes, project, across_projects
+            )
+        )
 
     @mcp.tool(annotations=hints())
     async def save_memories(
@@ -106,12 +124,19 @@ def register_memory_tools(mcp: FastMCP, call: Call) -> None:
                 ),
             ),
         ] = None,
+        shared: Annotated[
+            S.Flag, Field(description="Save them for every project, not under this session's project.")
+        ] = False,
+        across_projects: Annotated[
+            S.Flag, Field(description="Let an item's `supersedes` name another project's memory.")
+        ] = False,
     ) -> R.SavedBatch:
         """Save many memories in one call (e.g. a whole conversation's turns): writes one note in STM/ per item. Each
         item gets its own result; a refused item (too short, a secret, a supersedes ref that does not resolve) does not
         stop the others. An item with `supersedes` marks the old memories `superseded_by` it and `status: superseded`.
         Each result names its note briefly (path, id, kind, title, status): get_memory reads one in full."""
-        result = await call(lambda s: s.save_many(items, conversation, batch_id))
+        project = None if shared else current()
+        result = await call(lambda s: s.save_many(items, conversation, batch_id, project, across_projects))
         for item in result.get("results", []):  # an answer that grows with the batch: the short form
             note = item.get("note")
             if isinstance(note, dict):
@@ -187,6 +212,10 @@ def register_memory_tools(mcp: FastMCP, call: Call) -> None:
                 )
             ),
         ] = None,
+        all_projects: Annotated[
+            S.Flag,
+            Field(description="Every project's memories, not only this project's and shared ones (the default)."),
+        ] = False,
     ) -> R.SearchResult:
         """Search memories and notes by meaning and words; each hit carries path, id, title, snippet, score, status,
         created, last_used and tags. Changes nothing. Paged: `next_offset` (null at the end) is the next page's offset.
@@ -194,13 +223,15 @@ def register_memory_tools(mcp: FastMCP, call: Call) -> None:
         in time; bring one back with restore_memory(hit id). For what was said around a hit, read_thread(hit id);
         for what was saved lately without a query, recent_memories.
         `semantic` is false (with a `notice`) when only full-text search answered, e.g. while the embedding model is
-        still loading."""
+        still loading. Scoped to this session's project plus shared memories (the answer's `project`; each hit's
+        `project`, null when shared) unless all_projects=true."""
         if not query.strip():
             raise ToolError(
                 "invalid: `query` is empty; search needs words (recent_memories lists memories without a query)"
             )
         if since_days is not None and used_since is not None:
             raise ToolError("invalid: give used_since or since_days (deprecated, the same in days), not both")
+        project = current()
         return await call(
             lambda s: s.search_page(
                 query,
@@ -216,6 +247,8 @@ def register_memory_tools(mcp: FastMCP, call: Call) -> None:
                 used_since=used_since,
                 include_superseded=include_superseded,
                 include_archived=include_archived,
+                project=project,
+                all_projects=all_projects,
             )
         )
 
@@ -235,11 +268,16 @@ def register_memory_tools(mcp: FastMCP, call: Call) -> None:
                 )
             ),
         ] = "memories",
+        all_projects: Annotated[
+            S.Flag,
+            Field(description="Every project's memories, not only this project's and shared ones (the default)."),
+        ] = False,
     ) -> R.NotePage:
         """What was saved lately, newest first, without a query: "what did I say last week" (since="7d"), "what do you
         remember from today". Each memory carries status, created, last_used and tags. Paged with a total. Changes
         nothing."""
-        return await call(lambda s: s.recent(limit, offset, since, scope))
+        project = current()
+        return await call(lambda s: s.recent(limit, offset, since, scope, project, all_projects))
 
     @mcp.tool(annotations=READ)
     async def recall_context(
@@ -249,10 +287,15 @@ def register_memory_tools(mcp: FastMCP, call: Call) -> None:
         max_tokens: Annotated[
             int, Strict(), Field(ge=40, le=100_000, description="Budget (4 characters a token).")
         ] = 800,
+        all_projects: Annotated[
+            S.Flag,
+            Field(description="Every project's memories, not only this project's and shared ones (the default)."),
+        ] = False,
     ) -> R.Briefing:
         """Brief me: a briefing to start a conversation with: current memories on the topic, fading ones worth a
         mention, the strongest; packed into the budget, ending with what was left out. Changes nothing."""
-        return await call(lambda s: s.brief(topic, max_tokens))
+        project = current()
+        return await call(lambda s: s.brief(topic, max_tokens, project, all_projects))
 
     @mcp.prompt(name="recall_context", description="Start with what mnemovault knows about a topic.")
     async def recall_context_prompt(topic: str = "", max_tokens: str = "800") -> str:
@@ -260,19 +303,23 @@ def register_memory_tools(mcp: FastMCP, call: Call) -> None:
             budget = int(max_tokens)
         except ValueError:
             raise ToolError("invalid: max_tokens must be a whole number") from None
-        result = await call(lambda s: s.brief(topic or None, budget))
+        project = current()
+        result = await call(lambda s: s.brief(topic or None, budget, project))
         return "Here is what you already know from the user's memory vault:\n\n" + result["text"]
 
     @mcp.tool(annotations=MOVES)
     async def supersede_memory(
         old: Annotated[S.Ref, Field(description="The memory that no longer holds.")],
         by: Annotated[S.Ref, Field(description="The memory that replaces it.")],
+        across_projects: Annotated[
+            S.Flag, Field(description="Allow the two to be of different projects (refused otherwise).")
+        ] = False,
     ) -> R.Superseded:
         """Mark an existing memory as superseded by a newer existing one (to update a fact in one step, prefer
         save_memory with supersedes): writes `superseded_by` and `status: superseded` into the old note and `supersedes`
         into the new one, and takes the old note out of the `supersedes` list of a memory that replaced it before;
         search then returns only the newer, and the old is archived (restorable) by the next GC."""
-        return await call(lambda s: s.supersede(old, by))
+        return await call(lambda s: s.supersede(old, by, across_projects))
 
     @mcp.tool(annotations=READ)
     async def get_memory(refs: Annotated[S.Refs, Field(description="Memory ids or note paths.")]) -> list[R.ReadItem]:

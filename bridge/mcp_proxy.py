@@ -28,6 +28,7 @@ import threading
 import time
 from pathlib import Path
 from typing import Any, BinaryIO
+from urllib.parse import quote
 
 from . import mcp_manifest
 from .daemon_start import DaemonUnavailable, ensure_daemon
@@ -58,9 +59,15 @@ def _env_float(name: str, default: float) -> float:
         return default
 
 
+PROJECT_HEADER = "Mnemovault-Project"  # bridge/mcp_project.py reads it: this session's project
+
+
 class Relay:
-    def __init__(self, vault: Path, out: BinaryIO, start_daemon: bool = True):
+    def __init__(self, vault: Path, out: BinaryIO, start_daemon: bool = True, project: str | None = None):
         self.vault = vault
+        # `mcp --project NAME` ("" for shared): sent with every message, so this session keeps
+        # its project on the daemon every session shares; None: the daemon asks the client's roots
+        self.project = project
         self.out = out
         self.start_daemon = start_daemon
         # a tool call may run long (a full sync, consolidation); a dead daemon is noticed at
@@ -103,6 +110,8 @@ class Relay:
             headers["Mcp-Session-Id"] = session
         if self.protocol:
             headers["MCP-Protocol-Version"] = self.protocol
+        if self.project is not None:
+            headers[PROJECT_HEADER] = quote(self.project, safe="")
         return headers
 
     def _post(self, info: dict, session: str | None, message: Any, timeout: float):
@@ -419,13 +428,13 @@ def _short(text: str) -> str:
     return str(text)[:300]
 
 
-def run_proxy(vault: Path | str) -> None:
+def run_proxy(vault: Path | str, project: str | None = None) -> None:
     vault = Path(vault).expanduser().resolve()
     problem = not_a_vault(vault)
     if problem:  # before any daemon, lease or index: nothing is written for a wrong folder
         print(f"mnemovault mcp: {problem}", file=sys.stderr, flush=True)
         raise SystemExit(2)
-    relay = Relay(vault, sys.stdout.buffer)
+    relay = Relay(vault, sys.stdout.buffer, project=project)
     try:
         relay.serve(sys.stdin.buffer)
     finally:

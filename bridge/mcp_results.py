@@ -34,6 +34,7 @@ class Note(TypedDict):
     review_priority: NotRequired[float | None]
     state: NotRequired[str | None]
     pinned: NotRequired[bool]
+    project: NotRequired[str | None]  # null: shared by every project (docs/projects.md)
     problems: NotRequired[list[Any]]
 
 
@@ -81,6 +82,8 @@ class NotePage(TypedDict):
     total: int
     offset: int
     next_offset: int | None
+    project: NotRequired[str | None]  # the project the listing was scoped to (null: shared memories only)
+    all_projects: NotRequired[bool]
 
 
 @OPEN
@@ -126,6 +129,7 @@ class Hit(TypedDict):
     created: str | None
     last_used: str | None
     tags: list[str]
+    project: NotRequired[str | None]  # the hit's project; null: shared
     superseded_by: NotRequired[str | None]
 
 
@@ -137,6 +141,8 @@ class SearchResult(TypedDict):
     archived_matches: NotRequired[int]  # a time-bounded search told to leave the archive out: how many it left
     offset: int
     next_offset: int | None  # null: no further page (search ranks the best 200)
+    project: NotRequired[str | None]  # the project searched (with shared memories); null: shared only
+    all_projects: NotRequired[bool]
 
 
 @OPEN
@@ -246,6 +252,7 @@ class Cluster(TypedDict):
     size: int
     cohesion: float
     action: str
+    project: NotRequired[str | None]  # every member's (a cluster never spans projects)
 
 
 @OPEN
@@ -305,6 +312,8 @@ class Status(TypedDict):
     problems: NotRequired[list[Any]]
     conflicts: NotRequired[list[Any]]
     embeddings: NotRequired[dict[str, Any]]
+    projects: NotRequired[dict[str, int]]  # memories per project; "" counts the shared ones
+    project: NotRequired[str | None]  # this session's project (null: shared)
 
 
 @OPEN
@@ -326,6 +335,8 @@ class Briefing(TypedDict):
     max_tokens: int
     included: list[Any]
     left_out: int
+    project: NotRequired[str | None]  # the project briefed on (with shared memories); null: shared only
+    all_projects: NotRequired[bool]
 
 
 @OPEN

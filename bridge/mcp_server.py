@@ -20,6 +20,7 @@ from . import schemas as S
 from .errors import engine_error
 from .mcp_common import bounded_status, tool_message
 from .mcp_memory_tools import register_memory_tools
+from .mcp_project import SessionProjects, current
 from .mcp_vault_tools import register_vault_tools
 from .operations import plain
 from .version import version
@@ -32,7 +33,10 @@ alive (the one way to say "I used this"). When a new fact replaces an old one (a
 preference, a moved date), save it with supersedes=[old id]: search then returns only the
 current fact (a save answer's may_supersede lists memories it may replace). At the start of
 a conversation call recall_context(topic, max_tokens) once instead of many searches. To forget
-a memory on request, archive_memory(id) (restorable). Listings are paged: each answer has
+a memory on request, archive_memory(id) (restorable). Memories belong to the project of your
+workspace (your MCP roots): answers hold that project's memories plus shared ones and say
+which project they were scoped to; save a fact about the user rather than the project with
+shared=true. Listings are paged: each answer has
 `total` and `next_offset` (null at the end); pass offset=next_offset for the next page.
 Memories fade unless used; strong ones are promoted to long-term notes, weak ones archived
 (never deleted: search_memory(scope="archive") finds them, restore_memory brings one back)."""
@@ -63,9 +67,17 @@ class ArgumentErrors(Middleware):
             raise
 
 
-def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
+def build_mcp(get_service: Callable[[], Any], project: str | None = None) -> FastMCP:
+    """`project`: every call's project (`mcp --in-process --project`, "" for shared); None: from
+    the relay's header or the client's roots (mcp_project.py)."""
     mcp = FastMCP("mnemovault", instructions=INSTRUCTIONS, version=version(), strict_input_validation=True)
     mcp.add_middleware(ArgumentErrors())
+
+    def mapping() -> dict[str, str]:
+        svc = get_service()
+        return dict(getattr(getattr(svc, "settings", None), "projects", None) or {})
+
+    mcp.add_middleware(SessionProjects(mapping, project))  # the session's project, from the relay or the client's roots
 
     async def run(fn: Callable[[Any], Any]) -> Any:
         """`fn(service)` off the event loop, as plain JSON; engine errors raised as they are."""
@@ -115,7 +127,9 @@ def build_mcp(get_service: Callable[[], Any]) -> FastMCP:
 
     @mcp.resource("mnemovault://review", mime_type="application/json")
     async def review_resource() -> str:
-        """The review queue: memories about to be forgotten, most urgent first (the first 20)."""
-        return json.dumps(await resource(lambda s: s.review(20)), default=str)
+        """The review queue: memories about to be forgotten, most urgent first (the first 20), of the session's
+        project and shared ones."""
+        project = current()  # the session's (mcp_project.py)
+        return json.dumps(await resource(lambda s: s.review(20, project, False)), default=str)
 
     return mcp

@@ -10,13 +10,14 @@ from .mcp_notify import notify_review_changes
 from .mcp_server import build_mcp
 
 
-def run_stdio(vault: Path | None) -> None:
+def run_stdio(vault: Path | None, project: str | None = None) -> None:
+    """`project`: `--project` ("" for shared); None: each call's project comes from the client's roots."""
     with open_service(vault) as svc:
         for line in svc.recover():  # stdout is the protocol: say it on stderr
             print(f"mnemovault: journal: {line}", file=sys.stderr)
         svc.start_watcher()
         try:
-            mcp = build_mcp(lambda: svc)
+            mcp = build_mcp(lambda: svc, project)
             notify_review_changes(mcp, svc)
             mcp.run(transport="stdio", show_banner=False)
         finally:

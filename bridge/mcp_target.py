@@ -7,9 +7,22 @@ import os
 import sys
 
 
+def proxy_project(argv: list[str]) -> str | None:
+    """The `--project NAME` of an `mcp` call ("" for shared); None when not given."""
+    project = None
+    rest = list(argv[1:])
+    while rest:
+        arg = rest.pop(0)
+        if arg == "--project" and rest:
+            project = rest.pop(0)
+        elif arg.startswith("--project="):
+            project = arg.split("=", 1)[1]
+    return project
+
+
 def proxy_vault(argv: list[str]) -> str | None:
-    """The vault of a plain `mcp [--vault V]` call; None when the full CLI must handle it
-    (--in-process, --help, anything else, no vault, MNEMOVAULT_NO_DAEMON)."""
+    """The vault of a plain `mcp [--vault V] [--project P]` call; None when the full CLI must
+    handle it (--in-process, --help, anything else, no vault, MNEMOVAULT_NO_DAEMON)."""
     if not argv or argv[0] != "mcp" or os.environ.get("MNEMOVAULT_NO_DAEMON"):
         return None
     vault = os.environ.get("MNEMOVAULT_VAULT") or None
@@ -20,6 +33,10 @@ def proxy_vault(argv: list[str]) -> str | None:
             vault = rest.pop(0)
         elif arg.startswith("--vault="):
             vault = arg.split("=", 1)[1]
+        elif arg == "--project" and rest:
+            rest.pop(0)  # proxy_project reads it
+        elif arg.startswith("--project="):
+            pass
         else:
             return None
     if not vault or not os.path.isdir(os.path.expanduser(vault)):
@@ -35,7 +52,7 @@ def relay(argv: list[str]) -> bool:
     from .mcp_proxy import run_proxy
 
     try:
-        run_proxy(vault)
+        run_proxy(vault, proxy_project(argv))
     except KeyboardInterrupt:
         sys.exit(130)
     return True

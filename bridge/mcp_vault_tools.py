@@ -17,6 +17,7 @@ from vault_sync.secret_gate import check_fields
 from . import mcp_results as R
 from . import schemas as S
 from .mcp_common import MOVES, READ, Call, bounded_status, hints
+from .mcp_project import current
 
 Ref = S.Ref
 
@@ -28,10 +29,14 @@ def register_vault_tools(mcp: FastMCP, call: Call) -> None:
     async def review_queue(
         limit: Annotated[int, Strict(), Field(ge=1, le=L.MAX_LIMIT, description="Most memories in this page.")] = 20,
         offset: Annotated[S.Offset, Field(description="Skip this many (the next page: the answer's next_offset).")] = 0,
+        all_projects: Annotated[
+            S.Flag, Field(description="Every project's, not only this project's and shared ones (the default).")
+        ] = False,
     ) -> R.NotePage:
         """Memories about to be forgotten, most urgent first (paged, with a total): mention them if relevant so they
         stay alive. Each carries status, created, last_used and tags. Changes nothing."""
-        return await call(lambda s: s.review_page(limit, offset))
+        project = current()
+        return await call(lambda s: s.review_page(limit, offset, project, all_projects))
 
     @mcp.tool(annotations=MOVES)
     async def promote_memory(
@@ -143,10 +148,17 @@ def register_vault_tools(mcp: FastMCP, call: Call) -> None:
             S.Offset, Field(description="Skip this many groups (the next page: the answer's next_offset).")
         ] = 0,
         limit: Annotated[int, Strict(), Field(ge=1, le=L.MAX_LIMIT, description="Most groups in this page.")] = 20,
+        all_projects: Annotated[
+            S.Flag, Field(description="Every project's memories (a group still never spans two projects).")
+        ] = False,
     ) -> R.ClusterPage:
         """Groups of similar short-term memories, with a suggested action for each (paged, with a total).
         Changes nothing; needs embeddings."""
-        return cast(R.ClusterPage, page(await call(lambda s: s.cluster(threshold)), offset, limit))
+        project = current()
+        found = await call(lambda s: s.cluster(threshold, project, all_projects))
+        out = page(found, offset, limit)
+        out.update(project=project, all_projects=all_projects)
+        return cast(R.ClusterPage, out)
 
     @mcp.tool(annotations=MOVES)
     async def consolidate_memories(
@@ -172,7 +184,9 @@ def register_vault_tools(mcp: FastMCP, call: Call) -> None:
     async def status() -> R.Status:
         """Counts by kind and status, problems found (the first 100; `*_total` counts them all), conflicts, index and
         embedding health. Changes nothing."""
-        return cast(R.Status, bounded_status(await call(lambda s: s.status())))
+        result = bounded_status(await call(lambda s: s.status()))
+        result["project"] = current()
+        return cast(R.Status, result)
 
     @mcp.tool(annotations=hints(idempotent=True))
     async def sync(

@@ -155,6 +155,10 @@ def render_search(r: dict) -> None:
 
     if r.get("notice"):
         console.print(f"[yellow]{escape(r['notice'])}[/]")
+    if r.get("all_projects"):
+        console.print("every project", markup=False, highlight=False)
+    elif r.get("project"):
+        console.print(f"project {r['project']} and shared memories", markup=False, highlight=False)
     for i, hit in enumerate(r["results"], 1):
         mark = " \\[review]" if hit.get("review") else ""
         if hit.get("status") == "archived":
@@ -162,6 +166,7 @@ def render_search(r: dict) -> None:
         console.print(f"{i:2}. [bold]{escape(hit['title'])}[/] ({escape(hit['path'])}) {hit['score']:.3f}{mark}")
         facts = [
             f"id {hit['id']}" if hit.get("id") else "",
+            f"project {hit['project']}" if hit.get("project") else "",
             hit.get("status") or "",
             f"created {hit['created']}" if hit.get("created") else "",
             f"last used {hit['last_used']}" if hit.get("last_used") else "",

@@ -36,6 +36,8 @@ Tags = Annotated[list[Tag], Strict(), Field(max_length=L.MAX_TAGS)]
 Text = Annotated[str, Strict(), Field(max_length=L.MAX_TEXT_CHARS)]
 Title = Annotated[str, Strict(), Field(min_length=1, max_length=L.MAX_TITLE_CHARS)]
 Query = Annotated[str, Strict(), Field(max_length=L.MAX_QUERY_CHARS)]
+# a project's name (docs/projects.md); "" or null: shared memories only
+Project = Annotated[str, Strict(), Field(max_length=100)]
 RelationType = Annotated[str, Strict(), Field(min_length=1, max_length=L.MAX_RELATION_CHARS)]
 Strength = Annotated[float, Field(ge=0.0, le=2.0, allow_inf_nan=False)]
 Limit = Annotated[int, Strict(), Field(ge=1, le=L.MAX_LIMIT)]
@@ -81,16 +83,21 @@ class SaveArgs(Args):
     title: Title | None = None
     strength: Strength = 1.0
     supersedes: Refs | None = None
+    project: Project | None = None
+    across_projects: Flag = False
 
 
 class BriefArgs(Args):
     topic: Query | None = None
     max_tokens: Annotated[int, Strict(), Field(ge=40, le=100_000)] = 800
+    project: Project | None = None
+    all_projects: Flag = False
 
 
 class SupersedeArgs(Args):
     old: Ref
     by: Ref
+    across_projects: Flag = False
 
 
 class TouchArgs(Args):
@@ -105,6 +112,8 @@ class ObserveArgs(Args):
 
 class ReviewArgs(Args):
     limit: Limit = 20
+    project: Project | None = None
+    all_projects: Flag = True  # the person's own queue: every project's unless narrowed
 
 
 class PromoteArgs(Args):
@@ -154,6 +163,8 @@ class SearchArgs(Args):
     used_since: When | None = None
     include_superseded: Flag = False
     include_archived: Flag | None = None  # None: only a time-bounded search looks into the archive
+    project: Project | None = None
+    all_projects: Flag = False
 
 
 class RecentArgs(Args):
@@ -161,10 +172,14 @@ class RecentArgs(Args):
     offset: Offset = 0
     since: When | None = None
     scope: Literal["memories", "stm", "ltm", "archive", "all"] = "memories"
+    project: Project | None = None
+    all_projects: Flag = False
 
 
 class ClusterArgs(Args):
     threshold: Threshold = 0.83
+    project: Project | None = None
+    all_projects: Flag = False
 
 
 class ConsolidateArgs(Args):
@@ -310,6 +325,7 @@ class GcBody(Args):
 class ReviewQuery(Args):
     limit: Limit = 20
     offset: Offset = 0
+    project: Project | None = None  # the plugin's filter; without it, every project's
 
 
 class SearchQuery(Args):
@@ -322,6 +338,7 @@ class SearchQuery(Args):
     used_since: When | None = None
     include_superseded: Flag = False
     include_archived: Flag | None = None
+    project: Project | None = None  # without it, every project's
 
 
 class RelatedQuery(Args):

@@ -33,6 +33,8 @@ def _isolated_dirs(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("MNEMOVAULT_CONFIG_DIR", str(base / "config"))
     monkeypatch.setenv("MNEMOVAULT_LOG_DIR", str(base / "logs"))
     monkeypatch.setenv("MNEMOVAULT_EMBEDDINGS", "false")
+    # the CLI's project is otherwise the current folder's (the repository's): shared, as before projects
+    monkeypatch.setenv("MNEMOVAULT_PROJECT", "")
 
 
 @pytest.fixture

@@ -37,6 +37,7 @@ def child_env(home: Path | None = None, **extra) -> dict[str, str]:
             "PYTHONPATH": str(ROOT),
             "PYTHONUNBUFFERED": "1",
             "MNEMOVAULT_EMBEDDINGS": "false",
+            "MNEMOVAULT_PROJECT": "",  # a CLI child's project: shared, not the repository folder's
             "HF_HUB_OFFLINE": "1",
             "TRANSFORMERS_OFFLINE": "1",
             "FASTMCP_SHOW_SERVER_BANNER": "false",

@@ -17,6 +17,7 @@ from . import links as linkmod
 from .dates import parse_datetime
 from .fmblock import UnclosedFrontmatter, YamlProblem, find_block, load_frontmatter
 from .limits import MAX_STRENGTH, MIN_STRENGTH
+from .projects import read_project
 
 OWNED_KEYS = (
     "id",
@@ -60,6 +61,7 @@ class Fields:
     related: list[str] = field(default_factory=list)
     pinned: bool = False
     aliases: list[str] = field(default_factory=list)
+    project: str | None = None  # a person's key: None is shared (projects.py)
 
 
 @dataclass
@@ -320,6 +322,9 @@ def read_fields(fm: dict[str, Any], problems: list[Problem]) -> Fields:
             problems.append(Problem(f"status: {_show(status)} is not one of {', '.join(STATUSES)}"))
     pinned = fm.get("pinned")
     f.pinned = pinned is True or (isinstance(pinned, str) and pinned.strip().lower() in ("true", "yes"))
+    f.project, problem = read_project(fm.get("project"))
+    if problem:
+        problems.append(Problem(problem, blocking=False))
     return f
 
 

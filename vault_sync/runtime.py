@@ -44,6 +44,8 @@ class Runtime:
         # on use (ops/sweep_memo.py, ops/brief.py): a new engine starts without them
         self.quiet_sweep: Any = None  # ops/sweep_memo.Quiet
         self.brief_inputs: Any = None  # ops/brief.BriefInputs
+        # (index signature, project name folded) -> rowids of other projects' notes as a mask: search/hybrid.py
+        self.project_masks: dict[Any, Any] = {}
         # (index signature, supersession successors, loops): lookups.py
         self.supersession: tuple[Any, dict[str, set[str]], list[list[str]]] | None = None
 
@@ -66,6 +68,11 @@ class Runtime:
     def keep_quiet_sweep(self, memo: Any) -> None:
         """What the last sweep that changed nothing found (None: forget it)."""
         self.quiet_sweep = memo
+
+    def keep_project_mask(self, key: Any, mask: Any) -> None:
+        """A project's mask for one index state; masks of older states are dropped."""
+        self.project_masks = {k: v for k, v in self.project_masks.items() if k[0] == key[0]}
+        self.project_masks[key] = mask
 
     def keep_brief_inputs(self, inputs: Any) -> None:
         """The brief's memories sorted two ways, for the index state they were read at."""

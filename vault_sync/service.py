@@ -34,6 +34,7 @@ from .ops import status as status_op
 from .ops import supersede as supersede_op
 from .ops import sweep as sweep_op
 from .ops import touch as touch_op
+from .projects import scope_of
 from .search import semantic
 from .settings import Settings
 
@@ -167,30 +168,40 @@ class MemoryService(EngineView):
         title: str | None = None,
         strength: float = 1.0,
         supersedes: list[str] | None = None,
+        project: str | None = None,
+        across_projects: bool = False,
     ) -> dict[str, Any]:
+        """A new memory filed under `project` (None: shared)."""
         with self.writes.operation():
-            return save_op.save(self.engine, text, tags, title, strength, supersedes)
+            return save_op.save(self.engine, text, tags, title, strength, supersedes, project, across_projects)
 
-    def brief(self, topic: str | None = None, max_tokens: int = 800) -> dict[str, Any]:
-        """What an assistant should know, within a token budget (vault_sync.ops.brief)."""
+    def brief(
+        self, topic: str | None = None, max_tokens: int = 800, project: str | None = None, all_projects: bool = False
+    ) -> dict[str, Any]:
+        """What an assistant should know, within a token budget (vault_sync.ops.brief), of `project` and shared."""
         from .ops.brief import brief
 
-        return brief(self.engine, topic, max_tokens)
+        return brief(self.engine, topic, max_tokens, project, all_projects)
 
-    def supersede(self, old: str, by: str) -> dict[str, Any]:
-        """Mark memory `old` as superseded by `by` (vault_sync.ops.supersede)."""
+    def supersede(self, old: str, by: str, across_projects: bool = False) -> dict[str, Any]:
+        """Mark memory `old` as superseded by `by` (vault_sync.ops.supersede); across projects only when asked."""
         with self.writes.operation():
-            return supersede_op.supersede(self.engine, old, by)
+            return supersede_op.supersede(self.engine, old, by, across_projects)
 
     def save_many(
-        self, items: list[Any], conversation: str | None = None, batch_id: str | None = None
+        self,
+        items: list[Any],
+        conversation: str | None = None,
+        batch_id: str | None = None,
+        project: str | None = None,
+        across_projects: bool = False,
     ) -> dict[str, Any]:
         """Many memories in one call (vault_sync.ops.save_batch): one model call, one index sync;
         with a `batch_id`, a retry of the same batch adds nothing twice."""
         from .ops.save_batch import save_many
 
         with self.writes.operation():
-            return save_many(self.engine, items, conversation, batch_id)
+            return save_many(self.engine, items, conversation, batch_id, project, across_projects)
 
     def save_said(
         self,
@@ -201,12 +212,16 @@ class MemoryService(EngineView):
         conversation: str | None = None,
         said_at: Any = None,
         supersedes: list[str] | None = None,
+        project: str | None = None,
+        across_projects: bool = False,
     ) -> dict[str, Any]:
         """save() with optional conversation id and said_at time (frontmatter keys)."""
         from .ops.save_batch import save_said
 
         with self.writes.operation():
-            return save_said(self.engine, text, tags, title, strength, conversation, said_at, supersedes)
+            return save_said(
+                self.engine, text, tags, title, strength, conversation, said_at, supersedes, project, across_projects
+            )
 
     def create_memory(
         self,
@@ -218,9 +233,12 @@ class MemoryService(EngineView):
         created: Any = None,
         last_used: Any = None,
         extra: dict[str, Any] | None = None,
+        project: str | None = None,
     ) -> dict[str, Any]:
         with self.writes.operation():
-            return save_op.create_memory(self.engine, text, tags, title, strength, use_count, created, last_used, extra)
+            return save_op.create_memory(
+                self.engine, text, tags, title, strength, use_count, created, last_used, extra, project=project
+            )
 
     def import_memories(
         self,
@@ -229,13 +247,14 @@ class MemoryService(EngineView):
         dry_run: bool = False,
         tag: str | None = None,
         progress: Callable[..., None] | None = None,
+        project: str | None = None,
     ) -> dict[str, Any]:
-        """Import a file or folder from another memory tool (vault_sync.transfer)."""
+        """Import a file or folder from another memory tool (vault_sync.transfer), filed under `project`."""
         from .secret_gate import shown
         from .transfer import import_path
 
         with self.writes.operation():
-            result = import_path(self.engine, fmt, path, dry_run, tag, progress)
+            result = import_path(self.engine, fmt, path, dry_run, tag, progress, project)
         for item in result.get("refusals", []):  # ids and places come from the source: printed only filtered
             item.update({k: shown(item[k]) for k in ("id", "where") if k in item})
         return result
@@ -254,19 +273,28 @@ class MemoryService(EngineView):
         with self.writes.operation():
             return touch_op.observe(self.engine, refs, context_tags)
 
-    def review(self, limit: int = 20) -> list[dict[str, Any]]:
-        return lifecycle.review(self.engine, limit)
+    def review(self, limit: int = 20, project: str | None = None, all_projects: bool = True) -> list[dict[str, Any]]:
+        """The review queue (every project's unless narrowed: the person's own queue)."""
+        return lifecycle.review(self.engine, limit, scope_of(project, all_projects))
 
-    def review_page(self, limit: int = 20, offset: int = 0) -> dict[str, Any]:
-        return listings.review_page(self.engine, limit, offset)
+    def review_page(
+        self, limit: int = 20, offset: int = 0, project: str | None = None, all_projects: bool = False
+    ) -> dict[str, Any]:
+        return listings.review_page(self.engine, limit, offset, scope_of(project, all_projects))
 
     def next_review_due(self) -> str | None:
         return listings.next_review_due(self.engine)
 
     def recent(
-        self, limit: int = 20, offset: int = 0, since: str | None = None, scope: str = "memories"
+        self,
+        limit: int = 20,
+        offset: int = 0,
+        since: str | None = None,
+        scope: str = "memories",
+        project: str | None = None,
+        all_projects: bool = False,
     ) -> dict[str, Any]:
-        return listings.recent(self.engine, limit, offset, since, scope)
+        return listings.recent(self.engine, limit, offset, since, scope, scope_of(project, all_projects))
 
     def promote(self, ref: str, dry_run: bool = False) -> dict[str, Any]:
         with self.writes.operation():
@@ -345,10 +373,13 @@ class MemoryService(EngineView):
         used_since: str | None = None,
         include_superseded: bool = False,
         include_archived: bool | None = None,
+        project: str | None = None,
+        all_projects: bool = False,
     ) -> dict[str, Any]:
         """`since`/`until` bound when a memory was created, `used_since` its last use: ISO dates
         or durations back from now (7d); applied before ranking. Archived memories are searched
-        with scope `archive`, `include_archived`, and (unless it is false) by a time-bounded search."""
+        with scope `archive`, `include_archived`, and (unless it is false) by a time-bounded search.
+        `project`'s memories and shared ones (shared only when None), or every one with `all_projects`."""
         from .search.hybrid import checked
 
         return checked(
@@ -365,6 +396,8 @@ class MemoryService(EngineView):
             used_since=used_since,
             include_superseded=include_superseded,
             include_archived=include_archived,
+            project=project,
+            all_projects=all_projects,
         )
 
     def search_page(self, query: str, limit: int = 10, offset: int = 0, **filters: Any) -> dict[str, Any]:
@@ -380,10 +413,13 @@ class MemoryService(EngineView):
         still loading: a promotion does not wait for it)."""
         return semantic.neighbours(self.engine, row, limit)
 
-    def cluster(self, threshold: float = 0.83) -> list[dict[str, Any]]:
+    def cluster(
+        self, threshold: float = 0.83, project: str | None = None, all_projects: bool = False
+    ) -> list[dict[str, Any]]:
+        """Clusters of `project`'s memories and shared ones (all with `all_projects`), never across projects."""
         from .search.cluster import cluster
 
-        return cluster(self.engine, threshold)
+        return cluster(self.engine, threshold, project, all_projects)
 
     def consolidate(self, ids: list[str], apply: bool = False, leave_held: bool = False) -> dict[str, Any]:
         """`leave_held`: a job's consolidation leaves out the note open in the editor."""

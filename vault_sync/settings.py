@@ -66,6 +66,11 @@ class Settings(BaseSettings):
     embedding_model: str = DEFAULT_MODEL
     embedding_batch_size: int = Field(32, ge=1)
 
+    # folder (a path, a glob, or a bare folder name) -> project name ("" = shared): the
+    # `[projects]` table of config.toml; an unmapped folder is a project of its own name
+    # (vault_sync/projects.py, docs/projects.md)
+    projects: dict[str, str] = Field(default={})
+
     @model_validator(mode="after")
     def _check(self) -> "Settings":
         if self.danger_zone_min >= self.danger_zone_max:
@@ -141,6 +146,7 @@ VAULT_SETTINGS = frozenset(
         "score_refresh_hours",
         "auto_promote",
         "auto_gc",
+        "projects",  # names only: which folder is which project
     }
 )
 
@@ -153,7 +159,11 @@ def _read_toml(path: Path) -> dict[str, Any]:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise SettingsError(f"{path}: not valid TOML ({exc})") from exc
     section = data.get("mnemovault", data)
-    return section if isinstance(section, dict) else data
+    if not isinstance(section, dict):
+        return data
+    if section is not data and isinstance(data.get("projects"), dict) and "projects" not in section:
+        section = {**section, "projects": data["projects"]}  # a top-level [projects] beside [mnemovault]
+    return section
 
 
 def user_config_file() -> Path:

@@ -66,5 +66,6 @@ def note_view(
         else 0.0,
         "state": row_state(params, row, now),
         "pinned": bool(row["pinned"]),
+        "project": row["project"],
         "problems": problems,
     }

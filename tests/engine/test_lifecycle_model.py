@@ -51,6 +51,7 @@ ENGINE_KEYS = set(OWNED_KEYS) | {"archive_reason", "merged_into", "merged_from",
 MEMORY_FOLDERS = ("STM", "LTM", "Archive")
 TOPICS = ("Train", "Dentist", "Budget", "Garden")  # shared titles: names collide on purpose
 PERSON_FOLDERS = ("Projects", "Areas")
+PROJECTS = (None, "atlas", "borealis")  # None: shared (docs/projects.md)
 _KEY_LINE = re.compile(r"^([A-Za-z_][\w-]*)\s*:")
 _WIKI = re.compile(r"\[\[[^\[\]\n]*\]\]")
 _MDLINK = re.compile(r"\]\((<[^<>\n]*>|[^()\s]*)\)")
@@ -123,6 +124,9 @@ class LifecycleMachine(RuleBasedStateMachine):
         self.person: dict[str, str] = {}  # note key (memory id or path) -> masked bytes the person owns
         self.restored: set[str] = set()
         self.imports: list[Path] = []
+        # memory id -> the project it must still have: only a save, a merge of one project's
+        # memories or the person's own edit of the key decides it (no operation moves it)
+        self.project: dict[str, str | None] = {}
         self._disk: dict[str, tuple[bytes, Any]] | None = None
 
     def teardown(self):
@@ -219,13 +223,14 @@ class LifecycleMachine(RuleBasedStateMachine):
         self.n += 1
         return f"mvq{self.n}z"
 
-    def remember_new(self, word: str) -> None:
-        """Record the id of the memory that carries `word` (a save or an import made it)."""
+    def remember_new(self, word: str, project: str | None = None) -> None:
+        """Record the id of the memory that carries `word` (a save or an import made it), filed under `project`."""
         for rel, (data, note) in self.disk().items():
             if word.encode() in data:
                 mid = note.fields.id
                 if mid and mid not in self.token:
                     self.token[mid] = word
+                    self.project[mid] = project
 
     def text(self, word: str, data) -> str:
         text = f"{data.draw(st.sampled_from(TOPICS))} detail {word}."
@@ -236,30 +241,44 @@ class LifecycleMachine(RuleBasedStateMachine):
                 text += f" See [[{row['path'].rsplit('/', 1)[-1][:-3]}]]."
         return text
 
-    @rule(data=st.data(), titled=st.booleans())
-    def save(self, data, titled):
+    def current_project(self, mid: str) -> str | None:
+        rel = self.path_of(mid)
+        return self.disk()[rel][1].fields.project if rel else None
+
+    @rule(data=st.data(), titled=st.booleans(), project=st.sampled_from(PROJECTS))
+    def save(self, data, titled, project):
         word = self.new_word()
         title = data.draw(st.sampled_from(TOPICS)) if titled else None
         self.engine(
-            self.svc.save, self.text(word, data), tags=[data.draw(st.sampled_from(["home", "work"]))], title=title
+            self.svc.save,
+            self.text(word, data),
+            tags=[data.draw(st.sampled_from(["home", "work"]))],
+            title=title,
+            project=project,
         )
-        self.remember_new(word)
+        self.remember_new(word, project)
 
     @precondition(lambda self: self.token)
-    @rule(data=st.data())
-    def save_superseding(self, data):
+    @rule(data=st.data(), project=st.sampled_from(PROJECTS), across=st.booleans())
+    def save_superseding(self, data, project, across):
         old = data.draw(st.sampled_from(list(self.token)))
         word = self.new_word()
-        result = self.engine(self.svc.save, self.text(word, data), supersedes=[old])
-        self.remember_new(word)
+        theirs = self.current_project(old)
+        result = self.engine(
+            self.svc.save, self.text(word, data), supersedes=[old], project=project, across_projects=across
+        )
+        self.remember_new(word, project)
         if result and result.get("superseded"):
+            assert across or (theirs or "") == (project or ""), "superseded across projects without being asked"
             self.mark_stale(old)
 
     @precondition(lambda self: len(self.token) >= 2)
-    @rule(data=st.data())
-    def supersede(self, data):
+    @rule(data=st.data(), across=st.booleans())
+    def supersede(self, data, across):
         old, by = data.draw(st.lists(st.sampled_from(list(self.token)), min_size=2, max_size=2, unique=True))
-        if self.engine(self.svc.supersede, old, by) is not None:
+        mixed = (self.current_project(old) or "") != (self.current_project(by) or "")
+        if self.engine(self.svc.supersede, old, by, across_projects=across) is not None:
+            assert across or not mixed, "superseded across projects without being asked"
             self.mark_stale(old)
 
     def mark_stale(self, mid: str) -> None:
@@ -297,10 +316,13 @@ class LifecycleMachine(RuleBasedStateMachine):
         if old and not set(members) & set(old):
             members[0] = data.draw(st.sampled_from(old))
             members = list(dict.fromkeys(members))
+        projects = {self.current_project(m) or "" for m in members}
         result = self.engine(self.svc.consolidate, members, apply=True)
         if result and result.get("note"):
+            assert len(projects) == 1, f"consolidation merged memories of projects {projects}"
             new = result["note"]["id"]
             self.token[new] = None
+            self.project[new] = projects.pop() or None
             for said in self.stale.values():  # merging a note that already said it says it again
                 if said & set(members):
                     said.add(new)
@@ -453,7 +475,7 @@ class LifecycleMachine(RuleBasedStateMachine):
         self.person_wrote([rel])
 
     @precondition(lambda self: self.token or self.person)
-    @rule(data=st.data(), how=st.sampled_from(["body", "key", "comment", "tags", "pinned"]))
+    @rule(data=st.data(), how=st.sampled_from(["body", "key", "comment", "tags", "pinned", "project"]))
     def person_edit(self, data, how):
         key = data.draw(st.sampled_from(list(dict.fromkeys([*self.token, *self.person]))))
         rel = self.path_of(key)
@@ -473,9 +495,12 @@ class LifecycleMachine(RuleBasedStateMachine):
                 "comment": f"# the person's comment {self.n}",
                 "tags": "tags: [home, mine]",
                 "pinned": "pinned: true",
+                "project": f"project: {data.draw(st.sampled_from(PROJECTS[1:]))}",
             }[how]
-            if how in ("tags", "pinned"):  # an input key: the person sets it anew
+            if how in ("tags", "pinned", "project"):  # an input key: the person sets it anew
                 lines = without_key(lines, how)
+            if how == "project" and key in self.project:  # the person moves the memory: the one way it moves
+                self.project[key] = extra.split(": ", 1)[1]
             lines.insert(len(lines) - 1, extra)  # before the closing ---
             head = nl.join(lines) + nl
         new = (head + body).encode("utf-8")
@@ -535,9 +560,9 @@ class LifecycleMachine(RuleBasedStateMachine):
                     assert not bad, f"{where} answers with {rel}, which holds superseded fact(s) {bad}"
 
         for word in sorted(self.stale):
-            for hit in self.svc.search(word, limit=50)["results"]:
+            for hit in self.svc.search(word, limit=50, all_projects=True)["results"]:
                 check(f"search {word!r}", hit["id"], hit["path"])
-            for inc in self.svc.brief(word)["included"]:
+            for inc in self.svc.brief(word, all_projects=True)["included"]:
                 check(f"brief {word!r}", inc["id"], inc["path"])
         for item in self.svc.review(limit=100):
             check("review", item["id"], item["path"])
@@ -557,8 +582,23 @@ class LifecycleMachine(RuleBasedStateMachine):
             if not words:
                 continue
             # the archive's own search shows replaced facts too (docs/bridge-api.md)
-            hits = self.svc.search(words[0], scope="archive", limit=50)["results"]
+            hits = self.svc.search(words[0], scope="archive", limit=50, all_projects=True)["results"]
             assert mid in {h["id"] for h in hits}, f"archived {rel} not found by an archive search for {words[0]!r}"
+
+    @invariant()
+    def projects_stay(self):
+        """No operation moves a memory to another project; each project's search and briefing
+        hold its memories and shared ones only."""
+        for mid, want in self.project.items():
+            rel = self.path_of(mid)
+            if rel is None:
+                continue
+            got = self.disk()[rel][1].fields.project
+            assert (got or "") == (want or ""), f"{rel} moved from project {want!r} to {got!r}"
+        for word in sorted({w for w in self.token.values() if w})[:3]:
+            for project in PROJECTS:
+                for hit in self.svc.search(word, limit=50, project=project)["results"]:
+                    assert hit["project"] in (project, None), f"search in {project!r} answers with {hit['path']}"
 
     @invariant()
     def index_equals_rebuild(self):

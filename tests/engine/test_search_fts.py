@@ -31,6 +31,7 @@ RESULT_KEYS = {
     "created",
     "last_used",
     "tags",
+    "project",  # None: shared (docs/projects.md)
 }
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass, field
 
+from ..projects import ProjectScope
 from .fragments import SUPERSEDED_SQL, marks
 
 
@@ -27,6 +28,8 @@ class Filters:
     used_from: tuple[str, int] | None = None
     exclude_superseded: bool = False
     superseded_exempt: tuple[int, ...] = ()  # marked, but members of a hand-written loop: current
+    # the current project plus shared notes (projects.py); None: every note (or no note has a project)
+    projects: ProjectScope | None = None
 
     @property
     def timed(self) -> bool:
@@ -35,6 +38,15 @@ class Filters:
 
     @property
     def narrow(self) -> bool:
+        return self.narrow_besides_projects or self.scoped
+
+    @property
+    def scoped(self) -> bool:
+        """Keeps to a project (and shared notes)."""
+        return self.projects is not None and self.projects.narrows
+
+    @property
+    def narrow_besides_projects(self) -> bool:
         return bool(
             self.tags
             or self.status
@@ -79,6 +91,10 @@ class Filters:
             exempt = f" OR {alias}.rowid IN ({marks(len(self.superseded_exempt))})" if self.superseded_exempt else ""
             parts.append(f"({alias}.rowid NOT IN {SUPERSEDED_SQL}{exempt})")
             params += list(self.superseded_exempt)
+        if self.projects is not None and self.projects.narrows:
+            where, args = self.projects.sql(alias)
+            parts.append(where)
+            params += args
         return " AND ".join(parts), params
 
 
@@ -91,18 +107,27 @@ def ranked(
 ) -> list[tuple[int, float]]:
     """(rowid, bm25 rank: lower is better) of the best matches of an FTS5 expression in scope."""
     bm25 = f"bm25(fts, {', '.join(map(str, weights))})"
-    if not filters.narrow:
-        # the common case: rank without a join (faster), then drop the kinds out of scope
+    if not filters.narrow_besides_projects:
+        # the common case: rank without a join (faster), then drop the kinds (and other projects) out of scope
+        wide = limit * (3 if filters.scoped else 2)
         rows = db.execute(
-            f"SELECT rowid, {bm25} AS rank FROM fts WHERE fts MATCH ? ORDER BY rank LIMIT ?", (expr, limit * 2)
+            f"SELECT rowid, {bm25} AS rank FROM fts WHERE fts MATCH ? ORDER BY rank LIMIT ?", (expr, wide)
         ).fetchall()
-        kinds = dict(
-            db.execute(
-                f"SELECT rowid, kind FROM notes WHERE rowid IN ({marks(len(rows))})", tuple(r[0] for r in rows)
-            ).fetchall()
-        )
-        kept = [(int(r[0]), float(r[1])) for r in rows if kinds.get(r[0]) in filters.kinds][:limit]
-        if len(kept) == limit or len(rows) < limit * 2:
+        scope = filters.projects if filters.scoped else None
+        found = {
+            r[0]: (r[1], r[2])
+            for r in db.execute(
+                f"SELECT rowid, kind, project FROM notes WHERE rowid IN ({marks(len(rows))})",
+                tuple(r[0] for r in rows),
+            )
+        }
+        kept = []
+        for r in rows:
+            kind, project = found.get(r[0], (None, None))
+            if kind in filters.kinds and (scope is None or scope.admits(project)):
+                kept.append((int(r[0]), float(r[1])))
+        kept = kept[:limit]
+        if len(kept) == limit or len(rows) < wide:
             return kept
         # too many out of scope: ask with the filter
     where, params = filters.sql("n")

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from .fragments import SUPERSEDED_BY, SUPERSEDED_SQL, SUPERSEDES, in_chunks, marks
 
 if TYPE_CHECKING:
+    from ..projects import ProjectScope
     from .fulltext import Filters
     from .store import IndexStore
 
@@ -58,10 +59,14 @@ def sweep_rows(store: "IndexStore") -> Rows:
     )
 
 
-def memory_with_body_hash(store: "IndexStore", body_hash: str) -> sqlite3.Row | None:
-    """A memory (STM or LTM) whose normalized body hash is this one."""
+def memory_with_body_hash(
+    store: "IndexStore", body_hash: str, scope: "ProjectScope | None" = None
+) -> sqlite3.Row | None:
+    """A memory (STM or LTM) whose normalized body hash is this one, within `scope` (projects.py)."""
+    where, params = scope.sql("notes") if scope is not None else ("1", [])
     for row in store.query(
-        "SELECT rowid, path, kind FROM notes WHERE body_hash = ? AND kind IN ('stm', 'ltm')", (body_hash,)
+        f"SELECT rowid, path, kind, project FROM notes WHERE body_hash = ? AND kind IN ('stm', 'ltm') AND {where}",
+        (body_hash, *params),
     ):
         return row
     return None
@@ -103,7 +108,7 @@ def paths_by_rowid(store: "IndexStore", rowids: list[int]) -> dict[int, str]:
 def clusterable_stm_rows(store: "IndexStore") -> Rows:
     """STM memories still in play (not archived nor promoted), by path: what clustering groups."""
     return store.query(
-        "SELECT rowid, path, id, title, content_hash FROM notes "
+        "SELECT rowid, path, id, title, content_hash, project FROM notes "
         "WHERE kind = 'stm' AND coalesce(status, 'active') NOT IN ('archived', 'promoted') ORDER BY path"
     )
 
@@ -304,6 +309,27 @@ def distinct_contents(store: "IndexStore") -> int:
     return _count(store, "SELECT count(DISTINCT content_hash) FROM notes")
 
 
+def rowids_outside(store: "IndexStore", scope: "ProjectScope") -> list[int]:
+    """Rowids of the notes another project holds (outside `scope`): keyed notes only, through
+    the index of keyed notes."""
+    if not scope.narrows:
+        return []
+    if scope.name is None:
+        return [r[0] for r in store.query("SELECT rowid FROM notes WHERE project IS NOT NULL")]
+    return [
+        r[0]
+        for r in store.query(
+            "SELECT rowid FROM notes WHERE project IS NOT NULL AND project != ? COLLATE NOCASE", (scope.name,)
+        )
+    ]
+
+
+def paths_outside(store: "IndexStore", scope: "ProjectScope") -> set[str]:
+    """Paths of the notes another project holds (outside `scope`)."""
+    where, params = scope.sql("notes")
+    return {r[0] for r in store.query(f"SELECT path FROM notes WHERE NOT ({where})", tuple(params))}
+
+
 def memories_sharing_tags(store: "IndexStore", tags: list[str], rowid: int, limit: int) -> Rows:
     """Memories (STM, LTM) sharing any of `tags` with note `rowid`, most shared first; each
     row carries `shared`, the number of tags in common."""
@@ -395,6 +421,22 @@ def superseded_paths(store: "IndexStore") -> set[str]:
     return {r[0] for r in store.query(f"SELECT path FROM notes WHERE rowid IN {SUPERSEDED_SQL}")}
 
 
+def any_project(store: "IndexStore") -> bool:
+    """Whether any note is filed under a project (without one, scoping filters nothing)."""
+    row = store.one("SELECT EXISTS (SELECT 1 FROM notes WHERE project IS NOT NULL)")
+    return row is not None and row[0] == 1
+
+
+def project_counts(store: "IndexStore") -> dict[str | None, int]:
+    """Memories (STM, LTM, archive) per project, None for shared ones."""
+    return {
+        r[0]: int(r[1])
+        for r in store.query(
+            "SELECT project, count(*) FROM notes WHERE kind != 'note' GROUP BY project COLLATE NOCASE ORDER BY project"
+        )
+    }
+
+
 def any_superseded(store: "IndexStore") -> bool:
     """Whether search needs the superseded filter at all (most vaults have none)."""
     row = store.one(
@@ -405,7 +447,7 @@ def any_superseded(store: "IndexStore") -> bool:
 
 
 def current_memory_scores(store: "IndexStore", exempt: list[int] | None = None) -> list[tuple[Any, ...]]:
-    """(rowid, path, id, title, kind, use_count, strength, last_used, created) of every STM and
+    """(rowid, path, id, title, kind, use_count, strength, last_used, created, project) of every STM and
     LTM memory that is not superseded (the `exempt` rowids count as current whatever their
     marks): what a live score is computed from."""
     exempt = exempt or []
@@ -413,7 +455,7 @@ def current_memory_scores(store: "IndexStore", exempt: list[int] | None = None) 
     return [
         tuple(r)
         for r in store.query(
-            "SELECT rowid, path, id, title, kind, use_count, strength, last_used, created FROM notes "
+            "SELECT rowid, path, id, title, kind, use_count, strength, last_used, created, project FROM notes "
             f"WHERE kind IN ('stm', 'ltm') AND (rowid NOT IN {SUPERSEDED_SQL}{also})",
             tuple(exempt),
         )

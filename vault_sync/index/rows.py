@@ -38,6 +38,7 @@ NOTE_COLUMNS = (
     "source_id",
     "conversation",
     "said_at",
+    "project",
 )
 COL_CONTENT_HASH, COL_CONVERSATION, COL_SAID_AT = (
     NOTE_COLUMNS.index(c) for c in ("content_hash", "conversation", "said_at")
@@ -85,6 +86,7 @@ def note_row(note: Note, kind: str, stat: Stat) -> tuple[Any, ...]:
         _text_key(note.frontmatter.get("source_id")),
         _text_key(note.frontmatter.get("conversation")),
         _said_at(note.frontmatter.get("said_at")),
+        note.fields.project,
     )
 
 

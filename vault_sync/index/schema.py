@@ -3,10 +3,11 @@
 import sqlite3
 
 SCHEMA_VERSION = (
-    8  # 5: source / source_id of imported memories; 6: attachments (non-Markdown files links can point at);
+    9  # 5: source / source_id of imported memories; 6: attachments (non-Markdown files links can point at);
 )
 # 7: the trigram index (CJK, Thai, Indic scripts: index/trigram.py)
 # 8: conversation / said_at of memories said in a conversation (search reads a turn's neighbours)
+# 9: project (frontmatter `project`: searches keep to the current project and shared memories)
 
 # a memory said in a conversation, with the turns around it (index/windows.py); also made
 # by UPGRADES, for an index from before it
@@ -44,6 +45,7 @@ CREATE TABLE IF NOT EXISTS notes (
     source_id TEXT,                -- and its id there (`source_id`): imports are idempotent by the pair
     conversation TEXT,             -- frontmatter `conversation`: the id of the conversation it was said in
     said_at TEXT,                  -- and `said_at` (ISO, UTC): search scores a turn with its neighbours
+    project TEXT,                  -- frontmatter `project` as written; NULL: shared (vault_sync/projects.py)
     mtime_ns INTEGER NOT NULL,
     size INTEGER NOT NULL
 );
@@ -55,6 +57,7 @@ CREATE INDEX IF NOT EXISTS notes_source ON notes(source, source_id);
 CREATE INDEX IF NOT EXISTS notes_kind_score ON notes(kind, decay_score);
 CREATE INDEX IF NOT EXISTS notes_status ON notes(status);
 CREATE INDEX IF NOT EXISTS notes_conversation ON notes(conversation, said_at) WHERE conversation IS NOT NULL;
+CREATE INDEX IF NOT EXISTS notes_project ON notes(project COLLATE NOCASE) WHERE project IS NOT NULL;
 CREATE TABLE IF NOT EXISTS tags (note INTEGER NOT NULL, tag TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS tags_note ON tags(note);
 CREATE INDEX IF NOT EXISTS tags_tag_note ON tags(tag, note);

@@ -27,6 +27,7 @@ from ..errors import InvalidInput
 from ..index import queries
 from ..limits import check_query
 from ..lookups import current_despite_marks
+from ..projects import EVERYTHING, ProjectScope, scope_of
 from ..scoring import ScoringParams, decay_factor
 
 CHARS_PER_TOKEN = 4
@@ -92,7 +93,7 @@ def _groups(engine: Engine) -> dict[str, _Group]:
     beta = engine.params.beta
     groups = {"ltm": _Group(), "stm": _Group()}
     exempt = current_despite_marks(engine)  # a hand-written loop's members are all current
-    for rowid, path, ident, title, kind, uses, strength, last_used, created in queries.current_memory_scores(
+    for rowid, path, ident, title, kind, uses, strength, last_used, created, project in queries.current_memory_scores(
         engine.store, exempt
     ):
         last = parse_datetime(last_used) or parse_datetime(created)
@@ -105,6 +106,7 @@ def _groups(engine: Engine) -> dict[str, _Group]:
                 path,
                 ident,
                 title,
+                project,
             )
         )
     for g in groups.values():
@@ -115,11 +117,14 @@ def _groups(engine: Engine) -> dict[str, _Group]:
     return groups
 
 
-def _top(group: _Group, p: ScoringParams, t: float, k: int) -> list[tuple[float, tuple[Any, ...]]]:
+def _top(
+    group: _Group, p: ScoringParams, t: float, k: int, scope: ProjectScope = EVERYTHING
+) -> list[tuple[float, tuple[Any, ...]]]:
     """The k highest live scores of a group, without scoring every memory: a score grows with
     uses ** beta * strength and with the last use, so walking both orders at once, no memory
     not yet seen can beat base(i-th by base) * decay(i-th by last use); stop once the k-th
-    best reaches that (threshold algorithm, Fagin et al.)."""
+    best reaches that (threshold algorithm, Fagin et al.). A memory outside `scope` is passed
+    over: leaving candidates out keeps the bound an upper bound."""
     items = group.items
     heap: list[tuple[float, int, int]] = []  # (score, -rowid, index): the weakest on top
     seen: set[int] = set()
@@ -132,6 +137,8 @@ def _top(group: _Group, p: ScoringParams, t: float, k: int) -> list[tuple[float,
             if i in seen:
                 continue
             seen.add(i)
+            if not scope.admits(items[i][7]):
+                continue
             uses_b, strength, last, rowid = items[i][:4]
             entry = (uses_b * decay(last) * strength, -rowid, i)
             if len(heap) < k:
@@ -145,19 +152,35 @@ def _top(group: _Group, p: ScoringParams, t: float, k: int) -> list[tuple[float,
     return [(score, items[i]) for score, _, i in sorted(heap, reverse=True)]
 
 
-def strongest(engine: Engine, now: datetime, limit: int) -> tuple[list[dict[str, Any]], int]:
-    """(the `limit` strongest current memories by live score, LTM before STM; how many
-    current memories there are). The score is views.row_score's formula at `now`."""
+def strongest(
+    engine: Engine, now: datetime, limit: int, scope: ProjectScope = EVERYTHING
+) -> tuple[list[dict[str, Any]], int]:
+    """(the `limit` strongest current memories of `scope` by live score, LTM before STM; how many
+    current memories it holds). The score is views.row_score's formula at `now`."""
     groups = _groups(engine)
     t = now.timestamp()
-    best = _top(groups["ltm"], engine.params, t, limit)
+    best = _top(groups["ltm"], engine.params, t, limit, scope)
     if len(best) < limit:
-        best += _top(groups["stm"], engine.params, t, limit - len(best))
-    out = [{"path": item[4], "id": item[5], "title": item[6], "rowid": item[3], "score": score} for score, item in best]
-    return out, sum(len(g.items) for g in groups.values())
+        best += _top(groups["stm"], engine.params, t, limit - len(best), scope)
+    out = [
+        {"path": item[4], "id": item[5], "title": item[6], "rowid": item[3], "score": score, "project": item[7]}
+        for score, item in best
+    ]
+    if scope.everything:
+        return out, sum(len(g.items) for g in groups.values())
+    return out, sum(1 for g in groups.values() for item in g.items if scope.admits(item[7]))
 
 
-def brief(engine: Engine, topic: str | None = None, max_tokens: int = 800) -> dict[str, Any]:
+def brief(
+    engine: Engine,
+    topic: str | None = None,
+    max_tokens: int = 800,
+    project: str | None = None,
+    all_projects: bool = False,
+) -> dict[str, Any]:
+    """A briefing of `project`'s memories and shared ones (shared only when None; every
+    project's with `all_projects`); the answer names the project it was scoped to."""
+    scope = scope_of(project, all_projects)
     budget = check_budget(max_tokens) * CHARS_PER_TOKEN
     if topic is not None:
         topic = check_query(topic)
@@ -167,18 +190,23 @@ def brief(engine: Engine, topic: str | None = None, max_tokens: int = 800) -> di
     if topic is not None:
         from ..search.hybrid import checked
 
-        for hit in checked(engine, topic, limit=TOPIC_RESULTS, scope="memories")["results"]:
+        found = checked(
+            engine, topic, limit=TOPIC_RESULTS, scope="memories", project=scope.name, all_projects=scope.everything
+        )
+        for hit in found["results"]:
             if hit["path"] not in seen:
                 seen.add(hit["path"])
                 picks.append(("review" if hit["review"] else "topic", hit, "(fading) " if hit["review"] else ""))
-    top, current = strongest(engine, engine.now(), max(STRONGEST, budget // 80))
+    top, current = strongest(engine, engine.now(), max(STRONGEST, budget // 80), scope)
     for item in top:
         if item["path"] not in seen:
             seen.add(item["path"])
             picks.append(("strongest", item, ""))
     total = max(current, len(picks))
     about = f' about "{shown_topic(topic, 80)}"' if topic else ""
-    header = f"# What you know{about} (mnemovault)\n"
+    where = f", project {scope.name}" if scope.name and not scope.everything else ""
+    where = ", every project" if scope.everything and queries.any_project(engine.store) else where
+    header = f"# What you know{about} (mnemovault{where})\n"
     text = header if len(header) <= budget else ""
     reserve = len(_footer(total, topic))  # the longest footer this briefing can need
     included: list[dict[str, Any]] = []
@@ -194,7 +222,7 @@ def brief(engine: Engine, topic: str | None = None, max_tokens: int = 800) -> di
         if len(text) + len(line) + reserve > budget:
             continue  # a shorter one further down may still fit
         text += line
-        included.append({"path": item["path"], "id": item["id"], "section": section})
+        included.append({"path": item["path"], "id": item["id"], "section": section, "project": item.get("project")})
     footer = _footer(total - len(included), topic)
     if len(text) + len(footer) <= budget:
         text += footer
@@ -205,4 +233,5 @@ def brief(engine: Engine, topic: str | None = None, max_tokens: int = 800) -> di
         "max_tokens": max_tokens,
         "included": included,
         "left_out": total - len(included),
+        **scope.describe(),
     }

@@ -26,6 +26,7 @@ from ..index import queries
 from ..limits import cap_strength, check_refs
 from ..lookups import newest, not_current, successors_map
 from ..note import stem_of
+from ..projects import same_project
 from ..search.cluster import cluster
 from ..secret_gate import check_fields
 from .lifecycle import archive_one
@@ -55,6 +56,13 @@ def _members(engine: Engine, ids: list[str] | str) -> list[Any]:
             rows.append(row)
     if len(rows) < 2:
         raise InvalidInput("consolidation needs at least two different STM memories (ids, paths, or one cluster id)")
+    for row in rows[1:]:  # one project's memories (or shared ones) only: a merge never crosses projects
+        if not same_project(row["project"], rows[0]["project"]):
+            names = ", ".join(sorted({r["project"] or "shared" for r in rows}))
+            raise InvalidInput(
+                f"these memories belong to different projects ({names}); consolidation never merges across "
+                "projects: move one by editing its `project` key first if they are one project's"
+            )
     return rows
 
 
@@ -182,6 +190,7 @@ def consolidate(
         p["created"],
         p["last_used"],
         {"merged_from": [_link(engine, s["path"], engine.layout.stm) for s in p["sources"]]},
+        project=members[0]["project"],  # every member's (checked by _members)
     )
     link = _link(engine, note["path"], engine.layout.archive)
     archived, errors = [], []

@@ -18,6 +18,7 @@ from ..limits import check_limit
 from ..lookups import newest, not_current, successors_map
 from ..note import Note, parse_note, stem_of
 from ..patch import REMOVE
+from ..projects import EVERYTHING, ProjectScope
 from ..scoring import in_danger_zone, review_priority
 from ..search import semantic
 from ..secret_gate import check_fields
@@ -63,19 +64,19 @@ def gc_candidates(engine: Engine) -> list[dict[str, Any]]:
     return sorted(out, key=lambda c: c["score"])
 
 
-def review(engine: Engine, limit: int = 20) -> list[dict[str, Any]]:
+def review(engine: Engine, limit: int = 20, scope: ProjectScope = EVERYTHING) -> list[dict[str, Any]]:
     limit = check_limit(limit)
-    return [lookups.view(engine, row) for row in review_rows(engine)[:limit]]
+    return [lookups.view(engine, row) for row in review_rows(engine, scope)[:limit]]
 
 
-def review_rows(engine: Engine) -> list[sqlite3.Row]:
-    """Every memory in the danger zone, most urgent first (ops/listings.py pages them)."""
+def review_rows(engine: Engine, scope: ProjectScope = EVERYTHING) -> list[sqlite3.Row]:
+    """Every memory of `scope` in the danger zone, most urgent first (ops/listings.py pages them)."""
     now = engine.now()
     items = []
     superseded = not_current(engine)
     for row in queries.stm_rows(engine.store):
-        if row["path"] in superseded:
-            continue  # no longer true: not worth keeping alive
+        if row["path"] in superseded or not scope.admits(row["project"]):
+            continue  # no longer true: not worth keeping alive; another project's: not this queue
         value = row_score(engine.params, row, now)
         if value is not None and in_danger_zone(engine.params, value):
             items.append((review_priority(engine.params, value), row))

@@ -14,6 +14,7 @@ from ..errors import InvalidInput
 from ..index import queries
 from ..limits import MAX_LIMIT, check_limit
 from ..lookups import not_current
+from ..projects import EVERYTHING, ProjectScope
 from ..views import row_score
 from .lifecycle import review_rows
 
@@ -38,12 +39,13 @@ def page(items: list[Any], offset: int, limit: int) -> dict[str, Any]:
     }
 
 
-def review_page(engine: Engine, limit: int = 20, offset: int = 0) -> dict[str, Any]:
-    """The review queue, most urgent first, one page of it."""
+def review_page(engine: Engine, limit: int = 20, offset: int = 0, scope: ProjectScope = EVERYTHING) -> dict[str, Any]:
+    """The review queue of `scope`, most urgent first, one page of it."""
     limit, offset = check_limit(limit), check_offset(offset)
-    rows = review_rows(engine)
+    rows = review_rows(engine, scope)
     out = page(rows, offset, limit)
     out["items"] = [lookups.view(engine, row) for row in out["items"]]
+    out.update(scope.describe())
     return out
 
 
@@ -75,9 +77,14 @@ _KINDS = {
 
 
 def recent(
-    engine: Engine, limit: int = 20, offset: int = 0, since: str | None = None, scope: str = "memories"
+    engine: Engine,
+    limit: int = 20,
+    offset: int = 0,
+    since: str | None = None,
+    scope: str = "memories",
+    projects: ProjectScope = EVERYTHING,
 ) -> dict[str, Any]:
-    """Memories newest first (by `created`), without a query: "what did I say last week".
+    """Memories of `projects` newest first (by `created`), without a query: "what did I say last week".
     `since` (an ISO date or a duration such as 7d) keeps those created at or after it."""
     from ..search.when import parse_when
 
@@ -90,12 +97,13 @@ def recent(
     dated = []
     for row in rows:
         created = parse_datetime(row["created"]) if row["created"] else None
-        if floor is not None and (created is None or created < floor):
+        if floor is not None and (created is None or created < floor) or not projects.admits(row["project"]):
             continue
         dated.append((created or _OLDEST, row["path"], row))
     dated.sort(key=lambda t: (t[0], t[1]), reverse=True)
     out = page([row for _, _, row in dated], offset, limit)
     out["items"] = [lookups.view(engine, row) for row in out["items"]]
+    out.update(projects.describe())
     return out
 
 

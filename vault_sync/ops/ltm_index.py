@@ -13,6 +13,7 @@ from ..engine import Engine
 from ..errors import MnemovaultError
 from ..index.resolver import Resolver, build_resolver
 from ..links import extract, strip_md
+from ..note import parse_note
 from ..vault import LTM_INDEX_NAME
 from .linkrewrite import _masked
 
@@ -88,9 +89,14 @@ def add_many_to_index_note(engine: Engine, entries: list[tuple[str, datetime]]) 
     path = engine.layout.abs(rel)
     resolver = resolver_with(engine, [n for n, _ in entries if n.lower().endswith(".md")])
     links = [link_to(resolver, n) if n.lower().endswith(".md") else link_markup(n) for n, _ in entries]
-    lines = [(link, f"- {link} (promoted {format_datetime(at)[:10]})") for link, (_, at) in zip(links, entries)]
+    lines = [
+        (link, f"- {link} (promoted {format_datetime(at)[:10]})", _project_of(engine, n))
+        for link, (n, at) in zip(links, entries)
+    ]
     if not path.exists():
-        text = f"# {INDEX_NOTE}\n\nLong-term memories, newest last.\n\n" + "".join(line + "\n" for _, line in lines)
+        text = f"# {INDEX_NOTE}\n\nLong-term memories, newest last.\n\n"
+        for _, line, project in lines:
+            text = _with_line(text, line, project, "\n")
         try:
             engine.writes.create(rel, text.encode("utf-8"))
             return
@@ -99,15 +105,59 @@ def add_many_to_index_note(engine: Engine, entries: list[tuple[str, datetime]]) 
 
     def transform(current: bytes) -> bytes | None:
         text = current.decode("utf-8", errors="strict")
-        new = [line for link, line in lines if link not in text]
+        new = [(line, project) for link, line, project in lines if link not in text]
         if not new:
             return None
         nl = newline_of(text)
-        return (text + ("" if text.endswith(nl) or not text else nl) + "".join(line + nl for line in new)).encode(
-            "utf-8"
-        )
+        for line, project in new:
+            text = _with_line(text, line, project, nl)
+        return text.encode("utf-8")
 
     try:
         engine.writes.update(rel, transform)
     except (UnicodeDecodeError, OSError, MnemovaultError):
         return  # the index note is a convenience: never fail a promotion over it
+
+
+PROJECT_HEADING = "## Project: "  # the LTM index's section of one project's memories
+
+
+def _project_of(engine: Engine, note: str) -> str | None:
+    """The `project` of a promoted note (None: shared, or not readable: listed with the shared)."""
+    if not note.lower().endswith(".md"):
+        return None
+    try:
+        return parse_note(note, engine.layout.abs(note).read_bytes()).fields.project
+    except (OSError, MnemovaultError):
+        return None
+
+
+def _section_end(text: str, start: int, nl: str) -> int:
+    """Where a line is added to the section starting at `start`: before the next heading of
+    its level or above, and the blank lines above that heading."""
+    nxt = re.search(r"^#{1,2} ", text[start:], re.M)
+    end = start + nxt.start() if nxt else len(text)
+    while end > start and text[:end].endswith(nl + nl):
+        end -= len(nl)
+    return end
+
+
+def _with_line(text: str, line: str, project: str | None, nl: str) -> str:
+    """`text` with `line` added: a shared memory's among the lines above the first project's
+    section, a project's at the end of its section (made at the end of the note if new)."""
+    if text and not text.endswith(nl):
+        text += nl
+    if project is None:
+        first = re.search(rf"^{re.escape(PROJECT_HEADING)}", text, re.M)
+        if first is None:
+            return text + line + nl
+        at = _section_end(text, 0, nl) if first.start() == 0 else first.start()
+        while at > 0 and text[:at].endswith(nl + nl):
+            at -= len(nl)
+        return text[:at] + line + nl + text[at:]
+    heading = re.search(rf"^{re.escape(PROJECT_HEADING + project)}[ \t]*\r?$", text, re.M | re.I)
+    if heading is None:
+        lead = "" if text.endswith(nl + nl) or not text else nl
+        return text + lead + PROJECT_HEADING + project + nl + nl + line + nl
+    at = _section_end(text, heading.end() + 1, nl)
+    return text[:at] + line + nl + text[at:]

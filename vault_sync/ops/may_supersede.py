@@ -16,7 +16,7 @@ Advisory: a failure here never blocks a save.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..engine import Engine
 from ..index import queries
@@ -50,7 +50,12 @@ CHANGE_WORDS = frozenset(
 
 
 def candidates(
-    engine: Engine, body: str, title: str | None, tags: list[str], vector: "Vectors | None" = None
+    engine: Engine,
+    body: str,
+    title: str | None,
+    tags: list[str],
+    vector: "Vectors | None" = None,
+    keep: "Callable[[str], bool] | None" = None,
 ) -> list[dict[str, Any]]:
     """Existing memories (not superseded) this text may replace, most likely first.
 
@@ -67,6 +72,8 @@ def candidates(
         else:  # embeddings off, the model loading or unable to load: words
             pool = _by_words(engine, body)
             floor, change = OVERLAP_MIN, CHANGE_WORD_NO_MODEL
+        if keep is not None:  # e.g. only the saving project's memories (projects.py)
+            pool = [h for h in pool if keep(h["path"])]
         return pick(body, pool, floor, change, not_current(engine))
     except Exception:  # an extra: never block a save over it
         return []

@@ -15,6 +15,7 @@ from ..index import queries
 from ..limits import MAX_TEXT_CHARS, check_strength, check_tags, check_text, check_title
 from ..names import clean_tags, create_under_free_name, slug_from
 from ..note import normalized_hash
+from ..projects import EVERYTHING, ProjectScope, check_across, check_project, same_project
 from ..quiet import due_fields
 from ..scalars import render_scalar
 from ..scoring import review_priority, score_at
@@ -76,6 +77,7 @@ def create_memory(
     last_used: datetime | None = None,
     extra: dict[str, Any] | None = None,
     text_checked: bool = False,
+    project: str | None = None,
 ) -> dict[str, Any]:
     """Write a new memory note into STM with every owned key; returns its view.
 
@@ -95,8 +97,10 @@ def create_memory(
     last_used = last_used or created
     prec = engine.settings.score_precision
     value = score_at(engine.params, use_count, last_used, strength, now)
+    project = check_project(project)
     fields: dict[str, Any] = {
         "id": str(uuid.uuid4()),
+        **({"project": project} if project else {}),  # a person's key: shared memories have none
         "tags": clean_tags(tags),
         "created": created,
         "last_used": last_used,
@@ -124,7 +128,12 @@ def save(
     title: str | None = None,
     strength: float = 1.0,
     supersedes: list[str] | None = None,
+    project: str | None = None,
+    across_projects: bool = False,
 ) -> dict[str, Any]:
+    """A new memory filed under `project` (None: shared). An exact twin is reinforced only when
+    it is of the same project or shared; `supersedes` may name another project's memory only
+    with `across_projects`."""
     from .supersede import mark, supersede_refs
 
     check_fields({"title": title, "tags": tags})  # a secret anywhere is refused as one, before any other rule
@@ -136,8 +145,11 @@ def save(
         title = title.strip()
         if not title:
             raise InvalidInput("the title is empty")
+    project = check_project(project)
     old_rows = supersede_refs(engine, supersedes)  # every ref resolves before anything is written
-    twin = find_twin(engine, body)
+    check_across(project, old_rows, across_projects)
+    scope = ProjectScope(project)
+    twin = find_twin(engine, body, scope)
     if twin is not None and old_rows:
         raise InvalidInput(f"this exact text is already saved in {twin['path']}; supersede with that note instead")
     if twin is not None:
@@ -162,14 +174,19 @@ def save(
                 if vector is not None
                 else []
             )
+            near = [n for n in near if scope.admits(_project_of(engine, n))]
         except Exception:  # embeddings are an extra: a failure never blocks saving
             near = []
     maybe = []
     if not old_rows:
         from .may_supersede import HINT, candidates
 
-        maybe = candidates(engine, body, title, clean_tags(tags), vector)  # before the new note exists: never itself
-    note = create_memory(engine, body, tags, title, strength, text_checked=True)
+        # before the new note exists: never itself; only this project's (another's needs across_projects)
+        def ours(path: str) -> bool:
+            return same_project(project, _project_of(engine, {"path": path}))
+
+        maybe = candidates(engine, body, title, clean_tags(tags), vector, ours)
+    note = create_memory(engine, body, tags, title, strength, text_checked=True, project=project)
     result: dict[str, Any] = {"saved": True, "note": note, "near_duplicates": near, "reinforced": False}
     if maybe:
         result["may_supersede"] = maybe
@@ -181,7 +198,15 @@ def save(
     return result
 
 
-def find_twin(engine: Engine, body: str) -> sqlite3.Row | None:
-    """A memory (STM or LTM) whose text is this text, ignoring whitespace and case."""
+def find_twin(engine: Engine, body: str, scope: ProjectScope = EVERYTHING) -> sqlite3.Row | None:
+    """A memory (STM or LTM) whose text is this text, ignoring whitespace and case, in `scope`
+    (another project's twin is that project's memory: reinforcing it would file nothing here)."""
     h = normalized_hash(body)
-    return queries.memory_with_body_hash(engine.store, h)
+    return queries.memory_with_body_hash(engine.store, h, scope)
+
+
+def _project_of(engine: Engine, item: Any) -> str | None:
+    """The project of a memory a check listed (a dict with its path)."""
+    path = item.get("path") if isinstance(item, dict) else None
+    row = engine.store.note(path) if isinstance(path, str) else None
+    return row["project"] if row is not None else None

@@ -34,6 +34,7 @@ from ..index import queries
 from ..limits import check_name, check_strength, check_tags, check_title, quote
 from ..names import clean_tags, create_under_free_name, slug_from
 from ..note import embed_text, normalized_hash, parse_note
+from ..projects import ProjectScope, check_across, check_project, same_project
 from ..quiet import due_fields
 from ..scoring import review_priority, score_at
 from ..search import semantic
@@ -127,9 +128,17 @@ def _counted(engine: Engine, path: str, batch_id: str | None) -> bool:
 
 
 def save_many(
-    engine: Engine, items: list[Any], conversation: str | None = None, batch_id: str | None = None
+    engine: Engine,
+    items: list[Any],
+    conversation: str | None = None,
+    batch_id: str | None = None,
+    project: str | None = None,
+    across_projects: bool = False,
 ) -> dict[str, Any]:
-    """Save each item; returns {"saved", "reinforced", "refused", "results": [one per item, in order]}."""
+    """Save each item, filed under `project` (None: shared; save() says how twins and
+    `supersedes` keep to it); returns {"saved", "reinforced", "refused", "results": [one per item, in order]}."""
+    project = check_project(project)
+    scope = ProjectScope(project)
     if not isinstance(items, list) or not items:
         raise InvalidInput("no memories given: pass a list of items")
     batch_id = check_batch_id(batch_id)
@@ -141,6 +150,7 @@ def save_many(
     for i, raw in enumerate(items):
         try:
             body, tags, title, strength, extra, old_rows = _item(engine, raw, conversation)
+            check_across(project, old_rows, across_projects)
         except MnemovaultError as exc:
             results[i] = {"saved": False, "error": exc.tagged()}
             continue
@@ -161,7 +171,7 @@ def save_many(
     from .save import find_twin
 
     for entry in todo:
-        twin = find_twin(engine, entry[1])
+        twin = find_twin(engine, entry[1], scope)
         if twin is not None and entry[6]:  # as save(): supersede with the note that holds the text
             results[entry[0]] = {
                 "saved": False,
@@ -183,7 +193,7 @@ def save_many(
             fresh.append(entry)
 
     with engine.writes.creating() as batch:  # indexed as one batch when the block ends
-        paths = _write(engine, batch, fresh, batch_id)
+        paths = _write(engine, batch, fresh, batch_id, project)
         # the text the index will embed: the title is the file's name (unless the body has a heading)
         texts = [embed_text(rel.rsplit("/", 1)[-1][:-3], e[2], e[1]) for rel, e in zip(paths, fresh)]
         vectors = _encode(engine, texts)
@@ -201,6 +211,7 @@ def save_many(
             "near_duplicates": dups,
             "reinforced": False,
         }
+        olds = [o for o in olds if _same_project(engine, project, o)]
         if olds:
             result.update(may_supersede=olds, may_supersede_hint=HINT)
         if entry[6] and row is not None:
@@ -242,7 +253,14 @@ def _mark_all(engine: Engine, old_rows: list[Any], new_row: Any) -> dict[str, An
     return out
 
 
-def _write(engine: Engine, batch: "NewNotes", fresh: list[Item], batch_id: str | None) -> list[str]:
+def _same_project(engine: Engine, project: str | None, item: dict[str, Any]) -> bool:
+    row = engine.store.note(item["path"]) if isinstance(item.get("path"), str) else None
+    return row is not None and same_project(project, row["project"])
+
+
+def _write(
+    engine: Engine, batch: "NewNotes", fresh: list[Item], batch_id: str | None, project: str | None = None
+) -> list[str]:
     now = engine.now()
     taken = taken_names(engine)
     prec = engine.settings.score_precision
@@ -251,6 +269,7 @@ def _write(engine: Engine, batch: "NewNotes", fresh: list[Item], batch_id: str |
         value = score_at(engine.params, 1, now, strength, now)
         fields: dict[str, Any] = {
             "id": str(uuid.uuid4()),
+            **({"project": project} if project else {}),  # a person's key: shared memories have none
             "tags": tags,
             "created": now,
             "last_used": now,
@@ -368,15 +387,18 @@ def save_said(
     conversation: str | None = None,
     said_at: Any = None,
     supersedes: list[str] | None = None,
+    project: str | None = None,
+    across_projects: bool = False,
 ) -> dict[str, Any]:
     """save() for a memory said in a conversation: the same intake, twin and near-duplicate
-    handling, `supersedes` as in save(), and the note carries `conversation` / `said_at` keys."""
+    handling, `supersedes` and `project` as in save(), and the note carries `conversation` / `said_at` keys."""
     from .save import save
 
     extra = conversation_fields(conversation, said_at)
     if not extra:
-        return save(engine, text, tags, title, strength, supersedes)
-    supersede_refs(engine, supersedes)  # a bad ref raises its own error (NotFound / InvalidInput), as save() does
+        return save(engine, text, tags, title, strength, supersedes, project, across_projects)
+    # a bad ref raises its own error (NotFound / InvalidInput), as save() does
+    check_across(check_project(project), supersede_refs(engine, supersedes), across_projects)
     item = {
         "text": text,
         "tags": tags,
@@ -386,7 +408,7 @@ def save_said(
         "said_at": said_at,
         "supersedes": supersedes,
     }
-    answer = save_many(engine, [{k: v for k, v in item.items() if v is not None}])
+    answer = save_many(engine, [{k: v for k, v in item.items() if v is not None}], None, None, project, across_projects)
     result: dict[str, Any] = answer["results"][0]
     if "error" in result:
         check_intake(text)  # raises the same error a plain save would (Refused / InvalidInput)

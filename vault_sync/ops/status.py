@@ -38,6 +38,8 @@ def status(engine: Engine) -> dict[str, Any]:
         "counts": counts,
         "by_status": by_status,
         "sources": queries.counts_by_source(engine.store),
+        # memories per project, "" for shared ones (docs/projects.md)
+        "projects": {name or "": n for name, n in queries.project_counts(engine.store).items()},
         "stm_states": states,
         "scores_older_than_refresh": stale,
         "problems": problems,

@@ -25,6 +25,7 @@ from ..links import WIKILINK, parse_wikilink
 from ..lookups import reaches, successors_map
 from ..note import parse_note, stem_of
 from ..patch import REMOVE
+from ..projects import check_across
 from .moves import check_size
 
 MEMORY_KINDS = ("stm", "ltm", "archive")
@@ -113,9 +114,11 @@ def _drop_back_link(engine: Engine, path: str, old: str) -> None:
     engine.writes.update(path, transform)
 
 
-def supersede(engine: Engine, old: str, by: str) -> dict[str, Any]:
-    """Mark `old` as superseded by `by` (ids or paths); returns both notes' views."""
+def supersede(engine: Engine, old: str, by: str, across_projects: bool = False) -> dict[str, Any]:
+    """Mark `old` as superseded by `by` (ids or paths); returns both notes' views. The two must
+    be of one project (or both shared) unless `across_projects`."""
     old_row, new_row = lookups.resolve(engine, old), lookups.resolve(engine, by)
+    check_across(new_row["project"], [old_row], across_projects)
     mark(engine, old_row, new_row)
     return {"superseded": lookups.note(engine, old_row["path"]), "by": lookups.note(engine, new_row["path"])}
 

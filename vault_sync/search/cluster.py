@@ -18,6 +18,7 @@ from ..engine import Engine
 from ..errors import InvalidInput
 from ..index import queries
 from ..lookups import not_current
+from ..projects import fold, scope_of
 from .embeddings import EmbeddingUnavailable, backfill, get_embedder, vector_cache
 
 AUTO_MERGE, REVIEW = 0.9, 0.75
@@ -63,8 +64,25 @@ def _components(vectors: np.ndarray, threshold: float) -> list[list[int]]:
     return [g for g in groups.values() if len(g) > 1]
 
 
-def cluster(engine: Engine, threshold: float = 0.83) -> list[dict[str, Any]]:
-    """Clusters of similar STM memories, most cohesive first (empty without embeddings)."""
+def _by_project(kept: list[Any], matrix: np.ndarray, threshold: float) -> list[list[int]]:
+    """The components of each project's memories on their own (indices into `kept`)."""
+    parts: dict[str, list[int]] = {}
+    for i, row in enumerate(kept):
+        parts.setdefault(fold(row["project"] or ""), []).append(i)
+    out: list[list[int]] = []
+    for members in parts.values():
+        if len(members) > 1:
+            out += [[members[j] for j in g] for g in _components(matrix[members], threshold)]
+    return out
+
+
+def cluster(
+    engine: Engine, threshold: float = 0.83, project: str | None = None, all_projects: bool = True
+) -> list[dict[str, Any]]:
+    """Clusters of similar STM memories, most cohesive first (empty without embeddings): of
+    `project` and shared ones (every project's with `all_projects`). A cluster never spans two
+    projects (shared memories count as one of their own): consolidation never merges across."""
+    scope = scope_of(project, all_projects)
     try:
         threshold = float(threshold)
     except (TypeError, ValueError, OverflowError):
@@ -78,7 +96,11 @@ def cluster(engine: Engine, threshold: float = 0.83) -> list[dict[str, Any]]:
     if report.get("error"):
         raise EmbeddingUnavailable(report["error"])
     superseded = not_current(engine)  # a replaced fact is never offered for merging
-    rows = [r for r in queries.clusterable_stm_rows(engine.store) if r["path"] not in superseded]
+    rows = [
+        r
+        for r in queries.clusterable_stm_rows(engine.store)
+        if r["path"] not in superseded and scope.admits(r["project"])
+    ]
     cache = vector_cache(engine, embedder)
     kept, vectors = [], []
     for row in rows:
@@ -91,7 +113,7 @@ def cluster(engine: Engine, threshold: float = 0.83) -> list[dict[str, Any]]:
     matrix = np.stack(vectors).astype(np.float32)
     out: list[dict[str, Any]] = []
     scores: dict[str, float] = {}
-    for group in _components(matrix, threshold):
+    for group in _by_project(kept, matrix, threshold):
         sub = matrix[group]
         sims = sub @ sub.T
         k = len(group)
@@ -103,6 +125,7 @@ def cluster(engine: Engine, threshold: float = 0.83) -> list[dict[str, Any]]:
             {
                 "id": cid,
                 "members": members,
+                "project": kept[group[0]]["project"],
                 "size": k,
                 "cohesion": round(cohesion, 4),
                 "action": action_for(cohesion),

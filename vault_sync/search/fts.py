@@ -20,6 +20,7 @@ from ..dates import format_datetime
 from ..engine import Engine
 from ..index import fulltext, trigram, windows
 from ..index.fulltext import Filters
+from ..projects import ProjectScope
 
 WEIGHTS = (4.0, 1.0, 2.0)  # bm25 column weights: title, body, tags
 MAX_TERMS = 24
@@ -99,6 +100,7 @@ def make_filters(
     used_since: str | None = None,
     include_superseded: bool = True,
     include_archived: bool | None = False,
+    projects: ProjectScope | None = None,
 ) -> Filters:
     """The filters of a search. Archived memories are searched by scope `archive`, with
     `include_archived` true, by `status: archived`, and (`include_archived` None: the default
@@ -155,6 +157,8 @@ def make_filters(
         *bounds,
         exclude_superseded=exclude,
         superseded_exempt=tuple(current_despite_marks(engine)) if exclude else (),
+        # a vault where no note names a project needs no project filter: search costs the same
+        projects=projects if projects is not None and projects.narrows and queries.any_project(engine.store) else None,
     )
     if "archive" not in filters.kinds and (
         include_archived or filters.status == "archived" or (include_archived is None and filters.timed)

@@ -46,6 +46,7 @@ from ..engine import Engine
 from ..index import queries
 from ..index.fulltext import Filters
 from ..limits import MAX_SEARCH_LIMIT, check_limit, check_query
+from ..projects import ProjectScope, fold, scope_of
 from ..views import row_score
 from . import archive, context
 from . import fts as ftsmod
@@ -184,10 +185,18 @@ def _semantic(
         )
     qvec = pending.result() if pending is not None else embedder.encode_one(query)
     rowids, sims = vector_cache(engine, embedder).similarities(qvec, filters.kinds)
-    if filters.narrow and len(rowids):
+    if filters.narrow_besides_projects and len(rowids):
         allowed = queries.rowids_passing(engine.store, filters)
         keep = np.fromiter((r in allowed for r in rowids.tolist()), dtype=bool, count=len(rowids))
         rowids, sims = rowids[keep], sims[keep]
+    elif filters.scoped and filters.projects is not None and len(rowids):
+        # only other projects' notes are left out: a mask by rowid, read once per index state
+        outside = _outside_mask(engine, filters.projects)
+        if len(outside):
+            inside = rowids < len(outside)
+            keep = ~inside.copy()
+            keep[inside] = ~outside[rowids[inside]]
+            rowids, sims = rowids[keep], sims[keep]
     all_rowids, all_sims = rowids, sims
 
     def lookup(wanted: list[int]) -> dict[int, float]:
@@ -206,6 +215,21 @@ def _semantic(
         rowids, sims = rowids[top], sims[top]
     out.update({int(r): float(s) for r, s in zip(rowids, sims)})
     return out, notice, lookup
+
+
+def _outside_mask(engine: Engine, scope: ProjectScope) -> Any:
+    """A boolean array by rowid: True for the notes of projects other than `scope`'s (kept on
+    the runtime for the index state it was read at: a search pays one lookup, not a query)."""
+    import numpy as np
+
+    key = (engine.store.change_signature(), fold(scope.name or ""))
+    mask = engine.runtime.project_masks.get(key)
+    if mask is None:
+        outside = queries.rowids_outside(engine.store, scope)
+        mask = np.zeros(max(outside) + 1 if outside else 0, dtype=bool)
+        mask[outside] = True
+        engine.runtime.keep_project_mask(key, mask)
+    return mask
 
 
 def checked(engine: Engine, query: str, limit: int = 10, **filters: Any) -> dict[str, Any]:
@@ -228,8 +252,16 @@ def search(
     used_since: str | None = None,
     include_superseded: bool = False,
     include_archived: bool | None = None,
+    project: str | None = None,
+    all_projects: bool = False,
 ) -> dict[str, Any]:
-    """{"results": [Result], "semantic": bool, "notice": str | None} (docs/bridge-api.md).
+    """{"results": [Result], "semantic": bool, "notice": str | None, "project", "all_projects"}
+    (docs/bridge-api.md).
+
+    Projects: the results are `project`'s memories and shared ones (shared ones only when it
+    is None), every project's with `all_projects`; the filter applies before ranking, as the
+    time bounds do, so another project's notes never push this one's out. Each hit names its
+    `project` (None: shared).
 
     Superseded memories are left out unless `include_superseded` (then each names its
     successor); the time bounds filter the candidates before anything is ranked. Archived
@@ -240,14 +272,16 @@ def search(
     every one), each naming its successor."""
     if scope == "archive" and include_superseded is False:
         include_superseded = True
+    scoped = scope_of(project, all_projects)
     filters = ftsmod.make_filters(
-        engine, scope, tags, status, since_days, since, until, used_since, include_superseded, include_archived
+        engine, scope, tags, status, since_days, since, until, used_since, include_superseded, include_archived, scoped
     )
     limit = max(1, min(int(limit or 10), MAX_LIMIT))
     query = (query or "").strip()
     if not ftsmod.words(query):
-        return {"results": [], "semantic": False, "notice": None}
+        return {"results": [], "semantic": False, "notice": None, **scoped.describe()}
     out = _ranked(engine, query, limit, filters, blend_review, include_superseded)
+    out.update(scoped.describe())
     hidden = archive.left_out(engine.store, query, filters, len(out["results"]))
     if hidden is not None:
         out["archived_matches"] = hidden
@@ -343,6 +377,7 @@ def _ranked(
                 "parts": c["parts"],
                 "review": bool(c.get("review")),
                 **archive.hit_fields(row, tags[c["rowid"]]),
+                "project": row["project"],
             }
         )
     if include_superseded and results:

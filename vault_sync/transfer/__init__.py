@@ -12,6 +12,7 @@ from typing import Any, Callable
 from ..engine import Engine
 from ..errors import InvalidInput
 from ..limits import quote
+from ..projects import check_project
 from . import basic_memory, chat, cortexgraph, jsonl, markdown, mem0
 from .core import BadSource, Item, Progress, Source, over_bounds
 from .importer import run
@@ -34,8 +35,11 @@ def import_path(
     dry_run: bool = False,
     tag: str | None = None,
     progress: Progress | None = None,
+    project: str | None = None,
 ) -> dict[str, Any]:
-    """Import the file or folder `path` read as `fmt` (the caller holds the write operation)."""
+    """Import the file or folder `path` read as `fmt` (the caller holds the write operation);
+    each new memory filed under `project` (None: shared; our own export's notes keep their keys)."""
+    project = check_project(project)
     if fmt not in PARSERS:
         raise InvalidInput(f"unknown import format {quote(fmt)}; one of {', '.join(PARSERS)}")
     parsed = PARSERS[fmt](Path(path).expanduser())
@@ -43,4 +47,8 @@ def import_path(
     problems = [p for item in source.items for p in over_bounds(item)]
     if problems:
         raise BadSource(problems)
+    if project:
+        for item in source.items:
+            if item.raw is None:
+                item.extra["project"] = project
     return {**run(engine, fmt, source.items, dry_run=dry_run, tag=tag, progress=progress), **source.report}

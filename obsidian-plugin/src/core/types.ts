@@ -48,6 +48,8 @@ export interface Note {
 	review_priority: number;
 	state: NoteState;
 	problems: string[];
+	/** The memory's project (its `project` key); null: shared by every project; absent on older daemons. */
+	project?: string | null;
 	/** The newest note that supersedes this one (GET /api/note), or null; absent on older daemons. */
 	superseded_by?: string | null;
 }

@@ -134,6 +134,7 @@ export function renderReviewCard(el: HTMLElement, model: ReviewCardModel, run: (
 	const meta = el.createDiv({ cls: "mnemovault-card-meta" });
 	meta.createSpan({ text: `Score ${formatScore(note.score ?? note.decay_score)} · ${stateLabel(note.state)}` });
 	meta.createSpan({ cls: "mnemovault-card-eta", text: forgetEta(note, model.scoring, model.nowMs) });
+	if (note.project !== undefined) meta.createSpan({ cls: "mnemovault-card-project", text: note.project ? `Project ${note.project}` : "Shared" });
 	el.createDiv({ cls: "mnemovault-card-text", text: model.text ?? "Loading…" });
 	const curve = el.createDiv({ cls: "mnemovault-card-curve" });
 	renderCurve(curve, curveMemory(note), model.scoring, model.nowMs, model.horizonDays);
