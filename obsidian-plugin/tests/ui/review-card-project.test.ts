@@ -10,7 +10,7 @@ function model(patch: Partial<ReviewCardModel>): ReviewCardModel {
 		note: makeNote(),
 		text: "Rotate the JWT keys every 90 days.",
 		archiveOn: null,
-		remaining: 1,
+		count: 1,
 		summary: { remembered: 0, faded: 0, promoted: 0, archived: 0, skipped: 0 },
 		scoring: DEFAULT_SCORING,
 		nowMs: NOW,
