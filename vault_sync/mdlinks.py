@@ -22,6 +22,12 @@ _SPACES = re.compile(r"\s*")
 _BLANKS = re.compile(r"[ \t]*")
 
 
+def _after(pattern: re.Pattern[str], text: str, pos: int, endpos: int | None = None) -> int:
+    """Where a run `pattern` (one that matches empty) read from `pos` ends."""
+    m = pattern.match(text, pos) if endpos is None else pattern.match(text, pos, endpos)
+    return m.end() if m else pos
+
+
 class _Next:
     """Where the next character of a set is, at or after a position (the text's length if
     none). It keeps its last answer, which holds for every position up to it: asked from
@@ -58,11 +64,11 @@ def md_links(text: str) -> list[tuple[int, int, int, int, int]]:
         if got is not None:
             return got
         got = -1
-        w = _SPACES.match(text, at).end()
+        w = _after(_SPACES, text, at)
         if w > at and w < n and text[w] in _TITLE_CLOSE:
             close = title_end[text[w]](w + 1)
             if close < n and text[close] == _TITLE_CLOSE[text[w]]:
-                after = _SPACES.match(text, close + 1).end()
+                after = _after(_SPACES, text, close + 1)
                 if after < n and text[after] == ")":
                     got = after + 1
         if got < 0 and w < n and text[w] == ")":
@@ -72,7 +78,7 @@ def md_links(text: str) -> list[tuple[int, int, int, int, int]]:
 
     def dest(j: int) -> tuple[int, int, int] | None:
         """The url and end of a link whose label ends at `j` (`](` there)."""
-        u = _SPACES.match(text, j + 2).end()
+        u = _after(_SPACES, text, j + 2)
         if u >= n:
             return None
         if text[u] == "<":
@@ -126,7 +132,7 @@ def _h1_at(text: str, pos: int) -> str | None:
     eol = text.find("\n", pos)
     if eol < 0:
         eol = len(text)
-    first = _BLANKS.match(text, pos + 1, eol).end()
+    first = _after(_BLANKS, text, pos + 1, eol)
     blanks = first - pos - 1
     if not blanks:
         return None
