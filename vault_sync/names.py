@@ -15,11 +15,31 @@ MAX_NAME_BYTES = 180  # file names are limited to 255 bytes; room for ' 999.md' 
 _TAG_OK = re.compile(r"^[\w/-]+$")
 
 
+def _link_text(line: str) -> str:
+    """`line` with each `[[a|b]]` written `b` (`[[a]]` written `a`), as the regex
+    `\\[\\[([^\\]|]*\\|)?([^\\]]*)\\]\\]` -> `\\2` did; that one read from every `[[` to the
+    next `]`, quadratic on a line of unclosed `[[`."""
+    out, pos = [], 0
+    while True:
+        start = line.find("[[", pos)
+        close = line.find("]", start + 2) if start >= 0 else -1
+        if close < 0:
+            out.append(line[pos:])
+            return "".join(out)
+        if line.startswith("]]", close):
+            inner = line[start + 2 : close]
+            out.append(line[pos:start] + inner.partition("|")[2] if "|" in inner else line[pos:start] + inner)
+            pos = close + 2
+        else:  # every "[[" before this "]" stops at it too
+            out.append(line[pos : close + 1])
+            pos = close + 1
+
+
 def slug_from(text: str, max_words: int = 8) -> str:
     """A readable file stem from a title or the first words of a text."""
     first = next((ln for ln in text.strip().splitlines() if ln.strip()), "")
     first = re.sub(r"^#+\s*", "", first)  # a heading's marks
-    first = re.sub(r"\[\[([^\]|]*\|)?([^\]]*)\]\]", r"\2", first)  # [[a|b]] -> b
+    first = _link_text(first)  # [[a|b]] -> b
     words = re.sub(r"[*_`~]", "", first).split()
     stem = clean_name(" ".join(words[:max_words]))  # one spelling, no invisible characters
     stem = _ILLEGAL.sub(" ", stem)
