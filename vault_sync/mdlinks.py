@@ -4,7 +4,7 @@ Both were regexes once; on a note of `[a](` repeated, each `[` scanned to the en
 line for the url's end, so a 100 KB note took a minute. Here each scan for "the next `)` or
 space" remembers its answer, and a link's tail (after its url) is read once per place, so
 every character is read a few times whatever the note holds. The matches are the ones the
-old regex found (tests/engine/test_linear_parsers.py keeps it as the reference):
+old regex found (tests/engine/test_parser_reference.py keeps it as the reference):
 
     \\[([^\\]\\n]*)\\]\\(\\s*(<[^>\\n]+>|[^)\\s]+)(?:\\s+(?:"[^"\\n]*"|'[^'\\n]*'|\\([^)\\n]*\\)))?\\s*\\)
 """
