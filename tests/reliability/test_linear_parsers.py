@@ -4,9 +4,18 @@ this process, best of a few tries, so a loaded machine only adds noise). Then th
 hung the daemon, through the real indexer: a 100 KB note of `[a](` indexes within a small
 multiple of a plain 100 KB note.
 
-Each shape here was slow before (issue 38): `[a](` took a minute at 100 KB, a heading with a
-long run of blanks 16 s at 20 KB, 18 list marks on a line 0.14 s each (doubling per mark),
-`token=token=...` 90 s at 100 KB, `eyJ` repeated 7 s at 100 KB.
+Measured on the shared 2-core machine (CPU s; "before" at 1 MB is quadratic, not waited for):
+
+    shape                          before                 after 100 KB   after 1 MB
+    [a]( repeated (links)          131 s at 100 KB        0.10           0.72
+    [[[[a]( repeated               12 s at 20 KB          0.06           0.61
+    '# a' + blanks + 'b' (heading) 16.5 s at 20 KB        0.005          0.05
+    lines of 30 '- ' (code pre-check) 56 s at 20 KB (18 marks; doubles per mark)  0.03  0.27
+    token=token=... (secrets)      90 s at 100 KB         0.11           1.0
+    eyJ repeated (JWT rule)        6.8 s at 100 KB        0.002          0.02
+    api_key=< repeated             8.3 s at 100 KB        0.05           0.44
+    frontmatter key + blanks       0.88 s at 20 KB        0.004          0.04
+    '[[' repeated (memory name)    22 s at 20 KB          0.03           0.26
 """
 
 from __future__ import annotations
