@@ -22,22 +22,21 @@ MAX_DEPTH = 8  # quotes and lists nested deeper go to markdown-it (it stops nest
 _QUOTE = re.compile(r" {0,3}> ?")
 _ITEM = re.compile(r" {0,3}(?:[-+*]|\d{1,9}[.)]) {1,4}(?=[^ ])")  # a list item with text on its line
 # an indented line can only be code after a blank line, a heading or a rule (not inside a
-# paragraph or a list, where Obsidian's tab-indented sub-items are the common case)
+# paragraph or a list, where Obsidian's tab-indented sub-items are the common case). These
+# patterns only rule notes out, so they may match more than CommonMark would (the block scan
+# then decides), and they are written so that no two parts can share a character: a quote or
+# list mark with its blanks once had three ways to split " > > ", and a line of 20 "- " took
+# seconds to refuse.
 _INDENTED = r"(?: {4}| {0,3}\t)"  # 4 columns
-_CONTAINER = r"(?:[ ]{0,3}(?:>|[-*+]|\d{1,9}[.)])[ \t]?)"  # a quote or list marker opening a block
+_MARK = r"(?:[>*+-]|\d{1,9}[.)])"  # a quote or list marker
+_MARKS = r"(?:[ \t]|" + _MARK + ")*"  # containers: their marks and blanks
+# a blank line, a heading, a rule, an empty quote or list item, then a line of containers
+# (maybe none) and indented text
+_AFTER_BLANK = r"[ \t>*+\-_=\d.)]*(?:#[^\n]*)?\r?\n" + _MARKS + _INDENTED
 # each pattern comes twice: matched at the text's start, and searched from a newline (a
 # pattern opening with a literal is searched far faster than one opening with `\A|\n`)
-_AFTER_BLANK = r"(?:[ \t>*+-]|\d{1,9}[.)])*(?:#[^\n]*|[-*_=][-*_= \t]*)?\r?\n" + _CONTAINER + "*" + _INDENTED
-_INDENTED_AT_START = re.compile(
-    _CONTAINER
-    + "+"
-    + _INDENTED  # a container starting with indented code
-    + "|"
-    + _INDENTED  # the first line
-    + "|"
-    + _AFTER_BLANK  # after a blank line, a heading, a rule, an empty quote or list item
-)
-_INDENTED_AFTER_NEWLINE = re.compile(r"\n(?:" + _CONTAINER + "+" + _INDENTED + "|" + _AFTER_BLANK + ")")
+_INDENTED_AT_START = re.compile(_MARKS + _INDENTED + "|" + _AFTER_BLANK)
+_INDENTED_AFTER_NEWLINE = re.compile(r"\n(?:[ \t]*" + _MARK + _MARKS + _INDENTED + "|" + _AFTER_BLANK + ")")
 _RAW_HTML = re.compile(r"<(?:script|pre|style|textarea)", re.IGNORECASE)
 _QUOTE_AT_START = re.compile(r"[ ]{0,3}>")
 _QUOTE_LINE = re.compile(r"\n[ ]{0,3}>")

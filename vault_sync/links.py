@@ -13,17 +13,16 @@ from typing import NamedTuple
 from urllib.parse import unquote
 
 from .codeblocks import code_lines, maybe_indented_code
+from .mdlinks import first_h1, md_links
 
 # no optional '!' in front: a pattern starting with a literal is searched much faster (the
 # engine skips ahead to each '[['); the embed mark is read from the character before the match
 WIKILINK = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
-MDLINK = re.compile(r"\[([^\]\n]*)\]\(\s*(<[^>\n]+>|[^)\s]+)(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^)\n]*\)))?\s*\)")
 TAG = re.compile(r"#([\w/-]+)")
 BACKTICKS = re.compile(r"``*")  # `+, spelled to open with a literal: searched far faster
 # a code span of single backticks: no blank line inside (a paragraph's end closes nothing)
 SINGLE_SPAN = re.compile(r"`(?:[^`\n]|\n(?![ \t]*\r?\n))*`")
 BLANK_LINE = re.compile(r"\n[ \t]*\r?\n")
-H1 = re.compile(r"#[ \t]+([^\n]+?)(?:[ \t]+#+)?[ \t]*\r?(?=\n|\Z)")
 _NUMERIC = re.compile(r"[\d/]+")
 SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
@@ -172,10 +171,10 @@ def extract_outside_code(text: str) -> tuple[list[Link], list[str], str | None]:
                 kind = "embed"
             add(Link(name, subpath, alias.strip(), kind, False))
     if "](" in text:
-        for m in MDLINK.finditer(text):
-            embed = m.start() > 0 and text[m.start() - 1] == "!"
-            hidden.append((m.start(2), m.end()))
-            link = _parse_mdlink(m.group(2), m.group(1), embed)
+        for start, label_end, url_start, url_end, end in md_links(text):
+            embed = start > 0 and text[start - 1] == "!"
+            hidden.append((url_start, end))
+            link = _parse_mdlink(text[url_start:url_end], text[start + 1 : label_end], embed)
             if link:
                 links.append(link)
     if "#" not in text:
@@ -194,15 +193,3 @@ def extract_outside_code(text: str) -> tuple[list[Link], list[str], str | None]:
         if tag and not _NUMERIC.fullmatch(tag):
             tags.append(tag)
     return links, tags, first_h1(text)
-
-
-def first_h1(text: str) -> str | None:
-    pos = 0 if text.startswith("#") else text.find("\n#") + 1
-    while pos > 0 or text.startswith("#"):
-        m = H1.match(text, pos)
-        if m:
-            return m.group(1).strip()
-        pos = text.find("\n#", pos + 1) + 1
-        if pos == 0:
-            return None
-    return None

@@ -19,11 +19,31 @@ _TAG_OK = re.compile(r"^[\w/-]+$")
 _SENTENCE_END = re.compile(r"[。！？｡\u17d4\u17d5\u104a\u104b\u0964\u0965\u06d4\u061f]")
 
 
+def _link_text(line: str) -> str:
+    """`line` with each `[[a|b]]` written `b` (`[[a]]` written `a`), as the regex
+    `\\[\\[([^\\]|]*\\|)?([^\\]]*)\\]\\]` -> `\\2` did; that one read from every `[[` to the
+    next `]`, quadratic on a line of unclosed `[[`."""
+    out, pos = [], 0
+    while True:
+        start = line.find("[[", pos)
+        close = line.find("]", start + 2) if start >= 0 else -1
+        if close < 0:
+            out.append(line[pos:])
+            return "".join(out)
+        if line.startswith("]]", close):
+            inner = line[start + 2 : close]
+            out.append(line[pos:start] + inner.partition("|")[2] if "|" in inner else line[pos:start] + inner)
+            pos = close + 2
+        else:  # every "[[" before this "]" stops at it too
+            out.append(line[pos : close + 1])
+            pos = close + 1
+
+
 def slug_from(text: str, max_words: int = 8) -> str:
     """A readable file stem from a title or the first words of a text."""
     first = next((ln for ln in text.strip().splitlines() if ln.strip()), "")
     first = re.sub(r"^#+\s*", "", first)  # a heading's marks
-    first = re.sub(r"\[\[([^\]|]*\|)?([^\]]*)\]\]", r"\2", first)  # [[a|b]] -> b
+    first = _link_text(first)  # [[a|b]] -> b
     first = re.sub(r"[*_`~]", "", first)
     # about max_words words in any script: a Chinese or Thai line has no spaces to cut at
     stem = clean_name(first_words(_SENTENCE_END.split(first, 1)[0] or first, max_words))  # one spelling

@@ -33,8 +33,11 @@ class Spelled:
     before: tuple[str, ...] = ()
 
 
+# a plain key's blanks are read with the character after them: read alone, each blank tried
+# the rest of its run as the colon's (quadratic in a line's blanks)
 _KEYLINE = re.compile(
-    r"^(?P<key>\"(?:[^\"\\\n]|\\.)+\"|'(?:[^'\n]|'')+'|[^\s#'\"\-?:,\[\]{}&*!|>%@`](?:[^:\n]|:(?![ \t]|$))*?)"
+    r"^(?P<key>\"(?:[^\"\\\n]|\\.)+\"|'(?:[^'\n]|'')+'"
+    r"|[^\s#'\"\-?:,\[\]{}&*!|>%@`](?:[ \t]*(?:[^:\n \t]|:(?![ \t]|$)))*?)"
     r"(?P<colon>[ \t]*:)(?=[ \t]|$)(?P<rest>.*)$",
     re.S,
 )

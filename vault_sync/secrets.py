@@ -12,7 +12,7 @@ import json
 import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
-from typing import Iterable, Iterator, Optional
+from typing import Iterator
 
 from .secret_checks import Check, _body_random, _entropy, _looks_random, _slack_token
 from .secret_formats import find as find_formats
@@ -59,15 +59,17 @@ def _plausible_value(v: str, quoted: bool) -> bool:
     """True if an assigned value looks like a real credential, not code/prose."""
     v = v.strip() if quoted else v.rstrip(".:!?")  # sentence punctuation
     # Under 6 chars is almost always a placeholder, flag or count in notes.
-    if len(v) < 6 or _is_placeholder(v):
+    if len(v) < 6:
         return False
     if "://" in v or v.startswith(("/", "./", "~/", "@", "!", "%")):
         return False  # URLs (checked separately), paths, YAML tags, templates
+    if not quoted and (any(c in v for c in "([{") or v.isdigit()):
+        return False  # call, subscript, literal collection, or a number
+    if _is_placeholder(v):  # the costly check last (every check here only refuses)
+        return False
     if quoted:
         # Multi-word letters-only strings are UI labels/prose ("Enter password").
         return not (" " in v and _PROSE.fullmatch(v))
-    if any(c in v for c in "([{") or v.isdigit():
-        return False  # call, subscript, literal collection, or a number
     if _IDENT_CHAIN.fullmatch(v) or _BARE_WORD.fullmatch(v):
         return False  # attribute access or bare identifier (token = None)
     if "_" in v and _WORD_CHARS.fullmatch(v) and not _looks_random(v):
@@ -189,16 +191,105 @@ _SCHEME_KINDS = {
     "amqps": "AMQP connection string",
 }
 
-# Keywords are matched against lower-cased text (much faster than re.I).
-_ASSIGN_SRC = (
+# Keywords are matched against lower-cased text (much faster than re.I). A key, what may
+# follow it, an operator and blanks, then a value:
+#   (KEY)["'`]?\]?(?:\*\*)?[ \t]*(?:::?|:?=(?!=)|=>)[ \t]*(?:\*\*)?[ \t]*
+#   (?:"([^"\n]*)"|'([^'\n]*)'|`([^`\n]*)`|([^\s"'`,;&)\]}*<>]+|<[^>\s]*>))
+# as one regex this read, from every key in "token=token=token=...", to the run's end; the
+# value is read here by `_Assignments`, which finds each value's end once.
+_KEY_SRC = (
     r"(passw(?:or)?d|pwd|passphrase|secret(?:[_-]?key)?|token|api[_-]?key|apikey"
     r"|access[_-]?key|private[_-]?key)"
-    r"[\"'`]?\]?(?:\*\*)?[ \t]*(?:::?|:?=(?!=)|=>)[ \t]*(?:\*\*)?[ \t]*"
-    r"(?:\"([^\"\n]*)\"|'([^'\n]*)'|`([^`\n]*)`|([^\s\"'`,;&)\]}*<>]+|<[^>\s]*>))"
+    r"[\"'`]?\]?(?:\*\*)?[ \t]*"
 )
-_ASSIGN = re.compile(_ASSIGN_SRC)
-_ASSIGN_I = re.compile(_ASSIGN_SRC, re.IGNORECASE)
+_KEY = re.compile(_KEY_SRC)
+_KEY_I = re.compile(_KEY_SRC, re.IGNORECASE)
+MAX_VALUE = 256  # an assigned value is judged on this many characters (a key is far shorter)
 _ASSIGN_ROOTS = ("pass", "pwd", "secret", "token", "api", "access", "private")
+_BLANKS = re.compile(r"[ \t]*")
+_BARE = re.compile(r"[^\s\"'`,;&)\]}*<>]")
+_BARE_END = re.compile(r"[\s\"'`,;&)\]}*<>]")
+_QUOTE_END = {'"': re.compile(r'["\n]'), "'": re.compile(r"['\n]"), "`": re.compile(r"[`\n]")}
+_QUOTE_GROUP = {'"': 2, "'": 3, "`": 4}
+_ANGLE_END = re.compile(r"[>\s]")
+
+
+def _after(pattern: re.Pattern[str], text: str, pos: int, endpos: int | None = None) -> int:
+    """Where a run `pattern` (one that matches empty) read from `pos` ends."""
+    m = pattern.match(text, pos) if endpos is None else pattern.match(text, pos, endpos)
+    return m.end() if m else pos
+
+
+class _Next:
+    """Where the next character of a set is, at or after a position (the text's length if
+    none); its last answer holds for every position up to it, so asked from positions that
+    rise it reads each character once."""
+
+    __slots__ = ("text", "search", "lo", "hi")
+
+    def __init__(self, text: str, pattern: re.Pattern[str]):
+        self.text, self.search = text, pattern.search
+        self.lo, self.hi = 1, 0
+
+    def __call__(self, pos: int) -> int:
+        if not self.lo <= pos <= self.hi:
+            m = self.search(self.text, pos)
+            self.lo, self.hi = pos, (m.start() if m else len(self.text))
+        return self.hi
+
+
+# (start, end, value group: 2-4 quoted, 5 bare, value start, value end, key)
+Assignment = tuple[int, int, int, int, int, str]
+
+
+class _Assignments:
+    """`key = value` assignments in `hay`, each read in time linear in the text overall."""
+
+    def __init__(self, hay: str):
+        self.hay, self.n = hay, len(hay)
+        self.bare_end = _Next(hay, _BARE_END)
+        self.angle_end = _Next(hay, _ANGLE_END)
+        self.quote_end = {q: _Next(hay, p) for q, p in _QUOTE_END.items()}
+
+    def at(self, key: re.Match[str] | None) -> Assignment | None:
+        """The assignment whose key `key` matched (the operators tried in the regex's order)."""
+        if key is None:
+            return None
+        hay, p = self.hay, key.end()
+        ops = []
+        if hay.startswith("::", p):
+            ops.append(p + 2)
+        if hay.startswith(":", p):
+            ops.append(p + 1)
+        if hay.startswith(":=", p) and not hay.startswith("=", p + 2):
+            ops.append(p + 2)
+        if hay.startswith("=", p) and not hay.startswith("=", p + 1):
+            ops.append(p + 1)
+        if hay.startswith("=>", p):
+            ops.append(p + 2)
+        for op in ops:
+            v = _after(_BLANKS, hay, op)
+            if hay.startswith("**", v):
+                v = _after(_BLANKS, hay, v + 2)
+            got = self._value(v)
+            if got is not None:
+                return (key.start(), got[2], got[0], got[1], got[2] if got[0] == 5 else got[2] - 1, key.group(1))
+        return None
+
+    def _value(self, v: int) -> tuple[int, int, int] | None:
+        """(group, value start, match end) of a value at `v`."""
+        if v >= self.n:
+            return None
+        c = self.hay[v]
+        if c in _QUOTE_GROUP:
+            close = self.quote_end[c](v + 1)
+            return (_QUOTE_GROUP[c], v + 1, close + 1) if close < self.n and self.hay[close] == c else None
+        if c == "<":
+            close = self.angle_end(v + 1)
+            return (5, v, close + 1) if close < self.n and self.hay[close] == ">" else None
+        if _BARE.match(self.hay, v):
+            return 5, v, self.bare_end(v)
+        return None
 
 
 def _find_all(haystack: str, needles: tuple[str, ...]) -> Iterator[int]:
@@ -207,6 +298,30 @@ def _find_all(haystack: str, needles: tuple[str, ...]) -> Iterator[int]:
         while i >= 0:
             yield i
             i = haystack.find(needle, i + 1)
+
+
+def _assignments(text: str, low: str) -> Iterator[Assignment]:
+    """Every assignment the old regex found: matched at each keyword root when lower-casing
+    kept the offsets (str.find per root is far faster than scanning with an alternation),
+    else found left to right in `text` with re.I (a failed one leaves the next key's start)."""
+    if len(low) == len(text):
+        found = _Assignments(low)
+        for i in _find_all(low, _ASSIGN_ROOTS):
+            got = found.at(_KEY.match(low, i))
+            if got is not None:
+                yield got
+        return
+    found, pos = _Assignments(text), 0
+    while True:
+        key = _KEY_I.search(text, pos)
+        if key is None:
+            return
+        got = found.at(key)
+        if got is not None:
+            yield got
+            pos = got[1]
+        else:
+            pos = key.start() + 1
 
 
 def _assign_kind(key: str) -> str:
@@ -225,22 +340,46 @@ _GLUE_OK = frozenset({"GCP service account private key", "private key block", "T
 _ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 
 
+_TOKEN_RUN = re.compile(r"[A-Za-z0-9_-]*")
+
+
+def _jwt_matches(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
+    """`pattern.finditer(text)` for the JWT rule, in linear time: its first part runs to the
+    end of a run of token characters, so when it fails at one "eyJ" it fails at every later
+    one in that run (the regex tried each, reading to the run's end: "eyJ" * 30000 took 7 s)."""
+    pos = 0
+    while True:
+        start = text.find("eyJ", pos)
+        if start < 0:
+            return
+        m = pattern.match(text, start)
+        if m is not None:
+            yield m
+            pos = m.end()
+        else:
+            pos = _after(_TOKEN_RUN, text, start)
+
+
 def find_secrets(text: str) -> list[SecretFinding]:
     """Return every secret found in ``text``, ordered by position."""
     hits: list[tuple[int, int, str]] = []  # (start, end, kind), sorted, disjoint
 
-    def add(start: int, end: int, kind: str) -> None:
+    def free(start: int, end: int) -> int:
+        """Where a hit on [start, end) goes in `hits`, -1 if it overlaps one."""
         # Hits are disjoint, so only the neighbours can overlap the new span.
         i = bisect_left(hits, (start,))
-        if (i and hits[i - 1][1] > start) or (i < len(hits) and hits[i][0] < end):
-            return
-        hits.insert(i, (start, end, kind))
+        return -1 if (i and hits[i - 1][1] > start) or (i < len(hits) and hits[i][0] < end) else i
+
+    def add(start: int, end: int, kind: str) -> None:
+        i = free(start, end)
+        if i >= 0:
+            hits.insert(i, (start, end, kind))
 
     low = text.lower()
     for kind, hints, pattern, check in _RULES:
         if hints and not any(h in low for h in hints):
             continue  # cheap pre-check for the few patterns re cannot skip through fast
-        for m in pattern.finditer(text):
+        for m in _jwt_matches(pattern, text) if kind == "JSON Web Token" else pattern.finditer(text):
             start = m.start()
             if start and text[start - 1] in _ALNUM and kind not in _GLUE_OK:
                 continue  # prefix glued to a longer word, e.g. "mask-..." or "XAKIA..."
@@ -261,21 +400,12 @@ def find_secrets(text: str) -> list[SecretFinding]:
             base = scheme.group(0).lower().split("+", 1)[0]
             add(scheme.start(), m.end(), _SCHEME_KINDS.get(base, "URL with embedded credentials"))
 
-    # lower() keeps offsets unless a char expands (e.g. "İ"); then use re.I.
-    matches: Iterable[Optional[re.Match[str]]]
-    if len(low) == len(text):
-        # str.find per keyword root is far faster than scanning with an alternation.
-        matches = (_ASSIGN.match(low, i) for i in _find_all(low, _ASSIGN_ROOTS))
-    else:
-        matches = _ASSIGN_I.finditer(text)
-    for am in matches:
-        if am is None:
-            continue
-        g = am.lastindex  # the value group that matched (2-4 quoted, 5 bare)
-        if g is None:
-            continue  # never: a match always sets group 1 (the key)
-        if _plausible_value(text[am.start(g) : am.end(g)], quoted=g != 5):
-            add(am.start(), am.end(), _assign_kind(am.group(1)))
+    # lower() keeps offsets unless a char expands (e.g. "İ"); then re.I, left to right.
+    for start, end, g, vs, ve, key in _assignments(text, low):
+        # only a value that would count is judged, on its first characters: in
+        # "token=(token=(..." each value runs to the end and holds the next
+        if free(start, end) >= 0 and _plausible_value(text[vs : min(ve, vs + MAX_VALUE)], quoted=g != 5):
+            add(start, end, _assign_kind(key))
 
     if not hits:
         return []

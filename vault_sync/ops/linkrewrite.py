@@ -22,7 +22,8 @@ from ..errors import MnemovaultError
 from ..index import queries
 from ..index.resolver import Resolver, link_names
 from ..linkforms import LinkForms
-from ..links import MDLINK, SCHEME, WIKILINK, _strip_inline_code, strip_md
+from ..links import SCHEME, WIKILINK, _strip_inline_code, strip_md
+from ..mdlinks import md_links
 
 
 def _masked(text: str) -> str:
@@ -90,8 +91,8 @@ def rewrite_text(
         if forms:
             forms.saw(key, nth, f"[[{stem}{ext}", "rewrote", target)
         edits.append((m.start(1), m.end(1), f"{stem}{ext}{escape}{rest}"))
-    for m in MDLINK.finditer(masked):
-        url = text[m.start(2) : m.end(2)]
+    for _, _, url_start, url_end, _ in md_links(masked):
+        url = text[url_start:url_end]
         angle = url.startswith("<")
         path, hash_, sub = (url[1:-1] if angle else url).partition("#")
         plain = unquote(path)
@@ -104,7 +105,7 @@ def rewrite_text(
         first = forms.original(was, key, nth) if forms and want else None
         if forms and first is not None and after.resolve(unquote(first), source, markdown=True) == want:
             forms.saw(key, nth, "](" + first, "restored")
-            edits.append((m.start(2), m.end(2), f"<{first}{hash_}{sub}>" if angle else first + hash_ + sub))
+            edits.append((url_start, url_end, f"<{first}{hash_}{sub}>" if angle else first + hash_ + sub))
             continue
         if want is None or after.resolve(plain, source, markdown=True) == want:
             if forms:
@@ -126,7 +127,7 @@ def rewrite_text(
         written = target if angle else quote(target, safe="/-._~")
         if forms:
             forms.saw(key, nth, "](" + written, "rewrote", path)
-        edits.append((m.start(2), m.end(2), f"<{written}{hash_}{sub}>" if angle else written + hash_ + sub))
+        edits.append((url_start, url_end, f"<{written}{hash_}{sub}>" if angle else written + hash_ + sub))
     out = text
     for start, end, replacement in sorted(edits, reverse=True):
         out = out[:start] + replacement + out[end:]
