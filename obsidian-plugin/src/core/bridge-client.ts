@@ -312,8 +312,10 @@ export class BridgeClient {
 		return this.request("POST", "/api/gc", { dry_run: dryRun }, LONG_TIMEOUT_MS);
 	}
 
-	review(limit = 20): Promise<ReviewResponse> {
-		return this.request("GET", `/api/review?limit=${limit}`);
+	/** The review queue; with `project`, that project's memories and shared ones. */
+	review(limit = 20, project = ""): Promise<ReviewResponse> {
+		const scoped = project.trim() ? `&project=${encodeURIComponent(project.trim())}` : "";
+		return this.request("GET", `/api/review?limit=${limit}${scoped}`);
 	}
 
 	/** `includeArchived`: archived memories too, each with its `status` (the daemon's `include_archived`). */

@@ -75,6 +75,8 @@ export class ReviewStore {
 		private readonly offlineInfo: () => OfflineInfo | string,
 		private readonly limit = 50,
 		debounceMs = 300,
+		/** The project the queue is scoped to ("" or absent: every project's). */
+		private readonly project: () => string = () => "",
 	) {
 		this.debounced = debounceLatest(() => this.refresh(), debounceMs, timers);
 	}
@@ -122,7 +124,7 @@ export class ReviewStore {
 				const status = await this.source.status();
 				this.current = { ...this.current, scoring: status.scoring, scoringKnown: true };
 			}
-			const review = await this.source.review(this.limit);
+			const review = await this.source.review(this.limit, this.project());
 			const rows = this.current.status === "ready" ? diffItems(this.current.items, review.items) : { kind: "all" as const };
 			const total = review.total ?? review.items.length;
 			this.set({ status: "ready", items: review.items, total, nextDue: review.next_due ?? null, message: "", command: null }, rows);

@@ -13,6 +13,8 @@ export interface MnemovaultSettings {
 	relatedMinSimilarity: number;
 	/** Folders whose notes are never listed as related (comma-separated vault paths). */
 	relatedExcludedFolders: string;
+	/** "": every project's memories in the review queue; a name: that project's and shared ones. */
+	reviewProject: string;
 }
 
 export const DEFAULT_SETTINGS: MnemovaultSettings = {
@@ -23,6 +25,7 @@ export const DEFAULT_SETTINGS: MnemovaultSettings = {
 	curveHorizonDays: 30,
 	relatedMinSimilarity: 30,
 	relatedExcludedFolders: "",
+	reviewProject: "",
 };
 
 /** The folders of a comma-separated setting, trimmed, without empty ones or slashes at the ends. */
@@ -60,7 +63,16 @@ export function normalizeSettings(raw: unknown): MnemovaultSettings {
 	if (typeof o.relatedExcludedFolders === "string" && !folderListProblem(o.relatedExcludedFolders)) {
 		s.relatedExcludedFolders = folderList(o.relatedExcludedFolders).join(", ");
 	}
+	if (typeof o.reviewProject === "string" && !projectProblem(o.reviewProject)) s.reviewProject = o.reviewProject.trim();
 	return s;
+}
+
+/** Why a project name is not one the daemon takes ("" when it is; the daemon's rule, docs/projects.md). */
+export function projectProblem(value: string): string | void {
+	const name = value.trim();
+	if (name.length > 100 || /[\n\r\t\0[\]{}#]/.test(name)) {
+		return "A project's name is a short name without line breaks, brackets or #.";
+	}
 }
 
 export function bridgeOverride(s: MnemovaultSettings): BridgeOverride {
@@ -140,6 +152,12 @@ export const SETTING_ROWS: SettingRow[] = [
 		desc: "Notes in these folders are never listed as related (comma-separated, e.g. Journal, Projects/Old). The LTM index note never is.",
 		group: "general",
 		control: { type: "text", key: "relatedExcludedFolders", defaultValue: "", placeholder: "Journal, Projects/Old", validate: folderListProblem },
+	},
+	{
+		name: "Review queue: project",
+		desc: "Only this project's memories and shared ones are queued for review (as an assistant in that project sees them). Empty: every project's.",
+		group: "general",
+		control: { type: "text", key: "reviewProject", defaultValue: "", placeholder: "atlas", validate: projectProblem },
 	},
 	{
 		name: "Host",

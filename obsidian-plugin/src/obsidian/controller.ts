@@ -115,7 +115,7 @@ export class MnemovaultController {
 					: Promise.resolve({ found: false, reason: "no_file", detail: "this vault is not a folder on disk" }),
 			onReachability: (r) => this.monitor.report(r),
 		});
-		this.store = new ReviewStore(this.client, deps.timers, () => this.monitor.info());
+		this.store = new ReviewStore(this.client, deps.timers, () => this.monitor.info(), 50, 300, () => deps.settings().reviewProject);
 		this.stream = new EventStream({
 			transport: deps.sse,
 			target: () => this.client.streamTarget(),

@@ -73,6 +73,9 @@ describe("BridgeClient against a real HTTP server", () => {
 		await client.gc(true);
 		await client.sync();
 		expect((await client.review(5)).items[0].title).toBe("5");
+		await client.review(5, " atlas "); // the review queue scoped to a project (and shared memories)
+		const scoped = daemon.requests.filter((r) => r.method === "GET" && r.path === "/api/review").map((r) => r.query.get("project"));
+		expect(scoped).toEqual([null, "atlas"]);
 		const bodies = daemon.requests.filter((r) => r.method === "POST").map((r) => [r.path, r.body]);
 		expect(bodies).toEqual([
 			["/api/touch", { ref: "STM/t.md", boost: true }],

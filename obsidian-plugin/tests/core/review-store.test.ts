@@ -35,6 +35,18 @@ describe("ReviewStore", () => {
 		expect(calls).toEqual({ review: 2, status: 1 });
 	});
 
+	it("asks for the queue of the project the settings name, as they say it now", async () => {
+		const asked: (string | undefined)[] = [];
+		const { src } = source();
+		const scoped: ReviewSource = { ...src, review: async (limit, project) => (asked.push(project), src.review(limit, project)) };
+		let project = "";
+		const store = new ReviewStore(scoped, nodeTimers(), () => "offline", 50, 10, () => project);
+		await store.refresh();
+		project = "atlas";
+		await store.refresh();
+		expect(asked).toEqual(["", "atlas"]);
+	});
+
 	it("shows the offline message when the daemon is down", async () => {
 		const { src, setFail } = source();
 		setFail(new BridgeOfflineError("refused", "ECONNREFUSED"));
