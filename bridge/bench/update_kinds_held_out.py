@@ -1,0 +1,98 @@
+"""The held-out part of the update kinds (update_kinds.py): policies reversed, values changed
+with a verb of change, components replaced, and their near-misses, in the same forms.
+
+Written before the detector was changed for update_kinds.py and never used to change it (the
+file was committed before the detector was tuned): the bench reports its recall and precision
+as the figures that count for these kinds. Its memories join the same vault.
+"""
+
+from __future__ import annotations
+
+HELD_OUT_KIND_UPDATES: list[tuple[str, str, str, str]] = [
+    (
+        "policy",
+        "reworded",
+        "We run a code freeze the week before each release",
+        "We stopped doing code freezes before releases",
+    ),
+    (
+        "policy",
+        "reworded",
+        "All meetings have a written agenda",
+        "We dropped the written agenda requirement for meetings",
+    ),
+    ("policy", "reworded", "I eat meat only on weekends", "I stopped eating meat altogether"),
+    ("policy", "reworded", "New hires shadow on-call for two weeks", "New hires no longer shadow on-call"),
+    (
+        "policy",
+        "reworded",
+        "The office is closed on the last Friday of the month",
+        "The office stays open on the last Friday of the month from now on",
+    ),
+    ("policy", "reworded", "Customers get a paper invoice by post", "We stopped sending paper invoices to customers"),
+    ("policy", "reworded", "The team demos its work every sprint", "Sprint demos were discontinued"),
+    ("policy", "reworded", "I commute to work by car", "I gave up the car and cycle to work"),
+    (
+        "change-verb",
+        "reworded",
+        "The warranty on the laptops is 2 years",
+        "The laptop warranty was extended to 3 years",
+    ),
+    ("change-verb", "reworded", "The conference is on 14 May", "The conference was postponed to 11 June"),
+    ("change-verb", "reworded", "The daycare fee is 450 euros a month", "Daycare fees went up to 520 euros a month"),
+    ("change-verb", "reworded", "Sessions expire after 12 hours of inactivity", "Session expiry was cut to 2 hours"),
+    (
+        "change-verb",
+        "reworded",
+        "The on-call rotation is one week long",
+        "The on-call rotation was lengthened to two weeks",
+    ),
+    (
+        "change-verb",
+        "reworded",
+        "The bakery delivers bread until 10 am",
+        "Bread delivery hours were extended until noon",
+    ),
+    ("change-verb", "reworded", "The hiring plan is 5 engineers this year", "The hiring plan shrank to 2 engineers"),
+    ("change-verb", "reworded", "The storage quota per user is 50 GB", "Per-user storage quota was raised to 200 GB"),
+    ("component", "reworded", "The data pipeline is written in Scala", "The data pipeline was rewritten in Python"),
+    ("component", "reworded", "We track issues in Jira", "We replaced Jira with Linear for issue tracking"),
+    ("component", "reworded", "The website is hosted on Heroku", "We moved the website off Heroku to Fly.io"),
+    ("component", "reworded", "The team chats on HipChat", "HipChat was retired and the team chats on Slack"),
+    ("component", "reworded", "My phone is an iPhone 12", "I swapped my iPhone 12 for a Pixel 8"),
+    ("component", "reworded", "The event bus is RabbitMQ", "The event bus was migrated from RabbitMQ to Kafka"),
+    (
+        "component",
+        "reworded",
+        "Our password manager is LastPass",
+        "We switched password managers from LastPass to 1Password",
+    ),
+    ("component", "reworded", "The backend API is a Flask app", "The backend API was rebuilt on FastAPI"),
+]
+
+HELD_OUT_KIND_NEGATIVES: list[tuple[str, str]] = [
+    ("We run a code freeze the week before each release", "We stopped publishing release notes on the blog"),
+    ("All meetings have a written agenda", "Meeting notes are kept in the shared drive"),
+    ("I eat meat only on weekends", "I stopped drinking soda last year"),
+    ("New hires shadow on-call for two weeks", "New hires get a laptop on their first day"),
+    ("The office is closed on the last Friday of the month", "The office canteen was moved to the second floor"),
+    ("Customers get a paper invoice by post", "Customers can download invoices from the portal"),
+    ("The team demos its work every sprint", "The sprint length was changed for the design team only"),
+    ("I commute to work by car", "The car's registration was renewed in March"),
+    ("The warranty on the laptops is 2 years", "The laptop refresh programme was extended to contractors"),
+    ("The conference is on 14 May", "The conference venue is near the central station"),
+    ("The daycare fee is 450 euros a month", "The daycare closes for two weeks in August"),
+    ("Sessions expire after 12 hours of inactivity", "Session tokens are signed with RS256"),
+    ("The on-call rotation is one week long", "The on-call handover was moved to Monday mornings"),
+    ("The bakery delivers bread until 10 am", "The bakery was taken over by the owner's son"),
+    ("The hiring plan is 5 engineers this year", "Two engineers were promoted to staff this year"),
+    ("The storage quota per user is 50 GB", "Storage usage is reported in the admin dashboard"),
+    ("The data pipeline is written in Scala", "The data pipeline's tests were rewritten to use fixtures"),
+    ("We track issues in Jira", "Jira tickets are linked from every commit message"),
+    ("The website is hosted on Heroku", "We moved the company newsletter to Substack"),
+    ("The team chats on HipChat", "The team replaced its weekly sync with a written update"),
+    ("My phone is an iPhone 12", "I replaced the cracked screen protector on my phone"),
+    ("The event bus is RabbitMQ", "RabbitMQ queues are mirrored across three nodes"),
+    ("Our password manager is LastPass", "We switched the shared email inbox to Front"),
+    ("The backend API is a Flask app", "The backend API was extended with a bulk export endpoint"),
+]
