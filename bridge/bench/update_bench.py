@@ -8,6 +8,8 @@ from collections import defaultdict
 from typing import Any
 
 from .update_held_out import HELD_OUT_NEGATIVES, HELD_OUT_UPDATES
+from .update_kinds import KIND_NEGATIVES, KIND_UPDATES
+from .update_kinds_held_out import HELD_OUT_KIND_NEGATIVES, HELD_OUT_KIND_UPDATES
 from .update_negatives import BACKGROUND, NEGATIVES
 from .update_set import UPDATES
 
@@ -20,8 +22,8 @@ def vault_texts() -> list[str]:
     seen: dict[str, None] = {}
     for text in (
         BACKGROUND
-        + [old for _, _, old, _ in UPDATES + HELD_OUT_UPDATES]
-        + [related for related, _ in NEGATIVES + HELD_OUT_NEGATIVES]
+        + [old for _, _, old, _ in UPDATES + HELD_OUT_UPDATES + KIND_UPDATES + HELD_OUT_KIND_UPDATES]
+        + [related for related, _ in NEGATIVES + HELD_OUT_NEGATIVES + KIND_NEGATIVES + HELD_OUT_KIND_NEGATIVES]
     ):
         seen.setdefault(text, None)
     return list(seen)
