@@ -60,7 +60,7 @@ KIND_UPDATES: list[tuple[str, str, str, str]] = [
     ),
     ("policy", "reworded", "Visitors must sign in at reception", "Visitors don't need to sign in at reception anymore"),
     ("policy", "reworded", "We pair program on every bug fix", "Pair programming on bug fixes was abandoned"),
-    ("policy", "reworded", "I go to yoga class on Mondays and Thursdays", "I cancelled my yoga classes"),
+    ("policy", "reworded", "I go to pottery class on Mondays and Thursdays", "I cancelled my pottery classes"),
     (
         "policy",
         "reworded",
@@ -139,7 +139,7 @@ KIND_UPDATES: list[tuple[str, str, str, str]] = [
         "The search backend is Solr",
         "We moved search off Solr onto Typesense",
     ),
-    ("component", "reworded", "The mobile app is built with React Native", "The mobile app was rebuilt in Flutter"),
+    ("component", "reworded", "The desktop app is built with Electron", "The desktop app was rebuilt in Tauri"),
     (
         "component",
         "reworded",
@@ -177,7 +177,7 @@ KIND_NEGATIVES: list[tuple[str, str]] = [
     ("The data team has 6 analysts", "The design team grew to 4 people"),
     ("The notification service is written in Ruby", "The invoice PDF generator was rewritten in Go"),
     ("We use Jenkins for CI", "We replaced the office coffee machine with a new one"),
-    ("The mobile app is built with React Native", "The mobile app's onboarding screens were rebuilt"),
+    ("The desktop app is built with Electron", "The desktop app's onboarding screens were rebuilt"),
     ("The blog runs on WordPress", "The company wiki was ported to Notion"),
     # the same subject, another attribute (a fact beside the old one)
     ("We run load tests before every major release", "Load tests run against the staging cluster"),
