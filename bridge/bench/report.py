@@ -249,6 +249,16 @@ def rows(r: dict) -> list[tuple[str, str, str]]:
                 "",
             ),
         ]
+        if "kinds_held_out" in u:  # policy reversed, verb of change, component replaced
+            kinds, held = u["kinds"], u["kinds_held_out"]
+            out.append(
+                (
+                    f"  updates as written ({kind}), held out: recall / precision (tuning set)",
+                    f"{_f(held['recall'], '{:.2f}')} / {_f(held['precision'], '{:.2f}')} "
+                    f"({_f(kinds['recall'], '{:.2f}')} / {_f(kinds['precision'], '{:.2f}')})",
+                    ">= 0.85 / >= 0.85" if name == "model" else "",
+                )
+            )
     rss = r.get("rss_mb", {})
     out.append(
         (

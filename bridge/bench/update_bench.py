@@ -100,6 +100,10 @@ def update_detection(svc: Any) -> dict[str, Any]:
     out = measure(svc, paths, UPDATES, NEGATIVES)
     out["vault"] = len(paths)
     out["held_out"] = measure(svc, paths, HELD_OUT_UPDATES, HELD_OUT_NEGATIVES)
+    # updates as people write them (policy reversed, verb of change, component replaced): the
+    # tuning part, and the part written apart from it, whose figures are the ones that count
+    out["kinds"] = measure(svc, paths, KIND_UPDATES, KIND_NEGATIVES)
+    out["kinds_held_out"] = measure(svc, paths, HELD_OUT_KIND_UPDATES, HELD_OUT_KIND_NEGATIVES)
     return out
 
 

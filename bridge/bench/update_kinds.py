@@ -74,14 +74,24 @@ KIND_UPDATES: list[tuple[str, str, str, str]] = [
         "The free trial lasts 14 days",
         "The free trial was extended to 30 days",
     ),
-    ("change-verb", "reworded", "The grant report is due on 15 March", "The grant report deadline was pushed back to 2 April"),
+    (
+        "change-verb",
+        "reworded",
+        "The grant report is due on 15 March",
+        "The grant report deadline was pushed back to 2 April",
+    ),
     (
         "change-verb",
         "reworded",
         "The monthly Spotify family plan costs 16 euros",
         "Spotify family went up to 18 euros a month",
     ),
-    ("change-verb", "reworded", "The database query timeout is 30 seconds", "The database query timeout was cut to 10 seconds"),
+    (
+        "change-verb",
+        "reworded",
+        "The database query timeout is 30 seconds",
+        "The database query timeout was cut to 10 seconds",
+    ),
     (
         "change-verb",
         "reworded",

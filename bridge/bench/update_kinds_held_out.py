@@ -40,7 +40,12 @@ HELD_OUT_KIND_UPDATES: list[tuple[str, str, str, str]] = [
     ),
     ("change-verb", "reworded", "The conference is on 14 May", "The conference was postponed to 11 June"),
     ("change-verb", "reworded", "The daycare fee is 450 euros a month", "Daycare fees went up to 520 euros a month"),
-    ("change-verb", "reworded", "Web login sessions expire after 12 hours of inactivity", "Web login session expiry was cut to 2 hours"),
+    (
+        "change-verb",
+        "reworded",
+        "Web login sessions expire after 12 hours of inactivity",
+        "Web login session expiry was cut to 2 hours",
+    ),
     (
         "change-verb",
         "reworded",
@@ -53,7 +58,12 @@ HELD_OUT_KIND_UPDATES: list[tuple[str, str, str, str]] = [
         "The bakery delivers bread until 10 am",
         "Bread delivery hours were extended until noon",
     ),
-    ("change-verb", "reworded", "The support team's hiring plan is 5 agents this year", "The support team's hiring plan shrank to 2 agents"),
+    (
+        "change-verb",
+        "reworded",
+        "The support team's hiring plan is 5 agents this year",
+        "The support team's hiring plan shrank to 2 agents",
+    ),
     ("change-verb", "reworded", "The storage quota per user is 50 GB", "Per-user storage quota was raised to 200 GB"),
     ("component", "reworded", "The data pipeline is written in Scala", "The data pipeline was rewritten in Python"),
     ("component", "reworded", "We plan sprints in Jira", "We replaced Jira with Linear for sprint planning"),
