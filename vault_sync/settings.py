@@ -56,6 +56,7 @@ class Settings(BaseSettings):
 
     auto_promote: bool = True
     auto_gc: bool = True
+    reinforce_repeats: bool = True  # a save of a fact already held in other words reinforces it (ops/repeats.py)
     lifecycle_interval_seconds: float = Field(300.0, gt=0)
     reconcile_interval_seconds: float = Field(600.0, gt=0)
     lease_seconds: float = Field(900.0, gt=0)  # another device takes over background writes after this
@@ -139,6 +140,7 @@ VAULT_SETTINGS = frozenset(
         "score_refresh_hours",
         "auto_promote",
         "auto_gc",
+        "reinforce_repeats",
     }
 )
 

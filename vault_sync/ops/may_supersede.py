@@ -79,10 +79,10 @@ def candidates(
 
             vector = query_vector(engine, body, title, tags)
         if vector is not None:
-            pool = _by_vector(engine, vector)
+            pool = pool_by_vector(engine, vector)
             floor, change = COSINE_MIN, CHANGE_WORD
         else:  # embeddings off, the model loading or unable to load: words
-            pool = _by_words(engine, body)
+            pool = pool_by_words(engine, body)
             floor, change = OVERLAP_MIN, CHANGE_WORD_NO_MODEL
         return pick(body, pool, floor, change, not_current(engine))
     except Exception:  # an extra: never block a save over it
@@ -179,7 +179,7 @@ def _with_text(engine: Engine, rowids: list[int]) -> dict[int, str]:
     return {r[0]: r[2] for r in vq.embed_texts(engine.store, rowids)}
 
 
-def _by_vector(engine: Engine, vector: "Vectors") -> list[dict[str, Any]]:
+def pool_by_vector(engine: Engine, vector: "Vectors") -> list[dict[str, Any]]:
     from ..search.embeddings import vector_cache
 
     embedder = semantic.embedder(engine)
@@ -206,7 +206,7 @@ def _by_vector(engine: Engine, vector: "Vectors") -> list[dict[str, Any]]:
     return out
 
 
-def _by_words(engine: Engine, body: str) -> list[dict[str, Any]]:
+def pool_by_words(engine: Engine, body: str) -> list[dict[str, Any]]:
     from ..search import fts as ftsmod
 
     filters = ftsmod.make_filters(engine, "memories")
