@@ -43,7 +43,7 @@ def measure(svc: Any, paths: dict[str, str], paraphrases: Pairs, different: Pair
         if not ok:
             misses.append(f"{new} (of: {stored})" + (f" -> {found['path']}" if found else ""))
     separate = 0
-    for n, (kind, stored, new) in enumerate(different, len(paraphrases)):
+    for n, (kind, _stored, new) in enumerate(different, len(paraphrases)):
         found = find_repeat(svc.engine, new, vectors[n])
         separate += found is None
         hits[kind][0] += found is None

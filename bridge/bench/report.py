@@ -259,6 +259,17 @@ def rows(r: dict) -> list[tuple[str, str, str]]:
                     ">= 0.85 / >= 0.85" if name == "model" else "",
                 )
             )
+    for name, u in r.get("repeat_recognition", {}).items():  # ops/repeats.py on bridge/bench/repeat_set.py
+        kind = "model" if name == "model" else "words only (model not loaded)"
+        held = u["held_out"]
+        out.append(
+            (
+                f"repeats, {kind}, held out: paraphrases reinforced / different facts kept apart (tuning set)",
+                f"{_f(held['reinforced'], '{:.2f}')} / {_f(held['separate'], '{:.2f}')} "
+                f"({_f(u['reinforced'], '{:.2f}')} / {_f(u['separate'], '{:.2f}')})",
+                ">= 0.90 / >= 0.95" if name == "model" else "",
+            )
+        )
     rss = r.get("rss_mb", {})
     out.append(
         (
