@@ -148,7 +148,7 @@ def test_while_the_model_loads_words_only_and_the_answer_says_so(tmp_path):
         old, same, reworded = box["old"], box["same"], box["reworded"]
         assert same["reinforced"] and same["repeat_of"]["by"] == "words"
         assert same["message"].startswith(f"reinforced {old['note']['id']} (similarity 1.00)")
-        assert "the model is not loaded" in same["message"]
+        assert "compared by words: the model is not loaded yet" in same["message"]
         # what only the model would recognise is saved, and the answer says the check was partial
         assert reworded["saved"] and "the model is not loaded yet" in reworded["repeat_check"]
         loader.join(120)

@@ -54,10 +54,18 @@ def find_repeat(engine: Engine, body: str, vector: "Vectors | None") -> dict[str
 
 
 def words_only_reason(engine: Engine) -> str | None:
-    """Why the repeat check read words only (None when it had the model)."""
+    """Why the repeat check read words only, when that is a passing state worth saying (the
+    model not loaded yet); None with embeddings off: that is the person's choice."""
     if not engine.settings.embeddings:
-        return f"embeddings are off: {WORDS_ONLY}"
+        return None
     return f"the model is not loaded yet: {WORDS_ONLY}"
+
+
+def how_found(engine: Engine, repeat: dict[str, Any]) -> str:
+    """The reinforcement message's reason for a repeat."""
+    if repeat["by"] == "model":
+        return SAME_FACT
+    return f"{SAME_FACT} (compared by words{': the model is not loaded yet' if engine.settings.embeddings else ''})"
 
 
 def reinforced_answer(note: dict[str, Any], path: str, similarity: float, how: str) -> dict[str, Any]:
@@ -76,4 +84,3 @@ def reinforced_answer(note: dict[str, Any], path: str, similarity: float, how: s
 
 EXACT = "the same text is saved"
 SAME_FACT = "the same fact is saved in other words"
-SAME_FACT_WORDS = "the same fact is saved in other words (compared by words: the model is not loaded)"

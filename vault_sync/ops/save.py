@@ -20,7 +20,7 @@ from ..scalars import render_scalar
 from ..scoring import review_priority, score_at
 from ..search import semantic
 from ..secret_gate import check_fields
-from .repeats import EXACT, SAME_FACT, SAME_FACT_WORDS, find_repeat, reinforced_answer, words_only_reason
+from .repeats import EXACT, find_repeat, how_found, reinforced_answer, words_only_reason
 from .touch import touch
 
 MIN_CHARS = 12
@@ -163,7 +163,7 @@ def save(
             except MnemovaultError:  # the memory cannot take a use now (broken frontmatter): save a new one
                 touched = None
             if touched is not None:
-                how = SAME_FACT if repeat["by"] == "model" else SAME_FACT_WORDS
+                how = how_found(engine, repeat)
                 return reinforced_answer(touched, repeat["path"], repeat["similarity"], how) | {"repeat_of": repeat}
         if vector is None:
             repeat_note = words_only_reason(engine)

@@ -39,7 +39,7 @@ from ..scoring import review_priority, score_at
 from ..search import semantic
 from ..secret_gate import check_fields
 from .may_supersede import HINT, candidates
-from .repeats import EXACT, SAME_FACT, SAME_FACT_WORDS, find_repeat, reinforced_answer, words_only_reason
+from .repeats import EXACT, find_repeat, how_found, reinforced_answer, words_only_reason
 from .save import check_intake, render_note, taken_names
 from .supersede import mark, supersede_refs
 from .touch import reinforce_in_batch
@@ -312,7 +312,7 @@ def _repeats(
         if repeat is None:
             keep.append(k)
             continue
-        how = SAME_FACT if repeat["by"] == "model" else SAME_FACT_WORDS
+        how = how_found(engine, repeat)
         if _counted(engine, repeat["path"], batch_id):  # a retry: counted by the first attempt
             note = lookups.note(engine, repeat["path"])
             results[entry[0]] = reinforced_answer(note, repeat["path"], repeat["similarity"], how) | {
