@@ -34,9 +34,9 @@ if TYPE_CHECKING:
 COSINE_MIN = 0.75  # the score floor with embeddings (a cosine of 0.75 alone is enough)
 OVERLAP_MIN = 0.625  # the score floor without them
 ONE_SLOT = 0.15
-CHANGE_WORD = 0.2
+CHANGE_WORD = 0.15
 CHANGE_WORD_NO_MODEL = 0.25  # word overlap misses rewordings more than the model does
-ANCHORED = 0.1
+ANCHORED = 0.15
 SHORT = 40  # words: the bonuses read a one-fact statement; in a long text "now" says little and difflib costs more
 MARGIN = 0.05  # the runner-up of a close call is listed too; a distant one is noise
 POOL = 10  # closest memories scored
@@ -55,10 +55,11 @@ CHANGE_WORDS = frozenset(
     rewritten rewrote rebuilt ported swapped shortened lengthened expanded bumped doubled halved tripled
     renewed revised lifted""".split()
 )
-# verbs that change a quantity: with a number after them, the old fact must hold a number too
+# verbs that change a quantity (not "dropped", "cut": a rule or a habit too): they say a change only
+# with a number, and then the old fact must hold a number too
 QUANTITY_WORDS = frozenset(
-    """raised lowered increased decreased reduced dropped rose fell grew shrank cut extended shortened lengthened
-    expanded bumped doubled halved tripled""".split()
+    """raised lowered increased decreased reduced rose fell grew shrank extended shortened lengthened expanded bumped
+    doubled halved tripled""".split()
 )
 NUMBER_WORDS = frozenset(
     "one two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty hundred thousand "
@@ -95,7 +96,10 @@ def pick(
     """Score each pooled memory ({id, path, title, similarity, text}) and keep the likely ones."""
     new_words = words(body)
     short = len(new_words) <= SHORT
-    first = next((i for i, w in enumerate(new_words) if w in CHANGE_WORDS), None) if short else None
+    # a quantity verb says a value changed only with the value: "extended to 30 days", not
+    # "extended with an export endpoint"
+    signals = CHANGE_WORDS if _has_number(new_words) else CHANGE_WORDS - QUANTITY_WORDS
+    first = next((i for i, w in enumerate(new_words) if w in signals), None) if short else None
     subject = _stems(new_words[:first]) if first is not None else []
     new_value = bool(QUANTITY_WORDS.intersection(new_words)) and any(w[0].isdigit() for w in new_words)
     kept = [w for w in new_words if w not in CHANGE_WORDS]
