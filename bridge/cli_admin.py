@@ -11,6 +11,7 @@ from vault_sync.errors import InvalidInput
 
 from . import output
 from .cli_app import VaultOpt, app, run
+from .paths import module
 
 service_app = typer.Typer(help="Start the daemon at login (systemd, launchd, Task Scheduler).", no_args_is_help=True)
 plugin_app = typer.Typer(help="The Obsidian plugin.", no_args_is_help=True)
@@ -201,7 +202,7 @@ def bench(
     vault: Optional[Path] = typer.Option(None, "--vault", help="Measure a temporary copy of this vault instead."),
     quick: bool = typer.Option(False, "--quick", help="Skip embeddings (the model)."),
     as_json: bool = typer.Option(
-        False, "--json", help="Print the results as JSON (python -m bridge.bench.markdown renders it)."
+        False, "--json", help=f"Print the results as JSON (python -m {module('bridge.bench.markdown')} renders it)."
     ),
     locomo: Optional[Path] = typer.Option(
         None, "--locomo", help="Measure recall on LoCoMo conversations (*.json) in this folder instead."

@@ -18,6 +18,7 @@ TABLE: list[tuple[type[e.MnemovaultError], int, int]] = [
     (e.NoteProblem, 409, 6),
     (e.VaultReadOnly, 423, 7),  # the vault (or a note) cannot be written: locked against us
     (e.PermissionDenied, 423, 7),
+    (e.UnsafePath, 423, 7),  # a link planted where the engine writes: refused, nothing written
     (e.DiskFull, 507, 8),  # Insufficient Storage
     (e.IndexDamaged, 503, 9),  # repaired from the vault as it was found: try again
     (e.MnemovaultError, 500, 1),

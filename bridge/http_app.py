@@ -275,7 +275,11 @@ def build_app(
         ),
         Route(
             "/api/review",
-            endpoint(lambda a: lambda: svc.review_page(a.limit, a.offset), S.ReviewQuery, "GET"),
+            endpoint(
+                lambda a: lambda: {**svc.review_page(a.limit, a.offset), "next_due": svc.next_review_due()},
+                S.ReviewQuery,
+                "GET",
+            ),
             methods=["GET"],
         ),
         Route(

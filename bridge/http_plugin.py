@@ -8,7 +8,8 @@ vault_sync/ops/review.py) with `prior` and `after`; `POST /api/ungrade {"ref", "
 "after"}` writes `prior` back (409 `wrong_state` when the note changed since).
 
 `GET /api/related?path=...&limit=N` -> `{"items": [{path, id, title, score, state,
-similarity}], "method": "semantic" | "tags" | "text", "notice": str | null}`. With
+similarity}], "method": "semantic" | "tags" | "text", "notice": str | null}`, never the LTM
+index note (a list of links to everything, not a memory of its own). With
 embeddings on, the closest memories in meaning (cosine over the engine's vector cache,
 the data behind `embeddings.neighbours`); with them off, memories sharing the note's
 tags, else a full-text search on its title, and `notice` says which.
@@ -35,7 +36,7 @@ def related(svc, path: str, limit: int = 10) -> dict:
         raise InvalidInput("limit must be from 1 to 100")
     row = svc.resolve(path)
     superseded = not_current(svc.engine)  # a replaced fact is never offered as related
-    wanted = limit + len(superseded)
+    wanted = limit + len(superseded) + 1  # the index note may be among the hits
     hits = _semantic(svc, row, wanted)
     if hits is not None:
         return {"items": _items(svc, hits, superseded, limit), "method": "semantic", "notice": None}
@@ -55,7 +56,8 @@ def related(svc, path: str, limit: int = 10) -> dict:
 
 def _items(svc, hits: list[tuple[Any, float]], superseded: set[str], limit: int) -> list[dict]:
     out = []
-    for hit, similarity in [h for h in hits if h[0]["path"] not in superseded][:limit]:
+    left_out = superseded | {svc.layout.index_note}
+    for hit, similarity in [h for h in hits if h[0]["path"] not in left_out][:limit]:
         view = svc.view(hit)
         out.append(
             {

@@ -108,8 +108,10 @@ def private_write(path: Path, data: str) -> None:
     private_dir(path.parent)
     if path.exists():
         private_file(path)  # about to be replaced, but a looser one was exposed: say so
-    tmp = path.with_name(f".{path.name}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    import secrets
+
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")  # new, never through a link
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         fh.write(data)
     os.chmod(tmp, 0o600)

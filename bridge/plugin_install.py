@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import json
 import shutil
+import stat
 import subprocess
 from pathlib import Path
 
 from vault_sync.errors import InvalidInput
+from vault_sync.safe_files import replace_file
 from vault_sync.settings import load_settings
 
 from . import resources
@@ -31,11 +33,11 @@ def install_plugin(vault: Path | None) -> Path:
     else:
         source = _checkout_build()
     manifest = json.loads((source / "manifest.json").read_text(encoding="utf-8"))
-    target = root / ".obsidian" / "plugins" / manifest["id"]
-    target.mkdir(parents=True, exist_ok=True)
-    for name in FILES:
-        shutil.copy2(source / name, target / name)
-    return target
+    folder = f".obsidian/plugins/{manifest['id']}"
+    for name in FILES:  # never written through a link planted in the vault (safe_files)
+        data = (source / name).read_bytes()
+        replace_file(root, f"{folder}/{name}", data, stat.S_IMODE((source / name).stat().st_mode) | 0o600)
+    return root / folder
 
 
 def _checkout_build() -> Path:

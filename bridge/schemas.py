@@ -205,6 +205,9 @@ Stamp = Annotated[str, Strict(), Field(max_length=40)]
 Number = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 
 
+KeyName = Annotated[str, Strict(), Field(max_length=200)]
+
+
 class ReviewValues(Args):
     """The owned values a review changes, as the note held them (null: the key was absent)."""
 
@@ -213,6 +216,10 @@ class ReviewValues(Args):
     review_priority: Number | None
     review_on: Stamp | None
     archive_on: Stamp | None
+    # how the note spelled values the engine writes otherwise, and its keys' order (an undo puts
+    # those bytes back)
+    as_written: Annotated[dict[KeyName, Stamp], Field(max_length=6)] | None = None
+    layout: Annotated[list[KeyName], Field(max_length=200)] | None = None
 
 
 class ArchivedValues(ReviewValues):

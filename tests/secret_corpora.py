@@ -180,6 +180,9 @@ PROSE = [
     "Arabic text with a bidi mark: \u200fمرحبا\u200f and Hebrew \u200eשלום\u200e in the notes.",
     "sk-ant-style prefixes identify Anthropic keys; sk-or-v1 prefixes identify OpenRouter keys.",
     "xoxb-style bot tokens and xoxp-style user tokens have different scopes in Slack.",
+    "npm_config_cache and npm_package_version are set by npm run; npm_lifecycle_event names the script.",
+    "Docker Hub tokens (dckr_pat_) and Linear keys (lin_api_) go in the team vault, never in notes.",
+    "shpat_ tokens are Shopify admin tokens; dop_v1_ ones are DigitalOcean personal tokens.",
 ]
 
 

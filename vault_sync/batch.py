@@ -28,7 +28,7 @@ from typing import Callable
 from .errors import WriteConflict
 from .faults import storage_fault
 from .rename import exchange, linux_call
-from .writer import fsync_dir, restore_late_edit, take_old_copy, temp_name, update_file
+from .writer import fsync_dir, open_temp, restore_late_edit, take_old_copy, temp_name, update_file
 
 try:
     import fcntl
@@ -80,10 +80,9 @@ def _stage(item: Staged, fsync: bool = True, fd: int | None = None) -> Staged:
     """Write the item's new bytes to a temp file: `fd`, an old copy opened for it, or a new file."""
     reused = fd is not None
     if fd is None:
-        item.tmp = temp_name(item.target)
-        fd = os.open(
-            item.tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, (0o644 if item.mode is None else item.mode) & 0o7777
-        )
+        tmp = temp_name(item.target)
+        fd = open_temp(tmp, item.target, (0o644 if item.mode is None else item.mode) & 0o7777)
+        item.tmp = tmp  # only once it is ours: a name found taken is never deleted
     try:
         if reused:
             os.lseek(fd, 0, os.SEEK_SET)  # the check read it to the end

@@ -59,7 +59,7 @@ def crossing_at(
 
 
 def due_dates(p: ScoringParams, use_count: int, strength: float, last_used: datetime) -> dict[str, date | None]:
-    """`review_on`: the UTC day the memory enters the review zone if unused; `archive_on`:
+    """`review_on`: the UTC day the memory enters the danger zone if unused; `archive_on`:
     the UTC day its score falls below the forget threshold. None where it never will."""
     out: dict[str, date | None] = {}
     for key, threshold in (("review_on", p.danger_zone_max), ("archive_on", p.forget_threshold)):

@@ -67,6 +67,7 @@ def build_engine(
     such as duplicate ids) is an operation: the facade sets it."""
     time = Clock(clock)
     layout = Layout.from_settings(settings)
+    layout.check_own_folders()  # STM/ a link to a folder elsewhere: refuse to start, saying why
     params = ScoringParams.from_settings(settings)
     store = store or IndexStore(settings.resolved_index_path())
     events = Events(store, params, time)

@@ -92,6 +92,13 @@ class DiskFull(StorageFault):
     code = "disk_full"
 
 
+class UnsafePath(StorageFault):
+    """A link (symbolic or hard) or a linked folder where the engine would write or read its
+    own files: refused, so nothing outside the vault is written (safe_files.py)."""
+
+    code = "unsafe_path"
+
+
 def error_class(code: object) -> type[MnemovaultError]:
     """The engine class whose `code` this is (a client rebuilding an error a daemon answered
     with), MnemovaultError for any other: one table, the classes themselves."""

@@ -16,8 +16,9 @@ losing it loses nothing but the original spelling of links moved twice.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
+
+from .safe_files import read_file, replace_file
 
 FORMS = ".mnemovault/link-forms.json"
 MAX_FORMS = 5000  # the oldest are dropped first
@@ -30,12 +31,13 @@ class LinkForms:
     for a wikilink, "](x" for a Markdown link; the forms kept are as written."""
 
     def __init__(self, root: Path):
+        self.root = root
         self.path = root / FORMS
         self.forms: dict[tuple[str, str], dict[int, str]] = {}
         self.dirty = False
         self.pending: list[tuple[str, int, str, str, str]] = []
         try:
-            for source, written, was in json.loads(self.path.read_text(encoding="utf-8")):
+            for source, written, was in json.loads(read_file(root, FORMS).decode("utf-8")):
                 self.forms[(str(source), str(written))] = {int(i): str(w) for i, w in dict(was).items()}
         except (OSError, ValueError, TypeError):
             pass  # none yet, or unreadable: links keep the forms a rewrite chooses
@@ -72,11 +74,8 @@ class LinkForms:
         if not self.dirty:
             return
         items = [[s, w, o] for (s, w), o in self.forms.items()][-MAX_FORMS:]
-        tmp = self.path.with_suffix(".tmp")
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp.write_text(json.dumps(items, ensure_ascii=False), encoding="utf-8")
-            os.replace(tmp, self.path)
+            replace_file(self.root, FORMS, json.dumps(items, ensure_ascii=False).encode("utf-8"))
         except OSError:
-            pass  # best effort: the links themselves are already right
+            pass  # best effort (a link planted there is refused, never followed): the links are already right
         self.dirty = False

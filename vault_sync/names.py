@@ -6,13 +6,17 @@ import re
 from typing import Callable
 
 from .errors import InvalidInput
-from .limits import check_tags, clean_name, quote
+from .limits import _BIDI, check_tags, clean_name, quote
+from .wordcount import first_words
 
 _ILLEGAL = re.compile(r'[<>:"/\\|?*\x00-\x1f#^\[\]]')  # Windows + characters that break [[links]]
 _RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
 MAX_NAME = 80
 MAX_NAME_BYTES = 180  # file names are limited to 255 bytes; room for ' 999.md' and temp names
 _TAG_OK = re.compile(r"^[\w/-]+$")
+# where a sentence ends in scripts whose names would otherwise run on (。！？ and the Thai,
+# Khmer, Myanmar, Devanagari and Arabic stops): a name is the first sentence at most
+_SENTENCE_END = re.compile(r"[。！？｡\u17d4\u17d5\u104a\u104b\u0964\u0965\u06d4\u061f]")
 
 
 def slug_from(text: str, max_words: int = 8) -> str:
@@ -20,8 +24,10 @@ def slug_from(text: str, max_words: int = 8) -> str:
     first = next((ln for ln in text.strip().splitlines() if ln.strip()), "")
     first = re.sub(r"^#+\s*", "", first)  # a heading's marks
     first = re.sub(r"\[\[([^\]|]*\|)?([^\]]*)\]\]", r"\2", first)  # [[a|b]] -> b
-    words = re.sub(r"[*_`~]", "", first).split()
-    stem = clean_name(" ".join(words[:max_words]))  # one spelling, no invisible characters
+    first = re.sub(r"[*_`~]", "", first)
+    # about max_words words in any script: a Chinese or Thai line has no spaces to cut at
+    stem = clean_name(first_words(_SENTENCE_END.split(first, 1)[0] or first, max_words))  # one spelling
+    stem = "".join(ch for ch in stem if ch not in _BIDI)  # direction marks in a file name only mislead
     stem = _ILLEGAL.sub(" ", stem)
     stem = re.sub(r"\s+", " ", stem).strip(" .")
     if len(stem) > MAX_NAME or len(stem.encode("utf-8")) > MAX_NAME_BYTES:
@@ -62,6 +68,18 @@ def create_under_free_name(create: Callable[[str], object], folder: str, stem: s
         except FileExistsError:
             continue
     raise InvalidInput(f"could not find a free file name for {quote(stem)}")  # twenty collisions in a row
+
+
+def free_rel(taken: Callable[[str], bool], folder: str, stem: str) -> str:
+    """folder/stem.md, or with a number when `taken` says that name is."""
+    rel = f"{folder}/{stem}.md"
+    n = 2
+    while taken(rel):
+        rel = f"{folder}/{stem} {n}.md"
+        n += 1
+        if n > 1000:
+            raise InvalidInput(f"no free name for {stem!r} in {folder}")
+    return rel
 
 
 def clean_tags(tags: list[str] | None) -> list[str]:

@@ -21,6 +21,18 @@ from .scalars import render_scalar
 
 REMOVE = object()  # an update value that deletes the key
 
+
+@dataclass(frozen=True)
+class Spelled:
+    """An update written as `text` exactly (a one-line YAML scalar reading as `value`; None: our
+    own spelling), and, when the key is added, placed before the first of `before` present: an
+    undo puts back `+00:00`, `0.250` and the key's line where the note had them."""
+
+    text: str | None
+    value: Any
+    before: tuple[str, ...] = ()
+
+
 _KEYLINE = re.compile(
     r"^(?P<key>\"(?:[^\"\\\n]|\\.)+\"|'(?:[^'\n]|'')+'|[^\s#'\"\-?:,\[\]{}&*!|>%@`](?:[^:\n]|:(?![ \t]|$))*?)"
     r"(?P<colon>[ \t]*:)(?=[ \t]|$)(?P<rest>.*)$",
@@ -177,6 +189,10 @@ def _block_list(head: str, comment: str, first_nl: str, prefix: str, values: lis
 
 def _render_entry(lines: list[str], entry: _Entry | None, key: str, value: Any, nl: str, prefix: str) -> list[str]:
     """Replacement lines for one key, in the style already used there."""
+    if isinstance(value, Spelled):
+        if value.text is None:
+            return _render_entry(lines, entry, key, value.value, nl, prefix)
+        return _render_spelled(lines, entry, key, value.text, nl)
     if entry is None:
         if isinstance(value, (list, tuple)):
             return _block_list(f"{key}:", "", nl, prefix, list(value), nl)
@@ -202,6 +218,51 @@ def _render_entry(lines: list[str], entry: _Entry | None, key: str, value: Any, 
         return [f"{head} {render_scalar(value)}{comment if not multiline else ''}{line_nl}"]
     quote = bare[0] if bare[:1] in ("'", '"') and isinstance(value, str) else None
     return [f"{head}{gap}{render_scalar(value, quote=quote)}{comment}{line_nl}"]
+
+
+def _render_spelled(lines: list[str], entry: _Entry | None, key: str, text: str, nl: str) -> list[str]:
+    if entry is None:
+        return [f"{key}: {text}{nl}"]
+    first = lines[entry.start]
+    line_nl = "\r\n" if first.endswith("\r\n") else ("\n" if first.endswith("\n") else nl)
+    m = _KEYLINE.match(first.rstrip("\r\n"))
+    assert m is not None
+    old_value, comment = _split_comment(m.group("rest"))
+    gap = old_value[: len(old_value) - len(old_value.lstrip(" \t"))] or " "
+    multiline = entry.end - entry.start > 1
+    return [f"{first[: m.end('colon')]}{gap}{text}{comment if not multiline else ''}{line_nl}"]
+
+
+def _anchor(value: Any, by_key: dict[str, _Entry], updates: dict[str, Any]) -> int | None:
+    """The line an added key goes before: its first follower still in the block (None: append).
+    Keys added before one anchor keep their order because `updates` lists them in that order."""
+    if not isinstance(value, Spelled):
+        return None
+    for key in value.before:
+        if key in by_key and updates.get(key) is not REMOVE:
+            return by_key[key].start
+    return None
+
+
+def raw_scalars(text: str, keys: tuple[str, ...]) -> tuple[dict[str, str], list[str]]:
+    """How each of `keys` is spelled in the frontmatter of `text` (one-line values only), and
+    the order of all its keys."""
+    text = text[1:] if text.startswith(BOM) else text
+    try:
+        block = find_block(text)
+    except UnclosedFrontmatter:
+        return {}, []
+    if block is None:
+        return {}, []
+    lines = _split_lines(text[block.yaml_start : block.yaml_end])
+    out: dict[str, str] = {}
+    entries = _entries(lines)
+    for e in entries:
+        if e.key in keys and e.end - e.start == 1:
+            m = _KEYLINE.match(lines[e.start].rstrip("\r\n"))
+            if m is not None:
+                out[e.key] = _split_comment(m.group("rest"))[0].strip()
+    return out, [e.key for e in entries]
 
 
 def _new_block(text: str, updates: dict[str, Any]) -> str:
@@ -273,6 +334,7 @@ def patch_frontmatter(text: str, updates: dict[str, Any], parsed: dict[str, Any]
                 break
     replaced: dict[int, tuple[int, list[str]]] = {}
     appended: list[str] = []
+    inserted: dict[int, list[str]] = {}  # line index -> added keys that go right before it
     numbers_only = True  # every update swaps one number for another on its own line
     for key, value in updates.items():
         entry = by_key.get(key)
@@ -285,14 +347,19 @@ def patch_frontmatter(text: str, updates: dict[str, Any], parsed: dict[str, Any]
             continue
         rendered = _render_entry(lines, entry, key, value, nl, prefix)
         if entry is None:
-            appended += rendered
+            anchor = _anchor(value, by_key, updates)
+            if anchor is None:
+                appended += rendered
+            else:
+                inserted.setdefault(anchor, []).extend(rendered)
             numbers_only = False
         else:
             replaced[entry.start] = (entry.end, rendered)
-            numbers_only = numbers_only and _number_swap(lines, entry, value)
+            numbers_only = numbers_only and not isinstance(value, Spelled) and _number_swap(lines, entry, value)
     out: list[str] = []
     i = 0
     while i < len(lines):
+        out += inserted.get(i, [])
         if i in replaced:
             end, new = replaced[i]
             out += new
@@ -397,6 +464,8 @@ def _verify(before: dict[str, Any], result: str, updates: dict[str, Any]) -> Non
         if key not in after:
             raise PatchError(f"{key!r} would not be written")
         got = after[key]
+        if isinstance(value, Spelled):
+            value = value.value
         if isinstance(value, datetime):
             g = parse_datetime(got) if isinstance(got, (datetime, str)) else None
             ok = g is not None and abs((g - value.astimezone()).total_seconds()) < 1

@@ -13,7 +13,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from .errors import Refused
-from .secrets import _RULES, SecretFinding, _entropy, find_secrets
+from .secret_checks import _entropy
+from .secrets import _RULES, SecretFinding, find_secrets
 
 # --- normalising: what a person sees is what is checked ----------------------
 

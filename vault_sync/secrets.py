@@ -9,12 +9,13 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import math
 import re
 from bisect import bisect_left, bisect_right
-from collections import Counter
 from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator, Optional
+from typing import Iterable, Iterator, Optional
+
+from .secret_checks import Check, _body_random, _entropy, _looks_random, _slack_token
+from .secret_formats import find as find_formats
 
 
 @dataclass(frozen=True)
@@ -24,25 +25,6 @@ class SecretFinding:
 
 
 # --- value heuristics ------------------------------------------------------
-
-
-def _entropy(s: str) -> float:
-    n = len(s)
-    return -sum(c / n * math.log2(c / n) for c in Counter(s).values()) if n else 0.0
-
-
-_HEXISH = re.compile(r"[0-9a-f_-]+")
-
-
-def _looks_random(s: str, min_len: int = 16) -> bool:
-    """Generated tokens mix digits with mixed-case letters (or are hex);
-    hyphenated words like "sk-learn-compatible-wrapper" do not."""
-    if len(s) < min_len or _entropy(s) < 3.0:
-        return False
-    has_digit = any(c.isdigit() for c in s)
-    mixed = any(c.isupper() for c in s) and any(c.islower() for c in s)
-    hexish = _HEXISH.fullmatch(s) is not None
-    return has_digit and (mixed or hexish)
 
 
 # changeme is a placeholder: it is a well-known default meant to be replaced,
@@ -95,8 +77,6 @@ def _plausible_value(v: str, quoted: bool) -> bool:
 
 # --- rules -----------------------------------------------------------------
 
-Check = Optional[Callable[[re.Match[str]], bool]]
-
 
 def _jwt_header_ok(m: re.Match[str]) -> bool:
     head = m.group(0).split(".", 1)[0]
@@ -107,19 +87,11 @@ def _jwt_header_ok(m: re.Match[str]) -> bool:
     return isinstance(obj, dict) and "alg" in obj
 
 
-def _body_random(group: int = 1, min_len: int = 16) -> Callable[[re.Match[str]], bool]:
-    return lambda m: _looks_random(m.group(group), min_len)
-
-
 def _random_letters(m: re.Match[str]) -> bool:
     # Random letters are ~half upper case; CamelCase identifiers are far less.
     s = m.group(1)
-    return 0.25 <= sum(c.isupper() for c in s) / len(s) <= 0.75 and _entropy(s) > 3.5
-
-
-def _slack_token(m: re.Match[str]) -> bool:
-    body: str = m.group(1)
-    return sum(c.isdigit() for c in body) >= 4
+    letters = sum(c.isalpha() for c in s)  # digits are neither case
+    return letters > 0 and 0.25 <= sum(c.isupper() for c in s) / letters <= 0.75 and _entropy(s) > 3.5
 
 
 def _slack_hook(m: re.Match[str]) -> bool:
@@ -158,6 +130,19 @@ _RULES: list[tuple[str, tuple[str, ...], re.Pattern[str], Check]] = [
         ("aws",),
         re.compile(r"(?i)aws_?secret_?(?:access_?)?key[\"']?\s*[:=]\s*[\"']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"),
         _aws_secret,
+    ),
+    # a key=value with spaces around the = is several words: looked for in the whole text
+    (
+        "Azure storage account key",
+        ("accountkey",),
+        re.compile(r"(?i:AccountKey)\s*=\s*([A-Za-z0-9+/]{86}==)"),
+        lambda m: len(set(m.group(1))) >= 12,
+    ),
+    (
+        "Azure shared access key",
+        ("sharedaccesskey",),
+        re.compile(r"(?i:SharedAccessKey)\s*=\s*([A-Za-z0-9+/]{42,43}=)"),
+        lambda m: len(set(m.group(1))) >= 12,
     ),
     ("Google API key", (), re.compile(r"AIza([0-9A-Za-z_-]{35})(?![0-9A-Za-z_-])"), _body_random()),
     ("GitHub token", (), re.compile(r"gh[pousr]_([A-Za-z0-9]{36,255})(?![A-Za-z0-9])"), _body_random()),
@@ -235,6 +220,8 @@ def _assign_kind(key: str) -> str:
     return "secret assignment"
 
 
+# kinds found inside a longer word too: a PEM block anywhere, a bot token in its URL (.../bot<token>/)
+_GLUE_OK = frozenset({"GCP service account private key", "private key block", "Telegram bot token"})
 _ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 
 
@@ -255,10 +242,14 @@ def find_secrets(text: str) -> list[SecretFinding]:
             continue  # cheap pre-check for the few patterns re cannot skip through fast
         for m in pattern.finditer(text):
             start = m.start()
-            if start and text[start - 1] in _ALNUM and not kind.startswith(("GCP", "private")):
+            if start and text[start - 1] in _ALNUM and kind not in _GLUE_OK:
                 continue  # prefix glued to a longer word, e.g. "mask-..." or "XAKIA..."
             if check is None or check(m):
                 add(start, m.end(), kind)
+
+    for start, end, kind, _ in find_formats(text):  # the rest of the common formats (secret_formats.py)
+        if not (start and text[start - 1] in _ALNUM and kind not in _GLUE_OK):
+            add(start, end, kind)
 
     if "://" in text:
         for m in _URL_CREDS.finditer(text):

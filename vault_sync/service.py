@@ -260,6 +260,9 @@ class MemoryService(EngineView):
     def review_page(self, limit: int = 20, offset: int = 0) -> dict[str, Any]:
         return listings.review_page(self.engine, limit, offset)
 
+    def next_review_due(self) -> str | None:
+        return listings.next_review_due(self.engine)
+
     def recent(
         self, limit: int = 20, offset: int = 0, since: str | None = None, scope: str = "memories"
     ) -> dict[str, Any]:

@@ -49,6 +49,8 @@ class Settings(BaseSettings):
     cross_domain_threshold: float = Field(0.3, ge=0, le=1)
 
     quiet_seconds: float = Field(5.0, ge=0)
+    # a memory found at two paths in two memory folders is a sync engine's move in flight for so long
+    duplicate_settle_seconds: float = Field(600.0, ge=0)
     score_precision: int = Field(3, ge=1, le=8)
     score_refresh_hours: float = Field(24.0, ge=0)  # 0: rewrite the score whenever its rounded value moves
     sweep_chunk: int = Field(500, ge=1)  # notes a sweep writes per file-system flush

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from .errors import PathOutsideVault
 from .limits import REF_CHARS, quote
+from .safe_files import check_real_folder, open_folder, replace_file
 from .writer import is_temp_file
 
 if TYPE_CHECKING:
@@ -50,6 +51,9 @@ def outside_reason(path: str) -> str | None:
     return None
 
 
+LTM_INDEX_NAME = "LTM Index"  # the note listing the long-term memories (ops/ltm_index.py writes it)
+
+
 @dataclass(frozen=True)
 class Layout:
     root: Path
@@ -60,6 +64,11 @@ class Layout:
     @classmethod
     def from_settings(cls, s: "Settings") -> "Layout":
         return cls(s.vault_path(), s.stm_dir, s.ltm_dir, s.archive_dir)
+
+    @property
+    def index_note(self) -> str:
+        """The LTM index note's path: an engine's list, never a memory of its own."""
+        return f"{self.ltm}/{LTM_INDEX_NAME}.md"
 
     def kind_of(self, rel: str) -> str:
         top = rel.split("/", 1)[0]
@@ -75,6 +84,28 @@ class Layout:
 
     def abs(self, rel: str) -> Path:
         return self.root / PurePosixPath(rel)
+
+    def own_folders(self) -> list[str]:
+        """The folders the engine writes in: the memory folders and its hidden one."""
+        return [self.stm, self.ltm, self.archive, ".mnemovault"]
+
+    def check_own_folders(self) -> None:
+        """Each of the vault's own folders is a real folder inside the vault (or missing, to be
+        made): else UnsafePath saying which and why, and the engine does not start."""
+        for folder in self.own_folders():
+            check_real_folder(self.root, folder.strip("/"), f"{folder.strip('/')}/")
+
+    def make_folder(self, folder: str) -> None:
+        """Make the vault folder `folder`, each step a real folder, never through a link (UnsafePath)."""
+        os.close(open_folder(self.root, folder))
+
+    def folder_for(self, rel: str) -> None:
+        """Make the folder holding the vault file `rel` (see make_folder) before a write there."""
+        self.make_folder(rel.rpartition("/")[0])
+
+    def check_parent(self, rel: str) -> None:
+        """The folders holding `rel` are real folders inside the vault (UnsafePath if one is a link)."""
+        check_real_folder(self.root, rel.rpartition("/")[0])
 
     def rel(self, path: Path | str) -> str | None:
         """Vault-relative posix path of an absolute path inside the vault, else None."""
@@ -171,14 +202,15 @@ def walk(layout: Layout) -> Walked:
 def init_vault(settings: "Settings") -> Path:
     """Create STM/, LTM/, Archive/ and .mnemovault/config.toml (kept if present); the vault root."""
     root: Path = settings.vault_path()
-    for name in (settings.stm_dir, settings.ltm_dir, settings.archive_dir):
-        (root / name).mkdir(exist_ok=True)
-    cfg = root / ".mnemovault" / "config.toml"
-    if not cfg.exists():
-        cfg.parent.mkdir(exist_ok=True)
-        cfg.write_text(
-            "# mnemovault settings for this vault (env vars MNEMOVAULT_<NAME> override these)\n"
-            '# decay_model = "power_law"\n# half_life_days = 3.0\n# auto_promote = true\n# auto_gc = true\n',
-            encoding="utf-8",
+    layout = Layout.from_settings(settings)
+    for name in layout.own_folders():
+        layout.make_folder(name)  # a link in place of one: UnsafePath, nothing made through it
+    cfg = ".mnemovault/config.toml"
+    if not os.path.lexists(layout.abs(cfg)):
+        replace_file(
+            root,
+            cfg,
+            b"# mnemovault settings for this vault (env vars MNEMOVAULT_<NAME> override these)\n"
+            b'# decay_model = "power_law"\n# half_life_days = 3.0\n# auto_promote = true\n# auto_gc = true\n',
         )
     return root

@@ -40,7 +40,7 @@ class NewNotes:
         folder = rel.rsplit("/", 1)[0] if "/" in rel else ""
         if folder not in self._folders:
             with writing(f"{folder}/"):
-                self.layout.abs(folder).mkdir(parents=True, exist_ok=True)
+                self.layout.folder_for(rel)  # made, never through a linked folder
             self._folders.add(folder)
         with writing(rel):
             self._files.create(self.layout.abs(rel), data)
@@ -107,6 +107,7 @@ class WritePath:
         `scores`: announce its new score too."""
         with self.lock:
             path = self.layout.abs(rel)
+            self.layout.check_parent(rel)  # a folder replaced by a link since it was indexed
             result = update_file(path, path.read_bytes() if expected is None else expected, transform)
             self._touched([rel])
             if scores:
@@ -116,6 +117,8 @@ class WritePath:
     def create(self, rel: str, data: bytes) -> None:
         """A new note, never over an existing file (FileExistsError), then indexed."""
         with self.lock:
+            with writing(rel):
+                self.layout.folder_for(rel)
             create_exclusive(self.layout.abs(rel), data)
             self._touched([rel])
 
@@ -140,7 +143,8 @@ class WritePath:
         """A plain rename inside the vault (the destination's folder made), both paths re-indexed."""
         with self.lock:
             dst = self.layout.abs(dst_rel)
-            dst.parent.mkdir(parents=True, exist_ok=True)
+            self.layout.check_parent(src_rel)
+            self.layout.folder_for(dst_rel)
             self.layout.abs(src_rel).rename(dst)
             self._touched([src_rel, dst_rel])
 
@@ -150,7 +154,8 @@ class WritePath:
         The move journal is the operation's (ops/journal.py): it is written before this."""
         with self.lock:
             src, dst = self.layout.abs(src_rel), self.layout.abs(dst_rel)
-            dst.parent.mkdir(parents=True, exist_ok=True)
+            self.layout.check_parent(src_rel)
+            self.layout.folder_for(dst_rel)
             if replace:
                 os.replace(src, dst)
             else:

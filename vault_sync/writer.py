@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import errno
 import os
-import secrets
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from .errors import WriteConflict
+from .errors import UnsafePath, WriteConflict
 from .faults import writing
 from .rename import exchange
+from .safe_files import FIX, NOFOLLOW, link_refused, temp_token
 
 TEMP_MARK = ".mvtmp-"
 
@@ -23,8 +23,17 @@ def temp_name(target: Path | str) -> Path | str:
     # is cut to fit in a 255-byte file name
     folder, name = os.path.split(os.fspath(target))
     stem = name.encode("utf-8", "surrogateescape")[:200].decode("utf-8", "ignore")
-    tmp = os.path.join(folder, f".{stem}{TEMP_MARK}{secrets.token_hex(4)}")
+    tmp = os.path.join(folder, f".{stem}{TEMP_MARK}{temp_token()}")
     return Path(tmp) if isinstance(target, Path) else tmp
+
+
+def open_temp(tmp: Path | str, target: Path | str, mode: int = 0o644) -> int:
+    """A new temp file, never an existing one: a name already taken (a link or a hard link a
+    peer planted) is refused, never opened for writing."""
+    try:
+        return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW, mode)
+    except FileExistsError:
+        raise UnsafePath(f"a file is already at the temp name beside {note_label(target)} (planted?); {FIX}") from None
 
 
 @contextmanager
@@ -73,7 +82,7 @@ def write_atomic(
     `expected_old`, someone wrote it after `check` looked, and those bytes are returned.
     """
     tmp = temp_name(target)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644 if mode is None else mode & 0o7777)
+    fd = open_temp(tmp, target, 0o644 if mode is None else mode & 0o7777)
     with removed_on_failure(tmp):
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -175,7 +184,8 @@ class NewFiles:
 
 def _create_exclusive(target: Path, data: bytes, durable: bool = True) -> None:
     tmp = temp_name(target)
-    with removed_on_failure(tmp), open(tmp, "xb") as fh:
+    fd = open_temp(tmp, target)
+    with removed_on_failure(tmp), os.fdopen(fd, "wb") as fh:
         fh.write(data)
         if durable:
             fh.flush()
@@ -232,8 +242,8 @@ def update_file(
 def _update_file(
     target: Path, expected: bytes, transform: Callable[[bytes], bytes | None], attempts: int
 ) -> WriteResult:
-    if target.is_symlink():
-        target = Path(os.path.realpath(target))  # write the linked note, keep the link
+    if target.is_symlink():  # the walker never indexes one: a link planted since, maybe pointing out
+        raise link_refused(note_label(target))
     current = expected
     retried = False
     for _ in range(attempts):

@@ -13,6 +13,7 @@ import json
 import sys
 from pathlib import Path
 
+from ..paths import module
 from .report import rows
 
 
@@ -36,7 +37,8 @@ def heading(result: dict) -> str:
     where = f"{machine.get('cpus', '?')} CPUs, Python {machine.get('python', '?')}"
     if machine.get("load") is not None:
         where += f", load average {machine['load']:.1f} at the start"
-    return f"Measured {when} ({where}) by `{command_of(result)}`, rendered by `python -m bridge.bench.markdown`:"
+    renderer = f"python -m {module('bridge.bench.markdown')}"
+    return f"Measured {when} ({where}) by `{command_of(result)}`, rendered by `{renderer}`:"
 
 
 def _cell(text: str) -> str:
@@ -52,7 +54,10 @@ def table(result: dict) -> str:
 
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
-        print("usage: python -m bridge.bench.markdown RESULT.json (from `mnemovault bench --json`)", file=sys.stderr)
+        print(
+            f"usage: python -m {module('bridge.bench.markdown')} RESULT.json (from `mnemovault bench --json`)",
+            file=sys.stderr,
+        )
         return 2
     try:
         result = json.loads(Path(argv[0]).read_text(encoding="utf-8"))

@@ -46,6 +46,15 @@ def test_limit_and_the_note_itself_is_never_listed(svc):
     assert [i["path"] for i in out["items"]] == ["STM/Kafka retention is 7 days.md"]
 
 
+def test_the_ltm_index_note_is_never_related(svc, empty_vault):
+    index = "LTM/LTM Index.md"
+    _write(empty_vault, index, ["kafka", "ops"], "[[Kafka lag alert at 5000]] [[Kafka retention is 7 days]]")
+    svc.sync()
+    assert svc.store.note(index)["kind"] == "ltm"  # a memory's kind by its folder, yet no memory
+    for ref in ("Projects/Kafka plan.md", "Projects/Untagged kafka notes.md"):
+        assert index not in [i["path"] for i in related(svc, ref, 10)["items"]]
+
+
 def test_without_tags_falls_back_to_text_on_the_title(svc):
     out = related(svc, "Projects/Untagged kafka notes.md", 5)
     assert out["method"] == "text"

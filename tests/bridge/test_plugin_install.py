@@ -86,6 +86,33 @@ def test_reinstall_replaces_the_old_files_and_keeps_the_plugins_data(src, empty_
     assert (target / "data.json").read_text(encoding="utf-8") == '{"curveHorizonDays": 14}'
 
 
+@pytest.mark.parametrize("planted", ["main.js", "folder"])
+def test_a_link_planted_in_the_plugin_folder_is_refused_and_nothing_outside_changes(
+    src, empty_vault, tmp_path, planted
+):
+    """The vault syncs: a peer may plant a link where the install writes (issue 38)."""
+    import os
+
+    from vault_sync.errors import UnsafePath
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "main.js").write_bytes(b"mine\n")
+    os.utime(outside / "main.js", ns=(1_600_000_000_000_000_000,) * 2)
+    plugins = empty_vault / ".obsidian" / "plugins"
+    plugins.mkdir(parents=True)
+    if planted == "folder":
+        (plugins / PLUGIN_ID).symlink_to(outside, target_is_directory=True)
+    else:
+        (plugins / PLUGIN_ID).mkdir()
+        (plugins / PLUGIN_ID / "main.js").symlink_to(outside / "main.js")
+    with pytest.raises(UnsafePath, match="symbolic link"):
+        plugin_install.install_plugin(empty_vault)
+    assert sorted(p.name for p in outside.iterdir()) == ["main.js"]
+    assert (outside / "main.js").read_bytes() == b"mine\n"
+    assert os.stat(outside / "main.js").st_mtime_ns == 1_600_000_000_000_000_000
+
+
 def test_builds_with_npm_when_main_js_is_missing(fake_npm, src, empty_vault):
     target = plugin_install.install_plugin(empty_vault)
     assert fake_npm == [

@@ -21,7 +21,22 @@ def _vault_notes(vault: Path) -> dict[str, bytes]:
     return {str(p.relative_to(vault)): p.read_bytes() for p in vault.rglob("*.md")}
 
 
+def _lease_held_elsewhere(vault: Path) -> None:
+    """No background writes by the running daemon (its first sweep 10 s after start would
+    change scores while the refused one starts): only the refused daemon could change notes."""
+    from datetime import timedelta
+
+    from vault_sync.dates import format_datetime, utc_now
+
+    now = utc_now()
+    lease = {"device": "another-device", "heartbeat": format_datetime(now)}
+    lease["expires"] = format_datetime(now + timedelta(seconds=600))  # within a term: believed
+    (vault / ".mnemovault").mkdir(exist_ok=True)
+    (vault / ".mnemovault" / "lease.json").write_text(json.dumps(lease), encoding="utf-8")
+
+
 def test_a_daemon_under_another_config_folder_is_refused_naming_the_running_one(vault, tmp_path):
+    _lease_held_elsewhere(vault)
     a = Daemon(vault, tmp_path / "home-a", **QUIET_LIFECYCLE).start()
     try:
         before = _vault_notes(vault)
@@ -33,8 +48,11 @@ def test_a_daemon_under_another_config_folder_is_refused_naming_the_running_one(
         assert a.alive() and a.status()
         assert _vault_notes(vault) == before  # the refused daemon wrote nothing
         assert not index_path_of(tmp_path / "home-b", vault).exists()  # nor indexed anything
-        lock = json.loads(next((vault / ".mnemovault").glob("daemon-*.lock")).read_text(encoding="utf-8"))
-        assert lock["pid"] == a.proc.pid and lock["port"] == a.info["port"]
+        # the lock file syncs to every device: empty; who holds it is in this user's folder outside the vault
+        assert next((vault / ".mnemovault").glob("daemon-*.lock")).read_bytes() == b""
+        from bridge.vault_lock import holder
+
+        assert holder(vault)["pid"] == a.proc.pid and holder(vault)["port"] == a.info["port"]
     finally:
         a.close()
 

@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 
 from bridge.cli import app
 from vault_sync.ops.relate import backlinks
+from vault_sync.scoring import score_at
 from vault_sync.transfer import BadSource
 
 
@@ -199,11 +200,12 @@ def _check_store_imported(vault: Path) -> None:
         assert body == want["content"]
         assert fm["tags"] == want["tags"]  # CortexGraph keeps them in `meta.tags`
         assert (fm["created"], fm["last_used"]) == (_when(want["created_at"]), _when(want["last_used"]))
-        assert (fm["use_count"], fm["strength"]) == (want["use_count"], want["strength"])
+        # n uses there are n + 1 here (CortexGraph does not count the save: its score is (n + 1)^beta)
+        assert (fm["use_count"], fm["strength"]) == (want["use_count"] + 1, want["strength"])
         assert fm["status"] == want["status"] and path.startswith(
             "Archive/" if want["status"] == "archived" else "STM/"
         )
-    assert got[ids["db"]][1]["use_count"] == 3  # touched three times: the last record won
+    assert got[ids["db"]][1]["use_count"] == 4  # saved, then touched three times: the last record won
     stem = {mid: Path(path).stem for mid, (path, _, _) in got.items()}
     # relations replayed: the deleted one (train contradicts lunch) is gone, the kept ones are links
     assert got[ids["db"]][1]["related"] == [f"[[{stem[ids['old']]}]]"]
@@ -287,7 +289,7 @@ def test_the_log_replays_updates_tombstones_and_revivals_in_order(empty_vault, t
     assert r["created"] == 2 and r["log"]["memories"] == {"records": 5, "tombstones": 3, "ids": 4, "kept": 2}
     assert r["log"]["relations"] == {"records": 3, "tombstones": 1, "ids": 2, "kept": 2, "orphaned": 0}
     got = {sid: (fm, body.strip()) for sid, (fm, body) in by_source_id(empty_vault).items()}
-    assert got["mem-1"][1] == "Final words about the garden shed roof" and got["mem-1"][0]["use_count"] == 4
+    assert got["mem-1"][1] == "Final words about the garden shed roof" and got["mem-1"][0]["use_count"] == 5
     assert "mem-2" not in got and got["mem-3"][1].endswith(", back")
     assert "supports" in got["mem-1"][0] and "causes" not in got["mem-1"][0] and "related" in got["mem-3"][0]
     # the same id in two files of one folder is two stores mixed: named, nothing imported
@@ -295,3 +297,40 @@ def test_the_log_replays_updates_tombstones_and_revivals_in_order(empty_vault, t
     with pytest.raises(BadSource) as exc:
         svc.import_memories("cortexgraph", store)
     assert exc.value.problems == ["more.jsonl line 1: id 'mem-1' is also in memories.jsonl; import one store at a time"]
+
+
+def cortexgraph_score(memory: dict, now: int) -> float:
+    """The score CortexGraph 1.2.1 shows (its core/decay.py `calculate_score` with its default
+    config: power law, alpha 1.1, half-life 3 days, beta 0.6), written out here from its code."""
+    alpha, half_life, beta = 1.1, 3 * 86400.0, 0.6
+    t0 = half_life / (2 ** (1 / alpha) - 1)
+    dt = max(0, now - memory["last_used"])
+    return (memory["use_count"] + 1) ** beta * (1 + dt / t0) ** (-alpha) * memory["strength"]
+
+
+def test_every_memory_imports_with_the_score_cortexgraph_shows(tmp_path):
+    """At a fixed now, each imported memory scores what CortexGraph's own formula gives it, the
+    never-touched ones (use_count 0 there) included: none arrives with score 0."""
+    last = max(m["last_used"] for m in EXPECTED["memories"].values())
+    for later in (3600, 2 * 86400, 20 * 86400):
+        now = last + later
+        vault = tmp_path / f"at-{later}"
+        (vault / "STM").mkdir(parents=True)
+        svc = make_service(vault, now=_when(now))
+        svc.import_memories("cortexgraph", FIXTURE / "log")
+        seen = 0
+        for p in vault.rglob("*.md"):
+            fm, _ = fm_of(p)
+            if not fm or fm.get("source") != "cortexgraph":
+                continue
+            want = cortexgraph_score(EXPECTED["memories"][fm["source_id"]], now)
+            # the engine's own score of what the note holds, unrounded, and as it shows it
+            exact = score_at(svc.engine.params, fm["use_count"], fm["last_used"], fm["strength"], _when(now))
+            assert exact == pytest.approx(want, rel=1e-9), fm["source_id"]
+            shown = 10**-svc.engine.settings.score_precision
+            assert svc.note(p.relative_to(vault).as_posix())["score"] == pytest.approx(want, abs=shown)
+            assert fm["decay_score"] == pytest.approx(want, abs=shown)
+            assert want > 0
+            seen += 1
+        assert seen == len(EXPECTED["memories"])
+        svc.close()

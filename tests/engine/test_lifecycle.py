@@ -363,3 +363,17 @@ def test_a_move_a_person_saves_into_is_still_reported_and_finished_later(vault):
         assert fm(vault / rel)["status"] == "promoted" and "Added by the person.\n" in text  # theirs kept
     assert_index_matches_rebuild(svc)
     svc.close()
+
+
+def test_a_use_count_of_0_written_by_hand_means_never_used(empty_vault):
+    """docs/memories.md: `use_count: 0` is read as the person wrote it: score 0, the next gc
+    archives it; 1 (a memory as just saved) keeps it."""
+    at = "2026-11-19T12:00:00Z"
+    text = "---\nid: {id}\ncreated: " + at + "\nlast_used: " + at + "\nuse_count: {n}\n---\n{body}\n"
+    (empty_vault / "STM" / "Never used.md").write_text(text.format(id="a" * 8, n=0, body="Never used"))
+    (empty_vault / "STM" / "Saved once.md").write_text(text.format(id="b" * 8, n=1, body="Saved once"))
+    svc = make_service(empty_vault)
+    assert svc.note("STM/Never used.md")["score"] == 0
+    assert svc.note("STM/Saved once.md")["score"] > svc.engine.params.danger_zone_max
+    assert [m["from"] for m in svc.gc(dry_run=False)["archived"]] == ["STM/Never used.md"]
+    svc.close()

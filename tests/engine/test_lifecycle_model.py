@@ -25,7 +25,7 @@ import os
 import re
 import shutil
 import tempfile
-from datetime import timedelta
+from datetime import timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -332,6 +332,47 @@ class LifecycleMachine(RuleBasedStateMachine):
             self.restored.add(mid)
             if self.token.get(mid) and mid not in self.superseded_ids():
                 self.stale.pop(self.token[mid], None)  # type: ignore[arg-type]
+
+    def respell(self, rel: str) -> None:
+        """Owned values as another tool spells them (an offset for Z, 0.250): an undo must keep it."""
+        data = (self.vault / rel).read_bytes().decode("utf-8")
+        note = parse_note(rel, data.encode("utf-8"))
+        when = note.fields.last_used
+        if when is None or not note.writable:
+            return
+        offset = when.astimezone(timezone(timedelta(hours=-3))).isoformat()
+        text = re.sub(r"(?m)^last_used: [^\r\n]*", f"last_used: {offset}", data, count=1)
+        text = re.sub(r"(?m)^(decay_score: \d\.\d+)(?=\r?$)", r"\g<1>00", text, count=1)
+        if text != data:
+            (self.vault / rel).write_bytes(text.encode("utf-8"))
+            self.svc.sync()
+            self.changed()
+
+    @precondition(lambda self: self.token)
+    @rule(data=st.data(), grade=st.sampled_from(["remember", "fade"]), respell=st.booleans(), archive=st.booleans())
+    def undo_is_exact(self, data, grade, respell, archive):
+        """A review or an archive, then its undo: the note's bytes as they were, to the byte."""
+        rel = self.path_of(data.draw(st.sampled_from(list(self.token))))
+        if rel is None or not rel.startswith(("STM/", "LTM/")):
+            return
+        if respell:
+            self.respell(rel)
+        before = (self.vault / rel).read_bytes()
+        if archive:
+            row = self.svc.store.note(rel)
+            if row is None or rel.startswith("LTM/") != (row["status"] == "promoted"):
+                return  # RESTORE_TO_ORIGIN: comes back where it was archived from (issue 41)
+            moved = self.engine(self.svc.archive, rel)
+            if moved is None or moved.get("prior") is None:
+                return
+            back = self.engine(self.svc.restore, moved["to"], prior=moved["prior"])
+            assert back is not None and back["to"] == rel, f"archive undo did not come back to {rel}: {back}"
+        else:
+            out = self.engine(self.svc.review_memory, rel, grade)
+            if out is None:
+                return
+            assert self.engine(self.svc.undo_review, rel, out["prior"], out["after"]) is not None
+        assert (self.vault / rel).read_bytes() == before, f"undo changed bytes of {rel}"
 
     @rule(data=st.data())
     def promote(self, data):

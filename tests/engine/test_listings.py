@@ -87,6 +87,7 @@ def test_http_review_recent_and_search_pages(vault, tmp_path):
     try:
         review = d.get("/api/review", {"limit": "2", "offset": "1"}).json()
         assert len(review["items"]) == 2 and review["offset"] == 1 and review["total"] > 3
+        assert review["next_due"] is None or parse_datetime(review["next_due"]) is not None
         recent = d.get("/api/recent", {"limit": "3"}).json()
         assert len(recent["items"]) == 3 and recent["total"] == 36 and recent["next_offset"] == 3
         first = d.get("/api/search", {"q": "atlas", "limit": "3"}).json()
@@ -96,3 +97,32 @@ def test_http_review_recent_and_search_pages(vault, tmp_path):
         assert d.get("/api/recent", {"since": "yesterday"}).status_code == 400
     finally:
         d.close()
+
+
+def test_next_review_due_is_when_the_first_memory_above_the_zone_enters_it(empty_vault):
+    """The empty review queue says when the next memory is due: the earliest instant a memory
+    above the danger zone falls to its top if unused (power law, worked out here apart)."""
+    from datetime import timedelta
+
+    from conftest import FIXED_NOW
+
+    svc = make_service(empty_vault)
+    assert svc.next_review_due() is None  # nothing at all
+    p = svc.engine.params
+    t0 = p.half_life_s / (2 ** (1 / p.pl_alpha) - 1)
+
+    def enters(uses: int, strength: float, last_used):
+        x = p.danger_zone_max / (uses**p.beta * strength)
+        return last_used + timedelta(seconds=t0 * (x ** (-1 / p.pl_alpha) - 1))
+
+    svc.create_memory("Fresh and used often", use_count=4, last_used=FIXED_NOW - timedelta(days=1))
+    later = FIXED_NOW - timedelta(hours=2)
+    svc.create_memory("Saved two hours ago", last_used=later, created=later)
+    svc.create_memory(
+        "Already in the zone", created=FIXED_NOW - timedelta(days=9), last_used=FIXED_NOW - timedelta(days=6)
+    )
+    assert [n["title"] for n in svc.review_page()["items"]] == ["Already in the zone"]  # not the next one
+    want = min(enters(4, 1.0, FIXED_NOW - timedelta(days=1)), enters(1, 1.0, later))
+    assert want > FIXED_NOW
+    assert abs((parse_datetime(svc.next_review_due()) - want).total_seconds()) < 1
+    svc.close()

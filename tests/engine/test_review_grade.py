@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import timedelta, timezone
 
 import pytest
 from conftest import FIXED_NOW, assert_index_matches_rebuild, make_service
@@ -164,3 +164,55 @@ def test_cli_review_grade(svc, empty_vault):
     assert out["new_score"] <= max(out["old_score"], 0.5) + 1e-6
     bad = CliRunner().invoke(app, ["review", "--grade", "fade", "--vault", str(empty_vault)])
     assert bad.exit_code != 0 and "together" in bad.output
+
+
+def _spelled_by_hand(svc, empty_vault) -> str:
+    """A memory as a person (or another tool) spells it: an offset instead of Z, 0.250, 1.000."""
+    path = _memory(svc, 0, 3, 1.0, 20.0)
+    svc.sweep(full=True)
+    note = empty_vault / path
+    when = (FIXED_NOW - timedelta(days=20)).astimezone(timezone(timedelta(hours=1)))
+    text = note.read_text()
+    lines = []
+    for line in text.splitlines(keepends=True):
+        if line.startswith("last_used:"):
+            line = f"last_used: {when.isoformat()}  # by hand\n"
+        elif line.startswith("decay_score:"):
+            line = "decay_score: 0.250\n"
+        elif line.startswith("review_priority:"):
+            line = "review_priority: 1.000\n"
+        lines.append(line)
+    note.write_text("".join(lines))
+    svc.sync()
+    return path
+
+
+@pytest.mark.parametrize("grade", ["remember", "fade"])
+def test_undo_review_puts_back_the_persons_spelling(svc, empty_vault, grade):
+    path = _spelled_by_hand(svc, empty_vault)
+    before = (empty_vault / path).read_bytes()
+    assert b"+01:00  # by hand" in before and b"0.250" in before
+    out = svc.review_memory(path, grade)
+    assert out["prior"]["as_written"]["decay_score"] == "0.250"
+    assert (empty_vault / path).read_bytes() != before
+    svc.undo_review(path, out["prior"], out["after"])
+    assert (empty_vault / path).read_bytes() == before
+    assert_index_matches_rebuild(svc)
+
+
+def test_archive_undo_puts_back_the_persons_spelling(svc, empty_vault):
+    path = _spelled_by_hand(svc, empty_vault)
+    before = (empty_vault / path).read_bytes()
+    moved = svc.archive(path)
+    back = svc.restore(moved["to"], prior=moved["prior"])
+    assert back["to"] == path and (empty_vault / path).read_bytes() == before
+
+
+def test_a_spelling_that_reads_otherwise_is_refused(svc, empty_vault):
+    path = _spelled_by_hand(svc, empty_vault)
+    out = svc.review_memory(path, "fade")
+    after_review = (empty_vault / path).read_bytes()
+    for forged in ({"decay_score": "0.9"}, {"last_used": "2026-01-01T00:00:00Z"}, {"decay_score": "0.25\nx: 1"}):
+        with pytest.raises(InvalidInput, match="as_written"):
+            svc.undo_review(path, {**out["prior"], "as_written": forged}, out["after"])
+    assert (empty_vault / path).read_bytes() == after_review

@@ -87,12 +87,12 @@ def test_cortexgraph_keeps_counters_dates_relations_refuses_secrets_and_is_idemp
     assert fm1["source"] == "cortexgraph" and "日本語" in body1
     assert fm1["created"] == datetime.fromtimestamp(T0 + 1, tz=timezone.utc)
     assert fm1["last_used"] == datetime.fromtimestamp(T0 + 86401, tz=timezone.utc)
-    assert (fm1["use_count"], fm1["strength"]) == (3, 1.2)
+    assert (fm1["use_count"], fm1["strength"]) == (4, 1.2)  # 3 touches there: the save and 3 uses here
     mem2 = next(
         p for p in notes(empty_vault) if by_source_id(empty_vault)["mem-2"][1] in notes(empty_vault)[p].decode()
     )
     assert fm1["related"] == [f"[[{Path(mem2).stem}]]"] and "relations" not in fm1  # a link, not text
-    assert got["mem-2"][0]["use_count"] == 6  # its in-file duplicate folded in as more uses
+    assert got["mem-2"][0]["use_count"] == 8  # its in-file duplicate folded in as more uses (4 + 4)
     assert svc.status()["sources"] == {"cortexgraph": 2}
 
     async def mcp_status():
@@ -163,7 +163,7 @@ def test_a_large_import_is_one_batch_not_per_note_work(empty_vault, tmp_path, mo
     assert calls["fsync"] <= 5  # the folders once, not each note
     assert calls["yaml"] == 0  # plain values rendered without a parse
     fm, _ = by_source_id(empty_vault)["mem-7"]
-    assert (fm["use_count"], fm["strength"], fm["tags"]) == (3, 1.2, ["infra"])  # rendered values read back
+    assert (fm["use_count"], fm["strength"], fm["tags"]) == (4, 1.2, ["infra"])  # rendered values read back
 
 
 # -- mem0 --

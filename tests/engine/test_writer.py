@@ -7,7 +7,7 @@ import stat
 
 import pytest
 
-from vault_sync.errors import WriteConflict
+from vault_sync.errors import UnsafePath, WriteConflict
 from vault_sync.writer import create_exclusive, is_temp_file, temp_name, update_file, write_atomic
 
 OLD = b"---\nid: a\ndecay_score: 0.5\n---\nbody\n"
@@ -160,13 +160,17 @@ def test_transform_error_leaves_file_alone(tmp_path):
     assert p.read_bytes() == OLD and os.listdir(tmp_path) == ["n.md"]
 
 
-def test_symlinked_note_is_written_through_the_link(tmp_path):
+def test_symlinked_note_is_refused_and_its_target_unchanged(tmp_path):
+    """No write follows a link (issue 38): the walker never indexes a linked note, so one met
+    at write time was planted since, maybe pointing outside the vault."""
     real = tmp_path / "real.md"
     real.write_bytes(OLD)
     link = tmp_path / "link.md"
     link.symlink_to(real)
-    assert update_file(link, OLD, set_score("0.25")).written
-    assert link.is_symlink() and real.read_bytes() == OLD.replace(b"0.5", b"0.25")
+    with pytest.raises(UnsafePath, match="link.md is a symbolic link"):
+        update_file(link, OLD, set_score("0.25"))
+    assert link.is_symlink() and real.read_bytes() == OLD
+    assert sorted(os.listdir(tmp_path)) == ["link.md", "real.md"]  # no temp file left
 
 
 def test_create_exclusive_refuses_an_existing_name(tmp_path):

@@ -260,10 +260,9 @@ DIRECT_WRITES_ALLOWED = {
     "vault_sync/edit.py": "patch_file, a compare-and-swap helper over writer.update_file",
     "vault_sync/batch.py": "the batch writer of the sweep (thousands of score rewrites, one fsync)",
     "vault_sync/ops/sweep.py": "hands its batch to batch.write_many, then indexes via writes.scores_recorded",
-    "vault_sync/ops/journal.py": "the move journal: the engine's own files in .mnemovault/, not notes",
-    "vault_sync/lease.py": "the lease file (.mnemovault/), not a note",
-    "vault_sync/linkforms.py": "the forms of links moves rewrote (.mnemovault/), not a note",
-    "vault_sync/vault.py": "writes the new vault's settings file at init",
+    "vault_sync/lease.py": "the device id in the config folder (outside the vault); the lease goes through safe_files",
+    "vault_sync/safe_files.py": "the engine's own files (.mnemovault/: journal, lease, link forms, settings at "
+    "init; the daemon's lock; the plugin's install), never through a link",
     "vault_sync/index/health.py": "sets a broken index file aside (outside the vault)",
     "vault_sync/sample.py": "builds the demo vault's copy before any service runs on it",
     "bridge/paths.py": "the front ends' config and token files",

@@ -49,8 +49,9 @@ def memory_ids(vault: Path) -> dict[str, list[str]]:
     return out
 
 
-def lease_held_elsewhere(vault: Path, device: str = "another-device", seconds: float = 86400 * 365) -> None:
-    """A lease held by another device: this vault's daemon then runs no background writes."""
+def lease_held_elsewhere(vault: Path, device: str = "another-device", seconds: float = 1500) -> None:
+    """A lease held by another device: this vault's daemon then runs no background writes. Within
+    two terms of the default lease (900 s): an expiry further ahead is impossible, so stale."""
     from datetime import timedelta
 
     from vault_sync.dates import format_datetime, utc_now

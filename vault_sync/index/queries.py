@@ -70,10 +70,15 @@ def memory_with_body_hash(store: "IndexStore", body_hash: str) -> sqlite3.Row | 
 def rows_with_ids(store: "IndexStore", ids: list[str]) -> Rows:
     """Notes carrying these ids: per id a memory before a person's note, then the oldest row."""
     return store.query(
-        f"SELECT rowid, path, id, kind, writable FROM notes WHERE id IN ({marks(len(ids))}) ORDER BY id, kind = "
-        "'note', rowid",
+        f"SELECT rowid, path, id, kind, status, writable FROM notes WHERE id IN ({marks(len(ids))}) "
+        "ORDER BY id, kind = 'note', rowid",
         tuple(ids),
     )
+
+
+def duplicated_ids(store: "IndexStore") -> list[str]:
+    """Ids held by more than one note."""
+    return [r[0] for r in store.query("SELECT id FROM notes WHERE id IS NOT NULL GROUP BY id HAVING COUNT(*) > 1")]
 
 
 def rows_of_kinds(store: "IndexStore", kinds: tuple[str, ...]) -> Rows:

@@ -1,4 +1,9 @@
-"""Sync-conflict copies: listed in status, never indexed; a memory's copy can be merged back."""
+"""Sync-conflict copies: listed in status, never indexed; a memory's copy can be merged back.
+
+Copies of mnemovault's own making merge without the person (`settle_conflicts`, on the lease
+holder's schedule): a copy of the generated LTM Index note (its lines joined), and a memory's
+copy that differs from its note only in keys the merge decides (counters, dates, tags, the
+engine's outputs). A copy whose person's text or person's keys differ stays for the person."""
 
 from __future__ import annotations
 
@@ -10,7 +15,8 @@ from ..errors import InvalidInput, NotFound, WrongState
 from ..fmblock import find_block
 from ..index import queries
 from ..limits import REF_CHARS, quote
-from ..note import Note, parse_note
+from ..note import OWNED_KEYS, Note, parse_note
+from .ltm_index import INDEX_NOTE
 from .moves import free_path
 
 
@@ -51,6 +57,8 @@ def resolve_conflict(engine: Engine, path: str) -> dict[str, Any]:
     if row is None:
         raise NotFound(f"{quote(rel, REF_CHARS)} is not a known conflict copy (see `mnemovault status`)")
     copy_path, orig_path = engine.layout.abs(rel), engine.layout.abs(row["original"])
+    if row["original"] == _index_note(engine) and orig_path.exists():
+        return _merge_index_copy(engine, rel, row["original"])
     copy_data = copy_path.read_bytes()
     copy = parse_note(rel, copy_data)
     if not copy.writable:
@@ -90,3 +98,61 @@ def resolve_conflict(engine: Engine, path: str) -> dict[str, Any]:
         "text_kept_from_both": not same_body,
         "copy_moved_to": trash_rel,
     }
+
+
+def _index_note(engine: Engine) -> str:
+    return f"{engine.layout.ltm}/{INDEX_NOTE}.md"
+
+
+def _merge_index_copy(engine: Engine, rel: str, original: str) -> dict[str, Any]:
+    """The generated index note: the copy's entry lines the note lacks are added, the copy trashed."""
+    extra = [
+        line
+        for line in engine.layout.abs(rel).read_bytes().decode("utf-8", errors="replace").splitlines()
+        if line.startswith("- ")
+    ]
+
+    def transform(current: bytes) -> bytes | None:
+        text = current.decode("utf-8")
+        have = set(text.splitlines())
+        new = [line for line in dict.fromkeys(extra) if line not in have]
+        if not new:
+            return None
+        nl = newline_of(text)
+        return (text + ("" if text.endswith(nl) or not text else nl) + "".join(line + nl for line in new)).encode()
+
+    engine.writes.update(original, transform)
+    trash_rel = free_path(engine, ".trash", rel.rsplit("/", 1)[-1][:-3])
+    engine.writes.rename(rel, trash_rel)
+    return {"conflict": rel, "original": original, "action": "merged", "copy_moved_to": trash_rel}
+
+
+def _merge_decides_all(engine: Engine, row: dict[str, Any]) -> bool:
+    """The copy differs from its memory only in keys the merge decides (none of the person's)."""
+    if row["original"] == _index_note(engine):
+        return engine.layout.abs(row["original"]).exists()
+    if engine.layout.kind_of(row["original"]) not in ("stm", "ltm"):
+        return False
+    try:
+        orig = parse_note(row["original"], engine.layout.abs(row["original"]).read_bytes())
+        copy = parse_note(row["path"], engine.layout.abs(row["path"]).read_bytes())
+    except OSError:
+        return False
+    if not (orig.writable and copy.writable) or orig.fields.id != copy.fields.id:
+        return False
+    if _body(copy.text).strip() != _body(orig.text).strip():
+        return False
+    persons = (set(orig.frontmatter) | set(copy.frontmatter)) - set(OWNED_KEYS)
+    return all(orig.frontmatter.get(k) == copy.frontmatter.get(k) for k in persons)
+
+
+def settle_conflicts(engine: Engine) -> list[dict[str, Any]]:
+    """Merge every conflict copy of mnemovault's own making now (see the module docstring)."""
+    out = []
+    for row in list_conflicts(engine):
+        if _merge_decides_all(engine, row):
+            try:
+                out.append(resolve_conflict(engine, row["path"]))
+            except (OSError, InvalidInput, WrongState, NotFound):
+                continue  # left listed for the person
+    return out

@@ -9,7 +9,6 @@ they are written here directly, not through the write path.
 from __future__ import annotations
 
 import json
-import os
 import uuid
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,7 @@ from typing import Any
 from ..dates import format_datetime
 from ..engine import Engine
 from ..faults import writing
-from ..writer import removed_on_failure
+from ..safe_files import read_file, remove_file, replace_file
 
 JOURNAL = ".mnemovault/journal"
 QUARANTINE = f"{JOURNAL}/quarantine"  # entries recovery could not finish nor roll back
@@ -28,14 +27,18 @@ def journal_dir(engine: Engine) -> Path:
 
 
 def write_entry(engine: Engine, entry: dict[str, Any]) -> Path:
-    folder = journal_dir(engine)
-    path = folder / f"{uuid.uuid4().hex}.json"
-    tmp = path.with_suffix(".tmp")
-    with removed_on_failure(tmp), writing(f"{entry['src']} (to move it, the journal in {JOURNAL} is written first)"):
-        folder.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(json.dumps(entry), encoding="utf-8")
-        os.replace(tmp, path)
-    return path
+    name = f"{uuid.uuid4().hex}.json"
+    with writing(f"{entry['src']} (to move it, the journal in {JOURNAL} is written first)"):
+        replace_file(engine.layout.root, f"{JOURNAL}/{name}", json.dumps(entry).encode("utf-8"))
+    return journal_dir(engine) / name
+
+
+def set_aside(engine: Engine, path: Path, info: dict[str, Any]) -> None:
+    """The entry with why, in the quarantine folder under its own name, then the entry removed.
+    A temp file of a random name and no link followed: the entry's name is a peer's to choose."""
+    data = json.dumps(info, indent=1, ensure_ascii=False).encode("utf-8")
+    replace_file(engine.layout.root, f"{QUARANTINE}/{path.name}", data)
+    remove_file(engine.layout.root, f"{JOURNAL}/{path.name}")
 
 
 def unlink_quietly(path: Path) -> None:
@@ -55,16 +58,11 @@ def quarantine(engine: Engine, path: Path, entry: dict[str, Any], src_rel: str, 
         if where
         else f"the note is at neither {src_rel} nor {dst_rel}; look for it in the vault, then delete this file"
     )
-    folder = engine.layout.root / QUARANTINE
     rel = f"{QUARANTINE}/{path.name}"
     try:
-        folder.mkdir(parents=True, exist_ok=True)
         # one file to read and delete: the entry as it was, with why and what to do
         info = {"quarantined": {"cause": cause, "todo": todo, "at": format_datetime(engine.now())}, **entry}
-        tmp = folder / f"{path.stem}.tmp"
-        tmp.write_text(json.dumps(info, indent=1, ensure_ascii=False), encoding="utf-8")
-        os.replace(tmp, folder / path.name)
-        path.unlink()
+        set_aside(engine, path, info)
     except OSError as err:
         return (
             f"could not finish the move of {src_rel} to {dst_rel} ({cause}) nor set its journal entry aside "
@@ -86,13 +84,8 @@ def refuse(engine: Engine, path: Path, entry: dict[str, Any], exc: Exception) ->
         },
         **entry,
     }
-    folder = engine.layout.root / QUARANTINE
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        tmp = folder / f"{path.stem}.tmp"
-        tmp.write_text(json.dumps(info, indent=1, ensure_ascii=False), encoding="utf-8")
-        os.replace(tmp, folder / path.name)
-        path.unlink()
+        set_aside(engine, path, info)
     except OSError as err:
         return (
             f"refused the journal entry {path} ({src} to {dst}: {exc}) "
@@ -107,8 +100,9 @@ def quarantined(engine: Engine) -> list[dict[str, Any]]:
     out = []
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
         try:
-            info = json.loads(path.read_text(encoding="utf-8")).get("quarantined") or {}
-        except (OSError, ValueError, AttributeError):
+            text = read_file(engine.layout.root, f"{QUARANTINE}/{path.name}").decode("utf-8")
+            info = json.loads(text).get("quarantined") or {}
+        except (OSError, ValueError, AttributeError):  # a link (never followed), not JSON
             info = {}
         out.append(
             {

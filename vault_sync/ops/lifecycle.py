@@ -23,6 +23,8 @@ from ..search import semantic
 from ..secret_gate import check_fields
 from ..views import row_decision, row_score
 from . import review as review_op
+from .conflicts import settle_conflicts
+from .ids import settle_duplicate_ids
 from .ltm_index import add_to_index_note, wikilink_safe, with_related
 from .moves import Move, free_path, move_note
 from .sweep import recently_modified, score_updates, sweep
@@ -337,9 +339,9 @@ def archive(engine: Engine, ref: str, reason: str = "archived on request") -> di
 def _prior_on_disk(engine: Engine, rel: str) -> dict[str, Any] | None:
     """The owned values an undo of this archive writes back (None: the note is unreadable)."""
     try:
-        return review_op.prior_of(
-            parse_note(rel, engine.layout.abs(rel).read_bytes()).frontmatter, review_op.PRIOR_KEYS
-        )
+        data = engine.layout.abs(rel).read_bytes()
+        text = data.decode("utf-8", errors="replace")
+        return review_op.prior_of(parse_note(rel, data).frontmatter, review_op.PRIOR_KEYS, text)
     except OSError:
         return None
 
@@ -352,7 +354,7 @@ def restore(engine: Engine, ref: str, prior: dict[str, Any] | None = None) -> di
     if row["kind"] != "archive":
         raise WrongState(f"{row['path']} is not archived; only notes in {engine.layout.archive}/ can be restored")
     now = engine.now()
-    home = engine.layout.ltm if undo is not None and undo["status"] == "promoted" else engine.layout.stm
+    home = engine.layout.ltm if undo is not None and prior and prior["status"] == "promoted" else engine.layout.stm
     dst = f"{home}/{row['path'].split('/', 1)[1]}"
 
     def keys(note: Note) -> dict[str, Any]:
@@ -390,6 +392,12 @@ def run_lifecycle(engine: Engine) -> dict[str, Any]:
     paths = queries.stm_paths(engine.store)
     quiet = {p for p in paths if recently_modified(engine, p)}  # the held note: _waiting
     report: dict[str, Any] = {"sweep": sweep(engine).to_dict()}
+    settled = settle_duplicate_ids(engine)  # a sync engine's move that was in flight
+    if settled:
+        report["duplicates"] = settled
+    merged = settle_conflicts(engine)  # conflict copies of our own making
+    if merged:
+        report["conflicts_merged"] = merged
     loading = engine.runtime.embedder is not None and engine.runtime.embedder.loading
     if engine.settings.auto_promote and loading:
         # a promotion links semantic neighbours: waiting for the model here would hold every

@@ -7,11 +7,14 @@ from datetime import datetime, timezone
 from typing import Any
 
 from .. import lookups
-from ..dates import parse_datetime
+from ..dates import format_datetime, parse_datetime
+from ..due import crossing_at
 from ..engine import Engine
 from ..errors import InvalidInput
 from ..index import queries
 from ..limits import MAX_LIMIT, check_limit
+from ..lookups import not_current
+from ..views import row_score
 from .lifecycle import review_rows
 
 MAX_OFFSET = 10_000_000
@@ -42,6 +45,24 @@ def review_page(engine: Engine, limit: int = 20, offset: int = 0) -> dict[str, A
     out = page(rows, offset, limit)
     out["items"] = [lookups.view(engine, row) for row in out["items"]]
     return out
+
+
+def next_review_due(engine: Engine) -> str | None:
+    """When the next memory above the danger zone enters it if left unused (an empty queue
+    says when there will be something to review); None when no memory is on its way there."""
+    p, now = engine.params, engine.now()
+    superseded = not_current(engine)  # never reviewed (review_rows): not due either
+    best: datetime | None = None
+    for row in queries.stm_rows(engine.store):
+        value = row_score(p, row, now)
+        last = parse_datetime(row["last_used"]) or parse_datetime(row["created"])
+        if value is None or value <= p.danger_zone_max or last is None or row["path"] in superseded:
+            continue
+        uses, strength = row["use_count"] or 0, row["strength"] if row["strength"] is not None else 1.0
+        at = crossing_at(p, uses, strength, last, p.danger_zone_max)
+        if at is not None and (best is None or at < best):
+            best = at
+    return None if best is None else format_datetime(best)
 
 
 _KINDS = {

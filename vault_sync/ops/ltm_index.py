@@ -13,10 +13,11 @@ from ..engine import Engine
 from ..errors import MnemovaultError
 from ..index.resolver import Resolver, build_resolver
 from ..links import extract, strip_md
+from ..vault import LTM_INDEX_NAME
 from .linkrewrite import _masked
 
 STATUS_FOR_FOLDER = {"ltm": "promoted", "archive": "archived", "stm": "active"}
-INDEX_NOTE = "LTM Index"
+INDEX_NOTE = LTM_INDEX_NAME
 # characters a wikilink cannot carry in its target (Internal links help page: # | ^ : %% [[ ]])
 _NOT_IN_WIKILINK = re.compile(r"[|#^\[\]]|%%")
 

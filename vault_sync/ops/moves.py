@@ -22,13 +22,15 @@ from typing import Any, Callable
 from ..dates import format_datetime, parse_datetime
 from ..edit import edit_text, patch_bytes
 from ..engine import Engine
-from ..errors import InvalidInput, MnemovaultError, NoteProblem, PathOutsideVault, WriteConflict, WrongState
+from ..errors import MnemovaultError, NoteProblem, PathOutsideVault, UnsafePath, WriteConflict, WrongState
 from ..faults import writing
 from ..index import queries
 from ..index.resolver import Resolver, build_resolver
+from ..names import free_rel
 from ..note import normalized_hash, parse_note
-from ..patch import REMOVE
-from .journal import journal_dir, quarantine, refuse, unlink_quietly, write_entry
+from ..patch import REMOVE, Spelled
+from ..safe_files import check_real_folder, read_file
+from .journal import JOURNAL, journal_dir, quarantine, refuse, unlink_quietly, write_entry
 from .linkrewrite import rewrite_links
 from .ltm_index import STATUS_FOR_FOLDER, add_to_index_note, with_related
 from .repair import heal, sync
@@ -58,6 +60,8 @@ def _encode_keys(keys: dict[str, Any]) -> dict[str, Any]:
     for k, v in keys.items():
         if v is REMOVE:
             out[k] = {"$remove": True}
+        elif isinstance(v, Spelled):
+            out[k] = {"$spelled": v.text, "before": list(v.before), "value": _encode_keys({k: v.value})[k]}
         elif isinstance(v, datetime):
             out[k] = {"$dt": format_datetime(v)}
         elif isinstance(v, (str, int, float, bool, list)) or v is None:
@@ -72,6 +76,8 @@ def _decode_keys(keys: dict[str, Any]) -> dict[str, Any]:
     for k, v in (keys or {}).items():
         if isinstance(v, dict) and v.get("$remove"):
             out[k] = REMOVE
+        elif isinstance(v, dict) and "$spelled" in v:
+            out[k] = Spelled(v["$spelled"], _decode_keys({k: v.get("value")})[k], tuple(v.get("before") or ()))
         elif isinstance(v, dict) and "$dt" in v:
             out[k] = parse_datetime(v["$dt"])
         else:
@@ -194,10 +200,14 @@ def recover(engine: Engine) -> list[str]:
     folder = journal_dir(engine)
     if not folder.is_dir():
         return []
+    try:
+        check_real_folder(engine.layout.root, JOURNAL)  # a linked journal folder: nothing in it is touched
+    except UnsafePath as exc:
+        return [f"the move journal was not read: {exc}"]
     done = []
     for path in sorted(folder.glob("*.json")):
-        try:
-            entry = json.loads(path.read_text(encoding="utf-8"))
+        try:  # a link planted as an entry is never followed: unreadable, its name removed
+            entry = json.loads(read_file(engine.layout.root, f"{JOURNAL}/{path.name}").decode("utf-8"))
             raw_src, raw_dst = entry["src"], entry["dst"]
         except (OSError, ValueError, KeyError, TypeError):
             unlink_quietly(path)  # unreadable: names no note, nothing to act on
@@ -329,11 +339,4 @@ def _finish(engine: Engine, entry: dict[str, Any], src_rel: str, dst_rel: str) -
 
 def free_path(engine: Engine, folder: str, stem: str) -> str:
     """folder/stem.md, or with a number when that name is taken on disk."""
-    rel = f"{folder}/{stem}.md"
-    n = 2
-    while _taken(engine.layout.abs(rel)):
-        rel = f"{folder}/{stem} {n}.md"
-        n += 1
-        if n > 1000:
-            raise InvalidInput(f"no free name for {stem!r} in {folder}")
-    return rel
+    return free_rel(lambda rel: _taken(engine.layout.abs(rel)), folder, stem)

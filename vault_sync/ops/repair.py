@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, TypeVar
 from ..engine import Engine
 from ..errors import IndexDamaged
 from ..index.health import FTS_TABLES
-from .ids import fix_duplicate_ids
+from .ids import fix_duplicate_ids, settle_duplicate_ids
 
 if TYPE_CHECKING:
     from ..index.sync import SyncReport
@@ -66,7 +66,9 @@ def after_sync(engine: Engine, report: "SyncReport") -> None:
 def sync(engine: Engine, rebuild_all: bool = False, progress: Any = None) -> "SyncReport":
     """Reconcile the index with the vault. `rebuild_all` works on any damage to the index."""
     report = rebuild(engine, progress) if rebuild_all else engine.indexer.reconcile(progress=progress)
-    after_sync(engine, report)
+    report.new_ids = set()  # every duplicate is looked at below, the new ones with the rest
+    with engine.writes.operation():
+        report.id_fixes += settle_duplicate_ids(engine)
     return report
 
 

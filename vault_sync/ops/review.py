@@ -27,8 +27,10 @@ from ..dates import format_datetime, parse_datetime
 from ..edit import patch_bytes
 from ..engine import Engine
 from ..errors import InvalidInput, NoteProblem, WrongState
+from ..fmblock import YamlProblem, load_yaml
 from ..note import parse_note
-from ..patch import REMOVE
+from ..patch import REMOVE, Spelled, raw_scalars
+from ..scalars import render_scalar
 from ..scoring import ScoringParams, decay_factor, score_at
 from .moves import check_size
 from .sweep import score_updates
@@ -38,8 +40,11 @@ REVIEW_KEYS = ("last_used", "decay_score", "review_priority", "review_on", "arch
 PRIOR_KEYS = REVIEW_KEYS + ("status",)
 _DATE_KEYS = ("review_on", "archive_on")
 _NUMBER_KEYS = ("decay_score", "review_priority")
-STATUSES_BACK = ("active", "promoted")
+STATUSES_BACK = ("active", "promoted", "superseded")
 MAX_DT = 100 * 365 * 86400.0
+AS_WRITTEN = "as_written"  # in `prior`: values whose spelling in the note differs from ours
+LAYOUT = "layout"  # in `prior`: the note's keys in order
+MAX_LAYOUT, MAX_KEY_CHARS = 200, 200
 
 
 def target_score(p: ScoringParams, grade: str) -> float:
@@ -87,40 +92,97 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def prior_of(frontmatter: dict[str, Any], keys: tuple[str, ...] = REVIEW_KEYS) -> dict[str, Any]:
-    return {key: _plain(frontmatter.get(key)) for key in keys}
+def prior_of(
+    frontmatter: dict[str, Any], keys: tuple[str, ...] = REVIEW_KEYS, text: str | None = None
+) -> dict[str, Any]:
+    """The owned values as JSON carries them. With the note's `text`: `as_written`, the spelling
+    of each value the engine would write otherwise (`+00:00`, `0.250`), and `layout`, the order
+    of the note's keys (an undo puts a removed key back on its line)."""
+    out = {key: _plain(frontmatter.get(key)) for key in keys}
+    if text is None:
+        return out
+    raw, layout = raw_scalars(text, keys)
+    spelled = {}
+    for key, written in raw.items():
+        try:
+            ours = None if out[key] is None else render_scalar(_value_back(key, out[key]))
+        except InvalidInput:
+            continue  # a value no undo writes back: the undo refuses it anyway
+        if ours is not None and ours != written:
+            spelled[key] = written
+    if spelled:
+        out[AS_WRITTEN] = spelled
+    if layout and len(layout) <= MAX_LAYOUT and all(len(k) <= MAX_KEY_CHARS for k in layout):
+        out[LAYOUT] = layout
+    return out
 
 
 def prior_updates(prior: dict[str, Any], keys: tuple[str, ...] = REVIEW_KEYS) -> dict[str, Any]:
     """`prior` checked and turned back into the values to write (REMOVE for an absent key)."""
-    if set(prior) != set(keys):
+    if not isinstance(prior, dict) or set(prior) - {AS_WRITTEN, LAYOUT} != set(keys):
         raise InvalidInput(f"prior must give exactly these keys: {', '.join(keys)}")
-    out: dict[str, Any] = {}
+    out: dict[str, Any] = {key: REMOVE if prior[key] is None else _value_back(key, prior[key]) for key in keys}
+    spelled = prior.get(AS_WRITTEN) or {}
+    if not isinstance(spelled, dict) or not set(spelled) <= set(keys):
+        raise InvalidInput(f"prior.{AS_WRITTEN} must map some of these keys to text: {', '.join(keys)}")
+    for key, text in spelled.items():
+        if not _spells(text, out[key]):
+            raise InvalidInput(f"prior.{AS_WRITTEN}.{key} must be a one-line spelling of prior.{key}")
+    layout = prior.get(LAYOUT) or []
+    if not isinstance(layout, list) or len(layout) > MAX_LAYOUT or not all(isinstance(k, str) for k in layout):
+        raise InvalidInput(f"prior.{LAYOUT} must be a list of at most {MAX_LAYOUT} key names")
     for key in keys:
-        value = prior[key]
-        if value is None:
-            out[key] = REMOVE
-        elif key == "last_used":
-            when = parse_datetime(value) if isinstance(value, str) else None
-            if when is None:
-                raise InvalidInput("prior.last_used must be an ISO date and time")
-            out[key] = when
-        elif key in _NUMBER_KEYS:
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1e6:
-                raise InvalidInput(f"prior.{key} must be a number from 0")
-            out[key] = value
-        elif key in _DATE_KEYS:
-            try:
-                out[key] = date.fromisoformat(value) if isinstance(value, str) else None
-            except ValueError:
-                out[key] = None
-            if out[key] is None:
-                raise InvalidInput(f"prior.{key} must be a date (YYYY-MM-DD)")
-        elif key == "status":
-            if value not in STATUSES_BACK:
-                raise InvalidInput(f"prior.status must be one of {', '.join(STATUSES_BACK)}")
-            out[key] = value
-    return out
+        if out[key] is not REMOVE and (key in spelled or key in layout):
+            after = tuple(layout[layout.index(key) + 1 :]) if key in layout else ()
+            out[key] = Spelled(spelled.get(key), out[key], after)
+    # keys put back before one anchor go in the note's order
+    return dict(sorted(out.items(), key=lambda kv: layout.index(kv[0]) if kv[0] in layout else len(layout)))
+
+
+def _spells(text: Any, value: Any) -> bool:
+    """`text` is a one-line YAML scalar that reads as `value` (what an undo may write verbatim)."""
+    if value is REMOVE or not isinstance(text, str) or not text or len(text) > 100:
+        return False
+    if any(ch in text for ch in "\r\n#") or text[0] in "&*!|>[{":
+        return False
+    try:
+        got = load_yaml("k: " + text)["k"]
+    except (YamlProblem, TypeError, KeyError):
+        return False
+    if isinstance(value, datetime):
+        when = parse_datetime(got) if isinstance(got, (datetime, str)) else None
+        return when is not None and when == value
+    if isinstance(value, float) or isinstance(value, int) and not isinstance(value, bool):
+        return isinstance(got, (int, float)) and not isinstance(got, bool) and got == value
+    if isinstance(value, date):
+        return isinstance(got, date) and not isinstance(got, datetime) and got == value
+    return isinstance(got, str) and got == value
+
+
+def _value_back(key: str, value: Any) -> Any:
+    """One value of `prior`, checked, as the engine writes it."""
+    if key == "last_used":
+        when = parse_datetime(value) if isinstance(value, str) else None
+        if when is None:
+            raise InvalidInput("prior.last_used must be an ISO date and time")
+        return when
+    if key in _NUMBER_KEYS:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1e6:
+            raise InvalidInput(f"prior.{key} must be a number from 0")
+        return value
+    if key in _DATE_KEYS:
+        try:
+            day = date.fromisoformat(value) if isinstance(value, str) else None
+        except ValueError:
+            day = None
+        if day is None:
+            raise InvalidInput(f"prior.{key} must be a date (YYYY-MM-DD)")
+        return day
+    if key == "status":
+        if value not in STATUSES_BACK:
+            raise InvalidInput(f"prior.status must be one of {', '.join(STATUSES_BACK)}")
+        return value
+    raise InvalidInput(f"prior.{key} is not a key an undo writes")
 
 
 def _writable(engine: Engine, ref: str) -> Any:
@@ -156,7 +218,7 @@ def review_memory(engine: Engine, ref: str, grade: str) -> dict[str, Any]:
         seen.update(
             old=old,
             new=score_at(engine.params, f.use_count, f.last_used, f.strength, now),
-            prior=prior_of(note.frontmatter),
+            prior=prior_of(note.frontmatter, text=current.decode("utf-8")),
             after=prior_of({**note.frontmatter, **updates}),
         )
         return patch_bytes(current, updates)
@@ -177,6 +239,8 @@ def undo_review(engine: Engine, ref: str, prior: dict[str, Any], after: dict[str
     """Write `prior` back, exactly; refused when the note no longer holds `after` (it was used,
     reviewed or edited since, and undoing would lose that)."""
     updates = prior_updates(prior)
+    if isinstance(after, dict):  # the typed edge fills these with null; they say nothing of `after`
+        after = {k: v for k, v in after.items() if k not in (AS_WRITTEN, LAYOUT) or v is not None}
     if not isinstance(after, dict) or set(after) != set(REVIEW_KEYS):
         raise InvalidInput(f"after must give exactly these keys: {', '.join(REVIEW_KEYS)}")
     row = _writable(engine, ref)

@@ -7,7 +7,7 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from .. import lookups
+from .. import lookups, wordcount
 from ..engine import Engine
 from ..errors import InvalidInput, MnemovaultError, Refused
 from ..faults import writing
@@ -23,22 +23,27 @@ from ..secret_gate import check_fields
 from .repeats import EXACT, find_repeat, how_found, reinforced_answer, words_only_reason
 from .touch import touch
 
-MIN_CHARS = 12
-MIN_WORDS = 3
+MIN_CHARS = 12  # as wide as Latin letters take it (a Han or Hangul character counts two)
+MIN_WORDS = 3  # words in any script: characters count where words are written without spaces
 MAX_CHARS = MAX_TEXT_CHARS
 
 
 def check_intake(text: str) -> str:
+    """The memory's text, stripped, or `Refused` saying why not. A secret is refused as a
+    secret before any other rule (a short one too), and no message quotes the text."""
     body = check_text(text).strip()
     if not body:
         raise Refused("nothing to save: the text is empty")
-    if len(body) < MIN_CHARS or len(body.split()) < MIN_WORDS:
-        raise Refused(f"too short to be a useful memory ({len(body)} characters); write at least a short sentence")
     if len(body) > MAX_CHARS:
         raise Refused(f"too long for one memory ({len(body)} characters, limit {MAX_CHARS}); save it as a note instead")
     if "\x00" in body:
         raise Refused("the text contains NUL bytes")
     check_fields({"text": body})
+    if wordcount.width(body) < MIN_CHARS or wordcount.words(body) < MIN_WORDS:
+        raise Refused(
+            f"too short to be a useful memory ({len(body)} characters, about {wordcount.words(body):.0f} words); "
+            "write at least a short sentence"
+        )
     return body
 
 
@@ -104,9 +109,8 @@ def create_memory(
         **{k: d for k, d in due_fields(engine.params, use_count, float(strength), last_used).items() if d is not None},
     }
     fields.update(extra or {})
-    folder = engine.layout.abs(engine.layout.stm)
     with writing(f"{engine.layout.stm}/"):
-        folder.mkdir(parents=True, exist_ok=True)
+        engine.layout.make_folder(engine.layout.stm)  # made, and never through a link (UnsafePath)
     stem = slug_from(title or text)
     taken = taken_names(engine)
     data = render_note(fields, text).encode("utf-8")
@@ -124,8 +128,8 @@ def save(
 ) -> dict[str, Any]:
     from .supersede import mark, supersede_refs
 
+    check_fields({"title": title, "tags": tags})  # a secret anywhere is refused as one, before any other rule
     body = check_intake(text)
-    check_fields({"title": title, "tags": tags})  # before anything that echoes or stores them
     tags = check_tags(tags)
     strength = check_strength(strength)
     title = check_title(title)

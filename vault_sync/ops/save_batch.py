@@ -90,9 +90,10 @@ def _item(
     if unknown:
         raise InvalidInput(f"unknown item field(s): {', '.join(sorted(unknown))}")
     text: Any = raw.get("text")  # check_intake refuses what is not a text
-    body = check_intake(text)
-    # the same gate and bounds as a single save, before anything echoes or stores them
+    # the same gate and bounds as a single save, before anything echoes or stores them (and
+    # before the text's length: a secret is refused as one)
     check_fields({"title": raw.get("title"), "tags": raw.get("tags")})
+    body = check_intake(text)
     title = check_title(raw.get("title"))
     if title is not None:
         title = title.strip()

@@ -8,6 +8,7 @@ from .. import background, lookups
 from ..engine import Engine
 from ..index import queries
 from ..index.resolver import build_resolver
+from ..lease import LEASE_RELPATH, lease_problem
 from ..quiet import older_than_window
 from ..views import row_state
 from . import journal
@@ -27,10 +28,10 @@ def status(engine: Engine) -> dict[str, Any]:
         st = row_state(engine.params, row, now)
         states[st] = states.get(st, 0) + 1
         stale += older_than_window(engine.params, row, now, prec, refresh_s)
-    problems = queries.all_problems(engine.store)
+    runtime = engine.runtime.status()
+    problems = queries.all_problems(engine.store) + lease_problems(engine, runtime["lease"])
     conflicts = queries.all_conflicts(engine.store)
     dangling = dangling_links(engine)
-    runtime = engine.runtime.status()
     return {
         "vault": str(engine.layout.root),
         "index": str(engine.store.path),
@@ -54,6 +55,15 @@ def status(engine: Engine) -> dict[str, Any]:
         "supersession_cycles": lookups.cycles(engine),
         "editing": engine.editor.held(),
     }
+
+
+def lease_problems(engine: Engine, state: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The lease file as a problem when it cannot be believed (an expiry beyond any term, a link),
+    read from the file (any front end) or met by this daemon's lifecycle."""
+    causes = [lease_problem(engine.layout.root, engine.now(), engine.settings.lease_seconds)]
+    causes.append((state or {}).get("problem"))
+    seen = list(dict.fromkeys(c for c in causes if c))
+    return [{"path": LEASE_RELPATH.as_posix(), "cause": c, "blocking": False} for c in seen]
 
 
 def embedding_status(engine: Engine) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from ..index.sync import ScoreWrite
 from ..note import Fields, checksum_of, parse_note
 from ..patch import REMOVE, PatchError
 from ..quiet import due_fields, written_is_current
+from ..safe_files import NOFOLLOW
 from ..scoring import ScoringParams, review_priority, score_at
 from . import sweep_memo
 
@@ -142,11 +143,16 @@ def _write_chunk(
     staged: list[Staged] = []
     id_less: set[str] = set()
     root = str(engine.layout.root) + os.sep
+    folders: set[str] = set()  # checked to be real folders (a link since indexed is refused)
     for row, value, prio in due:
         needs_id = row["id"] is None
         target = root + row["path"].replace("/", os.sep)  # a plain string: no Path per note
         try:
-            with open(target, "rb") as fh:
+            folder = row["path"].rpartition("/")[0]
+            if folder not in folders:
+                engine.layout.check_parent(row["path"])
+                folders.add(folder)
+            with open(os.open(target, os.O_RDONLY | NOFOLLOW), "rb") as fh:  # a note replaced by a link: refused
                 data = fh.read()
                 st = os.fstat(fh.fileno())
             known = (

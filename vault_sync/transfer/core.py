@@ -43,17 +43,24 @@ from ..lookups import not_current
 from ..names import MAX_NAME_BYTES, clean_tags
 from ..note import normalized_hash, parse_note
 from ..ops.save import check_intake
-from ..secret_gate import check_fields
+from ..secret_gate import check_fields, scan
 
 Progress = Callable[[int, int], None]
 IMPORTED_IDS = "imported_ids"  # on a twin that already had a source: the other pairs folded into it
 STATES = ("active", "promoted", "archived")
 
 
+def _without_secrets(problem: str) -> str:
+    kinds = sorted({f.kind for f in scan(problem)})
+    return f"[a problem quoting a secret ({', '.join(kinds)}) is not shown]" if kinds else problem
+
+
 class BadSource(InvalidInput):
     """The input cannot be read as this format; `problems` lists each bad line or file."""
 
     def __init__(self, problems: list[str]):
+        # a problem may quote the source (a line, a file name): one holding a secret is not shown
+        problems = [_without_secrets(p) for p in problems]
         self.problems = problems
         shown = "; ".join(problems[:20]) + (f"; and {len(problems) - 20} more" if len(problems) > 20 else "")
         super().__init__(f"nothing was imported: {len(problems)} problem(s): {shown}")
@@ -148,6 +155,8 @@ def _gate(item: Item) -> None:
             "tags": item.tags,
             "extra": item.extra,
             "source_id": item.source_id,
+            "name": item.name,  # our own export's file name and folder name the new note too
+            "folder": item.folder,
             "relations": [f"{t} {to}" for t, to in item.relations],
         }
     )

@@ -8,7 +8,8 @@ replaces the earlier one of its id, a tombstone removes it (a later record bring
 A compacted store reads the same. What the log held is reported (`Log`).
 
 A memory record has `id`, `content`, `meta.tags` (older stores: `tags`), `created_at` and
-`last_used` (unix seconds), `use_count`, `strength`, `status`; a relation record has `id`,
+`last_used` (unix seconds), `use_count` (touches after the save: n there is n + 1 uses here,
+`uses_here`), `strength`, `status`; a relation record has `id`,
 `from_memory_id`, `to_memory_id` and `relation_type`. Every line must be a well-formed record,
 even one a later line replaces: a malformed line is reported and nothing is imported.
 
@@ -22,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..limits import MAX_RELATION_CHARS, quote
+from ..limits import MAX_RELATION_CHARS, MAX_USE_COUNT, quote
 from .core import BadSource, Item, Source
 from .readers import bounded_id, bounded_name, json_lines, number, source_files, text_list, when, whole
 
@@ -75,6 +76,13 @@ def _files(path: Path, problems: list[str]) -> list[Path]:
     return source_files(path, "*.jsonl", problems, recursive=False)
 
 
+def uses_here(cortexgraph_uses: int) -> int:
+    """CortexGraph's `use_count` counts touches after the save (a new memory has 0) and scores
+    `(use_count + 1) ** beta`; here the save is the first use and the score is `use_count ** beta`.
+    So n uses there are n + 1 here: the same score, and no memory arrives with score 0."""
+    return cortexgraph_uses + 1
+
+
 def _memory(obj: dict[str, Any], where: str) -> Item:
     mid, content = bounded_id(obj.get("id"), "id"), obj.get("content")
     if not isinstance(content, str):
@@ -96,7 +104,7 @@ def _memory(obj: dict[str, Any], where: str) -> Item:
         tags=text_list(tags, "tags"),
         created=created,
         last_used=when(obj.get("last_used"), "last_used") or created,
-        use_count=whole(obj.get("use_count"), "use_count", 1),
+        use_count=uses_here(whole(obj.get("use_count"), "use_count", 0, MAX_USE_COUNT - 1)),
         strength=number(obj.get("strength"), "strength", 1.0),
         state=state,
         state_at=when(obj.get(at), at) if at else None,

@@ -25,7 +25,7 @@ from ..index import queries
 from ..limits import quote
 from ..note import OWNED_KEYS, parse_note
 from ..rename import exchange, rename_noreplace
-from ..writer import fsync_dir, removed_on_failure, temp_name
+from ..writer import fsync_dir, open_temp, removed_on_failure, temp_name
 
 SCOPES = {"stm": ("stm",), "ltm": ("ltm",), "all": ("stm", "ltm", "archive")}
 FORMATS = ("jsonl", "csv")
@@ -186,7 +186,7 @@ def write_out(out: Path, vault_root: Path, chunks: Iterable[str], force: bool = 
     old = check_out(out, vault_root, force)
     tmp = Path(temp_name(out))
     with writing(str(out)):
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        fd = open_temp(tmp, out, 0o600)  # new, random, never through a link
         with removed_on_failure(tmp):
             with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
                 for chunk in chunks:

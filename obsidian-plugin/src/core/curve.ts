@@ -16,11 +16,11 @@ export interface CurveLayout {
 
 export const DEFAULT_CURVE_LAYOUT: CurveLayout = {
 	width: 260,
-	height: 96,
-	padLeft: 24,
+	height: 110,
+	padLeft: 26,
 	padRight: 6,
 	padTop: 8,
-	padBottom: 16,
+	padBottom: 18,
 };
 
 export interface CurveMemory {
@@ -83,6 +83,12 @@ function fmt(n: number): string {
 	return (Math.round(n * 100) / 100).toString();
 }
 
+/** The top of the y axis: the smallest round number (a step of 0.1 up to 1, then 0.5, 1…) at or above `value`. */
+export function roundTop(value: number): number {
+	const step = value <= 1 ? 0.1 : value <= 5 ? 0.5 : Math.pow(10, Math.floor(Math.log10(value)));
+	return Math.ceil(value / step - 1e-9) * step;
+}
+
 export function projectedScore(memory: CurveMemory, scoring: Scoring, nowMs: number, day: number): number {
 	if (memory.lastUsedMs === null) return memory.fallbackScore ?? 0;
 	const dt = (nowMs - memory.lastUsedMs) / 1000 + day * SECONDS_PER_DAY;
@@ -104,7 +110,8 @@ export function computeCurve(
 		scores.push({ day, score: projectedScore(memory, scoring, nowMs, day) });
 	}
 	const peak = Math.max(...scores.map((s) => s.score));
-	const yMax = Math.max(peak, scoring.promote_threshold, scoring.danger_zone_max) * 1.12;
+	// headroom over the highest mark, rounded up so the top tick reads as a round number
+	const yMax = roundTop(Math.max(peak, scoring.promote_threshold, scoring.danger_zone_max) * 1.05);
 	const toPoint = (s: { day: number; score: number }): CurvePoint => ({
 		day: s.day,
 		score: s.score,

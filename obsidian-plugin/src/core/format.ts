@@ -4,7 +4,7 @@ import type { NoteKind, NoteState } from "./types";
 const STATE_LABELS: Record<NoteState, string> = {
 	fresh: "fresh",
 	fading: "fading",
-	danger: "danger",
+	danger: "danger zone",
 	forget: "forgotten soon",
 	promote_candidate: "promote candidate",
 	promoted: "promoted",
@@ -14,6 +14,23 @@ const STATE_LABELS: Record<NoteState, string> = {
 
 export function stateLabel(state: string): string {
 	return (STATE_LABELS as Record<string, string>)[state] ?? state.replace(/_/g, " ");
+}
+
+/** The one count of the review queue, as every place shows it. */
+export function dueCountText(n: number): string {
+	return `${n} due for review`;
+}
+
+/** What the count counts (its tooltip). */
+export const DUE_COUNT_TITLE = "Memories in the danger zone: each is due for review now.";
+
+/** The empty queue: when the next memory is due, from the daemon's `next_due`. */
+export function nextDueText(nextDue: string | null, nowMs: number): string {
+	const at = parseTime(nextDue);
+	if (at === null) return "Nothing is due for review, and no memory is on its way to the danger zone.";
+	const days = Math.max(0, (at - nowMs) / 86_400_000);
+	const day = new Date(at).toISOString().slice(0, 10);
+	return `Nothing is due for review. The next memory enters the danger zone on ${day} (in ~${formatDays(days)}).`;
 }
 
 export function formatScore(score: number | null | undefined): string {

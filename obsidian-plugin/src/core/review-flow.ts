@@ -1,10 +1,12 @@
 /**
  * The review flow's logic, apart from any DOM: one request per action, recorded only when
  * the daemon confirmed it; offline (or a refused token) is a state of its own in which no
- * card can be acted on; Undo takes back the last action exactly (the daemon's `prior`).
+ * card can be acted on; Undo takes back the last action exactly (the daemon's `prior`) and
+ * is offered only when it can; a promotion, which cannot be undone here, is asked first; a
+ * failed action names its memory and keeps that memory's card up.
  */
 import { BridgeOfflineError } from "./bridge-client";
-import { ReviewSession, type ReviewOutcome } from "./review-session";
+import { ReviewSession, type ReviewOutcome, type Settled } from "./review-session";
 import type { ArchiveResponse, GradeResponse, Note, PromoteResponse, RestoreResponse, ReviewGrade, ReviewValues, ArchivedValues } from "./types";
 
 export interface ReviewFlowDeps {
@@ -31,6 +33,15 @@ const BUSY: Record<FlowAction, string> = {
 	skip: "",
 };
 
+const VERB: Record<FlowAction | "undo", string> = {
+	remember: "remember",
+	fade: "let fade",
+	promote: "promote",
+	archive: "archive",
+	skip: "skip",
+	undo: "undo the last action on",
+};
+
 const OUTCOME: Record<FlowAction, ReviewOutcome> = {
 	remember: "remembered",
 	fade: "faded",
@@ -42,8 +53,12 @@ const OUTCOME: Record<FlowAction, ReviewOutcome> = {
 export class ReviewFlow {
 	/** What is running (keys are ignored meanwhile), or null. */
 	busy: string | null = null;
-	/** The last request failed with this (the card stays, nothing counted). */
+	/** The last request failed with this, naming its memory (nothing counted). */
 	error: string | null = null;
+	/** The memory the failed request was about: its card stays up until the person moves on. */
+	failedNote: Note | null = null;
+	/** A promotion waiting for a yes (it cannot be undone from the flow). */
+	confirming: Note | null = null;
 	/** A request found the daemon gone (or refusing us): no card until it answers again. */
 	offline = false;
 	/** "Undone: …" after an undo. */
@@ -59,31 +74,65 @@ export class ReviewFlow {
 		if (!this.offline) return;
 		this.offline = false;
 		this.error = null;
+		this.failedNote = null;
+	}
+
+	/** The card shown: the memory a failed action was about, else the session's next. */
+	current(): Note | null {
+		return this.failedNote ?? this.session.current();
+	}
+
+	/** The last action, when Undo can take it back (else Undo is not offered). */
+	undoable(): Settled | null {
+		const last = this.session.last();
+		return last && last.undo ? last : null;
+	}
+
+	/** An action asked for by key or button: a promotion asks first, the rest run. */
+	request(action: FlowAction, note: Note): Promise<void> {
+		if (action === "promote" && this.confirming?.path !== note.path) {
+			if (this.busy !== null || this.offline) return Promise.resolve();
+			this.confirming = note;
+			this.error = null;
+			this.notice = null;
+			this.deps.changed();
+			return Promise.resolve();
+		}
+		return this.act(action, note);
+	}
+
+	/** The promotion asked about is not wanted. */
+	cancel(): void {
+		if (!this.confirming) return;
+		this.confirming = null;
+		this.deps.changed();
 	}
 
 	async act(action: FlowAction, note: Note): Promise<void> {
 		if (this.busy !== null || this.offline) return;
 		this.error = null;
 		this.notice = null;
+		this.confirming = null;
+		this.failedNote = null;
 		if (action === "skip") {
 			this.session.settle(note, "skipped", () => Promise.resolve());
 			this.deps.changed();
 			return;
 		}
-		await this.whileBusy(BUSY[action], async () => {
+		await this.whileBusy(BUSY[action], note, VERB[action], async () => {
 			const undo = await this.run(action, note);
 			this.session.settle(note, OUTCOME[action], undo);
 		});
 	}
 
-	/** Shows `label` while `work` runs, reports its failure, then refreshes the queue. */
-	private async whileBusy(label: string, work: () => Promise<void>): Promise<void> {
+	/** Shows `label` while `work` on `note` runs, reports its failure on it, then refreshes the queue. */
+	private async whileBusy(label: string, note: Note, verb: string, work: () => Promise<void>): Promise<void> {
 		this.busy = label;
 		this.deps.changed();
 		try {
 			await work();
 		} catch (error) {
-			this.failed(error);
+			this.failed(error, note, verb);
 		} finally {
 			this.busy = null;
 		}
@@ -107,24 +156,25 @@ export class ReviewFlow {
 		return moved && prior ? async () => void (await this.deps.restore(moved.to, prior)) : null;
 	}
 
-	private failed(error: unknown): void {
-		if (error instanceof BridgeOfflineError) this.offline = true;
-		else this.error = this.deps.errorText(error);
+	private failed(error: unknown, note: Note, verb: string): void {
+		if (error instanceof BridgeOfflineError) {
+			this.offline = true;
+			return;
+		}
+		this.error = `Could not ${verb} "${note.title || note.path}": ${this.deps.errorText(error)}`;
+		this.failedNote = note;
 	}
 
 	/** Takes back the last action of this pass; its memory is the current card again. */
 	async undo(): Promise<void> {
-		const last = this.session.last();
-		if (!last || this.busy !== null || this.offline) return;
+		const last = this.undoable();
+		if (!last?.undo || this.busy !== null || this.offline) return;
 		this.notice = null;
-		if (!last.undo) {
-			this.error = `"${last.note.title}" was ${last.outcome}; that cannot be undone here.`;
-			this.deps.changed();
-			return;
-		}
 		this.error = null;
+		this.confirming = null;
+		this.failedNote = null;
 		const undo = last.undo;
-		await this.whileBusy("Undoing…", async () => {
+		await this.whileBusy("Undoing…", last.note, VERB.undo, async () => {
 			await undo();
 			this.session.unsettle();
 			this.notice = `Undone: "${last.note.title}" is back as it was.`;

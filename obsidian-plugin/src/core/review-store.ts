@@ -13,6 +13,10 @@ export type ReviewSource = Pick<BridgeClient, "review" | "status">;
 export interface ReviewState {
 	status: "loading" | "ready" | "offline" | "error";
 	items: Note[];
+	/** Every memory due for review (the daemon's total; may exceed the page in `items`). */
+	total: number;
+	/** When the next memory enters the danger zone if unused (ISO), or null. */
+	nextDue: string | null;
 	scoring: Scoring;
 	/** Whether `scoring` came from the daemon (else the engine's defaults). */
 	scoringKnown: boolean;
@@ -55,6 +59,8 @@ export class ReviewStore {
 	private current: ReviewState = {
 		status: "loading",
 		items: [],
+		total: 0,
+		nextDue: null,
 		scoring: DEFAULT_SCORING,
 		scoringKnown: false,
 		message: "",
@@ -91,6 +97,8 @@ export class ReviewStore {
 			before.status !== this.current.status ||
 			before.message !== this.current.message ||
 			before.command !== this.current.command ||
+			before.total !== this.current.total ||
+			before.nextDue !== this.current.nextDue ||
 			before.scoring !== this.current.scoring;
 		const change: ReviewChange | null = whole ? { kind: "all" } : rows;
 		if (!change) return;
@@ -116,7 +124,8 @@ export class ReviewStore {
 			}
 			const review = await this.source.review(this.limit);
 			const rows = this.current.status === "ready" ? diffItems(this.current.items, review.items) : { kind: "all" as const };
-			this.set({ status: "ready", items: review.items, message: "", command: null }, rows);
+			const total = review.total ?? review.items.length;
+			this.set({ status: "ready", items: review.items, total, nextDue: review.next_due ?? null, message: "", command: null }, rows);
 		} catch (error) {
 			if (error instanceof BridgeOfflineError) this.setOffline();
 			else this.set({ status: "error", message: error instanceof Error ? error.message : String(error), command: null });

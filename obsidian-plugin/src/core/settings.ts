@@ -11,6 +11,8 @@ export interface MnemovaultSettings {
 	curveHorizonDays: number;
 	/** Related memories less similar than this (percent) are left out. */
 	relatedMinSimilarity: number;
+	/** Folders whose notes are never listed as related (comma-separated vault paths). */
+	relatedExcludedFolders: string;
 }
 
 export const DEFAULT_SETTINGS: MnemovaultSettings = {
@@ -20,7 +22,22 @@ export const DEFAULT_SETTINGS: MnemovaultSettings = {
 	autoReinforceOnOpen: false,
 	curveHorizonDays: 30,
 	relatedMinSimilarity: 30,
+	relatedExcludedFolders: "",
 };
+
+/** The folders of a comma-separated setting, trimmed, without empty ones or slashes at the ends. */
+export function folderList(value: string): string[] {
+	return value
+		.split(",")
+		.map((f) => f.trim().replace(/^\/+|\/+$/g, ""))
+		.filter((f) => f !== "");
+}
+
+/** Why a folder list is not one ("" when it is). */
+export function folderListProblem(value: string): string | void {
+	const bad = folderList(value).find((f) => f.split("/").some((part) => part === "." || part === ".."));
+	if (bad) return `"${bad}" is not a folder of the vault: write paths such as Projects/Old, separated by commas.`;
+}
 
 export const MIN_HORIZON_DAYS = 1;
 export const MAX_HORIZON_DAYS = 365;
@@ -40,6 +57,9 @@ export function normalizeSettings(raw: unknown): MnemovaultSettings {
 	}
 	const floor = Number(o.relatedMinSimilarity);
 	if (Number.isFinite(floor)) s.relatedMinSimilarity = Math.round(Math.min(100, Math.max(0, floor)));
+	if (typeof o.relatedExcludedFolders === "string" && !folderListProblem(o.relatedExcludedFolders)) {
+		s.relatedExcludedFolders = folderList(o.relatedExcludedFolders).join(", ");
+	}
 	return s;
 }
 
@@ -114,6 +134,12 @@ export const SETTING_ROWS: SettingRow[] = [
 			step: 5,
 			validate: (v) => (Number.isFinite(v) && v >= 0 && v <= 100 ? undefined : "Enter a percentage from 0 to 100."),
 		},
+	},
+	{
+		name: "Related memories: leave out folders",
+		desc: "Notes in these folders are never listed as related (comma-separated, e.g. Journal, Projects/Old). The LTM index note never is.",
+		group: "general",
+		control: { type: "text", key: "relatedExcludedFolders", defaultValue: "", placeholder: "Journal, Projects/Old", validate: folderListProblem },
 	},
 	{
 		name: "Host",

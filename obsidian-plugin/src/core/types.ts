@@ -161,6 +161,10 @@ export interface ReviewValues {
 	review_priority: number | null;
 	review_on: string | null;
 	archive_on: string | null;
+	/** How the note spelled values the daemon would write otherwise; an undo puts them back. */
+	as_written?: Record<string, string>;
+	/** The note's keys in order (an undo puts a removed key back on its line). */
+	layout?: string[];
 }
 
 /** What an archive undo writes back: the review values and the status before. */
@@ -196,6 +200,10 @@ export interface GcResponse {
 
 export interface ReviewResponse {
 	items: Note[];
+	/** Every memory due for review (in the danger zone), not only this page's. */
+	total?: number;
+	/** When the next memory above the danger zone enters it if unused (ISO), or null. */
+	next_due?: string | null;
 }
 
 export interface SearchResponse {

@@ -10,10 +10,10 @@ import { locateBridge, type LocatorEnv } from "../core/bridge-locator";
 import { captureText, savedMessage } from "../core/capture";
 import { ConnectionMonitor, type ConnectionState } from "../core/connection";
 import { EventStream, type SseTransport, type StreamStatus } from "../core/event-stream";
-import { stripFrontmatter } from "../core/format";
+import { DUE_COUNT_TITLE, dueCountText, stripFrontmatter } from "../core/format";
 import { RelatedStore } from "../core/related-store";
 import { ReviewStore, type ReviewState } from "../core/review-store";
-import { bridgeOverride, type MnemovaultSettings } from "../core/settings";
+import { bridgeOverride, folderList, type MnemovaultSettings } from "../core/settings";
 import type { Timers } from "../core/timers";
 import { errorMessage } from "../core/messages";
 import {
@@ -56,11 +56,11 @@ export interface ControllerDeps {
 	requestTimeoutMs?: number;
 }
 
-/** The review queue's size in the status bar ("3 to review"); hidden when empty or unknown. */
+/** The review queue's size in the status bar ("3 due for review", as the card and panel say it); hidden when empty or unknown. */
 function renderQueueCount(el: HTMLElement, state: ReviewState): void {
-	const n = state.status === "ready" ? state.items.length : 0;
-	el.setText(n ? `${n} to review` : "");
-	el.setAttr("aria-label", "Memories in the danger zone. Click to review them one by one.");
+	const n = state.status === "ready" ? state.total : 0;
+	el.setText(n ? dueCountText(n) : "");
+	el.setAttr("aria-label", `${DUE_COUNT_TITLE} Click to review them one by one.`);
 	el.toggleClass("mnemovault-hidden", n === 0);
 }
 
@@ -184,6 +184,7 @@ export class MnemovaultController {
 				activePath: () => this.activePath(),
 				offlineText: () => this.monitor.message(),
 				minSimilarity: () => this.deps.settings().relatedMinSimilarity / 100,
+				excludedFolders: () => folderList(this.deps.settings().relatedExcludedFolders),
 				open: (item, newTab) => this.openPath(item.path, newTab),
 				copy: (text) => void navigator.clipboard.writeText(text).then(() => this.notify("Link copied.")),
 			}),

@@ -12,6 +12,8 @@ export interface RelatedViewDeps {
 	offlineText: () => string;
 	/** The similarity floor, 0-1 (setting). */
 	minSimilarity: () => number;
+	/** Folders whose notes are never listed (setting). */
+	excludedFolders: () => string[];
 	open: (item: RelatedItem, newTab: boolean) => void;
 	copy: (text: string) => void;
 }
@@ -72,7 +74,7 @@ export class RelatedView extends ItemView {
 					this.draw();
 				},
 			},
-			{ minSimilarity: d.minSimilarity(), hidden: this.hiddenFor(source) },
+			{ minSimilarity: d.minSimilarity(), hidden: this.hiddenFor(source), excludedFolders: d.excludedFolders() },
 		);
 	}
 

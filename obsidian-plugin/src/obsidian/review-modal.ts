@@ -1,7 +1,8 @@
 /**
  * "Review memories": the queue one memory at a time. Keys go through the modal's scope (so
  * they work wherever focus is), and after every action the focus is on the next card's
- * first action. Offline or refused, no card can be acted on (ui/review-card.ts).
+ * first action; Enter presses the focused button, whichever it is. Offline or refused, no
+ * card can be acted on (ui/review-card.ts).
  */
 import { Modal, type App } from "obsidian";
 import type { OfflineInfo } from "../core/connection";
@@ -28,7 +29,7 @@ export interface ReviewModalDeps extends Omit<ReviewFlowDeps, "changed" | "refre
 }
 
 /** Keys of the card; each is looked up against the card shown (ui/review-card.ts cardKey). */
-const KEYS = ["r", "f", "p", "a", "s", "o", "u", "Enter", "ArrowRight"];
+const KEYS = ["r", "f", "p", "a", "s", "o", "u", "n", "Enter", "ArrowRight"];
 
 export class ReviewFlowModal extends Modal {
 	flow: ReviewFlow;
@@ -45,12 +46,21 @@ export class ReviewFlowModal extends Modal {
 		this.flow = this.makeFlow(new ReviewSession([]));
 		for (const key of KEYS) {
 			this.scope.register([], key, () => {
+				if (key === "Enter" && this.pressFocused()) return false;
 				const action = cardKey(key, this.model());
 				if (!action) return;
 				this.run(action);
 				return false;
 			});
 		}
+	}
+
+	/** Enter on a focused button of the card presses it (and nothing else). */
+	private pressFocused(): boolean {
+		const active = document.activeElement;
+		if (!(active instanceof HTMLButtonElement) || !this.modalEl.contains(active)) return false;
+		if (!active.disabled) active.click();
+		return true;
 	}
 
 	private makeFlow(session: ReviewSession): ReviewFlow {
@@ -81,10 +91,15 @@ export class ReviewFlowModal extends Modal {
 	}
 
 	run(action: CardAction): void {
-		const note = this.flow.session.current();
+		const note = this.flow.current();
 		if (action === "close") return this.close();
 		if (action === "retry") return this.deps.retry();
 		if (action === "undo") return void this.flow.undo();
+		if (action === "cancel") return this.flow.cancel();
+		if (action === "confirm") {
+			const asked = this.flow.confirming;
+			return asked ? void this.flow.act("promote", asked) : undefined;
+		}
 		if (action === "again") {
 			this.flow.session.again();
 			return this.render();
@@ -94,21 +109,23 @@ export class ReviewFlowModal extends Modal {
 			this.close();
 			return this.deps.open(note.path);
 		}
-		void this.flow.act(action, note);
+		void this.flow.request(action, note);
 	}
 
 	model(): ReviewCardModel {
 		const session = this.flow.session;
-		const note = session.current();
+		const note = this.flow.current();
 		const state = this.deps.store.state;
 		const loaded = note ? this.texts.get(note.path) : undefined;
-		const last = session.last();
+		const last = this.flow.undoable();
 		const offline = state.status === "offline" || this.flow.offline;
 		return {
 			note,
 			text: loaded === undefined ? null : (loaded?.text ?? "(this note could not be read)"),
 			archiveOn: loaded?.archiveOn ?? null,
-			remaining: session.remaining(),
+			count: state.total,
+			nextDue: state.nextDue,
+			confirming: Boolean(note && this.flow.confirming?.path === note.path),
 			summary: session.summary(),
 			scoring: state.scoring,
 			nowMs: this.deps.now(),
@@ -145,7 +162,7 @@ export class ReviewFlowModal extends Modal {
 		void this.deps.readNote(path).then(
 			(text) => {
 				this.texts.set(path, text);
-				if (this.flow.session.current()?.path === path) this.render();
+				if (this.flow.current()?.path === path) this.render();
 			},
 			() => this.texts.set(path, null),
 		);

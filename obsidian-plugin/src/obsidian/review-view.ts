@@ -52,6 +52,8 @@ export class ReviewView extends ItemView {
 			model: (state) => ({
 				status: state.status,
 				items: state.items,
+				total: state.total,
+				nextDue: state.nextDue,
 				scoring: state.scoring,
 				nowMs: d.now(),
 				horizonDays: d.horizonDays(),

@@ -47,9 +47,13 @@ export class MnemovaultSettingTab extends PluginSettingTab {
 		super(app, plugin);
 	}
 
-	/** The 1.13 declarative shape of one row (a masked field is drawn by hand: no such control). */
+	/**
+	 * The 1.13 declarative shape of one row. A masked field, and one with a rule to explain
+	 * when broken, is drawn by hand: the declarative control has no mask and no inline message.
+	 */
 	private definition(row: SettingRow): SettingDefinition {
-		if (MASKED.includes(row.control.key)) return { name: row.name, desc: row.desc, render: (setting) => this.fill(setting, row) };
+		const c = row.control;
+		if (MASKED.includes(c.key) || (c.type !== "toggle" && c.validate)) return { name: row.name, desc: row.desc, render: (setting) => this.fill(setting, row) };
 		return { name: row.name, desc: row.desc, control: { ...row.control } };
 	}
 
@@ -112,13 +116,20 @@ export class MnemovaultSettingTab extends PluginSettingTab {
 				t.inputEl.type = "password";
 				t.inputEl.autocomplete = "off";
 			}
+			// what is wrong, said under the setting itself (not only in a tooltip), while it is wrong
+			const message = setting.descEl.createDiv({ cls: "mnemovault-setting-error mnemovault-hidden", attr: { role: "alert" } });
 			t.onChange((raw) => {
-				const value = c.type === "number" ? Number(raw) : raw;
+				const value = c.type === "number" ? (raw.trim() === "" ? Number.NaN : Number(raw)) : raw;
 				const problem = c.type === "number" ? c.validate?.(value as number) : c.validate?.(value as string);
 				t.inputEl.toggleClass("mnemovault-invalid", Boolean(problem));
 				t.inputEl.setAttr("aria-invalid", problem ? "true" : "false");
+				message.setText(problem || "");
+				message.toggleClass("mnemovault-hidden", !problem);
 				if (problem) t.inputEl.setAttr("title", problem);
-				else void this.setControlValue(c.key, value);
+				else {
+					t.inputEl.removeAttribute("title");
+					void this.setControlValue(c.key, value);
+				}
 			});
 		});
 	}

@@ -19,19 +19,35 @@ function label(svg: SVGSVGElement, cls: string, x: number, y: number, text: stri
 	el.textContent = text;
 }
 
+/** A tick's text: a round number without trailing zeros ("0.8", "1.5"). */
+function tick(n: number): string {
+	return String(Number(n.toFixed(2)));
+}
+
+/**
+ * The layout drawn one SVG unit to one CSS pixel at the width `parent` has, so the labels
+ * are the same size (styles.css) wherever the curve is: the side panel or the review card.
+ */
+export function layoutFor(parent: HTMLElement, base: CurveLayout = DEFAULT_CURVE_LAYOUT): CurveLayout {
+	const width = Math.round(parent.clientWidth);
+	return width >= 120 ? { ...base, width } : base;
+}
+
 export function renderCurve(
 	parent: HTMLElement,
 	memory: CurveMemory,
 	scoring: Scoring,
 	nowMs: number,
 	horizonDays: number,
-	layout: CurveLayout = DEFAULT_CURVE_LAYOUT,
+	layout: CurveLayout = layoutFor(parent),
 ): { svg: SVGSVGElement; geometry: CurveGeometry } {
 	const g = computeCurve(memory, scoring, nowMs, horizonDays, layout);
 	const svg = parent.createSvg("svg", {
 		cls: "mnemovault-curve",
 		attr: {
 			viewBox: `0 0 ${layout.width} ${layout.height}`,
+			width: String(layout.width),
+			height: String(layout.height),
 			role: "img",
 			"aria-label": `Projected score over the next ${g.horizonDays} days`,
 			"data-y-max": String(g.yMax),
@@ -78,12 +94,12 @@ export function renderCurve(
 	label(svg, "mnemovault-curve-label-end", g.plot.right, baseline, `+${formatDays(g.horizonDays)}`, "end");
 	// the y scale: score 0 at the axis, the top of the plot, and the zone's band named in place
 	label(svg, "mnemovault-curve-label-scale", g.plot.left - 3, g.plot.bottom + 3, "0", "end");
-	label(svg, "mnemovault-curve-label-scale", g.plot.left - 3, g.plot.top + 3, formatScore(g.yMax), "end");
-	label(svg, "mnemovault-curve-label-band", g.plot.right - 2, (g.dangerTopY + g.dangerBottomY) / 2 + 3, "review zone", "end");
+	label(svg, "mnemovault-curve-label-scale", g.plot.left - 3, g.plot.top + 3, tick(g.yMax), "end");
+	label(svg, "mnemovault-curve-label-band", g.plot.right - 2, (g.dangerTopY + g.dangerBottomY) / 2 + 3, "danger zone", "end");
 	const title = svg.createSvg("title");
 	title.textContent =
 		`Projected score over the next ${formatDays(g.horizonDays)} if unused. The dot is its score now; ` +
-		`the shaded band is the review zone (${formatScore(scoring.danger_zone_min)}–${formatScore(scoring.danger_zone_max)}); ` +
+		`the shaded band is the danger zone (${formatScore(scoring.danger_zone_min)}–${formatScore(scoring.danger_zone_max)}); ` +
 		`above ${formatScore(scoring.promote_threshold)} (with 2 uses) it is promoted, below ${formatScore(scoring.forget_threshold)} archived.`;
 	// Threshold labels sit just right of today's marker: the curve falls from there,
 	// so it is above the forget line and (in the danger zone) below the promote line.
@@ -102,7 +118,7 @@ export function renderCurveLegend(parent: HTMLElement, scoring: Scoring): HTMLEl
 	};
 	item("is-line", "score if unused");
 	item("is-now", "now");
-	item("is-band", `review zone ${formatScore(scoring.danger_zone_min)}–${formatScore(scoring.danger_zone_max)}`);
+	item("is-band", `danger zone ${formatScore(scoring.danger_zone_min)}–${formatScore(scoring.danger_zone_max)}`);
 	item("is-promote", `promote ≥ ${formatScore(scoring.promote_threshold)}`);
 	item("is-forget", `forgotten < ${formatScore(scoring.forget_threshold)}`);
 	return legend;

@@ -14,13 +14,36 @@ export interface RelatedActions {
 	unhide?(): void;
 }
 
-/** How the panel filters: the similarity floor (0-1) and the rows hidden for this note. */
+/** How the panel filters: the similarity floor (0-1), the rows hidden for this note, the folders left out. */
 export interface RelatedFilter {
 	minSimilarity: number;
 	hidden: ReadonlySet<string>;
+	/** Folders (vault paths) whose notes are never listed (a setting). */
+	excludedFolders?: readonly string[];
 }
 
 export const NO_FILTER: RelatedFilter = { minSimilarity: 0, hidden: new Set() };
+
+/** Whether `path` lies in one of `folders` (or below it). */
+export function inFolders(path: string, folders: readonly string[]): boolean {
+	return folders.some((f) => path.startsWith(`${f.replace(/^\/+|\/+$/g, "")}/`));
+}
+
+/** Keys of a related row: Enter opens (Ctrl/Cmd+Enter in a new tab), arrows and j/k move. */
+function rowKeys(row: HTMLElement, item: RelatedItem, actions: RelatedActions): void {
+	row.addEventListener("keydown", (evt) => {
+		const rows = Array.from(row.parentElement?.querySelectorAll<HTMLElement>(".mnemovault-related-row") ?? []);
+		const at = rows.indexOf(row);
+		let to: HTMLElement | undefined;
+		if (evt.key === "Enter") actions.open(item, evt.ctrlKey || evt.metaKey);
+		else if (evt.key === "ArrowDown" || evt.key === "j") to = rows[Math.min(rows.length - 1, at + 1)];
+		else if (evt.key === "ArrowUp" || evt.key === "k") to = rows[Math.max(0, at - 1)];
+		else return;
+		evt.preventDefault();
+		evt.stopPropagation();
+		to?.focus();
+	});
+}
 
 /** The note's name as a person reads it. */
 function nameOf(path: string): string {
@@ -63,9 +86,10 @@ export function renderRelated(
 	if (answer.notice) el.createDiv({ cls: "mnemovault-related-notice", text: answer.notice });
 	// the floor applies to similarities (semantic, shared tags); a title search has no such scale
 	const floor = answer.method === "text" ? 0 : filter.minSimilarity;
-	const shown = answer.items.filter((i) => i.similarity >= floor && !filter.hidden.has(i.path));
-	const below = answer.items.filter((i) => i.similarity < floor).length;
-	const hidden = answer.items.filter((i) => i.similarity >= floor && filter.hidden.has(i.path)).length;
+	const items = answer.items.filter((i) => !inFolders(i.path, filter.excludedFolders ?? []));
+	const shown = items.filter((i) => i.similarity >= floor && !filter.hidden.has(i.path));
+	const below = items.filter((i) => i.similarity < floor).length;
+	const hidden = items.filter((i) => i.similarity >= floor && filter.hidden.has(i.path)).length;
 	const left: string[] = [];
 	if (below) left.push(`${below} less than ${Math.round(floor * 100)}% similar not shown`);
 	if (hidden) left.push(`${hidden} hidden`);
@@ -80,15 +104,16 @@ export function renderRelated(
 		}
 	}
 	if (shown.length === 0) {
-		el.createDiv({ cls: "mnemovault-related-empty", text: answer.items.length ? "No memory is close enough to this note." : "No related memories yet." });
+		el.createDiv({ cls: "mnemovault-related-empty", text: items.length ? "No memory is close enough to this note." : "No related memories yet." });
 		return;
 	}
 	const list = el.createDiv({ cls: "mnemovault-related-list" });
 	for (const item of shown) {
 		const row = list.createDiv({
 			cls: "mnemovault-related-row",
-			attr: { draggable: "true", "data-path": item.path, "aria-label": item.path },
+			attr: { draggable: "true", "data-path": item.path, "aria-label": item.path, tabindex: "0", role: "link" },
 		});
+		rowKeys(row, item, actions);
 		row.createDiv({ cls: "mnemovault-related-title", text: item.title || item.path });
 		const meta = row.createDiv({ cls: "mnemovault-related-meta" });
 		meta.createSpan({ cls: "mnemovault-related-sim", text: `${Math.round(item.similarity * 100)}% similar` });

@@ -1,6 +1,6 @@
 /** One memory up for review: title, text, curve, history, and the actions on it; or why there is none. */
 import type { OfflineInfo } from "../core/connection";
-import { formatScore, parseTime, stateLabel } from "../core/format";
+import { DUE_COUNT_TITLE, dueCountText, formatScore, nextDueText, parseTime, stateLabel } from "../core/format";
 import { OUTCOMES, type ReviewOutcome } from "../core/review-session";
 import type { Note, Scoring } from "../core/types";
 import { renderCurve, renderCurveLegend } from "./curve-svg";
@@ -12,7 +12,10 @@ export interface ReviewCardModel {
 	text: string | null;
 	/** The `archive_on` frontmatter key, when the note has one. */
 	archiveOn: string | null;
-	remaining: number;
+	/** Every memory due for review (the same count as the status bar's and the panel's). */
+	count: number;
+	/** A promotion waits for a yes: the card asks instead of offering its actions. */
+	confirming?: boolean;
 	summary: Record<ReviewOutcome, number>;
 	scoring: Scoring;
 	nowMs: number;
@@ -27,16 +30,30 @@ export interface ReviewCardModel {
 	notice?: string | null;
 	/** Skipped memories still due (offered again at the end). */
 	skippedDue?: number;
-	/** What Undo would take back, if anything ("Archive of …"). */
+	/** What Undo would take back, only when it can ("Undo: archived …"). */
 	undoable?: string | null;
+	/** When the next memory enters the danger zone (ISO), for the empty queue. */
+	nextDue?: string | null;
 }
 
-export type CardAction = "remember" | "fade" | "promote" | "archive" | "skip" | "open" | "undo" | "again" | "retry" | "close";
+export type CardAction =
+	| "remember"
+	| "fade"
+	| "promote"
+	| "archive"
+	| "skip"
+	| "open"
+	| "undo"
+	| "again"
+	| "retry"
+	| "close"
+	| "confirm"
+	| "cancel";
 
 export const CARD_KEYS: [string, string, CardAction, string][] = [
 	["r", "Remember", "remember", "Keep it alive: a review, not a use; it never promotes it"],
 	["f", "Let fade", "fade", "Let it fade: out of the queue, on towards the archive"],
-	["p", "Promote", "promote", "Move it to long-term memory"],
+	["p", "Promote", "promote", "Move it to long-term memory (asks first: it cannot be undone here)"],
 	["a", "Archive", "archive", "Archive it now (Undo brings it back as it was)"],
 	["s", "Skip", "skip", "Not now: it stays due"],
 	["o", "Open", "open", "Open the note"],
@@ -103,6 +120,7 @@ export function renderReviewCard(el: HTMLElement, model: ReviewCardModel, run: (
 			cls: "mnemovault-card-done",
 			text: skipped ? `Nothing left in this pass; ${skipped} skipped ${skipped === 1 ? "memory is" : "memories are"} still due.` : "Nothing left to review.",
 		});
+		if (!skipped && model.count === 0) el.createDiv({ cls: "mnemovault-card-next", text: nextDueText(model.nextDue ?? null, model.nowMs) });
 		el.createDiv({ cls: "mnemovault-card-summary", text: summaryText(model.summary) });
 		const actions = el.createDiv({ cls: "mnemovault-card-actions" });
 		const first = skipped ? button(actions, "again", "Review the skipped ones", run, { key: "Enter", cta: true }) : null;
@@ -112,10 +130,10 @@ export function renderReviewCard(el: HTMLElement, model: ReviewCardModel, run: (
 	}
 	const head = el.createDiv({ cls: "mnemovault-card-head" });
 	head.createDiv({ cls: "mnemovault-card-title", text: note.title || note.path });
-	head.createDiv({ cls: "mnemovault-card-count", text: `${model.remaining} to review` });
+	head.createDiv({ cls: "mnemovault-card-count", text: dueCountText(model.count), attr: { title: DUE_COUNT_TITLE } });
 	const meta = el.createDiv({ cls: "mnemovault-card-meta" });
 	meta.createSpan({ text: `Score ${formatScore(note.score ?? note.decay_score)} · ${stateLabel(note.state)}` });
-	meta.createSpan({ cls: "mnemovault-card-eta", text: forgetEta(note, model.scoring, model.nowMs, model.horizonDays) });
+	meta.createSpan({ cls: "mnemovault-card-eta", text: forgetEta(note, model.scoring, model.nowMs) });
 	el.createDiv({ cls: "mnemovault-card-text", text: model.text ?? "Loading…" });
 	const curve = el.createDiv({ cls: "mnemovault-card-curve" });
 	renderCurve(curve, curveMemory(note), model.scoring, model.nowMs, model.horizonDays);
@@ -129,6 +147,17 @@ export function renderReviewCard(el: HTMLElement, model: ReviewCardModel, run: (
 	row("Last used", date(note.last_used));
 	row("Created", date(note.created));
 	if (model.archiveOn) row("Archive on", model.archiveOn);
+	if (model.confirming) {
+		const ask = el.createDiv({ cls: "mnemovault-card-confirm", attr: { role: "alertdialog", "aria-label": "Confirm the promotion" } });
+		ask.createDiv({
+			cls: "mnemovault-card-confirm-text",
+			text: `Promote "${note.title || note.path}" to long-term memory? It moves to the long-term folder, and the review cannot undo that.`,
+		});
+		const row = ask.createDiv({ cls: "mnemovault-card-actions" });
+		const yes = button(row, "confirm", "Promote", run, { key: "p", cta: true, disabled: Boolean(model.busy) });
+		button(row, "cancel", "Cancel", run, { key: "n", disabled: Boolean(model.busy) });
+		return model.busy ? null : yes;
+	}
 	const actions = el.createDiv({ cls: "mnemovault-card-actions" });
 	let first: HTMLElement | null = null;
 	for (const [key, label, action, title] of CARD_KEYS) {
@@ -141,12 +170,18 @@ export function renderReviewCard(el: HTMLElement, model: ReviewCardModel, run: (
 }
 
 /** The action of a key press on the card; null when the key is not the card's. */
-export function cardKey(key: string, model: Pick<ReviewCardModel, "note" | "offline" | "skippedDue" | "undoable">): CardAction | null {
+/**
+ * The action of a key press on the card; null when the key is not the card's. Enter presses
+ * the focused button (the modal does that first); here it is only the way on when no
+ * button has the focus.
+ */
+export function cardKey(key: string, model: Pick<ReviewCardModel, "note" | "offline" | "skippedDue" | "undoable" | "confirming">): CardAction | null {
 	if (key === "Escape") return "close";
 	if (model.offline) return key === "Enter" ? "retry" : null;
+	if (model.note && model.confirming) return key === "p" || key === "Enter" ? "confirm" : key === "n" ? "cancel" : null;
 	if (key === "u") return model.undoable ? "undo" : null;
 	if (!model.note) return key === "Enter" && model.skippedDue ? "again" : null;
-	if (key === "Enter") return "open";
+	if (key === "Enter") return null;
 	if (key === "ArrowRight") return "skip";
 	return CARD_KEYS.find(([k]) => k === key)?.[2] ?? null;
 }

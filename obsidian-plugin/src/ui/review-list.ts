@@ -1,7 +1,7 @@
 /** Renders the review queue (danger-zone memories by priority) into an element. */
 import { SECONDS_PER_DAY, secondsUntilBelow } from "../core/decay";
 import type { CurveMemory } from "../core/curve";
-import { formatDays, formatScore, parseTime } from "../core/format";
+import { DUE_COUNT_TITLE, dueCountText, formatDays, formatScore, nextDueText, parseTime } from "../core/format";
 import type { Note, Scoring } from "../core/types";
 import { renderCurve } from "./curve-svg";
 
@@ -10,6 +10,10 @@ export type ReviewStatus = "loading" | "ready" | "offline" | "error";
 export interface ReviewModel {
 	status: ReviewStatus;
 	items: Note[];
+	/** Every memory due for review (the one count every place shows). */
+	total: number;
+	/** When the next memory enters the danger zone (ISO), for the empty queue. */
+	nextDue: string | null;
 	scoring: Scoring;
 	nowMs: number;
 	horizonDays: number;
@@ -38,8 +42,14 @@ export function curveMemory(note: Note): CurveMemory {
 	};
 }
 
-/** "forgotten in ~5 d", or "safe for 30+ d" when it stays above the forget threshold that long. */
-export function forgetEta(note: Note, scoring: Scoring, nowMs: number, horizonDays: number): string {
+/** How far the forecast looks: the same whatever the curve's horizon, so the words never depend on it. */
+export const FORECAST_LIMIT_DAYS = 3650;
+
+/**
+ * "forgotten in ~58 d": when the score falls below the forget threshold if unused, however far
+ * that is past the curve's horizon (a memory in the danger zone always gets a number).
+ */
+export function forgetEta(note: Note, scoring: Scoring, nowMs: number): string {
 	const m = curveMemory(note);
 	if (m.lastUsedMs === null) return "no date of last use";
 	const from = Math.max(0, (nowMs - m.lastUsedMs) / 1000);
@@ -48,9 +58,9 @@ export function forgetEta(note: Note, scoring: Scoring, nowMs: number, horizonDa
 		from,
 		{ useCount: m.useCount, strength: m.strength },
 		scoring,
-		horizonDays * SECONDS_PER_DAY,
+		FORECAST_LIMIT_DAYS * SECONDS_PER_DAY,
 	);
-	if (s === null) return `safe for ${Math.round(horizonDays)}+ days`;
+	if (s === null) return "not forgotten within 10 years";
 	if (s === 0) return "below the forget threshold";
 	return `forgotten in ~${formatDays(s / SECONDS_PER_DAY)}`;
 }
@@ -61,11 +71,11 @@ function renderHeader(container: HTMLElement, model: ReviewModel, actions: Revie
 	titles.createDiv({ cls: "mnemovault-review-heading", text: "Review queue" });
 	const sub =
 		model.status === "ready"
-			? `${model.items.length} ${model.items.length === 1 ? "memory" : "memories"} in the danger zone`
+			? dueCountText(model.total)
 			: model.status === "loading"
 				? "Loading…"
 				: "";
-	titles.createDiv({ cls: "mnemovault-review-sub", text: sub });
+	titles.createDiv({ cls: "mnemovault-review-sub", text: sub, attr: { title: DUE_COUNT_TITLE } });
 	const refresh = header.createEl("button", {
 		cls: ["clickable-icon", "mnemovault-review-refresh"],
 		text: "↻",
@@ -75,7 +85,7 @@ function renderHeader(container: HTMLElement, model: ReviewModel, actions: Revie
 }
 
 /** Keys of the review list (through the view's scope): move with arrows or j/k, act on the focused row. */
-export const ROW_KEYS = "↑/↓ move · Enter open · r remember · f fade · p promote · a archive";
+export const ROW_KEYS = "↑/↓ move · Enter open · r remember · f fade · p promote (asks first) · a archive";
 
 const ROW_ACTIONS: Record<string, keyof ReviewActions> = {
 	Enter: "open",
@@ -96,9 +106,26 @@ export function listKey(container: HTMLElement, key: string, items: Note[], acti
 	if (key === "ArrowUp" || key === "k") return move(at < 0 ? 0 : at - 1), true;
 	const action = ROW_ACTIONS[key];
 	const note = focused ? items.find((n) => n.path === focused.getAttribute("data-path")) : undefined;
-	if (!action || !note || action === "refresh") return false;
+	const asked = focused?.dataset.confirm === "promote";
+	for (const row of rows) clearConfirm(row);
+	if (!action || !note || !focused || action === "refresh") return false;
+	// a promotion cannot be undone from here: the first p asks, a second p on the same row promotes
+	if (action === "promote" && !asked) {
+		focused.dataset.confirm = "promote";
+		focused.createDiv({
+			cls: "mnemovault-review-confirm",
+			attr: { role: "alert" },
+			text: `Promote "${note.title || note.path}" to long-term memory? It cannot be undone here. Press p again to promote.`,
+		});
+		return true;
+	}
 	actions[action](note);
 	return true;
+}
+
+function clearConfirm(row: HTMLElement): void {
+	delete row.dataset.confirm;
+	row.querySelector(".mnemovault-review-confirm")?.remove();
 }
 
 export function renderRow(list: HTMLElement, note: Note, model: ReviewModel, actions: ReviewActions): HTMLElement {
@@ -130,7 +157,7 @@ export function renderRow(list: HTMLElement, note: Note, model: ReviewModel, act
 		text: `Priority ${formatScore(note.review_priority)}`,
 		attr: { title: "Review priority: highest in the middle of the danger zone, where a review helps most" },
 	});
-	meta.createSpan({ cls: "mnemovault-review-eta", text: forgetEta(note, model.scoring, model.nowMs, model.horizonDays) });
+	meta.createSpan({ cls: "mnemovault-review-eta", text: forgetEta(note, model.scoring, model.nowMs) });
 	const curveBox = row.createDiv({ cls: "mnemovault-review-curve" });
 	renderCurve(curveBox, curveMemory(note), model.scoring, model.nowMs, model.horizonDays);
 	curveBox.addEventListener("click", () => actions.open(note));
@@ -171,7 +198,7 @@ export function renderReviewList(container: HTMLElement, model: ReviewModel, act
 	if (model.status === "ready" && model.items.length === 0) {
 		container.createDiv({
 			cls: "mnemovault-review-empty",
-			text: "Nothing is about to fade. Memories show up here when their score enters the danger zone.",
+			text: nextDueText(model.nextDue, model.nowMs),
 		});
 		return;
 	}

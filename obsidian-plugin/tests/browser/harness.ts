@@ -4,6 +4,7 @@
  * the real styles.css. Actions are logged on `window.mvLog` for the test to check.
  */
 import { DEFAULT_SCORING, reviewPriority, scoreAt } from "../../src/core/decay";
+import { dueCountText } from "../../src/core/format";
 import { ReviewSession } from "../../src/core/review-session";
 import { ReviewStore } from "../../src/core/review-store";
 import type { Note, RelatedItem } from "../../src/core/types";
@@ -59,7 +60,7 @@ const items: Note[] = samples
 // Status bar: the active note's score and the queue count.
 const bar = document.getElementById("statusbar")!;
 new StatusBarRenderer(bar.createDiv()).showScore(0.31, "danger");
-bar.createDiv({ cls: "mnemovault-status mnemovault-queue", text: `${items.length} to review` });
+bar.createDiv({ cls: "mnemovault-status mnemovault-queue", text: dueCountText(items.length) });
 new StatusBarRenderer(bar.createDiv()).showOffline("token refused", "Mnemovault daemon: token refused");
 
 // Review view: a real ReviewStore and ReviewPanel, frames from requestAnimationFrame.
@@ -112,7 +113,7 @@ function model(): ReviewCardModel {
 		note,
 		text: note ? (texts[note.title] ?? `${note.title}.`) : null,
 		archiveOn: note ? "2026-12-06" : null,
-		remaining: session.remaining(),
+		count: session.remaining(),
 		summary: session.summary(),
 		scoring: DEFAULT_SCORING,
 		nowMs: now,

@@ -70,7 +70,7 @@ describe.skipIf(!CHROMIUM)("plugin UI in headless Chromium", () => {
 
 	it("status bar: score, queue count and a distinct token message, styled by the real CSS", async () => {
 		const texts = await page.locator("#statusbar > div").allTextContents();
-		expect(texts).toEqual(["Memory 0.31 · danger", "4 to review", "Mnemovault daemon: token refused"]);
+		expect(texts).toEqual(["Memory 0.31 · danger zone", "4 due for review", "Mnemovault daemon: token refused"]);
 		// styles.css is applied: the danger state has its own colour, not the default text colour
 		const colors = await page.locator("#statusbar > div").evaluateAll((els) => els.map((e) => getComputedStyle(e).color));
 		expect(colors[0]).not.toBe(colors[1]);

@@ -5,23 +5,12 @@
  * the flow shows are then checked against the vault's files. Screenshots go to
  * tests/browser/screenshots/ (git-ignored) for the developer to look at.
  */
-import { execFileSync } from "node:child_process";
-import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
-import { mkdir, readFile, readdir, realpath, writeFile } from "node:fs/promises";
-import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import esbuild from "esbuild";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { mkdir, readFile, readdir } from "node:fs/promises";
+import { join } from "node:path";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { HttpRequest } from "../../src/core/bridge-client";
-import { nodeHttpRequester } from "../../src/platform/node-http";
-import { tempDir } from "../helpers/fixtures";
+import { CHROMIUM, SHOTS, launch, openPage as open, openSideView, press, where, type Bundle } from "./browser-page";
 import { runPython, startRealDaemon, type RealDaemon } from "./real-daemon";
-
-const ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
-const SHOTS = join(ROOT, "tests/browser/screenshots");
-const CHROMIUM = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((p) => existsSync(p));
 
 const FACTS = [
 	"The VPN split tunnel excludes the build farm",
@@ -75,107 +64,19 @@ async function vaultState(vault: string): Promise<Map<string, Front & { folder: 
 	return out;
 }
 
-let browser: Browser;
-let bundle = "";
-let runtime = "";
-let css = "";
+let b: Bundle;
 
 describe.skipIf(!CHROMIUM)("main.js in headless Chromium against the real daemon", () => {
 	beforeAll(async () => {
-		execFileSync(process.execPath, [join(ROOT, "esbuild.config.mjs"), "production"], { cwd: ROOT, stdio: "ignore" });
-		bundle = await readFile(join(ROOT, "main.js"), "utf8");
-		const built = await esbuild.build({
-			entryPoints: [join(ROOT, "tests/browser/runtime.ts")],
-			bundle: true,
-			format: "iife",
-			write: false,
-			platform: "browser",
-			target: "es2021",
-		});
-		runtime = built.outputFiles[0].text;
-		css = (await readFile(join(ROOT, "tests/browser/theme.css"), "utf8")) + (await readFile(join(ROOT, "styles.css"), "utf8"));
 		await mkdir(SHOTS, { recursive: true });
-		browser = await chromium.launch({
-			executablePath: CHROMIUM,
-			args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-		});
+		b = await launch();
 	}, 120_000);
 
 	afterAll(async () => {
-		await browser?.close();
+		await b?.browser.close();
 	});
 
-	async function openPage(d: RealDaemon, theme: "dark" | "light"): Promise<Page> {
-		const page = await browser.newPage({ viewport: { width: 1100, height: 900 }, deviceScaleFactor: 2 });
-		const errors: string[] = [];
-		page.on("pageerror", (e) => errors.push(e.message));
-		const http = nodeHttpRequester();
-		await page.exposeFunction("mvNode", async (op: string, arg: unknown) => {
-			if (op === "readFile") return readFile(arg as string, "utf8");
-			if (op === "readdir") return readdir(arg as string);
-			if (op === "realpath") return realpath(arg as string);
-			if (op === "http") {
-				const r = arg as { url: string; method: "GET" | "POST"; headers: Record<string, string>; body?: string };
-				const req: HttpRequest = { url: r.url, method: r.method, headers: { ...r.headers }, body: r.body };
-				if (r.body !== undefined) req.headers["Content-Type"] = "application/json";
-				return http(req);
-			}
-			throw new Error(`unknown op ${op}`);
-		});
-		const html = `<!doctype html><html><head><meta charset="utf-8"><style>${css}</style></head>
-<body class="theme-${theme}"><div id="modals"></div><div class="scene side" id="side"></div>
-<script>${runtime}</script></body></html>`;
-		const file = join(await tempDir("mnemovault-bundle-"), "page.html");
-		await writeFile(file, html);
-		await page.goto(`file://${file}`);
-		await page.waitForSelector("body[data-ready=yes]");
-		const vault = await realpath(d.vault);
-		const contents: Record<string, string> = {};
-		for (const name of await readdir(join(vault, "STM"))) contents[`STM/${name}`] = await readFile(join(vault, "STM", name), "utf8");
-		await page.evaluate(
-			({ hashes, code, opts }) => {
-				window.mvHashes = hashes;
-				return window.mvBoot(code, opts);
-			},
-			{
-				hashes: { [vault]: createHash("sha256").update(vault, "utf8").digest("hex") },
-				code: bundle,
-				opts: { vault, configDir: d.configDir, contents, data: null },
-			},
-		);
-		expect(errors).toEqual([]);
-		return page;
-	}
-
-	/** The card's path and the focused element's action, as a person sees them. */
-	async function where(page: Page) {
-		return page.evaluate(() => {
-			const card = document.querySelector<HTMLElement>(".mnemovault-card");
-			const active = document.activeElement as HTMLElement | null;
-			return {
-				path: card?.dataset.path ?? null,
-				title: card?.querySelector(".mnemovault-card-title")?.textContent ?? null,
-				focus: active?.dataset.action ?? active?.className ?? null,
-				inModal: Boolean(active && active.closest(".modal")),
-				busy: Boolean(card?.querySelector("button:disabled")),
-				summary: card?.querySelector(".mnemovault-card-summary")?.textContent ?? null,
-				offline: Boolean(card?.querySelector(".mnemovault-card-offline")),
-				done: card?.querySelector(".mnemovault-card-done")?.textContent ?? null,
-			};
-		});
-	}
-
-	/** Presses a key and waits until the flow has settled (no request running). */
-	async function press(page: Page, key: string, until: (w: Awaited<ReturnType<typeof where>>) => boolean) {
-		await page.keyboard.press(key);
-		const start = Date.now();
-		for (;;) {
-			const w = await where(page);
-			if (!w.busy && until(w)) return w;
-			if (Date.now() - start > 20_000) throw new Error(`after ${key}: ${JSON.stringify(w)}`);
-			await page.waitForTimeout(50);
-		}
-	}
+	const openPage = (d: RealDaemon, theme: "dark" | "light"): Promise<Page> => open(b, d, theme);
 
 	for (const theme of ["dark", "light"] as const) {
 		it(`${theme} theme: twelve memories by keyboard, the daemon away and back midway, counts equal the vault`, async () => {
@@ -185,13 +86,7 @@ describe.skipIf(!CHROMIUM)("main.js in headless Chromium against the real daemon
 				expect(before.size).toBe(12);
 				const page = await openPage(d, theme);
 				// the review queue side view, keyed through its scope
-				await page.evaluate(async () => {
-					const factory = window.mvPlugin.views.get("mnemovault-review")!;
-					const leaf = new window.mvObsidian.WorkspaceLeaf();
-					const view = factory(leaf) as { containerEl: HTMLElement; onOpen(): Promise<void> };
-					document.getElementById("side")!.appendChild(view.containerEl);
-					await view.onOpen();
-				});
+				await openSideView(page, "mnemovault-review");
 				await page.waitForSelector("#side .mnemovault-review-row");
 				await page.locator("#side").screenshot({ path: join(SHOTS, `review-queue-${theme}.png`) });
 				// the flow, by its command (a hotkey in the app); from here on only keys
@@ -212,7 +107,10 @@ describe.skipIf(!CHROMIUM)("main.js in headless Chromium against the real daemon
 				expect(w.focus).toBe("remember");
 				w = await press(page, "u", (x) => x.summary === "This pass: 1 remembered, 1 let fade, 1 skipped.");
 				await step("r");
-				await step("p");
+				// a promotion asks first; Enter presses the focused "Promote"
+				w = await press(page, "p", (x) => x.confirm !== null);
+				expect(w.focus).toBe("confirm");
+				await step("Enter");
 				// the daemon goes away
 				await d.down();
 				w = await press(page, "r", (x) => x.offline);

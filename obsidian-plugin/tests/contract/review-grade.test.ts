@@ -33,6 +33,13 @@ for i, case in enumerate(sys.argv[2:]):
     svc.create_memory(f"Graded memory number {i}.", title=f"Graded {i}", use_count=int(uses), strength=float(strength),
                       created=now - timedelta(days=90), last_used=now - timedelta(days=float(days)))
 svc.close()
+# spelled as another tool writes them: an undo must give these bytes back, not ours
+def respell(line):
+    if line.startswith("last_used: ") and line.endswith("Z"):
+        return line[:-1] + "+00:00"
+    return "review_priority: 0.000" if line == "review_priority: 0.0" else line
+for note in (vault / "STM").glob("*.md"):
+    note.write_text("".join(respell(line) + chr(10) for line in note.read_text().splitlines()))
 `;
 let d: RealDaemon;
 let scoring: Scoring;
@@ -63,6 +70,7 @@ describe("graded review on the real daemon", { timeout: LONG }, () => {
 				const path = `STM/Graded ${i}.md`;
 				const file = join(d.vault, path);
 				const bytes = await readFile(file, "utf8");
+				expect(bytes).toMatch(/^last_used: .*\+00:00$/m);
 				const r = await d.client.grade(path, grade);
 				const peak = scoreAt(0, { useCount: uses, strength }, scoring);
 				expect(r.new_score).toBeCloseTo(expected(grade, r.old_score, peak), 3);

@@ -8,8 +8,9 @@ describe("settings", () => {
 	});
 
 	it("keeps valid values and clamps the horizon", () => {
-		const s = normalizeSettings({ bridgeHost: "localhost", bridgePort: "5000", bridgeToken: " t ", autoReinforceOnOpen: true, curveHorizonDays: 9999, relatedMinSimilarity: 140 });
-		expect(s).toEqual({ bridgeHost: "localhost", bridgePort: 5000, bridgeToken: "t", autoReinforceOnOpen: true, curveHorizonDays: 365, relatedMinSimilarity: 100 });
+		const s = normalizeSettings({ bridgeHost: "localhost", bridgePort: "5000", bridgeToken: " t ", autoReinforceOnOpen: true, curveHorizonDays: 9999, relatedMinSimilarity: 140, relatedExcludedFolders: " /Journal/ ,, Projects/Old" });
+		expect(s).toEqual({ bridgeHost: "localhost", bridgePort: 5000, bridgeToken: "t", autoReinforceOnOpen: true, curveHorizonDays: 365, relatedMinSimilarity: 100, relatedExcludedFolders: "Journal, Projects/Old" });
+		expect(normalizeSettings({ relatedExcludedFolders: "../elsewhere" }).relatedExcludedFolders).toBe("");
 		expect(normalizeSettings({}).relatedMinSimilarity).toBe(30);
 		expect(normalizeSettings({ curveHorizonDays: 0 }).curveHorizonDays).toBe(1);
 	});

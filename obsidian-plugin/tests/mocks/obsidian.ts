@@ -237,7 +237,11 @@ export class Plugin extends Component {
 		this.statusBarItems.push(el);
 		return el;
 	}
-	addSettingTab(_tab: unknown): void {}
+	/** The settings tabs added (a browser test draws one). */
+	settingTabs: unknown[] = [];
+	addSettingTab(tab: unknown): void {
+		this.settingTabs.push(tab);
+	}
 	hoverSources = new Map<string, unknown>();
 	registerHoverLinkSource(id: string, info: unknown): void {
 		this.hoverSources.set(id, info);
@@ -331,6 +335,8 @@ class TextComponent {
 	private cb: ((v: string) => unknown) | null = null;
 	constructor(parent: HTMLElement) {
 		this.inputEl = parent.createEl("input");
+		// typed by a person (a browser test's keyboard): as Obsidian's, each input is a change
+		this.inputEl.addEventListener("input", () => void this.cb?.(this.inputEl.value));
 	}
 	setPlaceholder(p: string): this {
 		this.inputEl.placeholder = p;
@@ -371,6 +377,7 @@ class ToggleComponent {
 
 export class Setting {
 	settingEl: HTMLElement;
+	descEl: HTMLElement;
 	name = "";
 	desc = "";
 	heading = false;
@@ -378,15 +385,17 @@ export class Setting {
 	static all: Setting[] = [];
 	constructor(containerEl: HTMLElement) {
 		this.settingEl = containerEl.createDiv({ cls: "setting-item" });
+		this.descEl = this.settingEl.createDiv({ cls: "setting-item-description" });
 		Setting.all.push(this);
 	}
 	setName(name: string): this {
 		this.name = name;
-		this.settingEl.createDiv({ cls: "setting-item-name", text: name });
+		this.settingEl.insertBefore(createDiv({ cls: "setting-item-name", text: name }), this.descEl);
 		return this;
 	}
 	setDesc(desc: string): this {
 		this.desc = desc;
+		this.descEl.setText(desc);
 		return this;
 	}
 	setHeading(): this {

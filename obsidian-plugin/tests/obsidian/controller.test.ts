@@ -22,7 +22,7 @@ describe("MnemovaultController with a real HTTP daemon", () => {
 		daemon.routes.set("GET /api/note", () => ({ body: makeNote({ path: "STM/jwt-rotation.md", score: 0.3, state: "danger" }) }));
 		let sentAt = 0;
 		await waitFor(() => {
-			if (bar().textContent === "Memory 0.30 · danger") return true;
+			if (bar().textContent === "Memory 0.30 · danger zone") return true;
 			if (Date.now() - sentAt > 200) {
 				daemon.send("score_changed", { path: "STM/jwt-rotation.md", id: "x", score: 0.3, state: "danger" });
 				sentAt = Date.now();
@@ -31,7 +31,7 @@ describe("MnemovaultController with a real HTTP daemon", () => {
 		}, 3000, "live update");
 		daemon.send("score_changed", { path: "STM/other.md", id: "y", score: 0.1, state: "danger" });
 		await sleep(30);
-		expect(bar().textContent).toBe("Memory 0.30 · danger");
+		expect(bar().textContent).toBe("Memory 0.30 · danger zone");
 	});
 
 	it("registers the commands without hotkeys; note commands need a Markdown note", async () => {

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import type { Note } from "../../src/core/types";
 import { setup } from "../helpers/controller-setup";
-import { startFakeDaemon, type FakeDaemon } from "../helpers/fake-daemon";
+import { error, startFakeDaemon, type FakeDaemon } from "../helpers/fake-daemon";
 import { makeMove, makeNote, makeStatus } from "../helpers/fixtures";
 import { waitFor } from "../helpers/wait";
 import { Modal } from "../mocks/obsidian";
@@ -120,6 +120,41 @@ describe("review flow", () => {
 		await waitFor(() => f.title() === "Beta", 3000, "Beta");
 		expect(f.card.querySelector(".mnemovault-card-summary")!.textContent).toBe("This pass: 1 remembered.");
 		await back.close();
+	});
+
+	it("a promotion asks first and leaves no Undo; a failed action names its memory and keeps its card", async () => {
+		const f = await openFlow(["Alpha", "Beta", "Gamma"]);
+		f.daemon.routes.set("POST /api/promote", (req) => {
+			const ref = (req.body as { ref: string }).ref;
+			f.state.queue = f.state.queue.filter((q) => q.path !== ref);
+			return { body: { promoted: [makeMove({ from: ref, to: ref.replace("STM/", "LTM/") })] } };
+		});
+		f.key("p");
+		await waitFor(() => f.card.querySelector(".mnemovault-card-confirm") !== null, 3000, "asked");
+		expect(f.focused()!.dataset.action).toBe("confirm");
+		expect(f.daemon.requests.some((r) => r.path === "/api/promote")).toBe(false);
+		f.key("n");
+		await waitFor(() => f.card.querySelector(".mnemovault-card-confirm") === null, 3000, "cancelled");
+		expect(f.title()).toBe("Alpha");
+		f.key("p");
+		await waitFor(() => f.focused()?.dataset.action === "confirm", 3000, "asked again");
+		f.key("Enter"); // presses the focused Promote
+		await waitFor(() => f.title() === "Beta", 3000, "Beta");
+		expect(f.modal.isOpen).toBe(true);
+		expect(f.card.querySelector("[data-action=undo]")).toBeNull(); // nothing Undo could do
+		// Beta's grade fails, and the daemon drops it from the queue meanwhile
+		f.daemon.routes.set("POST /api/grade", () => {
+			f.state.queue = f.state.queue.filter((q) => q.path !== "STM/Beta.md");
+			return error(409, "wrong_state", "the note changed on disk");
+		});
+		f.key("r");
+		await waitFor(() => f.card.querySelector(".mnemovault-card-error") !== null, 3000, "error");
+		expect(f.card.querySelector(".mnemovault-card-error")!.textContent).toMatch(/^Could not remember "Beta": /);
+		await waitFor(() => f.daemon.requests.filter((r) => r.path === "/api/review").length >= 4, 3000, "refreshed");
+		expect(f.title()).toBe("Beta"); // still its card, not Gamma's
+		f.key("s");
+		await waitFor(() => f.title() === "Gamma", 3000, "Gamma");
+		expect(f.card.querySelector(".mnemovault-card-error")).toBeNull();
 	});
 
 	it("a refused token says so and never says to start the daemon", async () => {

@@ -47,7 +47,7 @@ describe("settings tab", () => {
 		const { tab } = setup();
 		showFallback(tab);
 		const names = Setting.all.map((s) => (s.heading ? `# ${s.name}` : s.name));
-		expect(names).toEqual(["Reinforce memories when opened", "Curve horizon", "Related memories: minimum similarity", "# Bridge override", "Host", "Port", "Token"]);
+		expect(names).toEqual(["Reinforce memories when opened", "Curve horizon", "Related memories: minimum similarity", "Related memories: leave out folders", "# Bridge override", "Host", "Port", "Token"]);
 		expect(tab.containerEl.querySelector("h1, h2, h3")).toBeNull();
 	});
 
@@ -62,16 +62,21 @@ describe("settings tab", () => {
 		horizon.type("0");
 		expect(horizon.inputEl.classList.contains("mnemovault-invalid")).toBe(true);
 		expect(host.settings.curveHorizonDays).toBe(30);
+		// said under the setting, not only in a tooltip; gone once the value is right
+		const message = () => Setting.all[1].settingEl.querySelector<HTMLElement>(".mnemovault-setting-error")!;
+		expect(message().textContent).toBe("Enter a number of days from 1 to 365.");
+		expect(message().classList.contains("mnemovault-hidden")).toBe(false);
 		horizon.type("14");
 		await typingStops();
 		expect(host.settings.curveHorizonDays).toBe(14);
+		expect(message().classList.contains("mnemovault-hidden")).toBe(true);
 	});
 
 	it("offers the same rows to Obsidian 1.13's declarative settings", async () => {
 		const { tab, host, typingStops } = setup();
 		const defs = tab.getSettingDefinitions() as { name?: string; heading?: string; items?: unknown[] }[];
-		expect(defs.map((d) => d.name ?? d.heading)).toEqual(["Reinforce memories when opened", "Curve horizon", "Related memories: minimum similarity", "Bridge override"]);
-		expect(defs[3].items).toHaveLength(3);
+		expect(defs.map((d) => d.name ?? d.heading)).toEqual(["Reinforce memories when opened", "Curve horizon", "Related memories: minimum similarity", "Related memories: leave out folders", "Bridge override"]);
+		expect(defs[4].items).toHaveLength(3);
 		await tab.setControlValue("bridgePort", 5123);
 		expect(tab.getControlValue("bridgePort")).toBe(5123);
 		await typingStops();
@@ -109,7 +114,7 @@ describe("settings tab", () => {
 	it("the 1.13 definitions draw the token masked too", () => {
 		const { tab } = setup();
 		const defs = tab.getSettingDefinitions() as { heading?: string; items?: { name: string; render?: (s: Setting) => void; control?: unknown }[] }[];
-		const token = defs[3].items!.find((i) => i.name === "Token")!;
+		const token = defs[4].items!.find((i) => i.name === "Token")!;
 		expect(token.control).toBeUndefined();
 		const el = createDiv();
 		const setting = new Setting(el);

@@ -9,6 +9,8 @@ function model(patch: Partial<ReviewModel> = {}): ReviewModel {
 	return {
 		status: "ready",
 		items: [makeNote()],
+		total: 1,
+		nextDue: null,
 		scoring: DEFAULT_SCORING,
 		nowMs: NOW,
 		horizonDays: 30,
@@ -69,14 +71,14 @@ describe("review list DOM", () => {
 			makeNote({ path: "STM/a.md", title: "Alpha", score: 0.25, review_priority: 1, state: "danger" }),
 			makeNote({ path: "STM/b.md", title: "Beta", score: 0.31514, review_priority: 0.57567, state: "danger" }),
 		];
-		renderReviewList(el, model({ items }), actions());
+		renderReviewList(el, model({ items, total: 2 }), actions());
 		const rows = el.querySelectorAll(".mnemovault-review-row");
 		expect(rows).toHaveLength(2);
 		expect(rows[0].querySelector(".mnemovault-review-title")!.textContent).toBe("Alpha");
 		expect(rows[1].querySelector(".mnemovault-review-score")!.textContent).toBe("Score 0.32");
 		expect(rows[1].querySelector(".mnemovault-review-priority")!.textContent).toBe("Priority 0.58");
 		expect(rows[0].querySelector("svg.mnemovault-curve")).not.toBeNull();
-		expect(el.querySelector(".mnemovault-review-sub")!.textContent).toBe("2 memories in the danger zone");
+		expect(el.querySelector(".mnemovault-review-sub")!.textContent).toBe("2 due for review");
 		expect(el.innerHTML).not.toContain("style=");
 	});
 
@@ -143,19 +145,35 @@ describe("review list DOM", () => {
 		expect(el.textContent).not.toMatch(/not running|Start the daemon/);
 	});
 
-	it("says so when nothing is in the danger zone", () => {
+	it("says so when nothing is in the danger zone, and when the next memory is due", () => {
 		const el = createDiv();
-		renderReviewList(el, model({ items: [] }), actions());
-		expect(el.querySelector(".mnemovault-review-empty")).not.toBeNull();
+		renderReviewList(el, model({ items: [], total: 0 }), actions());
+		expect(el.querySelector(".mnemovault-review-empty")!.textContent).toBe(
+			"Nothing is due for review, and no memory is on its way to the danger zone.",
+		);
+		const due = new Date(NOW + 5 * SECONDS_PER_DAY * 1000).toISOString();
+		renderReviewList(el, model({ items: [], total: 0, nextDue: due }), actions());
+		expect(el.querySelector(".mnemovault-review-empty")!.textContent).toBe(
+			`Nothing is due for review. The next memory enters the danger zone on ${due.slice(0, 10)} (in ~5 d).`,
+		);
+	});
+
+	it("counts every memory due, not only the page it lists, with the card's and status bar's words", () => {
+		const el = createDiv();
+		renderReviewList(el, model({ items: [makeNote()], total: 57 }), actions());
+		expect(el.querySelector(".mnemovault-review-sub")!.textContent).toBe("57 due for review");
 	});
 
 	it("estimates when a memory will be forgotten", () => {
 		const exp = { ...DEFAULT_SCORING, decay_model: "exponential" as const };
-		expect(forgetEta(makeNote(), exp, NOW, 30)).toBe("forgotten in ~13 d");
-		expect(forgetEta(makeNote({ last_used: null, created: null }), exp, NOW, 30)).toBe("no date of last use");
+		expect(forgetEta(makeNote(), exp, NOW)).toBe("forgotten in ~13 d");
+		expect(forgetEta(makeNote({ last_used: null, created: null }), exp, NOW)).toBe("no date of last use");
+		// past any curve horizon: still a number, never "safe" (the words do not depend on the horizon)
 		const strong = makeNote({ use_count: 8, strength: 2, last_used: new Date(NOW).toISOString() });
-		expect(forgetEta(strong, exp, NOW, 14)).toBe("safe for 14+ days");
+		expect(forgetEta(strong, exp, NOW)).toMatch(/^forgotten in ~\d+ d$/);
+		const danger = makeNote({ state: "danger", score: 0.25, use_count: 1, last_used: new Date(NOW - 6 * SECONDS_PER_DAY * 1000).toISOString() });
+		expect(forgetEta(danger, DEFAULT_SCORING, NOW)).toMatch(/^forgotten in ~\d+ d$/);
 		const old = makeNote({ last_used: new Date(NOW - 40 * SECONDS_PER_DAY * 1000).toISOString() });
-		expect(forgetEta(old, exp, NOW, 30)).toBe("below the forget threshold");
+		expect(forgetEta(old, exp, NOW)).toBe("below the forget threshold");
 	});
 });

@@ -101,7 +101,12 @@ describe("ReviewPanel redraws", () => {
 		rowA.focus();
 		expect(t.panel.key("ArrowDown")).toBe(true);
 		expect(document.activeElement).toBe(rowB);
-		for (const k of ["r", "f", "p", "a", "Enter"]) expect(t.panel.key(k)).toBe(true);
+		// p asks first (a promotion cannot be undone here); a second p promotes
+		expect(t.panel.key("p")).toBe(true);
+		expect(t.actions.promote).not.toHaveBeenCalled();
+		expect(rowB.querySelector(".mnemovault-review-confirm")!.textContent).toContain("Press p again to promote.");
+		for (const k of ["p", "r", "f", "a", "Enter"]) expect(t.panel.key(k)).toBe(true);
+		expect(rowB.querySelector(".mnemovault-review-confirm")).toBeNull();
 		expect(t.panel.key("x")).toBe(false);
 		expect(t.actions.remember.mock.calls[0][0].path).toBe("STM/b.md");
 		expect(t.actions.fade.mock.calls[0][0].path).toBe("STM/b.md");

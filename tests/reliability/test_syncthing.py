@@ -1,0 +1,129 @@
+"""Two devices through real Syncthing (Debian's package, two instances on loopback): a memory's
+id never changes because Syncthing delivered a move as a create and a delete, and a promotion
+split from a use on the other side settles to one memory."""
+
+from __future__ import annotations
+
+import re
+import time
+from datetime import timedelta
+
+import pytest
+from syncthing_pair import BINARY, Pair, files_of
+
+from vault_sync.dates import utc_now
+from vault_sync.note import parse_note
+from vault_sync.service import MemoryService
+from vault_sync.settings import load_settings
+from vault_sync.vault import conflict_original
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(BINARY is None, reason="syncthing is not installed (apt-get install syncthing)"),
+]
+
+
+@pytest.fixture
+def pair(tmp_path):
+    p = Pair(tmp_path)
+    yield p
+    p.stop()
+
+
+def _service(vault, index, ahead: float = 0.0) -> MemoryService:
+    settings = load_settings(vault=vault, index_path=index, embeddings=False, quiet_seconds=0, auto_gc=False)
+    return MemoryService(settings, clock=lambda: utc_now() + timedelta(seconds=ahead))
+
+
+def _ids(vault) -> dict[str, str]:
+    out = {}
+    for rel, data in files_of(vault).items():
+        if rel.endswith(".md") and rel.split("/", 1)[0] in ("STM", "LTM", "Archive"):
+            note = parse_note(rel, data)
+            if note.fields.id:
+                out[rel] = note.fields.id
+    return out
+
+
+def _conflict_copies(vault) -> list[str]:
+    return [rel for rel in files_of(vault) if conflict_original(rel.rsplit("/", 1)[-1])]
+
+
+def _wait_indexed(svc, watcher, mid: str, where: str) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        watcher.wait_idle(timeout=2)
+        rows = svc.store.query("SELECT path FROM notes WHERE id = ?", (mid,))
+        if [r["path"] for r in rows] == [where]:
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"{mid} not indexed at {where} alone: {[r['path'] for r in rows]}")
+
+
+def _setup(pair, tmp_path):
+    for v in (pair.a.vault, pair.b.vault):
+        for folder in ("STM", "LTM"):
+            (v / folder).mkdir(exist_ok=True)
+    a = _service(pair.a.vault, tmp_path / "index-a.sqlite3")
+    saved = a.save("The on-call rotation hands over every Monday at 09:00 in the ops channel.")["note"]
+    for _ in range(3):
+        a.touch(saved["id"])
+    pair.sync()
+    b = _service(pair.b.vault, tmp_path / "index-b.sqlite3")
+    b.sync()
+    assert b.get_memory([saved["id"]])[0]["path"] == saved["path"]
+    return a, b, saved
+
+
+def test_a_promotion_keeps_the_id_on_the_other_device(pair, tmp_path):
+    a, b, saved = _setup(pair, tmp_path)
+    watcher = b.start_watcher(reconcile_interval=600.0)
+    try:
+        moved = a.promote(saved["id"])
+        dst = moved["promoted"][0]["to"] if "promoted" in moved else moved["to"]
+        pair.sync()  # Syncthing: "new file in LTM/", then "file in STM/ deleted"
+        _wait_indexed(b, watcher, saved["id"], dst)
+        assert b.touch(saved["id"])["note"]["path"] == dst  # the id an assistant stored still works
+        pair.sync()
+        assert _ids(pair.a.vault) == _ids(pair.b.vault) == {dst: saved["id"]}
+        assert _conflict_copies(pair.a.vault) == [] == _conflict_copies(pair.b.vault)
+        assert files_of(pair.a.vault) == files_of(pair.b.vault)
+    finally:
+        b.runtime.stop_watcher()
+        a.close()
+        b.close()
+
+
+def test_a_promotion_split_from_a_use_settles_to_one_memory(pair, tmp_path):
+    a, b, saved = _setup(pair, tmp_path)
+    uses = parse_note(saved["path"], (pair.a.vault / saved["path"]).read_bytes()).fields.use_count
+    pair.a.pause(pair.b)
+    pair.b.pause(pair.a)
+    Pair.wait(lambda: not pair.a.connected(pair.b), "the split")
+    moved = a.promote(saved["id"])  # device a promotes while device b uses it twice
+    dst = moved["promoted"][0]["to"] if "promoted" in moved else moved["to"]
+    for _ in range(2):
+        b.touch(saved["id"])
+    pair.a.resume(pair.b)
+    pair.b.resume(pair.a)
+    Pair.wait(lambda: pair.a.connected(pair.b) and pair.b.connected(pair.a), "the heal")
+    pair.sync()
+    a.sync()
+    b.sync()
+    later = _service(pair.a.vault, tmp_path / "index-a.sqlite3", ahead=a.settings.duplicate_settle_seconds + 5)
+    try:
+        later.sync()  # device a, past the wait: the copy left in STM/ settles
+        pair.sync()
+        b.sync()
+        ids = _ids(pair.a.vault)
+        assert ids == _ids(pair.b.vault) == {dst: saved["id"]}, ids
+        kept = parse_note(dst, (pair.a.vault / dst).read_bytes())
+        assert kept.fields.use_count >= uses + 2  # the uses made on b during the split are kept
+        assert _conflict_copies(pair.a.vault) == [] == _conflict_copies(pair.b.vault)
+        assert b.get_memory([saved["id"]])[0]["path"] == dst
+        text = (pair.a.vault / dst).read_text(encoding="utf-8")
+        assert re.search(r"on-call rotation", text)
+    finally:
+        later.close()
+        a.close()
+        b.close()
