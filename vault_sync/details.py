@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from .search.fts import STOPWORDS
+from .wordcount import has_unspaced
 
 # a token: letters and digits, keeping inner dots, colons, hyphens and apostrophes
 # ("eu-west-1", "3.11", "9:30", "Marta's"); a word: letters or digits only
@@ -73,8 +74,14 @@ def content_stems(text: str) -> set[str]:
     return {_stem(w) for w in words(text) if w not in STOPWORDS and not w[0].isdigit() and w not in _SPOKEN}
 
 
+def _bare(text: str) -> str:
+    return "".join(c for c in text.casefold() if c.isalnum())
+
+
 def word_closeness(new: str, old: str) -> float:
     """Without a model: the smaller of the shares of each text's content words found in the other."""
+    if has_unspaced(new) or has_unspaced(old):
+        return 1.0 if _bare(new) == _bare(old) else 0.0
     a, b = content_stems(new), content_stems(old)
     if not a or not b:
         return 0.0
@@ -112,7 +119,9 @@ def slot_changed(new: list[str], old: list[str]) -> bool:
 
 def differs(new: str, old: str, change_words: frozenset[str] = frozenset()) -> str | None:
     """Why `new` is not the same fact as `old` ("number", "negation", "name", "change",
-    "detail", "swap"), or None when nothing tells them apart."""
+    "detail", "swap", "unspaced"), or None when nothing tells them apart."""
+    if (has_unspaced(new) or has_unspaced(old)) and _bare(new) != _bare(old):
+        return "unspaced"  # no spaces to find words by: only the same characters are the same fact
     if numbers(new) != numbers(old):
         return "number"
     if negated(new) != negated(old):

@@ -10,7 +10,7 @@ from conftest import make_service
 from retrieval_set import shared_embedder
 
 from bridge.bench.repeat_bench import repeat_figures
-from vault_sync.details import differs, numbers
+from vault_sync.details import differs, numbers, word_closeness
 from vault_sync.note import parse_note
 from vault_sync.ops.may_supersede import CHANGE_WORDS
 from vault_sync.search.embeddings import Embedder, warm_model
@@ -213,3 +213,21 @@ def test_details_tell_facts_apart():
     assert differs("My passport is valid until March 2029", "My passport expires in March 2029") is None
     assert differs("Merging requires 2 approving reviews", "Code reviews need two approvals before merging") is None
     assert numbers("8 A100 cards") == numbers("8 A100s") == {"8", "a100"}
+    # scripts written without spaces: no words to compare, so only the same characters repeat
+    assert differs("東京の会議は火曜日です", "東京の会議は月曜日です") == "unspaced"
+    assert differs("東京の会議は月曜日です。", "東京の会議は月曜日です") is None
+    assert word_closeness("東京の会議は火曜日です", "東京の会議は月曜日です") == 0.0
+
+
+def test_unspaced_scripts_repeat_only_their_own_characters(tmp_path):
+    root = tmp_path / "w"
+    (root / "STM").mkdir(parents=True)
+    svc = make_service(root)  # the word check: words cannot be found without spaces
+    try:
+        first = svc.save("東京の会議は毎週月曜日の午前です")
+        other = svc.save("東京の会議は毎週火曜日の午前です")
+        assert other["saved"], "another day is another fact"
+        again = svc.save("東京の会議は毎週月曜日の午前です。")
+        assert again["reinforced"] and again["duplicate_of"] == first["note"]["path"]
+    finally:
+        svc.close()
