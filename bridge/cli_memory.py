@@ -64,8 +64,8 @@ def save(
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
 ):
-    """Save a new short-term memory (refuses secrets; reinforces an exact duplicate), filed under
-    the current folder's project unless --shared (docs/projects.md)."""
+    """Save a new short-term memory (refuses secrets; a fact already held, in any words, reinforces its
+    memory), filed under the current folder's project unless --shared (docs/projects.md)."""
     if text is None:
         text = sys.stdin.read()
 
@@ -74,6 +74,8 @@ def save(
             output.console.print(r["message"])
         else:
             output.console.print(f"saved {r['note']['path']} (id {r['note']['id']})")
+        if r.get("repeat_check"):
+            output.console.print(f"  repeat check: {r['repeat_check']}")
         for n in r.get("near_duplicates", []):
             output.console.print(f"  similar to {n['path']} ({n['similarity']:.2f})")
         for old in r.get("superseded", []):

@@ -83,10 +83,12 @@ def register_memory_tools(mcp: FastMCP, call: Call) -> None:
             S.Flag, Field(description="Let `supersedes` name another project's memory (refused otherwise).")
         ] = False,
     ) -> R.Saved:
-        """Remember something: save a new short-term memory, one new note in STM/ (an exact duplicate instead
-        reinforces the existing note's use count). Secrets are refused. To update a fact, save the new version with
-        `supersedes`=[old id]: the old memories get `superseded_by` and `status: superseded` (search then returns only
-        the new one). The note is filed under this session's project (`project` key) unless shared=true."""
+        """Remember something: save a new short-term memory, one new note in STM/. A fact already held (the same
+        text, or the same fact in other words with no detail added or changed) instead reinforces that memory's use
+        count: the answer says "reinforced <id> (similarity x)". Secrets are refused. To update a fact, save the new
+        version with `supersedes`=[old id]: the old memories get `superseded_by` and `status: superseded` (search
+        then returns only the new one). The note is filed under this session's project (`project` key) unless
+        shared=true."""
         project = None if shared else current()
         if conversation is None and said_at is None:
             return await call(lambda s: s.save(text, tags, title, strength, supersedes, project, across_projects))
@@ -133,7 +135,8 @@ def register_memory_tools(mcp: FastMCP, call: Call) -> None:
     ) -> R.SavedBatch:
         """Save many memories in one call (e.g. a whole conversation's turns): writes one note in STM/ per item. Each
         item gets its own result; a refused item (too short, a secret, a supersedes ref that does not resolve) does not
-        stop the others. An item with `supersedes` marks the old memories `superseded_by` it and `status: superseded`.
+        stop the others. An item repeating a fact already held reinforces its memory, as in save_memory. An item with
+        `supersedes` marks the old memories `superseded_by` it and `status: superseded`.
         Each result names its note briefly (path, id, kind, title, status): get_memory reads one in full."""
         project = None if shared else current()
         result = await call(lambda s: s.save_many(items, conversation, batch_id, project, across_projects))

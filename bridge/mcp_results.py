@@ -93,6 +93,10 @@ class Saved(TypedDict):
     reinforced: NotRequired[bool]
     duplicate_of: NotRequired[str | None]
     already_saved: NotRequired[bool]  # a retried batch: this item was counted by the first attempt
+    similarity: NotRequired[float]  # of a reinforced memory to the text saved (1.0: the same text)
+    repeat_of: NotRequired[dict[str, Any]]  # the memory this text repeats in other words
+    repeat_check: NotRequired[str]  # the repeat check read words only (the model not loaded yet)
+    message: NotRequired[str]
     near_duplicates: NotRequired[list[Any]]
     may_supersede: NotRequired[list[Any]]
     may_supersede_hint: NotRequired[str]

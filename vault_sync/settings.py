@@ -58,6 +58,7 @@ class Settings(BaseSettings):
 
     auto_promote: bool = True
     auto_gc: bool = True
+    reinforce_repeats: bool = True  # a save of a fact already held in other words reinforces it (ops/repeats.py)
     lifecycle_interval_seconds: float = Field(300.0, gt=0)
     reconcile_interval_seconds: float = Field(600.0, gt=0)
     lease_seconds: float = Field(900.0, gt=0)  # another device takes over background writes after this
@@ -147,6 +148,7 @@ VAULT_SETTINGS = frozenset(
         "auto_promote",
         "auto_gc",
         "projects",  # names only: which folder is which project
+        "reinforce_repeats",
     }
 )
 

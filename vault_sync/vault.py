@@ -211,6 +211,7 @@ def init_vault(settings: "Settings") -> Path:
             root,
             cfg,
             b"# mnemovault settings for this vault (env vars MNEMOVAULT_<NAME> override these)\n"
-            b'# decay_model = "power_law"\n# half_life_days = 3.0\n# auto_promote = true\n# auto_gc = true\n',
+            b'# decay_model = "power_law"\n# half_life_days = 3.0\n# auto_promote = true\n# auto_gc = true\n'
+            b"# reinforce_repeats = true  # false: a fact saved again in other words becomes a new memory\n",
         )
     return root

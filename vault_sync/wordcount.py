@@ -92,3 +92,8 @@ def first_words(text: str, n: int) -> str:
         out.append(piece)
         break
     return " ".join(t for t in out if t)
+
+
+def has_unspaced(text: str) -> bool:
+    """Does `text` hold a script written without spaces between words (Han, kana, Thai...)?"""
+    return _UNSPACED.search(text) is not None

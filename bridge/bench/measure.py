@@ -193,6 +193,11 @@ def run_bench(notes: int | None, vault_dir: Path | None, quick: bool, progress: 
         result["update_detection"] = update_figures(
             work, not quick, lambda v, i, emb: _service(v, i, embeddings=emb), progress
         )
+        from .repeat_bench import repeat_figures
+
+        result["repeat_recognition"] = repeat_figures(
+            work, not quick, lambda v, i, emb: _service(v, i, embeddings=emb), progress
+        )
         progress("brief (model off)")
         result["brief"] = brief_timing(svc, queries[0][0] if queries else "project")
         progress("sweep")

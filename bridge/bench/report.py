@@ -249,6 +249,27 @@ def rows(r: dict) -> list[tuple[str, str, str]]:
                 "",
             ),
         ]
+        if "kinds_held_out" in u:  # policy reversed, verb of change, component replaced
+            kinds, held = u["kinds"], u["kinds_held_out"]
+            out.append(
+                (
+                    f"  updates as written ({kind}), held out: recall / precision (tuning set)",
+                    f"{_f(held['recall'], '{:.2f}')} / {_f(held['precision'], '{:.2f}')} "
+                    f"({_f(kinds['recall'], '{:.2f}')} / {_f(kinds['precision'], '{:.2f}')})",
+                    ">= 0.85 / >= 0.85" if name == "model" else "",
+                )
+            )
+    for name, u in r.get("repeat_recognition", {}).items():  # ops/repeats.py on bridge/bench/repeat_set.py
+        kind = "model" if name == "model" else "words only (model not loaded)"
+        held = u["held_out"]
+        out.append(
+            (
+                f"repeats, {kind}, held out: paraphrases reinforced / different facts kept apart (tuning set)",
+                f"{_f(held['reinforced'], '{:.2f}')} / {_f(held['separate'], '{:.2f}')} "
+                f"({_f(u['reinforced'], '{:.2f}')} / {_f(u['separate'], '{:.2f}')})",
+                ">= 0.90 / >= 0.95" if name == "model" else "",
+            )
+        )
     rss = r.get("rss_mb", {})
     out.append(
         (

@@ -8,6 +8,9 @@ from collections import defaultdict
 from typing import Any
 
 from .update_held_out import HELD_OUT_NEGATIVES, HELD_OUT_UPDATES
+from .update_kinds import KIND_NEGATIVES, KIND_UPDATES
+from .update_kinds_first_held_out import FIRST_KIND_NEGATIVES, FIRST_KIND_UPDATES
+from .update_kinds_held_out import HELD_OUT_KIND_NEGATIVES, HELD_OUT_KIND_UPDATES
 from .update_negatives import BACKGROUND, NEGATIVES
 from .update_set import UPDATES
 
@@ -20,8 +23,18 @@ def vault_texts() -> list[str]:
     seen: dict[str, None] = {}
     for text in (
         BACKGROUND
-        + [old for _, _, old, _ in UPDATES + HELD_OUT_UPDATES]
-        + [related for related, _ in NEGATIVES + HELD_OUT_NEGATIVES]
+        + [
+            old
+            for _, _, old, _ in UPDATES + HELD_OUT_UPDATES + KIND_UPDATES + FIRST_KIND_UPDATES + HELD_OUT_KIND_UPDATES
+        ]
+        + [
+            related
+            for related, _ in NEGATIVES
+            + HELD_OUT_NEGATIVES
+            + KIND_NEGATIVES
+            + FIRST_KIND_NEGATIVES
+            + HELD_OUT_KIND_NEGATIVES
+        ]
     ):
         seen.setdefault(text, None)
     return list(seen)
@@ -98,6 +111,10 @@ def update_detection(svc: Any) -> dict[str, Any]:
     out = measure(svc, paths, UPDATES, NEGATIVES)
     out["vault"] = len(paths)
     out["held_out"] = measure(svc, paths, HELD_OUT_UPDATES, HELD_OUT_NEGATIVES)
+    # updates as people write them (policy reversed, verb of change, component replaced): the
+    # tuning part, and the part written apart from it, whose figures are the ones that count
+    out["kinds"] = measure(svc, paths, KIND_UPDATES + FIRST_KIND_UPDATES, KIND_NEGATIVES + FIRST_KIND_NEGATIVES)
+    out["kinds_held_out"] = measure(svc, paths, HELD_OUT_KIND_UPDATES, HELD_OUT_KIND_NEGATIVES)
     return out
 
 

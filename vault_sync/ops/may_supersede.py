@@ -7,7 +7,11 @@ hold in common) plus two signs of an update that closeness alone misses:
   date swapped in place). A different subject with a different value changes two runs
   ("15 agents on weekdays" / "5 agents on weekends"), so it gets no bonus.
 - CHANGE_WORD: the new text says that something changed ("now", "moved", "instead",
-  "upgraded"...), which a reworded update usually does and a new fact rarely does.
+  "upgraded", "stopped", "was extended", "was rewritten"...), which a reworded update usually
+  does and a new fact rarely does. Not for a quantity verb with a number ("grew to 4") beside
+  an old text that holds no number: that changes a value the old fact never stated.
+- ANCHORED: besides a change word, the words before it (the subject: "The blog was ported
+  to Hugo") are all in the old text: the change is about the old fact's own subject.
 Listed: memories (not superseded) scoring at least the floor and within MARGIN of the best
 one, at most MAX_LISTED. Measured on bridge/bench/update_set.py (`mnemovault bench`).
 Advisory: a failure here never blocks a save.
@@ -27,11 +31,12 @@ from ..search import semantic
 if TYPE_CHECKING:
     from ..search.embeddings import Vectors
 
-COSINE_MIN = 0.725  # the score floor with embeddings (a cosine of 0.725 alone is enough)
-OVERLAP_MIN = 0.575  # the score floor without them
+COSINE_MIN = 0.75  # the score floor with embeddings (a cosine of 0.75 alone is enough)
+OVERLAP_MIN = 0.625  # the score floor without them
 ONE_SLOT = 0.15
-CHANGE_WORD = 0.2
-CHANGE_WORD_NO_MODEL = 0.3  # word overlap misses rewordings more than the model does
+CHANGE_WORD = 0.15
+CHANGE_WORD_NO_MODEL = 0.25  # word overlap misses rewordings more than the model does
+ANCHORED = 0.15
 SHORT = 40  # words: the bonuses read a one-fact statement; in a long text "now" says little and difflib costs more
 MARGIN = 0.05  # the runner-up of a close call is listed too; a distant one is noise
 POOL = 10  # closest memories scored
@@ -45,7 +50,20 @@ _WORD = re.compile(r"\d+(?:[.:,]\d+)*|[^\W_]+")
 CHANGE_WORDS = frozenset(
     """now longer anymore instead changed moved switched replaced updated upgraded downgraded raised lowered
     increased decreased reduced dropped rose fell grew shrank cut extended postponed rescheduled pushed delayed
-    slipped took migrated renamed became""".split()
+    slipped took migrated renamed became
+    stopped quit ended cancelled canceled abandoned discontinued retired scrapped gave
+    rewritten rewrote rebuilt ported swapped shortened lengthened expanded bumped doubled halved tripled
+    renewed revised lifted""".split()
+)
+# verbs that change a quantity (not "dropped", "cut": a rule or a habit too): they say a change only
+# with a number, and then the old fact must hold a number too
+QUANTITY_WORDS = frozenset(
+    """raised lowered increased decreased reduced rose fell grew shrank extended shortened lengthened expanded bumped
+    doubled halved tripled""".split()
+)
+NUMBER_WORDS = frozenset(
+    "one two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty hundred thousand "
+    "million billion half dozen".split()
 )
 
 
@@ -67,10 +85,10 @@ def candidates(
 
             vector = query_vector(engine, body, title, tags)
         if vector is not None:
-            pool = _by_vector(engine, vector)
+            pool = pool_by_vector(engine, vector)
             floor, change = COSINE_MIN, CHANGE_WORD
         else:  # embeddings off, the model loading or unable to load: words
-            pool = _by_words(engine, body)
+            pool = pool_by_words(engine, body)
             floor, change = OVERLAP_MIN, CHANGE_WORD_NO_MODEL
         if keep is not None:  # e.g. only the saving project's memories (projects.py)
             pool = [h for h in pool if keep(h["path"])]
@@ -85,17 +103,25 @@ def pick(
     """Score each pooled memory ({id, path, title, similarity, text}) and keep the likely ones."""
     new_words = words(body)
     short = len(new_words) <= SHORT
-    bonus = change if short and CHANGE_WORDS.intersection(new_words) else 0.0
+    # a quantity verb says a value changed only with the value: "extended to 30 days", not
+    # "extended with an export endpoint"
+    signals = CHANGE_WORDS if _has_number(new_words) else CHANGE_WORDS - QUANTITY_WORDS
+    first = next((i for i, w in enumerate(new_words) if w in signals), None) if short else None
+    subject = _stems(new_words[:first]) if first is not None else []
+    new_value = bool(QUANTITY_WORDS.intersection(new_words)) and any(w[0].isdigit() for w in new_words)
     kept = [w for w in new_words if w not in CHANGE_WORDS]
     scored = []
     for hit in pool:
         if hit["path"] in superseded:
             continue
+        old_words = words(hit["text"])
+        bonus = change if first is not None and not (new_value and not _has_number(old_words)) else 0.0
+        if bonus and subject and _holds(_stems(old_words), subject):
+            bonus += ANCHORED
         score = hit["similarity"] + bonus
         if (
             short and score + ONE_SLOT >= floor
         ):  # below it even with the bonus: never listed, never the best that counts
-            old_words = words(hit["text"])
             score += ONE_SLOT if len(old_words) <= SHORT and one_slot(kept, old_words) else 0.0
         scored.append((score, hit))
     if not scored:
@@ -107,6 +133,24 @@ def pick(
 
 def words(text: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(text)]
+
+
+def _stems(ws: list[str]) -> list[str]:
+    """Content words cut to their first 4 letters: "bundler" and "bundling", "run" and "running" meet."""
+    from ..search.fts import STOPWORDS
+
+    return [w[:4] for w in ws if w not in STOPWORDS and not w[0].isdigit()]
+
+
+def _holds(old: list[str], subject: list[str]) -> bool:
+    """Every word of the new text's subject is in the old text (a short word as a prefix of one)."""
+    return all(
+        any(o == s or min(len(o), len(s)) >= 3 and (o.startswith(s) or s.startswith(o)) for o in old) for s in subject
+    )
+
+
+def _has_number(ws: list[str]) -> bool:
+    return any(w[0].isdigit() or w in NUMBER_WORDS for w in ws)
 
 
 def one_slot(new: list[str], old: list[str]) -> bool:
@@ -146,14 +190,14 @@ def _with_text(engine: Engine, rowids: list[int]) -> dict[int, str]:
     return {r[0]: r[2] for r in vq.embed_texts(engine.store, rowids)}
 
 
-def _by_vector(engine: Engine, vector: "Vectors") -> list[dict[str, Any]]:
+def pool_by_vector(engine: Engine, vector: "Vectors") -> list[dict[str, Any]]:
     from ..search.embeddings import vector_cache
 
     embedder = semantic.embedder(engine)
     if embedder is None:  # turned off since the vector was made
         return []
     rowids, sims = vector_cache(engine, embedder).similarities(vector, ("stm", "ltm"))
-    lowest = COSINE_MIN - ONE_SLOT - CHANGE_WORD
+    lowest = COSINE_MIN - ONE_SLOT - CHANGE_WORD - ANCHORED
     order = [i for i in (-sims).argsort()[:POOL] if sims[i] >= lowest]
     texts = _with_text(engine, [int(rowids[i]) for i in order])
     out = []
@@ -173,7 +217,7 @@ def _by_vector(engine: Engine, vector: "Vectors") -> list[dict[str, Any]]:
     return out
 
 
-def _by_words(engine: Engine, body: str) -> list[dict[str, Any]]:
+def pool_by_words(engine: Engine, body: str) -> list[dict[str, Any]]:
     from ..search import fts as ftsmod
 
     filters = ftsmod.make_filters(engine, "memories")

@@ -9,7 +9,7 @@ from typing import Any
 
 from .. import lookups, wordcount
 from ..engine import Engine
-from ..errors import InvalidInput, Refused
+from ..errors import InvalidInput, MnemovaultError, Refused
 from ..faults import writing
 from ..index import queries
 from ..limits import MAX_TEXT_CHARS, check_strength, check_tags, check_text, check_title
@@ -21,6 +21,7 @@ from ..scalars import render_scalar
 from ..scoring import review_priority, score_at
 from ..search import semantic
 from ..secret_gate import check_fields
+from .repeats import EXACT, find_repeat, how_found, reinforced_answer, words_only_reason
 from .touch import touch
 
 MIN_CHARS = 12  # as wide as Latin letters take it (a Han or Hangul character counts two)
@@ -153,14 +154,7 @@ def save(
     if twin is not None and old_rows:
         raise InvalidInput(f"this exact text is already saved in {twin['path']}; supersede with that note instead")
     if twin is not None:
-        touched = touch(engine, twin["path"])
-        return {
-            "saved": False,
-            "duplicate_of": twin["path"],
-            "reinforced": True,
-            "note": touched["note"],
-            "message": f"the same memory exists in {twin['path']}; it was reinforced instead of copied",
-        }
+        return reinforced_answer(touch(engine, twin["path"])["note"], twin["path"], 1.0, EXACT)
     near = []
     vector = None  # the new text's vector, encoded once for both checks below
     embedder = semantic.embedder_now(engine)  # never waits for a model still loading
@@ -177,6 +171,19 @@ def save(
             near = [n for n in near if scope.admits(_project_of(engine, n))]
         except Exception:  # embeddings are an extra: a failure never blocks saving
             near = []
+    repeat_note = None
+    if not old_rows and engine.settings.reinforce_repeats:  # with `supersedes` the caller says it is new
+        repeat = find_repeat(engine, body, vector, scope)
+        if repeat is not None:
+            try:
+                touched = touch(engine, repeat["path"])["note"]
+            except MnemovaultError:  # the memory cannot take a use now (broken frontmatter): save a new one
+                touched = None
+            if touched is not None:
+                how = how_found(engine, repeat)
+                return reinforced_answer(touched, repeat["path"], repeat["similarity"], how) | {"repeat_of": repeat}
+        if vector is None:
+            repeat_note = words_only_reason(engine)
     maybe = []
     if not old_rows:
         from .may_supersede import HINT, candidates
@@ -188,6 +195,8 @@ def save(
         maybe = candidates(engine, body, title, clean_tags(tags), vector, ours)
     note = create_memory(engine, body, tags, title, strength, text_checked=True, project=project)
     result: dict[str, Any] = {"saved": True, "note": note, "near_duplicates": near, "reinforced": False}
+    if repeat_note:
+        result["repeat_check"] = repeat_note
     if maybe:
         result["may_supersede"] = maybe
         result["may_supersede_hint"] = HINT

@@ -40,6 +40,7 @@ from ..scoring import review_priority, score_at
 from ..search import semantic
 from ..secret_gate import check_fields
 from .may_supersede import HINT, candidates
+from .repeats import EXACT, find_repeat, how_found, reinforced_answer, words_only_reason
 from .save import check_intake, render_note, taken_names
 from .supersede import mark, supersede_refs
 from .touch import reinforce_in_batch
@@ -188,15 +189,27 @@ def save_many(
             }
         elif twin is not None:
             note = reinforce_in_batch(engine, twin["path"], batch_id)["note"]
-            results[entry[0]] = {"saved": False, "duplicate_of": twin["path"], "reinforced": True, "note": note}
+            results[entry[0]] = reinforced_answer(note, twin["path"], 1.0, EXACT)
         else:
             fresh.append(entry)
 
+    # each item's vector, under the title its note will get (its file name): one model call
+    # serves the repeat check here and, below, the near-duplicate check, may_supersede and the index
+    encoded = _encode(engine, [embed_text(slug_from(e[3] or e[1]), e[2], e[1]) for e in fresh])
+    words_only = None
+    if engine.settings.reinforce_repeats:
+        fresh, encoded = _repeats(engine, fresh, encoded, results, batch_id, project)
+        words_only = words_only_reason(engine) if encoded is None else None
+    known = (
+        dict(zip([embed_text(slug_from(e[3] or e[1]), e[2], e[1]) for e in fresh], encoded))
+        if encoded is not None
+        else {}
+    )
     with engine.writes.creating() as batch:  # indexed as one batch when the block ends
         paths = _write(engine, batch, fresh, batch_id, project)
         # the text the index will embed: the title is the file's name (unless the body has a heading)
         texts = [embed_text(rel.rsplit("/", 1)[-1][:-3], e[2], e[1]) for rel, e in zip(paths, fresh)]
-        vectors = _encode(engine, texts)
+        vectors = _encode(engine, texts, known)
         near = (
             _near(engine, vectors) if vectors is not None else [[] for _ in fresh]
         )  # before the new notes are indexed
@@ -212,6 +225,8 @@ def save_many(
             "reinforced": False,
         }
         olds = [o for o in olds if _same_project(engine, project, o)]
+        if words_only and not entry[6]:
+            result["repeat_check"] = words_only
         if olds:
             result.update(may_supersede=olds, may_supersede_hint=HINT)
         if entry[6] and row is not None:
@@ -292,10 +307,59 @@ def _write(
     return paths
 
 
-def _encode(engine: Engine, texts: list[str]) -> Vectors | None:
-    """One model call for every new item; None when embeddings are off or unavailable."""
+def _repeats(
+    engine: Engine,
+    fresh: list[Item],
+    vectors: Vectors | None,
+    results: list[dict[str, Any] | None],
+    batch_id: str | None,
+    project: str | None = None,
+) -> tuple[list[Item], Vectors | None]:
+    """Reinforce the memory each item repeats (ops/repeats.py) and fill in its result; the
+    items left to save, with their vectors. An item with `supersedes` is new by its caller's
+    word. Items are compared with the memories stored before this call, not with each other."""
+    if vectors is not None:
+        from ..search.embeddings import inline_backfill
+
+        embedder = semantic.embedder(engine)
+        try:
+            if embedder is not None:
+                inline_backfill(engine, embedder)  # memories saved a moment ago are compared too
+        except Exception:  # advisory
+            pass
+    keep: list[int] = []
+    for k, entry in enumerate(fresh):
+        vector = vectors[k] if vectors is not None else None
+        repeat = None if entry[6] else find_repeat(engine, entry[1], vector, ProjectScope(project))
+        if repeat is None:
+            keep.append(k)
+            continue
+        how = how_found(engine, repeat)
+        if _counted(engine, repeat["path"], batch_id):  # a retry: counted by the first attempt
+            note = lookups.note(engine, repeat["path"])
+            results[entry[0]] = reinforced_answer(note, repeat["path"], repeat["similarity"], how) | {
+                "reinforced": False,
+                "already_saved": True,
+                "repeat_of": repeat,
+            }
+            continue
+        try:
+            note = reinforce_in_batch(engine, repeat["path"], batch_id)["note"]
+        except MnemovaultError:  # the memory cannot take a use now: the item is saved as a new one
+            keep.append(k)
+            continue
+        results[entry[0]] = reinforced_answer(note, repeat["path"], repeat["similarity"], how) | {"repeat_of": repeat}
+    return [fresh[k] for k in keep], (vectors[keep] if vectors is not None else None)
+
+
+def _encode(engine: Engine, texts: list[str], known: dict[str, Vectors] | None = None) -> Vectors | None:
+    """One model call for every new item; None when embeddings are off or unavailable.
+    `known`: vectors encoded already, by text (the repeat check's; a note whose name had to
+    change gets a text of its own)."""
     if not texts or not engine.settings.embeddings:
         return None
+    if known and all(t in known for t in texts):
+        return np.stack([known[t] for t in texts])
     from ..search.embeddings import EmbeddingUnavailable
 
     embedder: Embedder | None = semantic.embedder_now(engine)  # a loading model: the backfill embeds them later
@@ -413,6 +477,4 @@ def save_said(
     if "error" in result:
         check_intake(text)  # raises the same error a plain save would (Refused / InvalidInput)
         raise InvalidInput(result["error"])
-    if result.get("reinforced"):
-        result["message"] = f"the same memory exists in {result['duplicate_of']}; it was reinforced instead of copied"
     return result
