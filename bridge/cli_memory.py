@@ -15,6 +15,7 @@ from vault_sync.limits import MAX_LIMIT
 from . import output
 from .cli_app import JsonOpt, TagsOpt, VaultOpt, app, emit, run, tag_list
 from .operations import call
+from .operations import save as save_op
 
 
 def _moves(result: dict, key: str) -> None:
@@ -47,7 +48,9 @@ def save(
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
 ):
-    """Save a new short-term memory (refuses secrets; reinforces an exact duplicate)."""
+    """Save a new short-term memory (refuses secrets; reinforces an exact duplicate). Without a
+    daemon it is written and indexed at once without loading the embedding model; meaning
+    search catches up on it once a daemon runs."""
     if text is None:
         text = sys.stdin.read()
 
@@ -64,13 +67,14 @@ def save(
             output.console.print(f"  may supersede {n['path']} ({n['similarity']:.2f})")
 
     extra = {"supersedes": supersedes} if supersedes else {}
-    run(
-        lambda: emit(
-            call(vault, "save", text=text, tags=tag_list(tags), title=title, strength=strength, **extra),
-            as_json,
-            render,
-        )
-    )
+
+    def go():
+        result, notice = save_op(vault, text=text, tags=tag_list(tags), title=title, strength=strength, **extra)
+        if notice:
+            print(f"mnemovault: {notice}", file=sys.stderr)
+        emit(result, as_json, render)
+
+    run(go)
 
 
 @app.command()

@@ -369,7 +369,7 @@ class MemoryService(EngineView):
         return listings.search_page(self.engine, query, limit, offset, **filters)
 
     def embedder_now(self) -> Any:
-        """The model if it can be used without waiting for a load (vault_sync.search.model)."""
+        """The model if it is loaded: never loads it, never waits (vault_sync.search.model)."""
         return semantic.embedder_now(self.engine)
 
     def semantic_neighbours(self, row: sqlite3.Row, limit: int = 3) -> list[str]:
