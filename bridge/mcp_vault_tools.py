@@ -143,10 +143,30 @@ def register_vault_tools(mcp: FastMCP, call: Call) -> None:
             S.Offset, Field(description="Skip this many groups (the next page: the answer's next_offset).")
         ] = 0,
         limit: Annotated[int, Strict(), Field(ge=1, le=L.MAX_LIMIT, description="Most groups in this page.")] = 20,
+        member_offset: Annotated[
+            S.Offset, Field(description="Skip this many members of each group (the group's members_next_offset).")
+        ] = 0,
+        member_limit: Annotated[
+            int, Strict(), Field(ge=1, le=L.MAX_LIMIT, description="Most members listed per group.")
+        ] = 10,
     ) -> R.ClusterPage:
-        """Groups of similar short-term memories, with a suggested action for each (paged, with a total).
-        Changes nothing; needs embeddings."""
-        return cast(R.ClusterPage, page(await call(lambda s: s.cluster(threshold)), offset, limit))
+        """Groups of similar short-term memories, with a suggested action for each (paged, with a total; each
+        group's members paged too: `size` counts them all, `members_next_offset` is the next page). Answers from the
+        memories whose embeddings are ready, at once: `without_vectors` counts those still waiting for the
+        background backfill. Changes nothing; needs embeddings."""
+        ready = await call(lambda s: s.clusters_ready(threshold))
+        for group in ready["clusters"]:
+            members = page(group["members"], member_offset, member_limit)
+            group["members"] = members["items"]
+            group["members_next_offset"] = members["next_offset"]
+        answer = page(ready["clusters"], offset, limit)
+        answer["without_vectors"] = ready["without_vectors"]
+        if ready["without_vectors"]:
+            answer["notice"] = (
+                f"{ready['without_vectors']} short-term memories have no embedding yet (computed in the "
+                "background); they join the groups once they have one"
+            )
+        return cast(R.ClusterPage, answer)
 
     @mcp.tool(annotations=MOVES)
     async def consolidate_memories(

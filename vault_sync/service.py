@@ -382,6 +382,12 @@ class MemoryService(EngineView):
 
         return cluster(self.engine, threshold)
 
+    def clusters_ready(self, threshold: float = 0.83) -> dict[str, Any]:
+        """Clusters of the memories whose vectors are ready; never computes one (search/cluster.py)."""
+        from .search.cluster import clusters_ready
+
+        return clusters_ready(self.engine, threshold)
+
     def consolidate(self, ids: list[str], apply: bool = False, leave_held: bool = False) -> dict[str, Any]:
         """`leave_held`: a job's consolidation leaves out the note open in the editor."""
         from .ops.consolidate import consolidate

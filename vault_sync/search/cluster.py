@@ -64,7 +64,19 @@ def _components(vectors: np.ndarray, threshold: float) -> list[list[int]]:
 
 
 def cluster(engine: Engine, threshold: float = 0.83) -> list[dict[str, Any]]:
-    """Clusters of similar STM memories, most cohesive first (empty without embeddings)."""
+    """Clusters of similar STM memories, most cohesive first (empty without embeddings); computes
+    the vectors still missing first (the CLI's `cluster`: it waits for that)."""
+    return _cluster(engine, threshold, compute_missing=True)[0]
+
+
+def clusters_ready(engine: Engine, threshold: float = 0.83) -> dict[str, Any]:
+    """The clusters of the memories whose vectors are ready, never computing one (an assistant's
+    call must not wait minutes for a backfill), and how many memories have none yet."""
+    clusters, pending = _cluster(engine, threshold, compute_missing=False)
+    return {"clusters": clusters, "without_vectors": pending}
+
+
+def _cluster(engine: Engine, threshold: float, compute_missing: bool) -> tuple[list[dict[str, Any]], int]:
     try:
         threshold = float(threshold)
     except (TypeError, ValueError, OverflowError):
@@ -73,10 +85,11 @@ def cluster(engine: Engine, threshold: float = 0.83) -> list[dict[str, Any]]:
         raise InvalidInput(f"threshold must be between 0 and 1; got {threshold}")
     embedder = get_embedder(engine)
     if embedder is None:
-        return []
-    report = backfill(engine)
-    if report.get("error"):
-        raise EmbeddingUnavailable(report["error"])
+        return [], 0
+    if compute_missing:
+        report = backfill(engine)
+        if report.get("error"):
+            raise EmbeddingUnavailable(report["error"])
     superseded = not_current(engine)  # a replaced fact is never offered for merging
     rows = [r for r in queries.clusterable_stm_rows(engine.store) if r["path"] not in superseded]
     cache = vector_cache(engine, embedder)
@@ -86,8 +99,9 @@ def cluster(engine: Engine, threshold: float = 0.83) -> list[dict[str, Any]]:
         if vec is not None:
             kept.append(row)
             vectors.append(vec[0])
+    pending = len(rows) - len(kept)
     if len(kept) < 2:
-        return []
+        return [], pending
     matrix = np.stack(vectors).astype(np.float32)
     out: list[dict[str, Any]] = []
     scores: dict[str, float] = {}
@@ -109,4 +123,4 @@ def cluster(engine: Engine, threshold: float = 0.83) -> list[dict[str, Any]]:
             }
         )
     out.sort(key=lambda c: (-scores[c["id"]], c["id"]))
-    return out
+    return out, pending
