@@ -302,7 +302,7 @@ def restore(
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
 ):
-    """Bring an archived memory back to STM."""
+    """Bring an archived memory back where it was archived from: STM (active), or LTM (promoted)."""
     run(
         lambda: emit(
             call(vault, "restore", ref=ref),

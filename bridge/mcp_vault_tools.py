@@ -103,7 +103,8 @@ def register_vault_tools(mcp: FastMCP, call: Call) -> None:
 
     @mcp.tool(annotations=MOVES)
     async def restore_memory(ref: Annotated[Ref, Field(description="The archived memory's id or path.")]) -> R.Move:
-        """Bring an archived (forgotten) memory back: moves its note from Archive/ to STM/."""
+        """Bring an archived (forgotten) memory back to where it was archived from: from Archive/ to STM/ (active),
+        or to LTM/ (still promoted) for a long-term memory; links to it follow."""
         return await call(lambda s: s.restore(ref))
 
     @mcp.tool(annotations=hints(idempotent=True))
