@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from vault_sync.errors import InvalidInput
+from vault_sync.errors import InvalidInput, WrongState
 
 from . import output
 from .cli_app import VaultOpt, app, run
@@ -147,7 +147,7 @@ def service_install(
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the file only."),
     system: Optional[str] = typer.Option(None, "--platform", help="linux | macos | windows (default: this one)"),
 ):
-    """Write and enable the login service for this vault."""
+    """Write and enable the login service for this vault; fails, saying why, when the service does not start."""
     from .login_service import install
 
     def go():
@@ -155,8 +155,11 @@ def service_install(
         if dry_run:
             typer.echo(f"# {sf.path}\n{sf.content}")
             return
-        for line in install(sf):
+        lines, failed = install(sf)
+        for line in lines:
             output.console.print(line)
+        if failed:
+            raise WrongState(failed)
 
     run(go)
 
