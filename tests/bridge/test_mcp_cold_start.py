@@ -107,3 +107,30 @@ def test_after_a_local_discover_the_daemon_accepts_the_session(vault, tmp_path, 
     finally:
         d.close()
     assert "save_memory" in names and accepting and status["counts"]["stm"] == 31
+
+
+def test_daemon_stop_ends_a_daemon_a_relay_started(vault, tmp_path, monkeypatch):
+    from daemon_util import cli
+
+    home = tmp_path / "home"
+    monkeypatch.setenv("MNEMOVAULT_CONFIG_DIR", str(home / "config"))
+    env = child_env(home)
+    try:
+        asyncio.run(asyncio.wait_for(_fastmcp_session(env, vault), 180))  # the relay starts the daemon
+        info = live_bridge(vault)
+        assert info is not None, "the relay started a daemon that outlives the session"
+        pid = info["pid"]
+        running = cli("daemon", "--status", "--vault", str(vault), env=env)
+        assert running.returncode == 0 and f"pid {pid}" in running.stdout, running.stderr
+        stopped = cli("daemon", "--stop", "--vault", str(vault), env=env)
+        assert stopped.returncode == 0 and f"pid {pid}" in stopped.stdout, stopped.stderr
+        assert (
+            not Path(f"/proc/{pid}").exists() or Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] == "Z"
+        )
+        assert live_bridge(vault) is None
+        gone = cli("daemon", "--status", "--vault", str(vault), env=env)
+        assert gone.returncode == 4 and "no mnemovault daemon" in gone.stderr
+        again = cli("daemon", "--stop", "--vault", str(vault), env=env)
+        assert again.returncode == 0 and "nothing to stop" in again.stdout
+    finally:
+        _stop_started_daemon(home)
