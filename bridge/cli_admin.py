@@ -81,9 +81,14 @@ def _daemon_stop(vault: Optional[Path], timeout: float = 30.0) -> None:
     import time
 
     from .daemon_start import pid_alive
+    from .vault_lock import holder
 
     root, found = _running(vault)
-    if found is None:
+    if found is None:  # none serves yet; one still starting holds the vault's lock already
+        found = holder(root)
+    if not found:  # or has not even taken the lock (a relay just started it)
+        found = _starting_daemon(root)
+    if not found or not isinstance(found.get("pid"), int) or not pid_alive(found["pid"]):
         typer.echo(f"no mnemovault daemon serves {root}: nothing to stop")
         return
     pid = int(found["pid"])
@@ -97,6 +102,29 @@ def _daemon_stop(vault: Optional[Path], timeout: float = 30.0) -> None:
             raise WrongState(f"the daemon (pid {pid}) did not stop within {timeout:.0f} s")
         time.sleep(0.1)
     typer.echo(f"stopped the mnemovault daemon (pid {pid}) serving {root}")
+
+
+def _starting_daemon(root: Path) -> dict | None:
+    """A `daemon --vault ROOT` process of this user that is still starting (Linux: /proc)."""
+    import os
+
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return None
+    for entry in proc.iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            if entry.stat().st_uid != os.getuid():
+                continue
+            argv = [a.decode("utf-8", "replace") for a in (entry / "cmdline").read_bytes().split(b"\0")]
+        except OSError:
+            continue
+        if "daemon" in argv and "--vault" in argv and not {"--stop", "--status", "--info"} & set(argv):
+            named = argv[argv.index("--vault") + 1] if argv.index("--vault") + 1 < len(argv) else ""
+            if named and Path(named).expanduser().resolve() == root:
+                return {"pid": int(entry.name)}
+    return None
 
 
 def _zombie(pid: int) -> bool:

@@ -45,6 +45,20 @@ def _stop_started_daemon(home: Path) -> None:
         wait_for(lambda pid=pid: not Path(f"/proc/{pid}").exists(), timeout=20)
 
 
+def _daemon_processes(vault: Path) -> list[int]:
+    """Live `daemon --vault VAULT` processes (zombies are not)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+            state = (entry / "stat").read_text().rsplit(")", 1)[-1].split()[0]
+        except OSError:
+            continue
+        if b"daemon" in argv and str(vault).encode() in argv and b"--stop" not in argv and state != "Z":
+            found.append(int(entry.name))
+    return found
+
+
 def _argv(vault: Path) -> list[str]:
     return ["-m", "bridge.cli", "mcp", "--vault", str(vault)]
 
@@ -132,5 +146,11 @@ def test_daemon_stop_ends_a_daemon_a_relay_started(vault, tmp_path, monkeypatch)
         assert gone.returncode == 4 and "no mnemovault daemon" in gone.stderr
         again = cli("daemon", "--stop", "--vault", str(vault), env=env)
         assert again.returncode == 0 and "nothing to stop" in again.stdout
+
+        # at once after a session: the daemon the relay started may still be starting
+        asyncio.run(asyncio.wait_for(_sdk_session(env, vault), 180))
+        early = cli("daemon", "--stop", "--vault", str(vault), env=env)
+        assert early.returncode == 0 and "stopped" in early.stdout, early.stdout + early.stderr
+        assert not _daemon_processes(vault), "a daemon of this vault is left running"
     finally:
         _stop_started_daemon(home)
