@@ -1,5 +1,8 @@
-# Set-up is idempotent: a venv in .venv, torch's local CPU build first, then the project,
-# each at the tested version (.ci/constraints.txt).
+# Set-up is idempotent: a venv in .venv, torch's CPU build first, then the project, each at
+# the tested version (.ci/constraints.txt). torch comes from PyTorch's CPU wheel index (the
+# default index gives Linux the multi-GB CUDA build); where that index cannot be reached
+# (offline, a mirror) the plain pinned install runs instead, from whatever index pip is set to.
+TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV ?= .venv
 BIN = $(VENV)/bin
@@ -10,7 +13,8 @@ CONSTRAINTS = .ci/constraints.txt
 $(BIN)/.installed: pyproject.toml $(CONSTRAINTS)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -c $(CONSTRAINTS) torch==2.13.0
+	$(BIN)/pip install -q -c $(CONSTRAINTS) --index-url $(TORCH_CPU_INDEX) --timeout 10 --retries 1 torch==2.13.0 \
+		|| $(BIN)/pip install -q -c $(CONSTRAINTS) torch==2.13.0
 	$(BIN)/pip install -q -c $(CONSTRAINTS) -e '.[dev]'
 	touch $@
 

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from vault_sync.errors import InvalidInput
+from vault_sync.errors import InvalidInput, WrongState
 
 from . import output
 from .cli_app import VaultOpt, app, run
@@ -34,14 +34,105 @@ def daemon(
     info: bool = typer.Option(
         False, "--info", help="Print the running daemon's MCP URL, port, token and bridge file as JSON, then exit."
     ),
+    status: bool = typer.Option(
+        False, "--status", help="Say whether a daemon serves the vault (pid, port, since when); exit 4 if none."
+    ),
+    stop: bool = typer.Option(
+        False, "--stop", help="Stop the daemon serving the vault (one a relay started too), waiting until it is gone."
+    ),
 ):
     """Watch the vault, keep scores current, serve the plugin bridge and MCP over HTTP."""
     if info:
         run(lambda: _daemon_info(vault))
         return
+    if status:
+        run(lambda: _daemon_status(vault))
+        return
+    if stop:
+        run(lambda: _daemon_stop(vault))
+        return
     from .server import serve
 
     run(lambda: serve(vault, port, verbose, idle_exit))
+
+
+def _running(vault: Optional[Path]) -> tuple[Path, dict | None]:
+    from vault_sync.settings import load_settings
+
+    from .daemon_start import live_bridge
+
+    root = load_settings(vault=vault).vault_path()
+    return root, live_bridge(root)
+
+
+def _daemon_status(vault: Optional[Path]) -> None:
+    from vault_sync.errors import NotFound
+
+    root, found = _running(vault)
+    if found is None:
+        raise NotFound(f"no mnemovault daemon serves {root}")
+    typer.echo(f"running: pid {found['pid']}, port {found['port']}, since {found.get('started', '?')}, vault {root}")
+
+
+def _daemon_stop(vault: Optional[Path], timeout: float = 30.0) -> None:
+    """SIGTERM to the daemon named by the vault's bridge file (it finishes the write in
+    progress and removes the file), then wait until the process is gone."""
+    import os
+    import signal
+    import time
+
+    from .daemon_start import pid_alive
+    from .vault_lock import holder
+
+    root, found = _running(vault)
+    if found is None:  # none serves yet; one still starting holds the vault's lock already
+        found = holder(root)
+    if not found:  # or has not even taken the lock (a relay just started it)
+        found = _starting_daemon(root)
+    if not found or not isinstance(found.get("pid"), int) or not pid_alive(found["pid"]):
+        typer.echo(f"no mnemovault daemon serves {root}: nothing to stop")
+        return
+    pid = int(found["pid"])
+    cmdline = Path(f"/proc/{pid}/cmdline")
+    if cmdline.exists() and b"daemon" not in cmdline.read_bytes():  # a reused pid is not ours to stop
+        raise WrongState(f"pid {pid} named by the bridge file is not a mnemovault daemon; not stopping it")
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    while pid_alive(pid) and not _zombie(pid):
+        if time.monotonic() > deadline:
+            raise WrongState(f"the daemon (pid {pid}) did not stop within {timeout:.0f} s")
+        time.sleep(0.1)
+    typer.echo(f"stopped the mnemovault daemon (pid {pid}) serving {root}")
+
+
+def _starting_daemon(root: Path) -> dict | None:
+    """A `daemon --vault ROOT` process of this user that is still starting (Linux: /proc)."""
+    import os
+
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return None
+    for entry in proc.iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            if entry.stat().st_uid != os.getuid():
+                continue
+            argv = [a.decode("utf-8", "replace") for a in (entry / "cmdline").read_bytes().split(b"\0")]
+        except OSError:
+            continue
+        if "daemon" in argv and "--vault" in argv and not {"--stop", "--status", "--info"} & set(argv):
+            named = argv[argv.index("--vault") + 1] if argv.index("--vault") + 1 < len(argv) else ""
+            if named and Path(named).expanduser().resolve() == root:
+                return {"pid": int(entry.name)}
+    return None
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()[0] == "Z"
+    except (OSError, IndexError):
+        return False
 
 
 def _daemon_info(vault: Optional[Path]) -> None:
@@ -153,7 +244,7 @@ def service_install(
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the file only."),
     system: Optional[str] = typer.Option(None, "--platform", help="linux | macos | windows (default: this one)"),
 ):
-    """Write and enable the login service for this vault."""
+    """Write and enable the login service for this vault; fails, saying why, when the service does not start."""
     from .login_service import install
 
     def go():
@@ -161,8 +252,11 @@ def service_install(
         if dry_run:
             typer.echo(f"# {sf.path}\n{sf.content}")
             return
-        for line in install(sf):
+        lines, failed = install(sf)
+        for line in lines:
             output.console.print(line)
+        if failed:
+            raise WrongState(failed)
 
     run(go)
 

@@ -21,7 +21,9 @@ app = typer.Typer(
     help="mnemovault: memories that live in your Obsidian vault.",
 )
 
-VaultOpt = typer.Option(None, "--vault", "-v", help="The vault folder (else MNEMOVAULT_VAULT or the config).")
+VaultOpt = typer.Option(
+    None, "--vault", "-v", help="The vault folder (else MNEMOVAULT_VAULT, the config, or the vault you are inside)."
+)
 JsonOpt = typer.Option(False, "--json", help="Print JSON instead of text.")
 TagsOpt = typer.Option(None, "--tags", "-t", help="Comma-separated tags (nested with /).")
 ProjectOpt = typer.Option(

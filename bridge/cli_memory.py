@@ -27,6 +27,7 @@ from .cli_app import (
     tag_list,
 )
 from .operations import call
+from .operations import save as save_op
 
 
 def _moves(result: dict, key: str) -> None:
@@ -65,7 +66,9 @@ def save(
     as_json: bool = JsonOpt,
 ):
     """Save a new short-term memory (refuses secrets; a fact already held, in any words, reinforces its
-    memory), filed under the current folder's project unless --shared (docs/projects.md)."""
+    memory), filed under the current folder's project unless --shared (docs/projects.md). Without a
+    daemon it is written and indexed at once without loading the embedding model; meaning search
+    catches up on it once a daemon runs."""
     if text is None:
         text = sys.stdin.read()
 
@@ -89,9 +92,11 @@ def save(
 
     def go():
         filed = None if shared else cli_project(vault, project)
-        result = call(
-            vault, "save", text=text, tags=tag_list(tags), title=title, strength=strength, project=filed, **extra
+        result, notice = save_op(
+            vault, text=text, tags=tag_list(tags), title=title, strength=strength, project=filed, **extra
         )
+        if notice:
+            print(f"mnemovault: {notice}", file=sys.stderr)
         emit(result, as_json, render)
 
     run(go)
@@ -338,7 +343,7 @@ def restore(
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
 ):
-    """Bring an archived memory back to STM."""
+    """Bring an archived memory back where it was archived from: STM (active), or LTM (promoted)."""
     run(
         lambda: emit(
             call(vault, "restore", ref=ref),

@@ -142,23 +142,46 @@ def service_file(vault: Path, system: str | None = None, home: Path | None = Non
     raise ValueError(f"no login service for {system}")
 
 
-def _run(commands: list[list[str]]) -> list[str]:
+def _run(commands: list[list[str]], failed: list[str] | None = None) -> list[str]:
+    """Run each command; a line per command. `failed` collects what went wrong (the rest still run
+    only while nothing failed: enabling after a failed reload would only add a second error)."""
     out = []
     for cmd in commands:
         if shutil.which(cmd[0]) is None:
             out.append(f"skipped (no {cmd[0]} here): {' '.join(cmd)}")
             continue
         done = subprocess.run(cmd, capture_output=True, text=True)
-        out.append(f"{' '.join(cmd)}: {'ok' if done.returncode == 0 else (done.stderr or done.stdout).strip()}")
+        said = (done.stderr or done.stdout).strip() or f"exit status {done.returncode}"
+        out.append(f"{' '.join(cmd)}: {'ok' if done.returncode == 0 else said}")
+        if done.returncode != 0 and failed is not None:
+            failed.append(f"{' '.join(cmd)}: {said}")
+            break
     return out
 
 
-def install(sf: ServiceFile) -> list[str]:
+def install(sf: ServiceFile) -> tuple[list[str], str | None]:
+    """Write and enable the service; (lines, None), or (lines, why) when it did not start."""
     sf.path.parent.mkdir(parents=True, exist_ok=True)
     if sf.platform == "macos":
         (sf.path.parent.parent / "Logs" / "mnemovault").mkdir(parents=True, exist_ok=True)
     sf.path.write_text(sf.content, encoding="utf-16" if sf.platform == "windows" else "utf-8")
-    return [f"wrote {sf.path}", *_run(sf.enable)]
+    failed: list[str] = []
+    lines = [f"wrote {sf.path}", *_run(sf.enable, failed)]
+    if not failed and sf.platform == "linux" and shutil.which(sf.query[0]):
+        # enabled is not started: systemd says whether the service runs
+        done = subprocess.run(sf.query, capture_output=True, text=True)
+        state = (done.stdout or done.stderr).strip() or f"exit status {done.returncode}"
+        lines.append(f"{' '.join(sf.query)}: {state}")
+        if done.returncode != 0:
+            failed.append(f"the service is not running ({state})")
+    if failed:
+        return lines, (
+            f"the login service did not start: {failed[0]}; see `journalctl --user -u {sf.path.name}` "
+            "(the service file stays in place: fix the cause and run `mnemovault service install` again)"
+            if sf.platform == "linux"
+            else f"the login service did not start: {failed[0]}"
+        )
+    return lines, None
 
 
 def uninstall(sf: ServiceFile) -> list[str]:

@@ -1,10 +1,12 @@
-"""The daemon's answers to `initialize` and `tools/list`, kept in a file beside this module.
+"""The daemon's answers to `initialize` and the lists (tools, prompts, resources), kept in a file
+beside this module.
 
-The relay (`mnemovault mcp`) answers a client's first two requests from it while it starts the
+The relay (`mnemovault mcp`) answers a client's first requests from it while it starts the
 daemon, so an assistant sees the tools at once instead of after the daemon's start; every call
-still goes to the daemon. `python -m bridge.mcp_manifest` writes it again from the server;
-a test fails when the file and the server differ. Loading it is standard library only (the
-relay imports no engine)."""
+still goes to the daemon. The versions the daemon answers `initialize` for are also what the
+relay tells a client probing the newer protocol's `server/discover` (it speaks the handshake).
+`python -m bridge.mcp_manifest` writes it again from the server; a test fails when the file and
+the server differ. Loading it is standard library only (the relay imports no engine)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,8 @@ from typing import Any
 PATH = Path(__file__).with_name("mcp_manifest.json")
 FORMAT = 1
 UNKNOWN_VERSION = "0000-00-00"  # asked for when building: what the server answers to a version it does not know
+# the lists a client asks for before its first call, answered from the file while the daemon starts
+LISTS = ("tools/list", "prompts/list", "resources/list", "resources/templates/list")
 
 
 def load(path: Path = PATH) -> dict[str, Any] | None:
@@ -34,6 +38,11 @@ def initialize_result(manifest: dict[str, Any], requested: Any) -> dict[str, Any
     return result
 
 
+def handshake_versions(manifest: dict[str, Any]) -> list[str]:
+    """The protocol versions the server accepts in `initialize`, oldest first."""
+    return sorted(v for v in manifest["initialize"] if v != UNKNOWN_VERSION)
+
+
 def build() -> dict[str, Any]:
     """Ask a server built as the daemon builds it, over its own HTTP app, for every answer."""
     import anyio
@@ -50,7 +59,7 @@ async def _build() -> dict[str, Any]:
     app = build_mcp(lambda: None).http_app(path="/mcp")
     headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
     answers: dict[str, Any] = {}
-    tools: Any = None
+    lists: dict[str, Any] = {}
     async with app.router.lifespan_context(app):
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
@@ -76,11 +85,12 @@ async def _build() -> dict[str, Any]:
                     await client.post(
                         "/mcp", json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session
                     )
-                    listed = await client.post(
-                        "/mcp", json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, headers=session
-                    )
-                    tools = _message(listed)["result"]
-    return {"format": FORMAT, "initialize": answers, "tools/list": tools}
+                    for n, method in enumerate(LISTS, start=2):
+                        listed = await client.post(
+                            "/mcp", json={"jsonrpc": "2.0", "id": n, "method": method}, headers=session
+                        )
+                        lists[method] = _message(listed)["result"]
+    return {"format": FORMAT, "initialize": answers, **lists}
 
 
 def _message(resp: Any) -> dict[str, Any]:

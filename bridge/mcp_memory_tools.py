@@ -296,9 +296,11 @@ def register_memory_tools(mcp: FastMCP, call: Call) -> None:
         ] = False,
     ) -> R.Briefing:
         """Brief me: a briefing to start a conversation with: current memories on the topic, fading ones worth a
-        mention, the strongest; packed into the budget, ending with what was left out. Changes nothing."""
+        mention, the strongest; the whole answer packed into the budget (at most 10,000 tokens: the ceiling of any
+        answer), ending with what was left out. Changes nothing."""
+        budget = min(max_tokens, L.ANSWER_CHARS // 4)  # 4 characters a token, as the briefing counts
         project = current()
-        return await call(lambda s: s.brief(topic, max_tokens, project, all_projects))
+        return await call(lambda s: s.brief(topic, budget, project, all_projects))
 
     @mcp.prompt(name="recall_context", description="Start with what mnemovault knows about a topic.")
     async def recall_context_prompt(topic: str = "", max_tokens: str = "800") -> str:

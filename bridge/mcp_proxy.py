@@ -37,6 +37,10 @@ from .paths import not_a_vault
 
 PROXY_ERROR = -32000  # JSON-RPC "server error" range: the relay's own failures
 ACCEPT = "application/json, text/event-stream"
+# the newer protocol's discovery probe and its "use another version" error (mcp_types; not imported: see above)
+UNSUPPORTED_PROTOCOL_VERSION = -32022
+PROTOCOL_VERSION_META = "io.modelcontextprotocol/protocolVersion"
+HANDSHAKE_FALLBACK = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")  # without a manifest file
 
 
 # the daemon's limit on a request body (vault_sync.limits.MAX_BODY_BYTES; the proxy must not
@@ -86,7 +90,7 @@ class Relay:
         self.closed = threading.Event()
         self.session_changed = threading.Event()  # the listener reopens its stream on the new session
         self.listener: threading.Thread | None = None
-        # the daemon's own answers to initialize and tools/list (bridge/mcp_manifest.py): the
+        # the daemon's own answers to initialize and the lists (bridge/mcp_manifest.py): the
         # client gets them at once while the daemon starts; init_lock orders that against _connect
         self.manifest = mcp_manifest.load()
         self.init_lock = threading.Lock()
@@ -374,7 +378,7 @@ class Relay:
             print(f"mnemovault mcp: {exc}", file=sys.stderr, flush=True)
 
     def _answered_here(self, message: dict) -> bool:
-        """initialize or tools/list answered from the manifest while no daemon session exists."""
+        """initialize, ping and the lists answered from the manifest while no daemon session exists."""
         method = message.get("method")
         if self.manifest is None or "id" not in message:
             return False
@@ -388,18 +392,42 @@ class Relay:
                 self.init_params = params  # _connect replays it to open the daemon's session
                 self.protocol = result.get("protocolVersion") or self.protocol
                 self.local_session = self.drop_initialized = True
-            elif method == "tools/list" and self.local_session:
-                result = self.manifest["tools/list"]
+            elif method in mcp_manifest.LISTS and method in self.manifest and self.local_session:
+                result = self.manifest[method]
+            elif method == "ping":
+                result = {}
             else:
                 return False
         self.emit({"jsonrpc": "2.0", "id": message["id"], "result": result})
         return True
 
+    def _refuse_discover(self, message: dict) -> None:
+        """The newer protocol's `server/discover` probe, answered here at once, daemon or not.
+
+        This relay keeps one daemon session per client (the session's stream carries what the
+        daemon sends outside calls), which is the initialize handshake's era: the answer names
+        the handshake versions, and the SDK's and fastmcp's clients send `initialize` next.
+        Forwarded, the probe would wait for a starting daemon and then be refused anyway."""
+        if "id" not in message:
+            return
+        meta = (message.get("params") or {}).get("_meta") if isinstance(message.get("params"), dict) else None
+        requested = meta.get(PROTOCOL_VERSION_META) if isinstance(meta, dict) else None
+        supported = mcp_manifest.handshake_versions(self.manifest) if self.manifest else list(HANDSHAKE_FALLBACK)
+        error = {
+            "code": UNSUPPORTED_PROTOCOL_VERSION,
+            "message": "mnemovault speaks the initialize handshake: send initialize with one of these versions",
+            "data": {"supported": supported, "requested": requested if isinstance(requested, str) else ""},
+        }
+        self.emit({"jsonrpc": "2.0", "id": message["id"], "error": error})
+
     def dispatch(self, message: Any) -> None:
         if not isinstance(message, dict):
             self.emit({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "invalid request"}})
             return
-        if message.get("method") in ("initialize", "tools/list") and self._answered_here(message):
+        if message.get("method") == "server/discover":
+            self._refuse_discover(message)
+            return
+        if message.get("method") in ("initialize", "ping", *mcp_manifest.LISTS) and self._answered_here(message):
             return
         if message.get("method") == "notifications/initialized" and self.drop_initialized:
             self.drop_initialized = False  # the replayed initialize sent its own

@@ -5,10 +5,14 @@ Keys an answer always carries are required; the rest are marked NotRequired."""
 
 from __future__ import annotations
 
+import copy
+import json
 from typing import Any
 
 from pydantic import ConfigDict, with_config
 from typing_extensions import NotRequired, TypedDict
+
+from vault_sync.limits import ANSWER_CHARS
 
 # extra keys pass through: fastmcp serializes a result through its type, and a key the type
 # does not name must not be dropped from the answer
@@ -143,6 +147,7 @@ class SearchResult(TypedDict):
     semantic: bool
     notice: NotRequired[str | None]
     archived_matches: NotRequired[int]  # a time-bounded search told to leave the archive out: how many it left
+    total: int  # at least this many hits can be paged through (at most 200)
     offset: int
     next_offset: int | None  # null: no further page (search ranks the best 200)
     project: NotRequired[str | None]  # the project searched (with shared memories); null: shared only
@@ -257,6 +262,7 @@ class Cluster(TypedDict):
     cohesion: float
     action: str
     project: NotRequired[str | None]  # every member's (a cluster never spans projects)
+    members_next_offset: NotRequired[int | None]
 
 
 @OPEN
@@ -265,6 +271,8 @@ class ClusterPage(TypedDict):
     total: int
     offset: int
     next_offset: int | None
+    without_vectors: NotRequired[int]
+    notice: NotRequired[str]
 
 
 @OPEN
@@ -347,3 +355,105 @@ class Briefing(TypedDict):
 class Superseded(TypedDict):
     superseded: Note
     by: Note
+
+
+# --- the ceiling of every answer ------------------------------------------------------------
+# One budget for every tool (vault_sync.limits.ANSWER_CHARS). An answer over it is cut here, in
+# one place, after the tool made its page: the longest list or text first, until it fits. A cut
+# page's next_offset points at the first item left out; a cut list elsewhere gets `<key>_total`,
+# a cut text `<key>_chars` (its whole length); the answer's `cut` says so in words.
+
+STRING_FLOOR = 1_000  # a text is never cut below this many characters
+CUT_NOTICE = (
+    "this answer reached its ceiling of {limit:,} characters: lists were shortened (next_offset, or a "
+    "*_total beside a list, says how many there are) and long texts cut (*_chars gives their length); "
+    "ask for the rest with offset=next_offset or a smaller limit"
+)
+NOT_READ = "not_read: this answer reached its ceiling of {limit:,} characters; ask for this ref again on its own"
+
+
+def answer_chars(value: Any) -> int:
+    """The answer's length as JSON (spaces and ASCII escapes: never shorter than what is sent)."""
+    return len(json.dumps(value, default=str))
+
+
+def fit(value: Any, limit: int = ANSWER_CHARS) -> Any:
+    """`value` itself when it fits in `limit` characters as JSON; else a copy cut to fit."""
+    if answer_chars(value) <= limit:
+        return value
+    value = copy.deepcopy(value)
+    notice = CUT_NOTICE.format(limit=limit)
+    room = limit - (answer_chars({"cut": notice}) if isinstance(value, dict) else 0)  # the notice fits too
+    for _ in range(1_000):  # each round cuts the largest part; a few rounds are the rule
+        excess = answer_chars(value) - room
+        if excess <= 0:
+            break
+        target = _largest(value, None, None)
+        if target is None:
+            break
+        _cut(target, excess, limit)
+    if isinstance(value, dict):
+        value["cut"] = notice
+    return value
+
+
+def _largest(node: Any, parent: Any, key: Any, best: tuple | None = None) -> tuple | None:
+    """(size, parent, key, node) of the largest list of two or more items, or text over the floor."""
+    if isinstance(node, str):
+        if len(node) > STRING_FLOOR:
+            size = answer_chars(node)
+            if best is None or size > best[0]:
+                best = (size, parent, key, node)
+        return best
+    if isinstance(node, list):
+        if len(node) - (_stubs(node) if parent is None else 0) > 1:
+            size = answer_chars(node)
+            if best is None or size > best[0]:
+                best = (size, parent, key, node)
+        for i, item in enumerate(node):
+            best = _largest(item, node, i, best)
+    elif isinstance(node, dict):
+        for k, item in node.items():
+            best = _largest(item, node, k, best)
+    return best
+
+
+def _cut(target: tuple, excess: int, limit: int) -> None:
+    _, parent, key, node = target
+    if isinstance(node, str):
+        keep = max(STRING_FLOOR, len(node) - excess - 20)
+        parent[key] = node[:keep] + " …"
+        if isinstance(parent, dict) and isinstance(key, str):
+            parent.setdefault(f"{key}_chars", len(node))
+        return
+    keep, removed = len(node) - (_stubs(node) if parent is None else 0), 0
+    while keep > 1 and removed < excess:
+        keep -= 1
+        removed += answer_chars(node[keep]) + 2
+    dropped = node[keep:]
+    del node[keep:]
+    if parent is None:  # a list answer (get_memory): each ref left out says so, to be asked again
+        for item in dropped:
+            if _is_stub(item):
+                node.append(item)
+            elif isinstance(item, dict) and "ref" in item:
+                node.append({"ref": item["ref"], "error": NOT_READ.format(limit=limit)})
+        return
+    if isinstance(parent, dict) and isinstance(key, str):
+        offset = parent.get("offset")
+        if "next_offset" in parent and isinstance(offset, int):  # a page: the next one starts where this ends
+            parent["next_offset"] = offset + len(node)
+        else:
+            parent.setdefault(f"{key}_total", len(node) + len(dropped))
+
+
+def _is_stub(item: Any) -> bool:
+    return isinstance(item, dict) and str(item.get("error", "")).startswith("not_read:")
+
+
+def _stubs(node: list) -> int:
+    """How many refs at the end of a list answer were left out already."""
+    n = 0
+    while n < len(node) and _is_stub(node[len(node) - 1 - n]):
+        n += 1
+    return n

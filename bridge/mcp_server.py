@@ -11,16 +11,19 @@ from fastmcp import FastMCP
 from fastmcp.exceptions import ResourceError, ToolError
 from fastmcp.exceptions import ValidationError as FastMCPValidationError
 from fastmcp.server.middleware import Middleware
+from fastmcp.tools.base import ToolResult
 from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
 from vault_sync.errors import InvalidInput, MnemovaultError, NotFound
+from vault_sync.limits import ANSWER_CHARS
 
 from . import schemas as S
 from .errors import engine_error
 from .mcp_common import bounded_status, tool_message
 from .mcp_memory_tools import register_memory_tools
 from .mcp_project import SessionProjects, current
+from .mcp_results import fit
 from .mcp_vault_tools import register_vault_tools
 from .operations import plain
 from .version import version
@@ -41,9 +44,6 @@ shared=true. Listings are paged: each answer has
 Memories fade unless used; strong ones are promoted to long-term notes, weak ones archived
 (never deleted: search_memory(scope="archive") finds them, restore_memory brings one back)."""
 
-# what one answer may hold at the default page sizes (characters): about 10k tokens, a small
-# part of an assistant's context (README "MCP answers are paged")
-ANSWER_CHARS = 40_000
 
 RESOURCE_NOT_FOUND = -32002  # the MCP specification's code for a resource that does not exist
 INVALID_PARAMS = -32602
@@ -67,11 +67,29 @@ class ArgumentErrors(Middleware):
             raise
 
 
+class Ceiling(Middleware):
+    """Every tool's answer within ANSWER_CHARS, whatever its arguments (mcp_results.fit): the one
+    place the budget is applied, after the tool made its page."""
+
+    async def on_call_tool(self, context, call_next):
+        result = await call_next(context)
+        sc = getattr(result, "structured_content", None)
+        if getattr(result, "is_error", False) or not isinstance(sc, dict):
+            return result
+        wrapped = set(sc) == {"result"}  # fastmcp's envelope of a list answer
+        value = sc["result"] if wrapped else sc
+        cut = fit(value, ANSWER_CHARS)
+        if cut is value:
+            return result
+        return ToolResult(content=cut, structured_content={"result": cut} if wrapped else cut, meta=result.meta)
+
+
 def build_mcp(get_service: Callable[[], Any], project: str | None = None) -> FastMCP:
     """`project`: every call's project (`mcp --in-process --project`, "" for shared); None: from
     the relay's header or the client's roots (mcp_project.py)."""
     mcp = FastMCP("mnemovault", instructions=INSTRUCTIONS, version=version(), strict_input_validation=True)
     mcp.add_middleware(ArgumentErrors())
+    mcp.add_middleware(Ceiling())
 
     def mapping() -> dict[str, str]:
         svc = get_service()

@@ -108,7 +108,8 @@ def register_vault_tools(mcp: FastMCP, call: Call) -> None:
 
     @mcp.tool(annotations=MOVES)
     async def restore_memory(ref: Annotated[Ref, Field(description="The archived memory's id or path.")]) -> R.Move:
-        """Bring an archived (forgotten) memory back: moves its note from Archive/ to STM/."""
+        """Bring an archived (forgotten) memory back to where it was archived from: from Archive/ to STM/ (active),
+        or to LTM/ (still promoted) for a long-term memory; links to it follow."""
         return await call(lambda s: s.restore(ref))
 
     @mcp.tool(annotations=hints(idempotent=True))
@@ -151,14 +152,31 @@ def register_vault_tools(mcp: FastMCP, call: Call) -> None:
         all_projects: Annotated[
             S.Flag, Field(description="Every project's memories (a group still never spans two projects).")
         ] = False,
+        member_offset: Annotated[
+            S.Offset, Field(description="Skip this many members of each group (the group's members_next_offset).")
+        ] = 0,
+        member_limit: Annotated[
+            int, Strict(), Field(ge=1, le=L.MAX_LIMIT, description="Most members listed per group.")
+        ] = 10,
     ) -> R.ClusterPage:
-        """Groups of similar short-term memories, with a suggested action for each (paged, with a total).
-        Changes nothing; needs embeddings."""
+        """Groups of similar short-term memories, with a suggested action for each (paged, with a total; each
+        group's members paged too: `size` counts them all, `members_next_offset` is the next page). Answers from the
+        memories whose embeddings are ready, at once: `without_vectors` counts those still waiting for the
+        background backfill. Changes nothing; needs embeddings."""
         project = current()
-        found = await call(lambda s: s.cluster(threshold, project, all_projects))
-        out = page(found, offset, limit)
-        out.update(project=project, all_projects=all_projects)
-        return cast(R.ClusterPage, out)
+        ready = await call(lambda s: s.clusters_ready(threshold, project, all_projects))
+        for group in ready["clusters"]:
+            members = page(group["members"], member_offset, member_limit)
+            group["members"] = members["items"]
+            group["members_next_offset"] = members["next_offset"]
+        answer = page(ready["clusters"], offset, limit)
+        answer.update(project=project, all_projects=all_projects, without_vectors=ready["without_vectors"])
+        if ready["without_vectors"]:
+            answer["notice"] = (
+                f"{ready['without_vectors']} short-term memories have no embedding yet (computed in the "
+                "background); they join the groups once they have one"
+            )
+        return cast(R.ClusterPage, answer)
 
     @mcp.tool(annotations=MOVES)
     async def consolidate_memories(

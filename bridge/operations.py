@@ -50,15 +50,33 @@ def call(vault: Path | None, op: str, **args: Any) -> Any:
         return run_local(svc, op, args)
 
 
-def search(vault: Path | None, **args: Any) -> tuple[Any, str | None]:
-    """(results, notice): through the daemon when one runs (full text and meaning); else full
-    text in this process, never loading the model for one query (seconds and hundreds of MB),
-    with a notice saying how to get meaning search when the settings have it on."""
-    result = _via_daemon(vault, "search", args)
+SAVED_WITHOUT_MODEL_NOTICE = (
+    "saved and indexed without the embedding model (loading it takes seconds): meaning search "
+    "and the near-duplicate check by meaning catch up on this memory once a daemon runs "
+    "(`mnemovault daemon`)"
+)
+
+
+def _without_model(vault: Path | None, op: str, notice: str, args: dict) -> tuple[Any, str | None]:
+    """(result, notice): through the daemon when one runs (it holds the model); else in this
+    process, never loading the model for one command (seconds and hundreds of MB), with
+    `notice` when the settings have meaning search on."""
+    result = _via_daemon(vault, op, args)
     if result is not _NO_DAEMON:
         return result, None
     from .context import meaning_search_on, open_service
 
-    notice = FULL_TEXT_NOTICE if meaning_search_on(vault) else None
+    said = notice if meaning_search_on(vault) else None
     with open_service(vault, embeddings=False) as svc:
-        return run_local(svc, "search", args), notice
+        return run_local(svc, op, args), said
+
+
+def search(vault: Path | None, **args: Any) -> tuple[Any, str | None]:
+    """(results, notice): full text and meaning through a daemon; else full text here."""
+    return _without_model(vault, "search", FULL_TEXT_NOTICE, args)
+
+
+def save(vault: Path | None, **args: Any) -> tuple[Any, str | None]:
+    """(result, notice): through a daemon; else written and indexed here at once, its vector
+    left to the daemon's backfill."""
+    return _without_model(vault, "save", SAVED_WITHOUT_MODEL_NOTICE, args)

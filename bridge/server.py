@@ -209,6 +209,8 @@ def _serve(svc, port: int | None, log_path: Path, lock: VaultLock, idle_exit: fl
     signal.signal(signal.SIGINT, lambda *_: None)
     try:
         _first_mcp_call(mcp)  # before the bridge file names this daemon: clients find it warm
+        if embedder is not None:
+            _start_model_load(svc)  # before any request: none may find the model unloaded and load it itself
         private_write(bfile, json.dumps(info, indent=2))
         lock.update({"port": bound})
         log.info("serving %s on 127.0.0.1:%d (bridge file %s)", svc.layout.root, bound, bfile)
@@ -252,16 +254,22 @@ def _stop_when(root: Path, server, activity, idle_exit: float) -> None:
         time.sleep(step)
 
 
+def _start_model_load(svc) -> None:
+    """Start loading the model in a background thread before the daemon accepts a request.
+    Until it is in, search answers from full text and a save skips the vector checks; no
+    request thread ever loads it (vault_sync.search.model.embedder_now)."""
+    from vault_sync.search.embeddings import warm_model
+
+    if warm_model(svc.engine, torch_threads=1) is not None:  # one torch thread: see Embedder.start_loading
+        log.info("embedding model: loading in the background")
+
+
 def _warm_when_serving(svc, server, embedder: Worker) -> None:
-    """Load the model once the server answers, not before: the load's imports would slow the
-    start. Until it is in, search answers from full text and a save skips the vector checks."""
+    """Start the backfill once the server answers: its first round would slow the start."""
     while not server.started:
         if server.should_exit:
             return
         time.sleep(0.05)
-    from vault_sync.search.embeddings import warm_model
-
-    warm_model(svc.engine, torch_threads=1)  # one torch thread: see Embedder.start_loading
     svc.subscribe(lambda kind, data: embedder.poke() if kind == "indexed" else None)
     embedder.start(first_delay=0.5)
 

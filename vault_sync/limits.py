@@ -32,6 +32,10 @@ MAX_RELATIONS = 100  # relations from one imported memory
 MAX_IMPORTED_CHARS = 40_000  # everything one imported record puts in frontmatter, together
 MAX_USE_COUNT = 1_000_000_000
 MAX_LIMIT = 1_000  # review, gc, and other list limits
+# the most characters one MCP tool answer may hold, whatever its arguments: about 10k tokens, a
+# small part of an assistant's context. Default page sizes stay under it; larger pages are cut
+# to it with paging that says how to get the rest (bridge/mcp_results.fit).
+ANSWER_CHARS = 40_000
 QUOTE_CHARS = 40
 REF_CHARS = 120  # a ref or path quoted in an error: enough to recognise it, never a whole 1,024-character input
 

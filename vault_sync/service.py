@@ -405,7 +405,7 @@ class MemoryService(EngineView):
         return listings.search_page(self.engine, query, limit, offset, **filters)
 
     def embedder_now(self) -> Any:
-        """The model if it can be used without waiting for a load (vault_sync.search.model)."""
+        """The model if it is loaded: never loads it, never waits (vault_sync.search.model)."""
         return semantic.embedder_now(self.engine)
 
     def semantic_neighbours(self, row: sqlite3.Row, limit: int = 3) -> list[str]:
@@ -420,6 +420,14 @@ class MemoryService(EngineView):
         from .search.cluster import cluster
 
         return cluster(self.engine, threshold, project, all_projects)
+
+    def clusters_ready(
+        self, threshold: float = 0.83, project: str | None = None, all_projects: bool = False
+    ) -> dict[str, Any]:
+        """Clusters of the memories whose vectors are ready; never computes one (search/cluster.py)."""
+        from .search.cluster import clusters_ready
+
+        return clusters_ready(self.engine, threshold, project, all_projects)
 
     def consolidate(self, ids: list[str], apply: bool = False, leave_held: bool = False) -> dict[str, Any]:
         """`leave_held`: a job's consolidation leaves out the note open in the editor."""

@@ -196,11 +196,34 @@ def _vault_toml(vault: Path) -> dict[str, Any]:
     return data
 
 
+def vault_around(folder: Path) -> Path | None:
+    """The nearest folder at or above `folder` holding a vault's .mnemovault/config.toml."""
+    try:
+        start = folder.resolve()
+    except OSError:
+        return None
+    for candidate in (start, *start.parents):
+        if (candidate / CONFIG_RELPATH).is_file():
+            return candidate
+    return None
+
+
+def _vault_around_cwd() -> Path | None:
+    try:
+        return vault_around(Path.cwd())
+    except OSError:  # the working folder was deleted
+        return None
+
+
 def load_settings(**explicit: Any) -> Settings:
     """Build settings; None-valued explicit arguments are treated as not given."""
     explicit = {k: v for k, v in explicit.items() if v is not None}
     user_data = _read_toml(user_config_file())
     vault = explicit.get("vault") or os.environ.get("MNEMOVAULT_VAULT") or user_data.get("vault")
+    if not vault:  # no vault named anywhere: the configured vault the working folder is inside
+        around = _vault_around_cwd()
+        if around is not None:
+            vault = explicit["vault"] = around
     toml_data = {**user_data, **(_vault_toml(Path(vault).expanduser()) if vault else {})}
 
     class _Loaded(Settings):

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from daemon_util import cli
+import json
+import subprocess
+import sys
+
+from daemon_util import ROOT, child_env, cli
 
 
 def test_init_creates_a_new_vault_folder(tmp_path):
@@ -27,3 +31,36 @@ def test_init_keeps_an_existing_vault_and_refuses_a_file(tmp_path):
     out = cli("init", str(afile))
     assert out.returncode != 0 and "not a folder" in out.stderr
     assert afile.read_text(encoding="utf-8") == "not a folder"
+
+
+def test_the_cli_uses_the_vault_the_working_folder_is_inside(vault, tmp_path):
+    """No --vault, no MNEMOVAULT_VAULT, no default in the person's config: a command run in a
+    sub-folder of a configured vault uses that vault; outside any vault it says how to name one."""
+    env = child_env(MNEMOVAULT_NO_DAEMON="1", PYTHONPATH=str(ROOT))
+    env.pop("MNEMOVAULT_VAULT", None)
+    init = subprocess.run(
+        [sys.executable, "-m", "bridge.cli", "init", str(vault)], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert init.returncode == 0, init.stderr
+    inside = vault / "STM"
+    done = subprocess.run(
+        [sys.executable, "-m", "bridge.cli", "status", "--json"],
+        cwd=inside,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["vault"] == str(vault.resolve())
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    lost = subprocess.run(
+        [sys.executable, "-m", "bridge.cli", "status"],
+        cwd=outside,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert lost.returncode != 0 and "--vault" in lost.stderr

@@ -137,6 +137,37 @@ def test_cli_search_without_a_daemon_answers_from_full_text_without_the_model(va
     assert off.returncode == 0 and "full text only" not in off.stderr  # meaning search off: nothing to say
 
 
+def test_cli_save_without_a_daemon_writes_and_indexes_without_the_model(vault):
+    # meaning search on: the save is written and indexed at once, the model never imported
+    env = child_env(MNEMOVAULT_NO_DAEMON="1", MNEMOVAULT_EMBEDDINGS="true")
+    code = (
+        "import sys\nfrom bridge.cli import app\n"
+        "try:\n    app(sys.argv[1:])\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
+        "print('model imported:', 'sentence_transformers' in sys.modules, file=sys.stderr)\n"
+    )
+    text = "The kiln in the garden studio fires at cone six on Thursdays."
+    out = subprocess.run(
+        [sys.executable, "-c", code, "save", text, "--vault", str(vault), "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=str(Path(__file__).resolve().parents[2]),
+    )
+    assert out.returncode == 0, out.stderr
+    saved = json.loads(out.stdout)["note"]["path"]
+    assert (vault / saved).read_text(encoding="utf-8").rstrip().endswith(text)
+    assert "model imported: False" in out.stderr
+    assert "without the embedding model" in out.stderr and "mnemovault daemon" in out.stderr
+    found = cli("search", "kiln cone six", "--vault", str(vault), "--json", env=env)
+    assert found.returncode == 0 and json.loads(found.stdout)["results"][0]["path"] == saved  # indexed at once
+
+    off = cli(
+        "save", "Another fact about the kiln shelves.", "--vault", str(vault), env=child_env(MNEMOVAULT_NO_DAEMON="1")
+    )
+    assert off.returncode == 0 and "embedding model" not in off.stderr  # meaning search off: nothing to say
+
+
 def test_cli_works_directly_without_a_daemon(vault):
     env = child_env(MNEMOVAULT_NO_DAEMON="1")
     out = cli("touch", STAGING, "--vault", str(vault), "--json", env=env)

@@ -64,3 +64,21 @@ def test_warm_model_is_off_without_embeddings(vault):
         assert search(svc.engine, "Postgres", limit=3)["notice"] is None
     finally:
         svc.close()
+
+
+def test_the_daemon_starts_its_model_loader_before_it_accepts_a_request(vault, tmp_path):
+    """The loader's start is logged before the daemon names itself in the bridge file and
+    serves: no request can arrive while no load is under way and load the model itself. The
+    model setting names a missing folder, so the load fails at once without importing torch."""
+    from daemon_util import Daemon
+
+    d = Daemon(
+        vault, tmp_path / "home", MNEMOVAULT_EMBEDDINGS="true", MNEMOVAULT_EMBEDDING_MODEL=str(tmp_path / "none")
+    )
+    try:
+        d.start()
+        log = d.log_text()
+    finally:
+        d.close()
+    loading, serving = log.find("embedding model: loading in the background"), log.find("serving ")
+    assert 0 <= loading < serving, log[-2000:]

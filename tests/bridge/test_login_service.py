@@ -96,7 +96,8 @@ def test_install_and_uninstall_write_only_the_file(vault, tmp_path, monkeypatch)
     # no service manager on PATH: the commands are reported as skipped, the file is written
     monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
     sf = service_file(vault, "macos", home=tmp_path)
-    lines = install(sf)
+    lines, failed = install(sf)
+    assert failed is None
     assert sf.path.exists() and plistlib.loads(sf.path.read_bytes())["RunAtLoad"] is True
     assert any(line.startswith("skipped (no launchctl here)") for line in lines)
     assert (tmp_path / "Library/Logs/mnemovault").is_dir()
@@ -134,3 +135,37 @@ def test_cli_service_install_dry_run_prints_the_file(vault, tmp_path, system, ma
     assert first.startswith("# ") and vault_key(vault) in first
     assert first[2:].startswith(str(tmp_path / "home"))
     assert not (tmp_path / "home").exists()  # a dry run writes nothing
+
+
+@pytest.mark.parametrize("broken", ["enable", "is-active"])
+def test_cli_service_install_fails_when_the_service_does_not_start(vault, tmp_path, broken):
+    """A systemctl on PATH that fails (enable refused, or the unit enabled but not running):
+    install exits non-zero and says why."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "systemctl"
+    fake.write_text(
+        "#!/bin/sh\n"
+        'echo "$@" >> "$(dirname "$0")/calls"\n'
+        f'case "$*" in *{broken}*) echo "Job for mnemovault failed: exit-code" >&2; echo failed; exit 3;; esac\n'
+        "exit 0\n",
+        encoding="utf-8",
+    )
+    fake.chmod(0o755)
+    env = {
+        **os.environ,
+        "HOME": str(tmp_path / "home"),
+        "PYTHONPATH": str(ROOT),
+        "PATH": f"{bin_dir}:{os.environ['PATH']}",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "bridge.cli", "service", "install", "--platform", "linux", "--vault", str(vault)],
+        cwd=str(ROOT),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode != 0, done.stdout
+    assert "did not start" in done.stderr and "failed" in done.stderr
+    assert "enable --now" in (bin_dir / "calls").read_text(encoding="utf-8")

@@ -243,3 +243,11 @@ def test_the_briefing_answers_with_current_facts_and_a_hand_written_loop_keeps_b
                 assert {x["path"], y["path"]} <= shown, (topic, shown)
     finally:
         s.close()
+
+
+@pytest.mark.parametrize("max_tokens", [40, 60, 100, 150, 240, 400, 800, 1600, 5000])
+def test_the_whole_answer_included_list_and_all_stays_within_max_tokens(service, max_tokens):
+    answer = service.brief(None, max_tokens)
+    if max_tokens >= 150:
+        assert answer["included"], "nothing included: the test proves nothing"
+    assert len(json.dumps(answer, ensure_ascii=False)) <= max_tokens * 4

@@ -377,3 +377,29 @@ def test_a_use_count_of_0_written_by_hand_means_never_used(empty_vault):
     assert svc.note("STM/Saved once.md")["score"] > svc.engine.params.danger_zone_max
     assert [m["from"] for m in svc.gc(dry_run=False)["archived"]] == ["STM/Never used.md"]
     svc.close()
+
+
+def test_an_archived_long_term_memory_is_restored_to_ltm_as_promoted(service, vault):
+    """Archive then restore of an LTM memory: back in LTM/ as promoted (not a promotion
+    candidate in STM/), and the links to it follow it both ways."""
+    ltm = "LTM/Espresso recipe.md"
+    linking = "Home and kitchen.md"
+    assert "[[Espresso recipe]]" in (vault / linking).read_text(encoding="utf-8")
+    moved = service.archive(ltm, "no longer brewing")
+    assert moved["to"] == "Archive/Espresso recipe.md"
+    assert fm(vault / moved["to"])["archived_from"] == "ltm"
+    back = service.restore(moved["to"])
+    assert back["to"] == ltm
+    meta = fm(vault / ltm)
+    assert meta["status"] == "promoted" and meta.get("promoted_at") and "archived_from" not in meta
+    assert "archived_at" not in meta and "archive_reason" not in meta
+    assert "[[Espresso recipe]]" in (vault / linking).read_text(encoding="utf-8")
+    assert service.store.note(ltm)["kind"] == "ltm"
+    assert ltm not in {c["path"] for c in service.promote_all(dry_run=True).get("candidates", [])}
+    assert_index_matches_rebuild(service)
+
+    # a short-term memory still comes back to STM/ as active
+    stm = "STM/Staging runs Postgres 16.md"
+    moved = service.archive(stm)
+    assert fm(vault / moved["to"])["archived_from"] == "stm"
+    assert service.restore(moved["to"])["to"] == stm and fm(vault / stm)["status"] == "active"

@@ -381,9 +381,6 @@ class LifecycleMachine(RuleBasedStateMachine):
             self.respell(rel)
         before = (self.vault / rel).read_bytes()
         if archive:
-            row = self.svc.store.note(rel)
-            if row is None or rel.startswith("LTM/") != (row["status"] == "promoted"):
-                return  # RESTORE_TO_ORIGIN: comes back where it was archived from (issue 41)
             moved = self.engine(self.svc.archive, rel)
             if moved is None or moved.get("prior") is None:
                 return

@@ -86,3 +86,22 @@ def test_automatic_promotion_waits_for_the_model_without_holding_the_write_lock(
         )
     finally:
         svc.close()
+
+
+def test_a_save_never_loads_the_model_in_its_own_thread(vault):
+    """No load started (as in a CLI process, or a request that would beat the daemon's loader):
+    the save is written and indexed without the model, and nothing starts loading it."""
+    from conftest import make_service
+
+    svc = make_service(vault, embeddings=True)
+    try:
+        cold = Embedder()
+        svc.use_embedder(cold)
+        one = svc.save(RATE, tags=["api"])
+        many = svc.save_many([{"text": OTHER}])
+        assert one["saved"] and many["results"][0]["saved"]
+        assert not cold.loaded and not cold.loading and cold.calls == 0, "a save loaded the model"
+        assert [m["path"] for m in one["may_supersede"]] == ["STM/Atlas API rate limit is 600 requests per minute.md"]
+        assert svc.store.note(one["note"]["path"]) is not None  # indexed at once
+    finally:
+        svc.close()

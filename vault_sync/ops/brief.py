@@ -15,6 +15,7 @@ only the decay per memory (~5 ms) and reads bodies in one query.
 from __future__ import annotations
 
 import heapq
+import json
 import math
 import unicodedata
 from dataclasses import dataclass, field
@@ -35,6 +36,10 @@ MIN_TOKENS, MAX_TOKENS = 40, 100_000
 TOPIC_RESULTS = 10
 STRONGEST = 40
 ITEM_CHARS = 240  # a memory's line is cut here: a briefing lists facts, get_memory reads them whole
+
+
+def _json_chars(value: Any) -> int:
+    return len(json.dumps(value, ensure_ascii=False))
 
 
 def check_budget(max_tokens: object) -> int:
@@ -207,8 +212,19 @@ def brief(
     where = f", project {scope.name}" if scope.name and not scope.everything else ""
     where = ", every project" if scope.everything and queries.any_project(engine.store) else where
     header = f"# What you know{about} (mnemovault{where})\n"
-    text = header if len(header) <= budget else ""
-    reserve = len(_footer(total, topic))  # the longest footer this briefing can need
+    # the whole answer counts, as JSON: the text (escaped), the included list and the fields around them
+    skeleton = {
+        "text": "",
+        "tokens": max_tokens,
+        "max_tokens": max_tokens,
+        "included": [],
+        "left_out": total,
+        **scope.describe(),
+    }
+    used = _json_chars(skeleton)
+    text = header if used + _json_chars(header) - 2 <= budget else ""
+    used += _json_chars(text) - 2
+    reserve = _json_chars(_footer(total, topic)) - 2  # the longest footer this briefing can need
     included: list[dict[str, Any]] = []
     rowids = {item["path"]: item.get("rowid") for _, item, _ in picks}
     missing = [p for p, r in rowids.items() if r is None]
@@ -219,14 +235,18 @@ def brief(
         rowid = rowids.get(item["path"])
         body = bodies.get(rowid, "") if rowid is not None else item.get("snippet", "")
         line = _line(item["title"], body, item["id"], mark)
-        if len(text) + len(line) + reserve > budget:
+        entry = {"path": item["path"], "id": item["id"], "section": section, "project": item.get("project")}
+        cost = _json_chars(line) - 2 + _json_chars(entry) + 2  # ", " between entries
+        if used + cost + reserve > budget:
             continue  # a shorter one further down may still fit
         text += line
-        included.append({"path": item["path"], "id": item["id"], "section": section, "project": item.get("project")})
+        used += cost
+        included.append(entry)
     footer = _footer(total - len(included), topic)
-    if len(text) + len(footer) <= budget:
+    if used + _json_chars(footer) - 2 <= budget:
         text += footer
-    text = text[:budget]  # the guarantee, whatever the arithmetic above
+    while text and _json_chars({**skeleton, "text": text, "included": included}) > budget:
+        text = text[: len(text) * 9 // 10]  # the guarantee, whatever the arithmetic above
     return {
         "text": text,
         "tokens": -(-len(text) // CHARS_PER_TOKEN),

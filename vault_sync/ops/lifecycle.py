@@ -259,7 +259,14 @@ def archive_one(engine: Engine, row: sqlite3.Row, reason: str, extra: dict[str, 
         raise WrongState(f"{row['path']} is one of your notes, not a memory; only memories are archived")
     now = engine.now()
     dst = f"{engine.layout.archive}/{row['path'].split('/', 1)[1]}"
-    keys = {"status": "archived", "archived_at": now, "archive_reason": reason, **(extra or {})}
+    # where it came from (stm or ltm): restore puts it back there
+    keys = {
+        "status": "archived",
+        "archived_at": now,
+        "archive_reason": reason,
+        "archived_from": row["kind"],
+        **(extra or {}),
+    }
     move = move_note(engine, row, dst, lambda note: {**archived_scores(engine, note, now), **keys}, reason)
     engine.writes.emit("archived", move.to_dict())
     return move
@@ -347,34 +354,46 @@ def _prior_on_disk(engine: Engine, rel: str) -> dict[str, Any] | None:
         return None
 
 
+def _archived_from(engine: Engine, rel: str) -> str:
+    """stm or ltm: what archive recorded; for a note archived before it recorded that, a
+    `promoted_at` says it was long-term."""
+    try:
+        fm = parse_note(rel, engine.layout.abs(rel).read_bytes()).frontmatter
+    except OSError:
+        return "stm"
+    recorded = fm.get("archived_from")
+    if recorded in ("stm", "ltm"):
+        return str(recorded)
+    return "ltm" if fm.get("promoted_at") else "stm"
+
+
 def restore(engine: Engine, ref: str, prior: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Back to STM as a use (its score starts again from now); with `prior` (what archive
-    answered), the undo of that archive: exactly the values before it, and not a use."""
+    """Back to where it was archived from as a use (its score starts again from now): STM/ as
+    active, or LTM/ as promoted; with `prior` (what archive answered), the undo of that
+    archive: exactly the values before it, and not a use."""
     undo = review_op.prior_updates(prior, review_op.PRIOR_KEYS) if prior is not None else None
     row = lookups.resolve(engine, ref)
     if row["kind"] != "archive":
         raise WrongState(f"{row['path']} is not archived; only notes in {engine.layout.archive}/ can be restored")
     now = engine.now()
-    home = engine.layout.ltm if undo is not None and prior and prior["status"] == "promoted" else engine.layout.stm
+    # where it was archived from (an undo too: a note the person kept in LTM/ unpromoted goes back there)
+    long_term = _archived_from(engine, row["path"]) == "ltm"
+    home = engine.layout.ltm if long_term else engine.layout.stm
     dst = f"{home}/{row['path'].split('/', 1)[1]}"
 
     def keys(note: Note) -> dict[str, Any]:
+        gone: dict[str, Any] = {k: REMOVE for k in ("merged_into", "archived_from") if k in note.frontmatter}
         if undo is not None:
-            out = {**undo, "archived_at": REMOVE, "archive_reason": REMOVE}
-            if "merged_into" in note.frontmatter:
-                out["merged_into"] = REMOVE
-            return out
+            return {**undo, "archived_at": REMOVE, "archive_reason": REMOVE, **gone}
         note.fields.last_used = now  # back in use: its score and due dates start again from now
-        out = {
+        return {
             **score_updates(engine, note.fields, now),
-            "status": "active",
+            "status": "promoted" if long_term else "active",  # a long-term memory stays promoted
             "last_used": now,
             "archived_at": REMOVE,
             "archive_reason": REMOVE,
+            **gone,
         }
-        if "merged_into" in note.frontmatter:
-            out["merged_into"] = REMOVE
-        return out
 
     move = move_note(engine, row, dst, keys, "archive undone" if undo is not None else "restored on request")
     engine.writes.emit("restored", move.to_dict())

@@ -128,6 +128,10 @@ def search_page(engine: Engine, query: str, limit: int = 10, offset: int = 0, **
         seen = {h["path"] for h in checked(engine, query, offset, **filters).get("results", [])}
         hits = [h for h in hits if h["path"] not in seen]
     result["results"] = hits[:limit]
+    # what the ranking matched, up to the window: at least this many hits can be paged through
+    # (a ranking for a larger page looks at more candidates, so a later page may count more)
+    matches = result.pop("matches", 0)
+    result["total"] = min(SEARCH_WINDOW, max(matches, offset + len(result["results"])))
     result["offset"] = offset
     result["next_offset"] = offset + limit if len(hits) >= limit and offset + limit < SEARCH_WINDOW else None
     return result

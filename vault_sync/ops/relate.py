@@ -23,6 +23,7 @@ _RESERVED = (
     "aliases",
     "merged_into",
     "archive_reason",
+    "archived_from",
     "supersedes",
     "superseded_by",
     "last_batch",

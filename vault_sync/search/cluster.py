@@ -18,7 +18,7 @@ from ..engine import Engine
 from ..errors import InvalidInput
 from ..index import queries
 from ..lookups import not_current
-from ..projects import fold, scope_of
+from ..projects import ProjectScope, fold, scope_of
 from .embeddings import EmbeddingUnavailable, backfill, get_embedder, vector_cache
 
 AUTO_MERGE, REVIEW = 0.9, 0.75
@@ -81,8 +81,23 @@ def cluster(
 ) -> list[dict[str, Any]]:
     """Clusters of similar STM memories, most cohesive first (empty without embeddings): of
     `project` and shared ones (every project's with `all_projects`). A cluster never spans two
-    projects (shared memories count as one of their own): consolidation never merges across."""
-    scope = scope_of(project, all_projects)
+    projects (shared memories count as one of their own): consolidation never merges across.
+    Computes the vectors still missing first (the CLI's `cluster`: it waits for that)."""
+    return _cluster(engine, threshold, scope_of(project, all_projects), compute_missing=True)[0]
+
+
+def clusters_ready(
+    engine: Engine, threshold: float = 0.83, project: str | None = None, all_projects: bool = True
+) -> dict[str, Any]:
+    """The clusters of the memories whose vectors are ready, never computing one (an assistant's
+    call must not wait minutes for a backfill), and how many memories have none yet."""
+    clusters, pending = _cluster(engine, threshold, scope_of(project, all_projects), compute_missing=False)
+    return {"clusters": clusters, "without_vectors": pending}
+
+
+def _cluster(
+    engine: Engine, threshold: float, scope: ProjectScope, compute_missing: bool
+) -> tuple[list[dict[str, Any]], int]:
     try:
         threshold = float(threshold)
     except (TypeError, ValueError, OverflowError):
@@ -91,10 +106,11 @@ def cluster(
         raise InvalidInput(f"threshold must be between 0 and 1; got {threshold}")
     embedder = get_embedder(engine)
     if embedder is None:
-        return []
-    report = backfill(engine)
-    if report.get("error"):
-        raise EmbeddingUnavailable(report["error"])
+        return [], 0
+    if compute_missing:
+        report = backfill(engine)
+        if report.get("error"):
+            raise EmbeddingUnavailable(report["error"])
     superseded = not_current(engine)  # a replaced fact is never offered for merging
     rows = [
         r
@@ -108,8 +124,9 @@ def cluster(
         if vec is not None:
             kept.append(row)
             vectors.append(vec[0])
+    pending = len(rows) - len(kept)
     if len(kept) < 2:
-        return []
+        return [], pending
     matrix = np.stack(vectors).astype(np.float32)
     out: list[dict[str, Any]] = []
     scores: dict[str, float] = {}
@@ -132,4 +149,4 @@ def cluster(
             }
         )
     out.sort(key=lambda c: (-scores[c["id"]], c["id"]))
-    return out
+    return out, pending

@@ -387,7 +387,7 @@ def _ranked(
         for r in results:
             if r["path"] in succ:
                 r["superseded_by"] = newest(engine, r["path"], succ)
-    return {"results": results, "semantic": semantic, "notice": notice}
+    return {"results": results, "semantic": semantic, "notice": notice, "matches": len(scored)}
 
 
 def _blend(scored: list[Scored], limit: int, ratio: float) -> list[Scored]:

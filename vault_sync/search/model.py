@@ -220,13 +220,14 @@ def get_embedder(engine: Engine) -> Embedder | None:
 
 
 def embedder_now(engine: Engine) -> Embedder | None:
-    """The model, when using it now cannot wait on a load under way or a load that failed.
+    """The model when it is already loaded; None while it loads, after a failed load, or when
+    no load was started.
 
-    The save path asks this: a save never waits for the daemon's warm-up (its vector follows
-    from the background backfill). In a process that did not start a load, the model loads on
-    first use as before."""
+    The save path asks this: a save never loads the model in its own thread, nor waits for
+    the daemon's warm-up (its vector follows from the background backfill). A process that
+    never starts a load (a CLI `save`) writes and indexes without the model at all."""
     embedder = get_embedder(engine)
-    if embedder is None or embedder.loading or embedder.error is not None:
+    if embedder is None or not embedder.loaded:
         return None
     return embedder
 

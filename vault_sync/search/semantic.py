@@ -21,7 +21,7 @@ def embedder(engine: Engine) -> "Embedder | None":
 
 
 def embedder_now(engine: Engine) -> "Embedder | None":
-    """The model if it can be used without waiting for a load (model.embedder_now)."""
+    """The model if it is loaded: never loads it, never waits (model.embedder_now)."""
     if not engine.settings.embeddings:
         return None
     from .model import embedder_now as now
