@@ -49,7 +49,8 @@ def test_consolidating_a_chain_keeps_the_newest_fact_and_moves_the_chain_links(e
     try:
         old = svc.save("My train leaves at 8:10 from platform two", title="Train 810")["note"]
         new = svc.save("My train leaves at 8:40 from platform two", title="Train 840", supersedes=[old["id"]])["note"]
-        twin = svc.save("The train I take leaves at 8:40, platform two", title="Train twin")["note"]
+        # its own memory (a save would reinforce `new`: the same fact in other words)
+        twin = svc.create_memory("The train I take leaves at 8:40, platform two", title="Train twin")
         older = svc.save("My train used to leave at 7:50 from platform one", title="Train 750")["note"]
         svc.supersede(older["id"], new["id"])  # outside the set, superseded by a merged original
         other = svc.save("The gym opens at six on weekdays", title="Gym")["note"]
