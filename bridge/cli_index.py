@@ -24,7 +24,7 @@ def sync(
 
         with open_service(vault, initial_sync=False) as svc:
             with output.progress("indexing", enabled=not as_json) as bar:
-                report = svc.sync(rebuild=rebuild, progress=bar)
+                report = svc.sync(rebuild=rebuild, progress=bar, check=True)
             emit(report, as_json, output.render_sync)
 
     run(go)

@@ -303,7 +303,7 @@ def build_app(
             methods=["GET"],
         ),
         Route("/api/search", endpoint(search_fn, S.SearchQuery, "GET"), methods=["GET"]),
-        Route("/api/sync", endpoint(lambda a: lambda: svc.sync(), S.NoArgs), methods=["POST"]),
+        Route("/api/sync", endpoint(lambda a: lambda: svc.sync(check=True), S.NoArgs), methods=["POST"]),
         Route("/api/editing", endpoint(lambda a: lambda: svc.editing(a.path), S.EditingArgs), methods=["POST"]),
         Route("/api/rpc", endpoint(rpc_fn, S.RpcBody), methods=["POST"]),
         Route("/api/events", events_endpoint, methods=["GET"]),

@@ -96,7 +96,7 @@ class Jobs:
     def _work(self, kind: str, progress: Callable[[int, int | None], None], args: dict) -> Any:
         svc = self.svc
         if kind == "sync":
-            return svc.sync(progress=progress)
+            return svc.sync(progress=progress, check=True)
         # GC, promote-all, consolidate: the preview gives the total; each move event counts one.
         if kind == "consolidate":
             total = len(svc.consolidate(args["ids"], apply=False, leave_held=True)["plan"]["sources"])

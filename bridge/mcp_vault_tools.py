@@ -211,4 +211,4 @@ def register_vault_tools(mcp: FastMCP, call: Call) -> None:
         rebuild: Annotated[S.Flag, Field(description="Rebuild the index from scratch.")] = False,
     ) -> R.SyncReport:
         """Bring the index up to date with the vault now. Writes only the index (outside the vault), never a note."""
-        return await call(lambda s: s.sync(rebuild=rebuild))
+        return await call(lambda s: s.sync(rebuild=rebuild, check=True))

@@ -54,6 +54,9 @@ def render_sync(r: dict) -> None:
         console.print(f"  skipped {path}: {why}")
     for fix in r.get("id_fixes", []):
         console.print(f"  {fix}")
+    if r.get("index_repair"):
+        repair = r["index_repair"]
+        console.print(f"  index repaired: {', '.join(repair['damaged'])} made anew ({repair['reason']})")
 
 
 def render_sweep(r: dict) -> None:

@@ -98,10 +98,11 @@ class MemoryService(EngineView):
         self.engine.events.scores(paths, rows)
 
     # -- sync --
-    def sync(self, rebuild: bool = False, progress: Progress | None = None) -> dict[str, Any]:
+    def sync(self, rebuild: bool = False, progress: Progress | None = None, check: bool = False) -> dict[str, Any]:
         """Reconcile the index with the vault; the report as a plain dict (SyncReport.to_dict).
-        `rebuild` works on any damage to the index (ops/repair.py)."""
-        return repair_op.sync(self.engine, rebuild, progress).to_dict()
+        `rebuild` works on any damage to the index; `check` (a sync a person asked for)
+        checks the whole index first and repairs what it finds (ops/repair.py)."""
+        return repair_op.sync(self.engine, rebuild, progress, check).to_dict()
 
     def check_index(self, reason: str) -> dict[str, Any] | None:
         """Check the whole index; repair any damage from the vault (what was done, or None)."""

@@ -29,6 +29,10 @@ SQL_DAMAGE = {
     "fts_config": "UPDATE fts_config SET v = 99 WHERE k = 'version'",  # SQLite cannot even drop the table
     "trigram_data": _garbage("trigram"),
     "windows_data": _garbage("windows"),
+    # dropped by hand or by a tool: missing tables are made anew, by the open, `sync` or a daemon
+    "fts_dropped": "DROP TABLE fts",
+    "trigram_dropped": "DROP TABLE trigram",
+    "windows_dropped": "DROP TABLE windows",
 }
 FILE_DAMAGE = ("notes_page", "embeddings_page", "truncated")
 
@@ -117,7 +121,7 @@ def test_damage_is_repaired_at_open_and_search_answers(setup, how):
     assert index_dump(index) == rebuild_dump(vault)
     if how in ("fts_config", "notes_page", "truncated"):
         assert list(index.parent.glob("*.corrupt-*")), "the damaged file was set aside"
-    if how in ("fts_data", "fts_content", "trigram_data", "windows_data", "fts_config"):
+    if how in SQL_DAMAGE:
         assert vectors(index) == [VECTOR], "the vector cache survives when it is whole"
 
 
@@ -185,3 +189,49 @@ def test_a_big_index_is_checked_fully_when_asked(vault, monkeypatch):
         assert svc.check_index("again") is None  # whole now
     finally:
         svc.close()
+
+
+@pytest.mark.parametrize("table", ["fts", "trigram", "windows", "tags"])
+def test_sync_finds_a_dropped_table_the_open_did_not_see(vault, table):
+    """A table dropped while the index is open (the open's check already ran): `sync` checks
+    the whole index, makes the table anew and reads the vault into it; its report says so."""
+    from conftest import make_service
+
+    add_notes(vault)
+    svc = make_service(vault)
+    try:
+        with svc.store.lock:
+            svc.store.db.execute(f"DROP TABLE {table}")
+        report = svc.sync(check=True)
+        assert report["index_repair"]["damaged"] == [table] and report["index_repair"]["remade"] == "tables"
+        assert "found by sync" in report["index_repair"]["reason"]
+        assert svc.store.canonical_dump() == rebuild_dump(vault)
+        assert [h["path"] for h in svc.search("部署流程")["results"]][:1] == ["STM/部署流程.md"]
+        assert svc.sync(check=True)["index_repair"] is None  # whole now
+    finally:
+        svc.close()
+
+
+def test_a_table_dropped_while_a_daemon_serves_is_met_and_repaired(setup):
+    """Dropped before the daemon starts (its start repairs it) and while it serves (a search
+    meets 'no such table', which is damage: repaired, and the search answers)."""
+    vault, home, env, index, expected = setup
+    damage(index, "fts_dropped")
+    damage(index, "trigram_dropped")
+    d = Daemon(vault, home, **QUIET_LIFECYCLE).start()
+    try:
+        r = d.get("/api/search", params={"q": "postgres"})
+        assert r.status_code == 200, r.text
+        assert [hit["path"] for hit in r.json()["results"]] == expected["postgres"]
+        assert set(d.status()["index_repair"]["damaged"]) == {"fts", "trigram"}
+        damage(index, "fts_dropped")
+        r = d.get("/api/search", params={"q": "postgres"})
+        assert r.status_code == 200, r.text
+        assert [hit["path"] for hit in r.json()["results"]] == expected["postgres"]
+        repair = d.status()["index_repair"]
+        assert repair["damaged"] == ["fts"] and "met by search" in repair["reason"], repair
+        cli_sync = cli("sync", "--json", "--vault", str(vault), env=d.env)
+        assert cli_sync.returncode == 0, cli_sync.stderr
+        assert index_dump(index) == rebuild_dump(vault)
+    finally:
+        d.close()

@@ -2,10 +2,11 @@
 deleting files.
 
 Everything in the index but the vector cache is derived from the vault, so a repair never
-needs the damaged data. A damaged full-text table (fts, trigram, windows) is dropped and
-created empty, and every derived row is cleared so the next reconcile reads the vault again;
-when SQLite cannot even drop it, or the file's own structure is damaged, the file is set
-aside and a new one made, keeping the stored vectors when they read back whole.
+needs the damaged data. A damaged or missing table (fts, trigram, windows, or any other the
+schema makes, dropped by hand or by a tool) is dropped and created empty, and every derived
+row is cleared so the next reconcile reads the vault again; when SQLite cannot even drop it,
+or the file's own structure is damaged, the file is set aside and a new one made, keeping
+the stored vectors when they read back whole.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pathlib import Path
 from typing import Any, Callable, Protocol
 
 from ..dates import format_datetime
-from .schema import DERIVED_TABLES
+from .schema import DERIVED_TABLES, SCHEMA_TABLES
 
 log = logging.getLogger("mnemovault.index")
 
@@ -65,8 +66,22 @@ def is_damage(exc: BaseException) -> bool:
     if code is not None and code & 0xFF in CORRUPT_CODES:  # SQLITE_CORRUPT_VTAB and friends too
         return True
     text = str(exc).lower()
+    if text.startswith("no such table: "):  # a table of the schema dropped (not a bad query's name)
+        return is_schema_table(text.removeprefix("no such table: "))
     # FTS5 reports a damaged config row as a plain error; its query syntax errors say 'syntax'
     return "malformed" in text or "fts5 file format" in text or "corrupt" in text
+
+
+def is_schema_table(name: str) -> bool:
+    """A table the schema makes, or one of its full-text tables' shadow tables (fts_data...)."""
+    name = name.strip().removeprefix("main.")
+    return name in SCHEMA_TABLES or any(name.startswith(f"{table}_") for table in FTS_TABLES)
+
+
+def missing_tables(db: sqlite3.Connection) -> list[str]:
+    """The schema's tables that are not in the file (cheap: the schema table only)."""
+    present = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    return [table for table in SCHEMA_TABLES if table not in present]
 
 
 def damaged_parts(db: sqlite3.Connection, path: Path | str, full: bool) -> list[str]:
@@ -79,6 +94,11 @@ def damaged_parts(db: sqlite3.Connection, path: Path | str, full: bool) -> list[
             if result != ["ok"]:
                 log.warning("index %s: quick_check found %s", path, "; ".join(map(str, result[:5])))
                 return ["file"]
+        missing = missing_tables(db)
+        if missing:
+            log.warning("index %s: the %s table(s) are missing", path, ", ".join(missing))
+            # without meta the schema version is lost: a new file, made whole by _ensure_schema
+            return ["file"] if "meta" in missing else missing
         notes = db.execute("SELECT count(*) FROM notes").fetchone()[0]
     except sqlite3.DatabaseError as exc:
         if is_damage(exc):
@@ -99,8 +119,9 @@ def damaged_parts(db: sqlite3.Connection, path: Path | str, full: bool) -> list[
 
 
 def remake_tables(db: sqlite3.Connection, tables: list[str], schema: str) -> None:
-    """Drop these full-text tables, create them empty, clear every derived row (the next
-    reconcile reads the whole vault). Raises sqlite3.DatabaseError when SQLite cannot."""
+    """Drop these tables (damaged full-text tables, or missing ones), create them empty, clear
+    every derived row (the next reconcile reads the whole vault). Raises sqlite3.DatabaseError
+    when SQLite cannot."""
     db.execute("BEGIN IMMEDIATE")
     try:
         for table in tables:
@@ -155,7 +176,7 @@ def repair(store: Repairable, parts: list[str], reason: str, schema: str) -> str
     try:
         if "file" in parts:
             raise sqlite3.DatabaseError("the file's structure is damaged")
-        remake_tables(store.db, [p for p in parts if p in FTS_TABLES] or list(FTS_TABLES), schema)
+        remake_tables(store.db, [p for p in parts if p in SCHEMA_TABLES] or list(FTS_TABLES), schema)
     except sqlite3.DatabaseError:
         how = "file"
         vectors = readable_vectors(store.db)
@@ -175,7 +196,7 @@ def repair(store: Repairable, parts: list[str], reason: str, schema: str) -> str
         store.path,
         ", ".join(parts) or "a table",
         reason,
-        "file" if how == "file" else "full-text tables",
+        "file" if how == "file" else "damaged tables",
     )
     return how
 

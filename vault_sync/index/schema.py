@@ -94,17 +94,16 @@ CREATE VIRTUAL TABLE IF NOT EXISTS trigram USING fts5(title, body, tokenize = 't
 )
 
 # run on every open of a current-version index: additions that need no rebuild (a rebuild
-# would also drop the embedding cache, hours of model time on a large vault)
-UPGRADES = (
-    """
+# would also drop the embedding cache, hours of model time on a large vault). The windows
+# table of an index from before it is made when it is filled (store._fill_windows): made
+# here, a dropped one would come back empty instead of being found missing and repaired.
+UPGRADES = """
 CREATE INDEX IF NOT EXISTS tags_tag_note ON tags(tag, note);
 DROP INDEX IF EXISTS tags_tag;
 CREATE INDEX IF NOT EXISTS notes_kind_score ON notes(kind, decay_score);
 CREATE INDEX IF NOT EXISTS notes_status ON notes(status);
 CREATE INDEX IF NOT EXISTS links_kind ON links(kind);
 """
-    + WINDOWS_TABLE
-)
 
 DERIVED_TABLES = (
     "notes",
@@ -118,6 +117,9 @@ DERIVED_TABLES = (
     "windows",
     "attachments",
 )
+
+# every table the schema makes: one missing is damage (index/health.py), made anew from the vault
+SCHEMA_TABLES = ("meta", *DERIVED_TABLES, "embeddings")
 
 BULK_TABLES = ("notes", "tags", "aliases", "links")  # the tables a cold build fills in bulk
 

@@ -16,7 +16,7 @@ from ..errors import IndexDamaged
 from ..note import Note
 from . import dump, health, trigram, windows
 from .rows import COL_CONTENT_HASH, COL_CONVERSATION, COL_SAID_AT, NOTE_COLUMNS, Stat, child_rows, note_row
-from .schema import BULK_TABLES, SCHEMA, SCHEMA_VERSION, UPGRADES, drop_indexes
+from .schema import BULK_TABLES, SCHEMA, SCHEMA_VERSION, UPGRADES, WINDOWS_TABLE, drop_indexes
 
 # Each single-note FTS write adds a small segment; FTS5 merges them only now and then, and
 # a query reads every segment, so a run of single edits slows full-text search down. After
@@ -154,6 +154,7 @@ class IndexStore:
         row = self.db.execute("SELECT value FROM meta WHERE key='windows_version'").fetchone()
         if row and row[0] == windows.WINDOWS_VERSION:
             return
+        self.db.executescript(WINDOWS_TABLE)
         self.db.execute("BEGIN IMMEDIATE")
         try:
             windows.fill(self.db)

@@ -67,6 +67,7 @@ class SyncReport:
     temp_cleaned: int = 0
     seconds: float = 0.0
     changes: list[Change] = field(default_factory=list)
+    index_repair: dict[str, Any] | None = None  # damage the full check before it found and repaired
 
     def to_dict(self) -> dict[str, Any]:
         # not asdict(self): it would deep-copy every change (thousands after a cold index) to drop them

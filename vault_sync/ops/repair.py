@@ -63,9 +63,13 @@ def after_sync(engine: Engine, report: "SyncReport") -> None:
             fix_duplicate_ids(engine, report)
 
 
-def sync(engine: Engine, rebuild_all: bool = False, progress: Any = None) -> "SyncReport":
-    """Reconcile the index with the vault. `rebuild_all` works on any damage to the index."""
+def sync(engine: Engine, rebuild_all: bool = False, progress: Any = None, check: bool = False) -> "SyncReport":
+    """Reconcile the index with the vault. `rebuild_all` works on any damage to the index;
+    `check` (a sync the person asked for) checks the whole index first and repairs what is
+    damaged or missing; the report's `index_repair` says what was."""
+    repaired = repair_index(engine, "found by sync") if check and not rebuild_all else None
     report = rebuild(engine, progress) if rebuild_all else engine.indexer.reconcile(progress=progress)
+    report.index_repair = repaired
     report.new_ids = set()  # every duplicate is looked at below, the new ones with the rest
     with engine.writes.operation():
         report.id_fixes += settle_duplicate_ids(engine)
