@@ -116,13 +116,14 @@ class ReviewArgs(Args):
     all_projects: Flag = True  # the person's own queue: every project's unless narrowed
 
 
+# every operation that moves notes previews unless asked to apply (dry_run: false), on every front end
 class PromoteArgs(Args):
     ref: Ref
-    dry_run: Flag = False
+    dry_run: Flag = True
 
 
 class PromoteAllArgs(Args):
-    dry_run: Flag = False
+    dry_run: Flag = True
 
 
 class GcArgs(Args):
@@ -308,7 +309,7 @@ class TouchBody(Args):
 class PromoteBody(Args):
     ref: Ref | None = None
     auto: Flag = False
-    dry_run: Flag = False
+    dry_run: Flag = True  # a preview unless asked to apply
 
     @model_validator(mode="after")
     def _one_target(self):

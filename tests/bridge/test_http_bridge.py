@@ -176,6 +176,14 @@ def test_gc_preview_changes_nothing(shared):
     assert all({"id", "title", "path", "score", "reason"} <= set(c) for c in r["candidates"])
     promote = shared.post("/api/promote", {"auto": True, "dry_run": True}).json()
     assert promote["dry_run"] is True and promote["promoted"] == [] and promote["candidates"]
+    # not asked to apply: a preview, on every route (issue: `auto` and rpc promote_all moved notes)
+    for asked in (
+        shared.post("/api/promote", {"auto": True}).json(),
+        shared.post("/api/promote", {"ref": STAGING}).json(),
+        shared.post("/api/rpc", {"op": "promote_all", "args": {}}).json()["result"],
+        shared.post("/api/rpc", {"op": "promote", "args": {"ref": STAGING}}).json()["result"],
+    ):
+        assert asked["dry_run"] is True and asked["promoted"] == [], asked
     assert {p: p.stat().st_mtime_ns for p in shared.vault.rglob("*.md")} == before
 
 
@@ -186,7 +194,7 @@ def test_touch_promote_archive_restore_gc_sync(daemon, vault):
     )
     assert "use_count: 2" in (vault / STAGING).read_text(encoding="utf-8")
 
-    moved = daemon.post("/api/promote", {"ref": STAGING}).json()
+    moved = daemon.post("/api/promote", {"ref": STAGING, "dry_run": False}).json()
     assert moved["dry_run"] is False
     [m] = moved["promoted"]
     assert MOVE_KEYS <= set(m) and m["from"] == STAGING and m["to"].startswith("LTM/")

@@ -64,7 +64,8 @@ def test_consolidate_job_merges_the_memories_counts_each_archived_and_reports_th
     svc_e = make_service(empty_vault)
     try:
         a = svc_e.save("The staging database restores from the nightly snapshot", title="Staging restore A")["note"]
-        b = svc_e.save("Staging restores use last night's snapshot of the database", title="Staging restore B")["note"]
+        # its own memory (a save would reinforce `a`: the same fact in other words)
+        b = svc_e.create_memory("Staging restores use last night's snapshot of the database", title="Staging restore B")
         events: list[dict] = []
         svc_e.subscribe(lambda k, d: events.append(d) if k == "job" else None)
         jobs = Jobs(svc_e, clock=lambda: 0.0)
