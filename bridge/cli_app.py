@@ -13,6 +13,7 @@ import typer
 from vault_sync.errors import MnemovaultError
 
 from .errors import exit_code
+from .operations import finite
 
 app = typer.Typer(
     add_completion=False,
@@ -108,6 +109,6 @@ def run(fn: Callable[[], Any]) -> Any:
 
 def emit(data: Any, as_json: bool, render: Callable[[Any], None]) -> None:
     if as_json:
-        typer.echo(json.dumps(data, indent=2, default=str, ensure_ascii=False))
+        typer.echo(json.dumps(finite(data), indent=2, default=str, ensure_ascii=False, allow_nan=False))
     else:
         render(data)

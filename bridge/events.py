@@ -11,6 +11,8 @@ import logging
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
+from .operations import finite
+
 log = logging.getLogger("mnemovault.bridge")
 PING_SECONDS = 15.0
 QUEUE_SIZE = 1000  # events held per client; past this it gets a `resync` instead
@@ -45,7 +47,7 @@ class ClientQueue:
 
 
 def frame(kind: str, data: dict) -> str:
-    return f"event: {kind}\ndata: {json.dumps(data, default=str)}\n\n"
+    return f"event: {kind}\ndata: {json.dumps(finite(data), default=str, allow_nan=False)}\n\n"
 
 
 async def events(svc, request: Request, ping_seconds: float = PING_SECONDS, queue_size: int = QUEUE_SIZE) -> Response:

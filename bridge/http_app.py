@@ -24,7 +24,7 @@ from .errors import error_body, http_status
 from .events import events
 from .http_plugin import plugin_routes
 from .mcp_errors import plain_transport_errors
-from .operations import plain
+from .operations import finite, plain
 from .version import version
 
 log = logging.getLogger("mnemovault.bridge")
@@ -166,7 +166,7 @@ async def _deny(send, status: int, code: str, message: str, close: bool = False)
 
 
 def _json(data: Any, status: int = 200) -> JSONResponse:
-    return JSONResponse(json.loads(json.dumps(data, default=str)), status_code=status)
+    return JSONResponse(json.loads(json.dumps(finite(data), default=str, allow_nan=False)), status_code=status)
 
 
 async def _run(fn: Callable[[], Any]) -> JSONResponse:
