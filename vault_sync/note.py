@@ -35,6 +35,7 @@ OWNED_KEYS = (
     "cross_domain_count",
     "promoted_at",
     "archived_at",
+    "archived_from",
     "related",
 )
 STATUSES = ("active", "promoted", "archived", "superseded")

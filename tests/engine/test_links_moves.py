@@ -93,14 +93,14 @@ def test_promote_archive_restore_keep_every_resolved_link(linked_vault):
     assert fm["status"] == "archived" and fm["archive_reason"] == "archived on request" and fm["archived_at"]
     assert_index_matches_rebuild(svc)
 
-    svc.restore(ARC)
+    svc.restore(ARC)  # back where it was archived from: LTM/
     after_restore = resolved_links(svc)
-    assert moved(after_archive, ARC, STM) == after_restore
-    assert moved(before, STM, STM) <= after_restore
-    assert after_restore - before == {("LTM/LTM Index.md", STM, "", "", "link")}
-    fm = frontmatter(vault / STM)
-    assert fm["status"] == "active" and "archived_at" not in fm and "archive_reason" not in fm
-    assert not (vault / LTM).exists() and not (vault / ARC).exists()
+    assert moved(after_archive, ARC, LTM) == after_restore
+    assert moved(before, STM, LTM) <= after_restore
+    assert after_restore - moved(before, STM, LTM) == {("LTM/LTM Index.md", LTM, "", "", "link")}
+    fm = frontmatter(vault / LTM)
+    assert fm["status"] == "promoted" and "archived_at" not in fm and "archive_reason" not in fm
+    assert not (vault / STM).exists() and not (vault / ARC).exists()
     assert svc.dangling_links() == dangling_before
     assert_index_matches_rebuild(svc)
 

@@ -195,7 +195,8 @@ def test_full_text_returns_up_to_the_limit_in_every_script(empty_vault, script):
         assert len(s.search(query, limit=5)["results"]) == 5
         if script == "latin":  # the MCP tool takes the documented limit too
             result = asyncio.run(_mcp(s, "search_memory", query=query, limit=200))
-            assert len(result["results"]) == 150
+            got = len(result["results"])  # all 150, or as many as the answer's ceiling holds and where to go on
+            assert got == 150 or (50 <= got < 150 and result["next_offset"] == got), result.get("cut")
     finally:
         s.close()
 
