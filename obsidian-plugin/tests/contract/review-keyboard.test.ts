@@ -146,6 +146,8 @@ describe.skipIf(!CHROMIUM)("the review flow's traps, by keyboard, on main.js aga
 			const fourth = w.path!;
 			const title = w.title!;
 			await unlink(join(d.vault, fourth));
+			// the daemon's watcher sees the delete (on a loaded machine not at once): then the queue is empty
+			await expect.poll(async () => (await d.client.review(50)).items.some((n) => n.path === fourth), { timeout: 30_000 }).toBe(false);
 			w = await press(page, "r", (x) => x.error !== null);
 			expect(w.error).toMatch(new RegExp(`^Could not remember "${title}": `));
 			expect(w.path).toBe(fourth);
