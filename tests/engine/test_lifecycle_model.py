@@ -531,6 +531,10 @@ class LifecycleMachine(RuleBasedStateMachine):
                 continue
             for markdown, targets in kinds.items():
                 now = after[key][markdown]
+                if self.path_of(key) == "LTM/LTM Index.md":  # grouped by project: a line may go in the middle
+                    gone = [t for t in targets if t is not None and t not in now]
+                    assert not gone, f"a link in LTM/LTM Index.md lost its target: {gone}"
+                    continue
                 for i, target in enumerate(targets[: len(now)]):
                     assert target is None or now[i] == target, (
                         f"a link in {self.path_of(key)} changed its target: {target} -> {now[i]}"
