@@ -28,7 +28,7 @@ def _after(pattern: re.Pattern[str], text: str, pos: int, endpos: int | None = N
     return m.end() if m else pos
 
 
-class _Next:
+class NextOf:
     """Where the next character of a set is, at or after a position (the text's length if
     none). It keeps its last answer, which holds for every position up to it: asked from
     positions that rise, it reads each character once."""
@@ -51,10 +51,10 @@ def md_links(text: str) -> list[tuple[int, int, int, int, int]]:
     overlapping: the text is `text[start + 1 : label end]`, the url `text[url start : url end]`
     (with its angle brackets, if written so)."""
     n = len(text)
-    label_end = _Next(text, _LABEL_END)
-    url_end = _Next(text, _URL_END)
-    angle_end = _Next(text, _ANGLE_END)
-    title_end = {c: _Next(text, p) for c, p in _TITLE_END.items()}
+    label_end = NextOf(text, _LABEL_END)
+    url_end = NextOf(text, _URL_END)
+    angle_end = NextOf(text, _ANGLE_END)
+    title_end = {c: NextOf(text, p) for c, p in _TITLE_END.items()}
     tails: dict[int, int] = {}  # where a url ends -> where its link ends, -1 if it does not close
     dests: dict[int, tuple[int, int, int] | None] = {}  # a label's ']' -> (url start, url end, end)
 

@@ -14,6 +14,7 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from typing import Iterator
 
+from .mdlinks import NextOf
 from .secret_checks import Check, _body_random, _entropy, _looks_random, _slack_token
 from .secret_formats import find as find_formats
 
@@ -220,24 +221,6 @@ def _after(pattern: re.Pattern[str], text: str, pos: int, endpos: int | None = N
     return m.end() if m else pos
 
 
-class _Next:
-    """Where the next character of a set is, at or after a position (the text's length if
-    none); its last answer holds for every position up to it, so asked from positions that
-    rise it reads each character once."""
-
-    __slots__ = ("text", "search", "lo", "hi")
-
-    def __init__(self, text: str, pattern: re.Pattern[str]):
-        self.text, self.search = text, pattern.search
-        self.lo, self.hi = 1, 0
-
-    def __call__(self, pos: int) -> int:
-        if not self.lo <= pos <= self.hi:
-            m = self.search(self.text, pos)
-            self.lo, self.hi = pos, (m.start() if m else len(self.text))
-        return self.hi
-
-
 # (start, end, value group: 2-4 quoted, 5 bare, value start, value end, key)
 Assignment = tuple[int, int, int, int, int, str]
 
@@ -247,9 +230,9 @@ class _Assignments:
 
     def __init__(self, hay: str):
         self.hay, self.n = hay, len(hay)
-        self.bare_end = _Next(hay, _BARE_END)
-        self.angle_end = _Next(hay, _ANGLE_END)
-        self.quote_end = {q: _Next(hay, p) for q, p in _QUOTE_END.items()}
+        self.bare_end = NextOf(hay, _BARE_END)
+        self.angle_end = NextOf(hay, _ANGLE_END)
+        self.quote_end = {q: NextOf(hay, p) for q, p in _QUOTE_END.items()}
 
     def at(self, key: re.Match[str] | None) -> Assignment | None:
         """The assignment whose key `key` matched (the operators tried in the regex's order)."""
