@@ -88,7 +88,7 @@ def word_closeness(new: str, old: str) -> float:
     return min(sum(_meets(s, b) for s in a) / len(a), sum(_meets(s, a) for s in b) / len(b))
 
 
-def _swapped_run(new: list[str], old: list[str]) -> tuple[list[str], list[str]] | None:
+def swapped_run(new: list[str], old: list[str]) -> tuple[list[str], list[str]] | None:
     """The one run of words that differs when the two sentences are the same but for it (the
     rest at least half of each), else None."""
     n = min(len(new), len(old))
@@ -108,7 +108,7 @@ def slot_changed(new: list[str], old: list[str]) -> bool:
     """One run of content words swapped ("coffee" / "tea", "kitchen" / "bathroom") or added
     ("... and also my mentor"). A run holding function words is a rewording of the
     predicate ("is valid until" / "expires in") and does not count."""
-    run = _swapped_run(new, old)
+    run = swapped_run(new, old)
     if run is None:
         return False
     a, b = run

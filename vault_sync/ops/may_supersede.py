@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Callable
 
+from ..details import swapped_run
 from ..engine import Engine
 from ..index import queries
 from ..index import vectors as vq
@@ -156,17 +157,7 @@ def _has_number(ws: list[str]) -> bool:
 def one_slot(new: list[str], old: list[str]) -> bool:
     """The same sentence but for one run of words (no word of which is on both sides), the
     rest at least half of it."""
-    n = min(len(new), len(old))
-    head = 0
-    while head < n and new[head] == old[head]:
-        head += 1
-    tail = 0
-    while tail < n - head and new[-1 - tail] == old[-1 - tail]:
-        tail += 1
-    changed, was = new[head : len(new) - tail], old[head : len(old) - tail]
-    if not changed and not was or set(changed) & set(was):
-        return False  # the same words, or two runs around a shared word
-    return 2 * (head + tail) >= max(len(new), len(old))
+    return swapped_run(new, old) is not None
 
 
 def _content(ws: list[str]) -> set[str]:
