@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from .paths import bridge_file, log_dir, module, vault_key
@@ -114,15 +115,20 @@ def start_detached(vault: Path) -> subprocess.Popen:
         )
 
 
-def ensure_daemon(vault: Path, timeout: float = 120.0, start: bool = True) -> dict:
+def ensure_daemon(
+    vault: Path, timeout: float = 120.0, start: bool = True, on_spawn: Callable[[], None] | None = None
+) -> dict:
     """The live daemon's bridge info, starting the daemon if none runs. Two proxies racing
-    both start one: the vault lock lets one win, the other exits, and both find the winner."""
+    both start one: the vault lock lets one win, the other exits, and both find the winner.
+    `on_spawn` is called once the daemon's process exists, before it serves."""
     info = live_bridge(vault)
     if info is not None and listening(info):
         return info
     if not start:
         raise DaemonUnavailable(f"no mnemovault daemon serves {vault}")
     child = start_detached(vault)
+    if on_spawn is not None:
+        on_spawn()
     deadline = time.monotonic() + timeout
     exited_at = None
     while time.monotonic() < deadline:

@@ -87,6 +87,9 @@ class Relay:
         self.generation = 0
         self.replays = 0
         self.workers: set[threading.Thread] = set()
+        # set once the daemon runs or its process exists: a client that closes stdin right
+        # after the manifest's answers must not take the daemon's start down with this process
+        self.spawned = threading.Event()
         self.closed = threading.Event()
         self.session_changed = threading.Event()  # the listener reopens its stream on the new session
         self.listener: threading.Thread | None = None
@@ -197,7 +200,8 @@ class Relay:
     def _connect(self) -> None:
         """Find (or start) the daemon and open an MCP session, replaying the client's
         initialize; called with state_lock held."""
-        info = ensure_daemon(self.vault, self.start_timeout, start=self.start_daemon)
+        info = ensure_daemon(self.vault, self.start_timeout, start=self.start_daemon, on_spawn=self.spawned.set)
+        self.spawned.set()
         with self.init_lock:
             self.info, self.session = info, None
             if self.init_params is None:
@@ -369,6 +373,7 @@ class Relay:
         deadline = time.monotonic() + 5.0
         for worker in list(self.workers):
             worker.join(max(0.0, deadline - time.monotonic()))
+        self.spawned.wait(10.0)
         self.close()
 
     def _connect_early(self) -> None:
@@ -376,6 +381,8 @@ class Relay:
             self._current()
         except (DaemonUnavailable, NotSent, Lost) as exc:
             print(f"mnemovault mcp: {exc}", file=sys.stderr, flush=True)
+        finally:
+            self.spawned.set()
 
     def _answered_here(self, message: dict) -> bool:
         """initialize, ping and the lists answered from the manifest while no daemon session exists."""

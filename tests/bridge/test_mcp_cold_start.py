@@ -154,3 +154,23 @@ def test_daemon_stop_ends_a_daemon_a_relay_started(vault, tmp_path, monkeypatch)
         assert not _daemon_processes(vault), "a daemon of this vault is left running"
     finally:
         _stop_started_daemon(home)
+
+
+def test_a_client_that_leaves_at_once_still_leaves_a_daemon_starting(vault, tmp_path, monkeypatch):
+    """stdin closed before the relay's connect thread ran: the relay waits for the daemon's
+    process to exist before it exits, so the next session finds a daemon (the wheel smoke
+    closes stdin right after tools/list, answered from the manifest)."""
+    import subprocess
+
+    home = tmp_path / "home"
+    monkeypatch.setenv("MNEMOVAULT_CONFIG_DIR", str(home / "config"))
+    env = child_env(home)
+    try:
+        done = subprocess.run(
+            [sys.executable, *_argv(vault)], input=b"", env=env, cwd=ROOT, capture_output=True, timeout=120
+        )
+        assert done.returncode == 0, done.stderr
+        wait_for(lambda: _daemon_accepting(vault), timeout=180)
+        assert len(_daemon_processes(vault)) == 1
+    finally:
+        _stop_started_daemon(home)
