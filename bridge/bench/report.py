@@ -233,6 +233,15 @@ def rows(r: dict) -> list[tuple[str, str, str]]:
                 "< 200 ms",
             ),
         ]
+        if "first_call_save_ms" in c:
+            out.append(
+                (
+                    "cold start: save as the session's first call (ms) median / max, x a bare python start",
+                    f"{_f(c['first_call_save_ms'], '{:.0f}')} / {_f(c['first_call_save_max_ms'], '{:.0f}')}, "
+                    f"x{_f(c['first_call_save_ratio_to_python_start'], '{:.0f}')}",
+                    "< 1000 ms",
+                )
+            )
     for name, u in r.get("update_detection", {}).items():  # may_supersede on bridge/bench/update_set.py
         kind = "model" if name == "model" else "model off"
         held = u["held_out"]

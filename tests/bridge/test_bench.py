@@ -65,6 +65,9 @@ def test_bench_quick_on_200_notes(tmp_path):
     assert m["first_after_daemon_start_search_ms"] > 0
     c = r["cold_start"]  # relays that had to start the daemon, each with its own config folder
     assert c["runs"] == 3 and 0 < c["list_s"] <= c["list_max_s"] and 0 < c["first_save_ms"] <= c["first_save_max_ms"]
+    # a save as the first call waits for the daemon's whole start: more than a bare python start
+    assert 0 < c["first_call_save_ms"] <= c["first_call_save_max_ms"] and c["python_start_ms"] > 0
+    assert c["first_call_save_ratio_to_python_start"] > 1
 
     # docs/benchmarks.md's tables: this very JSON rendered as a dated Markdown table
     from bridge.bench.report import rows

@@ -174,3 +174,28 @@ def test_a_client_that_leaves_at_once_still_leaves_a_daemon_starting(vault, tmp_
         assert len(_daemon_processes(vault)) == 1
     finally:
         _stop_started_daemon(home)
+
+
+async def _first_save_then_search(env: dict, vault: Path, text: str) -> tuple[bool, dict, dict]:
+    transport = StdioTransport(command=sys.executable, args=_argv(vault), env=env, cwd=str(ROOT), keep_alive=False)
+    async with FastMCPClient(transport, timeout=120) as c:
+        accepting = _daemon_accepting(vault)
+        saved = await c.call_tool("save_memory", {"text": text})  # the session's first call
+        found = await c.call_tool("search_memory", {"query": "quokka telescope"})
+        return accepting, saved.structured_content, found.structured_content
+
+
+def test_the_first_save_through_a_cold_relay_is_written_indexed_and_found(vault, tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    monkeypatch.setenv("MNEMOVAULT_CONFIG_DIR", str(home / "config"))
+    env = child_env(home)
+    text = "The quokka telescope arrives on Thursday"
+    try:
+        accepting, saved, found = asyncio.run(asyncio.wait_for(_first_save_then_search(env, vault, text), 180))
+    finally:
+        _stop_started_daemon(home)
+    assert not accepting  # the save was the first thing the relay forwarded to a daemon it started
+    assert saved["saved"]
+    note = vault / saved["note"]["path"]
+    assert text in note.read_text(encoding="utf-8")  # written by the daemon, in the vault
+    assert saved["note"]["id"] in [hit["id"] for hit in found["results"]]  # indexed: the next call finds it
