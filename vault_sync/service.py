@@ -9,12 +9,11 @@ through its base, engine_view.py) for the front ends and the tests.
 
 from __future__ import annotations
 
-import functools
 import sqlite3
 import threading
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from . import lookups
 from .dates import utc_now
@@ -22,6 +21,7 @@ from .editor_hold import HOLD_SECONDS
 from .engine import Engine, build_engine
 from .engine_view import EngineView
 from .events import Listener
+from .facade_marks import background, internal, reads, writes
 from .index.store import IndexStore
 from .index.sync import Change, SyncReport
 from .ops import conflicts as conflicts_op
@@ -39,24 +39,9 @@ from .search import semantic
 from .settings import Settings
 
 Progress = Callable[[int, int], None]  # (done, total)
-F = TypeVar("F", bound=Callable[..., Any])
 
 if TYPE_CHECKING:
     from .watcher import VaultWatcher
-
-
-def healing(retry: bool) -> Callable[[F], F]:
-    """Wrap a service method: damage to the index met on the way is repaired from the vault;
-    a read (`retry`) then runs again, any other operation says what happened."""
-
-    def wrap(method: F) -> F:
-        @functools.wraps(method)
-        def run(svc: "MemoryService", *args: Any, **kwargs: Any) -> Any:
-            return repair_op.heal(svc.engine, method.__name__, retry, lambda: method(svc, *args, **kwargs))
-
-        return run  # type: ignore[return-value]
-
-    return wrap
 
 
 class MemoryService(EngineView):
@@ -64,6 +49,11 @@ class MemoryService(EngineView):
         self.engine: Engine = build_engine(settings, clock, store)
         self.engine.writes.after_sync = self.after_sync  # repairs a sync may call for (duplicate ids)
 
+    def _heal(self, name: str, retry: bool, call: Callable[[], Any]) -> Any:
+        """Run an operation; damage to the index met on the way is repaired (ops/repair.py)."""
+        return repair_op.heal(self.engine, name, retry, call)
+
+    @internal
     def start_watcher(self, **options: Any) -> VaultWatcher:
         """Keep the index current from file events (see Runtime.start_watcher)."""
         options.setdefault("on_report", self.after_sync)
@@ -71,20 +61,25 @@ class MemoryService(EngineView):
         return self.runtime.start_watcher(**options)
 
     @property
+    @internal
     def write_lock(self) -> threading.RLock:
         """The write path's lock (read-only here; wait on it to let a write finish)."""
         return self.writes.lock
 
+    @internal
     def close(self) -> None:
         self.store.close()
 
+    @internal
     def now(self) -> datetime:
         return self.engine.now()
 
     # -- events (engine.events) --
+    @internal
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         return self.engine.events.subscribe(listener)
 
+    @internal
     def emit(self, kind: str, data: dict[str, Any]) -> None:
         self.engine.events.emit(kind, data)
 
@@ -94,74 +89,89 @@ class MemoryService(EngineView):
     def _on_changes(self, changes: list[Change]) -> None:
         self.engine.events.changes(changes)
 
+    @internal
     def emit_scores(self, paths: list[str], rows: dict[str, Any] | None = None) -> None:
         self.engine.events.scores(paths, rows)
 
     # -- sync --
+    @reads
     def sync(self, rebuild: bool = False, progress: Progress | None = None, check: bool = False) -> dict[str, Any]:
         """Reconcile the index with the vault; the report as a plain dict (SyncReport.to_dict).
         `rebuild` works on any damage to the index; `check` (a sync a person asked for)
         checks the whole index first and repairs what it finds (ops/repair.py)."""
         return repair_op.sync(self.engine, rebuild, progress, check).to_dict()
 
+    @internal
     def check_index(self, reason: str) -> dict[str, Any] | None:
         """Check the whole index; repair any damage from the vault (what was done, or None)."""
         return repair_op.repair_index(self.engine, reason)
 
+    @internal
     def after_sync(self, report: SyncReport) -> None:
         """Duplicate ids a sync found are replaced (the write path and the watcher call it)."""
         repair_op.after_sync(self.engine, report)
 
+    @internal
     def editing(self, path: str | None) -> dict[str, Any]:
         """The plugin reports the note open in the editor (None: none). Background writes
         skip it until another report, or HOLD_SECONDS without one (vault_sync/editor_hold.py)."""
         return {"path": self.editor.report(path), "hold_seconds": int(HOLD_SECONDS)}
 
     # -- lookups (vault_sync.lookups) --
+    @internal
     def resolve(self, ref: str, kinds: tuple[str, ...] | None = None) -> sqlite3.Row:
         """An indexed note by memory id or vault-relative path."""
         return lookups.resolve(self.engine, ref, kinds)
 
+    @internal
     def indexed(self, rel: str) -> sqlite3.Row:
         return lookups.indexed(self.engine, rel)
 
+    @internal
     def view(self, row: sqlite3.Row) -> dict[str, Any]:
         return lookups.view(self.engine, row)
 
+    @reads
     def thread(self, ref: str, before: int = 5, after: int = 5) -> dict[str, Any]:
         """The turns said around a memory in its conversation (ops/thread.py)."""
         from .ops.thread import thread
 
         return thread(self.engine, ref, before, after)
 
+    @reads
     def note(self, ref: str) -> dict[str, Any]:
         """The note's view, with `superseded_by` (lookups.note)."""
         return lookups.note(self.engine, ref)
 
     # -- status (vault_sync.ops.status) --
+    @reads
     def status(self) -> dict[str, Any]:
         return status_op.status(self.engine)
 
+    @reads
     def embedding_status(self) -> dict[str, Any]:
         return status_op.embedding_status(self.engine)
 
+    @reads
     def dangling_links(self) -> list[dict[str, Any]]:
         return status_op.dangling_links(self.engine)
 
+    @reads
     def dangling(self, limit: int = 100, offset: int = 0) -> dict[str, Any]:
         """Every dangling link, a page at a time (`status` carries only the count and the first 50)."""
         return status_op.dangling(self.engine, limit, offset)
 
     # -- lifecycle (each a few lines over vault_sync.ops) --
+    @writes
     def recover(self) -> list[str]:
         """Finish moves a crash interrupted; call before serving."""
-        with self.writes.operation():
-            return moves.recover(self.engine)
+        return moves.recover(self.engine)
 
+    @writes
     def sweep(self, paths: list[str] | None = None, full: bool = False) -> dict[str, Any]:
-        with self.writes.operation():
-            return sweep_op.sweep(self.engine, paths, full).to_dict()
+        return sweep_op.sweep(self.engine, paths, full).to_dict()
 
+    @writes
     def save(
         self,
         text: str,
@@ -173,9 +183,9 @@ class MemoryService(EngineView):
         across_projects: bool = False,
     ) -> dict[str, Any]:
         """A new memory filed under `project` (None: shared)."""
-        with self.writes.operation():
-            return save_op.save(self.engine, text, tags, title, strength, supersedes, project, across_projects)
+        return save_op.save(self.engine, text, tags, title, strength, supersedes, project, across_projects)
 
+    @reads
     def brief(
         self, topic: str | None = None, max_tokens: int = 800, project: str | None = None, all_projects: bool = False
     ) -> dict[str, Any]:
@@ -184,11 +194,12 @@ class MemoryService(EngineView):
 
         return brief(self.engine, topic, max_tokens, project, all_projects)
 
+    @writes
     def supersede(self, old: str, by: str, across_projects: bool = False) -> dict[str, Any]:
         """Mark memory `old` as superseded by `by` (vault_sync.ops.supersede); across projects only when asked."""
-        with self.writes.operation():
-            return supersede_op.supersede(self.engine, old, by, across_projects)
+        return supersede_op.supersede(self.engine, old, by, across_projects)
 
+    @writes
     def save_many(
         self,
         items: list[Any],
@@ -201,9 +212,9 @@ class MemoryService(EngineView):
         with a `batch_id`, a retry of the same batch adds nothing twice."""
         from .ops.save_batch import save_many
 
-        with self.writes.operation():
-            return save_many(self.engine, items, conversation, batch_id, project, across_projects)
+        return save_many(self.engine, items, conversation, batch_id, project, across_projects)
 
+    @writes
     def save_said(
         self,
         text: str,
@@ -219,11 +230,11 @@ class MemoryService(EngineView):
         """save() with optional conversation id and said_at time (frontmatter keys)."""
         from .ops.save_batch import save_said
 
-        with self.writes.operation():
-            return save_said(
-                self.engine, text, tags, title, strength, conversation, said_at, supersedes, project, across_projects
-            )
+        return save_said(
+            self.engine, text, tags, title, strength, conversation, said_at, supersedes, project, across_projects
+        )
 
+    @writes
     def create_memory(
         self,
         text: str,
@@ -236,11 +247,11 @@ class MemoryService(EngineView):
         extra: dict[str, Any] | None = None,
         project: str | None = None,
     ) -> dict[str, Any]:
-        with self.writes.operation():
-            return save_op.create_memory(
-                self.engine, text, tags, title, strength, use_count, created, last_used, extra, project=project
-            )
+        return save_op.create_memory(
+            self.engine, text, tags, title, strength, use_count, created, last_used, extra, project=project
+        )
 
+    @writes
     def import_memories(
         self,
         fmt: str,
@@ -254,38 +265,42 @@ class MemoryService(EngineView):
         from .secret_gate import shown
         from .transfer import import_path
 
-        with self.writes.operation():
-            result = import_path(self.engine, fmt, path, dry_run, tag, progress, project)
+        result = import_path(self.engine, fmt, path, dry_run, tag, progress, project)
         for item in result.get("refusals", []):  # ids and places come from the source: printed only filtered
             item.update({k: shown(item[k]) for k in ("id", "where") if k in item})
         return result
 
+    @reads
     def export(self, fmt: str = "jsonl", scope: str = "all") -> Iterator[str]:
         """Every memory as JSON lines or CSV, one chunk of text at a time (vault_sync.transfer.export)."""
         from .transfer.export import export
 
         return export(self.engine, fmt, scope)
 
+    @writes
     def touch(self, ref: str, boost: bool = False) -> dict[str, Any]:
-        with self.writes.operation():
-            return touch_op.touch(self.engine, ref, boost)
+        return touch_op.touch(self.engine, ref, boost)
 
+    @writes
     def observe(self, refs: list[str], context_tags: list[str] | None = None) -> dict[str, Any]:
-        with self.writes.operation():
-            return touch_op.observe(self.engine, refs, context_tags)
+        return touch_op.observe(self.engine, refs, context_tags)
 
+    @reads
     def review(self, limit: int = 20, project: str | None = None, all_projects: bool = True) -> list[dict[str, Any]]:
         """The review queue (every project's unless narrowed: the person's own queue)."""
         return lifecycle.review(self.engine, limit, scope_of(project, all_projects))
 
+    @reads
     def review_page(
         self, limit: int = 20, offset: int = 0, project: str | None = None, all_projects: bool = False
     ) -> dict[str, Any]:
         return listings.review_page(self.engine, limit, offset, scope_of(project, all_projects))
 
+    @reads
     def next_review_due(self) -> str | None:
         return listings.next_review_due(self.engine)
 
+    @reads
     def recent(
         self,
         limit: int = 20,
@@ -297,69 +312,76 @@ class MemoryService(EngineView):
     ) -> dict[str, Any]:
         return listings.recent(self.engine, limit, offset, since, scope, scope_of(project, all_projects))
 
+    @writes
     def promote(self, ref: str, dry_run: bool = False) -> dict[str, Any]:
-        with self.writes.operation():
-            return lifecycle.promote(self.engine, ref, dry_run)
+        return lifecycle.promote(self.engine, ref, dry_run)
 
+    @writes
     def promote_all(self, dry_run: bool = False) -> dict[str, Any]:
-        with self.writes.operation():
-            return lifecycle.promote_all(self.engine, dry_run)
+        return lifecycle.promote_all(self.engine, dry_run)
 
+    @writes
     def gc(self, dry_run: bool = True, delete: bool = False, limit: int | None = None) -> dict[str, Any]:
-        with self.writes.operation():
-            return lifecycle.gc(self.engine, dry_run, delete, limit)
+        return lifecycle.gc(self.engine, dry_run, delete, limit)
 
+    @writes
     def archive(self, ref: str, reason: str = "archived on request") -> dict[str, Any]:
-        with self.writes.operation():
-            return lifecycle.archive(self.engine, ref, reason)
+        return lifecycle.archive(self.engine, ref, reason)
 
+    @writes
     def restore(self, ref: str, prior: dict[str, Any] | None = None) -> dict[str, Any]:
-        with self.writes.operation():
-            return lifecycle.restore(self.engine, ref, prior)
+        return lifecycle.restore(self.engine, ref, prior)
 
+    @writes
     def review_memory(self, ref: str, grade: str) -> dict[str, Any]:
         """A graded review with a bounded effect (ops/review.py)."""
-        with self.writes.operation():
-            return review_op.review_memory(self.engine, ref, grade)
+        return review_op.review_memory(self.engine, ref, grade)
 
+    @writes
     def undo_review(self, ref: str, prior: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
-        with self.writes.operation():
-            return review_op.undo_review(self.engine, ref, prior, after)
+        return review_op.undo_review(self.engine, ref, prior, after)
 
+    @writes
     def run_lifecycle(self) -> dict[str, Any]:
-        with self.writes.operation():
-            return lifecycle.run_lifecycle(self.engine)
+        return lifecycle.run_lifecycle(self.engine)
 
+    @writes
     def relate(self, a: str, b: str, rel_type: str = "related") -> dict[str, Any]:
-        with self.writes.operation():
-            return relate_op.relate(self.engine, a, b, rel_type)
+        return relate_op.relate(self.engine, a, b, rel_type)
 
+    @reads
     def conflicts(self) -> list[dict[str, Any]]:
         return conflicts_op.list_conflicts(self.engine)
 
+    @writes
     def resolve_conflict(self, path: str) -> dict[str, Any]:
-        with self.writes.operation():
-            return conflicts_op.resolve_conflict(self.engine, path)
+        return conflicts_op.resolve_conflict(self.engine, path)
 
+    @reads
     def graph(self, include_notes: bool = True) -> dict[str, Any]:
         return relate_op.graph(self.engine, include_notes)
 
+    @reads
     def get_memory(self, refs: list[str]) -> list[dict[str, Any]]:
         """Memories (or notes) with their text, links and backlinks."""
         return reading.get_memory(self.engine, refs)
 
+    @reads
     def read_note(self, path: str) -> dict[str, Any]:
         """Any note of the vault by path (inside the vault only), as text."""
         return reading.read_note(self.engine, path)
 
     # -- search (vault_sync.search) --
+    @internal
     def use_embedder(self, embedder: Any) -> None:
         """Share a model already loaded elsewhere (a benchmark running many vaults in one process)."""
         self.runtime.use_embedder(embedder)
 
+    @internal
     def get_embedder(self) -> Any:
         return semantic.embedder(self.engine)
 
+    @reads
     def search(
         self,
         query: str,
@@ -401,19 +423,23 @@ class MemoryService(EngineView):
             all_projects=all_projects,
         )
 
+    @reads
     def search_page(self, query: str, limit: int = 10, offset: int = 0, **filters: Any) -> dict[str, Any]:
         """One page of a search (ops/listings.py)."""
         return listings.search_page(self.engine, query, limit, offset, **filters)
 
+    @internal
     def embedder_now(self) -> Any:
         """The model if it is loaded: never loads it, never waits (vault_sync.search.model)."""
         return semantic.embedder_now(self.engine)
 
+    @internal
     def semantic_neighbours(self, row: sqlite3.Row, limit: int = 3) -> list[str]:
         """Names of memories closest in meaning (empty when embeddings are off or the model is
         still loading: a promotion does not wait for it)."""
         return semantic.neighbours(self.engine, row, limit)
 
+    @reads
     def cluster(
         self, threshold: float = 0.83, project: str | None = None, all_projects: bool = False
     ) -> list[dict[str, Any]]:
@@ -422,6 +448,7 @@ class MemoryService(EngineView):
 
         return cluster(self.engine, threshold, project, all_projects)
 
+    @reads
     def clusters_ready(
         self, threshold: float = 0.83, project: str | None = None, all_projects: bool = False
     ) -> dict[str, Any]:
@@ -430,13 +457,14 @@ class MemoryService(EngineView):
 
         return clusters_ready(self.engine, threshold, project, all_projects)
 
+    @writes
     def consolidate(self, ids: list[str], apply: bool = False, leave_held: bool = False) -> dict[str, Any]:
         """`leave_held`: a job's consolidation leaves out the note open in the editor."""
         from .ops.consolidate import consolidate
 
-        with self.writes.operation():
-            return consolidate(self.engine, ids, apply, leave_held=leave_held)
+        return consolidate(self.engine, ids, apply, leave_held=leave_held)
 
+    @background
     def embed(self, progress: Progress | None = None) -> dict[str, Any]:
         """Embed every note missing a vector, then drop vectors no note uses any more."""
         from .search.embeddings import backfill, prune
@@ -444,41 +472,3 @@ class MemoryService(EngineView):
         report = backfill(self.engine, progress)
         prune(self.engine)
         return report
-
-
-# damage to the index met by these is repaired from the vault (ops/repair.py); reads then
-# run again, the rest report it (the vault may already hold their change)
-for _name in (
-    "sync",
-    "search",
-    "search_page",
-    "brief",
-    "status",
-    "note",
-    "thread",
-    "review",
-    "graph",
-    "get_memory",
-    "read_note",
-    "conflicts",
-):
-    setattr(MemoryService, _name, healing(retry=True)(getattr(MemoryService, _name)))
-for _name in (
-    "save",
-    "save_many",
-    "save_said",
-    "touch",
-    "observe",
-    "supersede",
-    "promote",
-    "promote_all",
-    "gc",
-    "archive",
-    "restore",
-    "relate",
-    "resolve_conflict",
-    "sweep",
-    "run_lifecycle",
-    "import_memories",
-):
-    setattr(MemoryService, _name, healing(retry=False)(getattr(MemoryService, _name)))
