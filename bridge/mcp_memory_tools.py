@@ -122,7 +122,8 @@ def register_memory_tools(mcp: FastMCP, call: Call) -> None:
                 max_length=200,
                 description=(
                     "Any id for this batch, chosen by the client: retrying the same batch (after an error or a lost "
-                    "answer) with the same id creates and counts nothing twice."
+                    "answer) with the same id creates and counts nothing twice; the same id with other items is "
+                    "refused."
                 ),
             ),
         ] = None,

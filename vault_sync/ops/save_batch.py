@@ -39,6 +39,7 @@ from ..quiet import due_fields
 from ..scoring import review_priority, score_at
 from ..search import semantic
 from ..secret_gate import check_fields
+from .batch_ids import check_batch_id, claim
 from .may_supersede import HINT, candidates
 from .repeats import EXACT, find_repeat, how_found, reinforced_answer, words_only_reason
 from .save import check_intake, render_note, taken_names
@@ -107,16 +108,6 @@ def _item(
     return body, clean_tags(tags), title, float(strength), extra, old_rows
 
 
-def check_batch_id(batch_id: Any) -> str | None:
-    if batch_id is None:
-        return None
-    check_fields({"batch_id": batch_id})  # written to frontmatter like any value
-    bid = check_name("batch_id", batch_id, MAX_CONVERSATION_ID).strip()
-    if not bid:
-        raise InvalidInput("batch_id must be a non-empty id (text)")
-    return bid
-
-
 def _counted(engine: Engine, path: str, batch_id: str | None) -> bool:
     """Does the memory at `path` already record a use by this batch (an earlier attempt)?"""
     if batch_id is None:
@@ -168,6 +159,8 @@ def save_many(
         seen[h] = i
         todo.append((i, body, tags, title, strength, extra, old_rows))
 
+    if batch_id is not None:  # before anything is written: the same id with other items is refused
+        claim(engine, batch_id, items, conversation, project)
     fresh: list[Item] = []
     from .save import find_twin
 
