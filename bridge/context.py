@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+import sys
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
+from vault_sync.errors import IndexReadOnly
 from vault_sync.service import MemoryService
 from vault_sync.settings import load_settings
 
@@ -24,11 +26,25 @@ def meaning_search_on(vault: Path | None) -> bool:
 
 
 @contextmanager
-def open_service(vault: Path | None, initial_sync: bool = True, **overrides) -> Iterator[MemoryService]:
+def open_service(
+    vault: Path | None, initial_sync: bool = True, read_only_index_ok: bool = False, **overrides
+) -> Iterator[MemoryService]:
+    """`read_only_index_ok`: an index file this user cannot write is replaced, for this one
+    command, by one made in memory from the vault (said on stderr): the command still answers
+    and writes the vault as usual; the index catches up once it can be written again."""
     quiet_libraries()
     settings = load_settings(vault=vault, **overrides)
     settings.vault_path()
-    svc = MemoryService(settings)
+    try:
+        svc = MemoryService(settings)
+    except IndexReadOnly as exc:
+        if not read_only_index_ok:
+            raise
+        from vault_sync.index.store import IndexStore
+
+        print(f"mnemovault: {exc}; this command reads the vault into a temporary index", file=sys.stderr)
+        svc = MemoryService(settings, store=IndexStore(":memory:"))
+        initial_sync = True
     try:
         if initial_sync:
             svc.sync()  # the no-change path is cheap; results must reflect the vault as it is

@@ -16,6 +16,7 @@ TABLE: list[tuple[type[e.MnemovaultError], int, int]] = [
     (e.WrongState, 409, 5),
     (e.WriteConflict, 409, 6),
     (e.NoteProblem, 409, 6),
+    (e.IndexReadOnly, 423, 7),  # the index file cannot be written: fix its permissions or delete it
     (e.VaultReadOnly, 423, 7),  # the vault (or a note) cannot be written: locked against us
     (e.PermissionDenied, 423, 7),
     (e.UnsafePath, 423, 7),  # a link planted where the engine writes: refused, nothing written

@@ -59,7 +59,7 @@ def call(vault: Path | None, op: str, **args: Any) -> Any:
         return result
     from .context import open_service
 
-    with open_service(vault) as svc:
+    with open_service(vault, read_only_index_ok=True) as svc:
         return run_local(svc, op, args)
 
 
@@ -80,7 +80,7 @@ def _without_model(vault: Path | None, op: str, notice: str, args: dict) -> tupl
     from .context import meaning_search_on, open_service
 
     said = notice if meaning_search_on(vault) else None
-    with open_service(vault, embeddings=False) as svc:
+    with open_service(vault, read_only_index_ok=True, embeddings=False) as svc:
         return run_local(svc, op, args), said
 
 

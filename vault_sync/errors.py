@@ -84,6 +84,12 @@ class VaultReadOnly(StorageFault):
     code = "read_only"
 
 
+class IndexReadOnly(StorageFault):
+    """The shadow index's file cannot be written by this user: nothing in the vault is wrong."""
+
+    code = "index_read_only"
+
+
 class PermissionDenied(StorageFault):
     code = "permission_denied"
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import sqlite3
@@ -12,7 +13,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from ..dates import utc_now
-from ..errors import IndexDamaged
+from ..errors import IndexDamaged, IndexReadOnly
 from ..note import Note
 from . import dump, health, trigram, windows
 from .rows import COL_CONTENT_HASH, COL_CONVERSATION, COL_SAID_AT, NOTE_COLUMNS, Stat, child_rows, note_row
@@ -80,6 +81,8 @@ class IndexStore:
             self.last_repair = health.recorded_repair(self)
 
     def _open(self) -> None:
+        if isinstance(self.path, Path):
+            refuse_read_only(self.path)
         self.db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
         self.db.row_factory = sqlite3.Row
         if isinstance(self.path, Path):
@@ -117,6 +120,8 @@ class IndexStore:
 
     def _damage(self, exc: BaseException) -> BaseException:
         """A damage error as IndexDamaged (the service repairs it); any other error as it is."""
+        if isinstance(exc, sqlite3.OperationalError) and "readonly database" in str(exc):
+            return IndexReadOnly(read_only_message(self.path))
         if not health.is_damage(exc):
             return exc
         log.warning("index %s: a query met damage: %s", self.path, exc)
@@ -448,3 +453,26 @@ class IndexStore:
 
 def _basename(path: str) -> str:
     return path[path.rfind("/") + 1 :].lower()
+
+
+def read_only_message(path: Any) -> str:
+    return (
+        f"the index file {path} cannot be written by this user (read-only): make it writable "
+        f"(its owner and mode, or its folder's), or delete it and mnemovault makes it anew from "
+        f"the vault; nothing in the vault was changed"
+    )
+
+
+def refuse_read_only(path: Path) -> None:
+    """One clear error where SQLite would fail at its first write with a traceback (its own
+    error met later, a mount turned read-only, is mapped too: `_damage`)."""
+    if not path.is_file():  # none yet, or not a file: SQLite says what is wrong
+        return
+    try:  # as SQLite will: root too is refused an immutable file (chattr +i) or a read-only mount
+        os.close(os.open(path, os.O_RDWR))
+    except OSError as exc:
+        if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+            raise IndexReadOnly(read_only_message(path)) from None
+        raise
+    if not os.access(path.parent, os.W_OK):  # its journal files are made beside it
+        raise IndexReadOnly(read_only_message(path))
