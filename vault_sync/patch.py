@@ -26,7 +26,8 @@ REMOVE = object()  # an update value that deletes the key
 class Spelled:
     """An update written as `text` exactly (a one-line YAML scalar reading as `value`; None: our
     own spelling), and, when the key is added, placed before the first of `before` present: an
-    undo puts back `+00:00`, `0.250` and the key's line where the note had them."""
+    undo puts back `+00:00`, `0.250` and the key's line where the note had them. `before` names
+    keys, and the note's own comment and blank lines by their text (see `layout_line`)."""
 
     text: str | None
     value: Any
@@ -236,20 +237,49 @@ def _render_spelled(lines: list[str], entry: _Entry | None, key: str, text: str,
     return [f"{first[: m.end('colon')]}{gap}{text}{comment if not multiline else ''}{line_nl}"]
 
 
-def _anchor(value: Any, by_key: dict[str, _Entry], updates: dict[str, Any]) -> int | None:
+MAX_LAYOUT_CHARS = 200  # a comment line longer than this is named by its first characters
+
+
+def layout_line(line: str) -> str | None:
+    """How a layout names a comment or blank line that belongs to no key (None: not one)."""
+    text = line.rstrip("\r\n")
+    return text[:MAX_LAYOUT_CHARS] if _is_blank_or_comment(text) else None
+
+
+def _loose_lines(lines: list[str], entries: list[_Entry]) -> list[int]:
+    """Indexes of the comment and blank lines outside every key's lines."""
+    inside = {i for e in entries for i in range(e.start, e.end)}
+    return [i for i in range(len(lines)) if i not in inside and layout_line(lines[i]) is not None]
+
+
+def _anchor(
+    value: Any, by_key: dict[str, _Entry], updates: dict[str, Any], lines: list[str], loose: list[int]
+) -> int | None:
     """The line an added key goes before: its first follower still in the block (None: append).
-    Keys added before one anchor keep their order because `updates` lists them in that order."""
+    A comment or blank line follower is the one with that text as many from the end as in
+    `before` (the person's lines stay where they were, so the key goes back above or below its
+    comment as the note had it). Keys added before one anchor keep their order because
+    `updates` lists them in that order."""
     if not isinstance(value, Spelled):
         return None
-    for key in value.before:
-        if key in by_key and updates.get(key) is not REMOVE:
-            return by_key[key].start
+    for n, name in enumerate(value.before):
+        if name in by_key:
+            if updates.get(name) is not REMOVE:
+                return by_key[name].start
+            continue
+        if layout_line(name) is None:
+            continue
+        same = [i for i in loose if layout_line(lines[i]) == name]
+        later = value.before[n + 1 :].count(name)
+        if len(same) > later:
+            return same[len(same) - 1 - later]
     return None
 
 
 def raw_scalars(text: str, keys: tuple[str, ...]) -> tuple[dict[str, str], list[str]]:
     """How each of `keys` is spelled in the frontmatter of `text` (one-line values only), and
-    the order of all its keys."""
+    its layout: the order of all its keys and, between them, its loose comment and blank
+    lines (`layout_line`)."""
     text = text[1:] if text.startswith(BOM) else text
     try:
         block = find_block(text)
@@ -265,7 +295,9 @@ def raw_scalars(text: str, keys: tuple[str, ...]) -> tuple[dict[str, str], list[
             m = _KEYLINE.match(lines[e.start].rstrip("\r\n"))
             if m is not None:
                 out[e.key] = _split_comment(m.group("rest"))[0].strip()
-    return out, [e.key for e in entries]
+    at = {e.start: e.key for e in entries}
+    at.update({i: layout_line(lines[i]) or "" for i in _loose_lines(lines, entries)})
+    return out, [at[i] for i in sorted(at)]
 
 
 def _new_block(text: str, updates: dict[str, Any]) -> str:
@@ -338,6 +370,7 @@ def patch_frontmatter(text: str, updates: dict[str, Any], parsed: dict[str, Any]
     replaced: dict[int, tuple[int, list[str]]] = {}
     appended: list[str] = []
     inserted: dict[int, list[str]] = {}  # line index -> added keys that go right before it
+    loose = _loose_lines(lines, entries)
     numbers_only = True  # every update swaps one number for another on its own line
     for key, value in updates.items():
         entry = by_key.get(key)
@@ -350,7 +383,7 @@ def patch_frontmatter(text: str, updates: dict[str, Any], parsed: dict[str, Any]
             continue
         rendered = _render_entry(lines, entry, key, value, nl, prefix)
         if entry is None:
-            anchor = _anchor(value, by_key, updates)
+            anchor = _anchor(value, by_key, updates, lines, loose)
             if anchor is None:
                 appended += rendered
             else:

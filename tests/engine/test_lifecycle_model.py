@@ -374,15 +374,7 @@ class LifecycleMachine(RuleBasedStateMachine):
             self.changed()
 
     @precondition(lambda self: self.token)
-    # ARCHIVE_UNDO_EXACT off: the model found two archive undos that are not yet exact (a key
-    # that was last goes back after a comment the person wrote below it; an undo refused after a
-    # consolidation); the grade undo is checked on every sequence
-    @rule(
-        data=st.data(),
-        grade=st.sampled_from(["remember", "fade"]),
-        respell=st.booleans(),
-        archive=st.sampled_from([False]),
-    )
+    @rule(data=st.data(), grade=st.sampled_from(["remember", "fade"]), respell=st.booleans(), archive=st.booleans())
     def undo_is_exact(self, data, grade, respell, archive):
         """A review or an archive, then its undo: the note's bytes as they were, to the byte."""
         rel = self.path_of(data.draw(st.sampled_from(list(self.token))))

@@ -216,3 +216,53 @@ def test_a_spelling_that_reads_otherwise_is_refused(svc, empty_vault):
         with pytest.raises(InvalidInput, match="as_written"):
             svc.undo_review(path, {**out["prior"], "as_written": forged}, out["after"])
     assert (empty_vault / path).read_bytes() == after_review
+
+
+# the tail of a memory's frontmatter as a person wrote it: comments and blank lines beside the
+# due dates, which archive removes and its undo puts back
+TAILS = [
+    "review_on: {r}\narchive_on: {a}\n# my comment\n",  # the last key goes back above the comment
+    "review_on: {r}\n# between\narchive_on: {a}\n",  # one key above, one below
+    "review_on: {r}\narchive_on: {a}\n\n# same\n# same\n",  # a blank line, a comment twice
+    "# same\nreview_on: {r}\n# same\narchive_on: {a}\n# same\n",  # the same comment around each
+    "review_on: {r}\r\n# a note written with CRLF\r\narchive_on: {a}\r\n",
+]
+
+
+def _with_tail(svc, empty_vault, tail: str) -> str:
+    path = _memory(svc, 0, 3, 1.0, 20.0)
+    svc.sweep(full=True)
+    note = empty_vault / path
+    text = note.read_bytes().decode("utf-8")
+    head, rest = text.split("review_on: ", 1)
+    review_on, rest = rest.split("\n", 1)
+    archive_on, rest = rest.split("archive_on: ", 1)[1].split("\n", 1)
+    assert rest.startswith("---\n")
+    text = head + tail.format(r=review_on, a=archive_on) + rest
+    if "\r\n" in tail:  # the whole note, as an editor on Windows saves it
+        text = text.replace("\r\n", "\n").replace("\n", "\r\n")
+    note.write_bytes(text.encode("utf-8"))
+    svc.sync()
+    return path
+
+
+@pytest.mark.parametrize("tail", TAILS)
+def test_archive_undo_puts_keys_back_beside_the_persons_comments(svc, empty_vault, tail):
+    path = _with_tail(svc, empty_vault, tail)
+    before = (empty_vault / path).read_bytes()
+    moved = svc.archive(path)
+    assert b"archive_on" not in (empty_vault / moved["to"]).read_bytes()
+    back = svc.restore(moved["to"], prior=moved["prior"])
+    assert back["to"] == path
+    assert (empty_vault / path).read_bytes() == before
+    assert_index_matches_rebuild(svc)
+
+
+@pytest.mark.parametrize("tail", TAILS)
+def test_grade_undo_puts_keys_back_beside_the_persons_comments(svc, empty_vault, tail):
+    path = _with_tail(svc, empty_vault, tail)
+    before = (empty_vault / path).read_bytes()
+    for grade in ("remember", "fade"):
+        out = svc.review_memory(path, grade)
+        svc.undo_review(path, out["prior"], out["after"])
+        assert (empty_vault / path).read_bytes() == before
