@@ -44,7 +44,8 @@ def promote_candidates(engine: Engine) -> list[dict[str, Any]]:
     superseded = not_current(engine)
     for row in _stm_rows(engine):
         decision, reason, value = row_decision(engine.params, row, now)
-        if decision == "promote" and row["path"] not in superseded:  # a replaced fact is not long-term knowledge
+        # a replaced fact is not long-term knowledge; a pinned memory is promoted only when asked
+        if decision == "promote" and row["path"] not in superseded and not row["pinned"]:
             out.append({"id": row["id"], "title": row["title"], "path": row["path"], "score": value, "reason": reason})
     return sorted(out, key=lambda c: -c["score"])
 
@@ -75,8 +76,8 @@ def review_rows(engine: Engine, scope: ProjectScope = EVERYTHING) -> list[sqlite
     items = []
     superseded = not_current(engine)
     for row in queries.stm_rows(engine.store):
-        if row["path"] in superseded or not scope.admits(row["project"]):
-            continue  # no longer true: not worth keeping alive; another project's: not this queue
+        if row["path"] in superseded or row["pinned"] or not scope.admits(row["project"]):
+            continue  # no longer true, or kept by the person anyway; another project's: not this queue
         value = row_score(engine.params, row, now)
         if value is not None and in_danger_zone(engine.params, value):
             items.append((review_priority(engine.params, value), row))

@@ -58,7 +58,7 @@ def next_review_due(engine: Engine) -> str | None:
     for row in queries.stm_rows(engine.store):
         value = row_score(p, row, now)
         last = parse_datetime(row["last_used"]) or parse_datetime(row["created"])
-        if value is None or value <= p.danger_zone_max or last is None or row["path"] in superseded:
+        if value is None or value <= p.danger_zone_max or last is None or row["path"] in superseded or row["pinned"]:
             continue
         uses, strength = row["use_count"] or 0, row["strength"] if row["strength"] is not None else 1.0
         at = crossing_at(p, uses, strength, last, p.danger_zone_max)
