@@ -263,23 +263,9 @@ def cold_start(
         floors.append(python_start())
         first_calls.append(first_call_save(vault, work / f"first-call-{i}", index, embeddings, i))
         home = work / f"cold-start-{i}"
-        home.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(index, home / "index.sqlite3")
-        env = bench_env(home / "config", home / "data", home / "logs", embeddings)
-        env["MNEMOVAULT_INDEX_PATH"] = str(home / "index.sqlite3")
         progress(f"MCP: cold start {i + 1}/{runs} (the relay starts the daemon)")
-        s = Session(["--vault", str(vault)], env)
+        s = _cold_session(vault, home, index, embeddings)
         try:
-            s.request(
-                "initialize",
-                {
-                    "protocolVersion": "2025-06-18",
-                    "capabilities": {},
-                    "clientInfo": {"name": "mnemovault-bench", "version": "1"},
-                },
-            )
-            s.notify("notifications/initialized")
-            s.request("tools/list")
             lists.append(time.perf_counter() - s.started)
             _wait_serving(home / "config", s.proc)  # the first save after the daemon is up, as a client meets it
             text = f"Cold start check {i}: the bench saved this memory right after the daemon started ({os.getpid()})."
@@ -312,16 +298,9 @@ def cold_start(
     }
 
 
-def python_start() -> float:
-    """The floor: starting and ending a bare interpreter."""
-    t = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "pass"], check=True)
-    return time.perf_counter() - t
-
-
-def first_call_save(vault: Path, home: Path, index: Path, embeddings: bool, i: int) -> float:
-    """A relay with no daemon running; save_memory as the first call, sent as soon as tools/list
-    answers (not waiting for the daemon): seconds from the request to its answer."""
+def _cold_session(vault: Path, home: Path, index: Path, embeddings: bool) -> Session:
+    """A relay started with no daemon running (its own config folder and a copy of an indexed
+    index, as after a login), answered up to tools/list: the relay starts the daemon."""
     home.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(index, home / "index.sqlite3")
     env = bench_env(home / "config", home / "data", home / "logs", embeddings)
@@ -338,6 +317,25 @@ def first_call_save(vault: Path, home: Path, index: Path, embeddings: bool, i: i
         )
         s.notify("notifications/initialized")
         s.request("tools/list")
+    except BaseException:
+        s.close()
+        _stop_daemon_of(home / "config")
+        raise
+    return s
+
+
+def python_start() -> float:
+    """The floor: starting and ending a bare interpreter."""
+    t = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "pass"], check=True)
+    return time.perf_counter() - t
+
+
+def first_call_save(vault: Path, home: Path, index: Path, embeddings: bool, i: int) -> float:
+    """A relay with no daemon running; save_memory as the first call, sent as soon as tools/list
+    answers (not waiting for the daemon): seconds from the request to its answer."""
+    s = _cold_session(vault, home, index, embeddings)
+    try:
         text = f"First call check {i}: the bench saved this before the daemon was up ({os.getpid()})."
         t = time.perf_counter()
         result = s.request("tools/call", {"name": "save_memory", "arguments": {"text": text}})
