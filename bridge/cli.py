@@ -5,11 +5,11 @@ from __future__ import annotations
 import sys
 
 if __name__ == "__main__":
-    # `python -m bridge.cli`: the MCP relay is dispatched before the imports below (it needs
-    # none of them), as bridge/entry.py does
-    from bridge.mcp_target import relay
+    # `python -m bridge.cli`: the MCP relay and the daemon a relay starts are dispatched before
+    # the imports below (they need none of them), as bridge/entry.py does
+    from bridge.mcp_target import daemon, relay
 
-    if relay(sys.argv[1:]):
+    if relay(sys.argv[1:]) or daemon(sys.argv[1:]):
         raise SystemExit(0)
 
 # isort: off

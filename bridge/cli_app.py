@@ -12,7 +12,7 @@ import typer
 
 from vault_sync.errors import MnemovaultError
 
-from .errors import exit_code
+from .errors import cli_failure
 from .operations import finite
 
 app = typer.Typer(
@@ -99,12 +99,10 @@ def run(fn: Callable[[], Any]) -> Any:
     """Turn engine errors into a one-line message and an exit code."""
     try:
         return fn()
-    except MnemovaultError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(exit_code(exc)) from None
-    except OSError as exc:  # a folder we cannot create, a disk that is full: say so in one line
-        typer.echo(f"error: {exc.strerror or exc}{f': {exc.filename}' if exc.filename else ''}", err=True)
-        raise typer.Exit(1) from None
+    except (MnemovaultError, OSError) as exc:
+        message, code = cli_failure(exc) or (str(exc), 1)
+        typer.echo(message, err=True)
+        raise typer.Exit(code) from None
 
 
 def emit(data: Any, as_json: bool, render: Callable[[Any], None]) -> None:

@@ -48,6 +48,16 @@ def exit_code(exc: BaseException) -> int:
     return _row(exc)[1]
 
 
+def cli_failure(exc: BaseException) -> tuple[str, int] | None:
+    """A command's one-line message and exit code for an engine error or an OSError (a folder
+    we cannot create, a disk that is full); None for anything else (a bug: its traceback)."""
+    if isinstance(exc, e.MnemovaultError):
+        return f"error: {exc}", exit_code(exc)
+    if isinstance(exc, OSError):
+        return f"error: {exc.strerror or exc}{f': {exc.filename}' if exc.filename else ''}", 1
+    return None
+
+
 def error_body(exc: BaseException) -> dict:
     exc = engine_error(exc)
     code = getattr(exc, "code", "internal")

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 from urllib.parse import quote
 
-from . import mcp_manifest
+from . import early_client, mcp_manifest
 from .daemon_start import DaemonUnavailable, ensure_daemon
 from .local_http import local_connection
 from .paths import not_a_vault
@@ -90,6 +90,11 @@ class Relay:
         # set once the daemon runs or its process exists: a client that closes stdin right
         # after the manifest's answers must not take the daemon's start down with this process
         self.spawned = threading.Event()
+        # set while no first connection is under way (serve() starts one, the normal path makes
+        # the rest): a save goes to the early server only while the first one is (a daemon that
+        # died later is started again by the normal path)
+        self.first_connect = threading.Event()
+        self.first_connect.set()
         self.closed = threading.Event()
         self.session_changed = threading.Event()  # the listener reopens its stream on the new session
         self.listener: threading.Thread | None = None
@@ -251,6 +256,8 @@ class Relay:
                     f"or split the batch",
                 )
             return
+        if self._early_save(message):
+            return
         for _ in range(3):
             try:
                 info, session, generation = self._current()
@@ -282,6 +289,36 @@ class Relay:
             return
         if is_request:
             self.emit_error(req_id, "could not reach the mnemovault daemon after reconnecting")
+
+    # --- a first save while the daemon starts -------------------------------------------
+    def _early_save(self, message: dict) -> bool:
+        """A save_memory sent before the daemon's MCP app serves, at the session's start,
+        answered by the daemon's early save server (bridge/early_server.py): True once
+        answered. Not for a session whose project
+        would come from the client's roots: only the MCP app asks for them."""
+        params = message.get("params")
+        caps = (self.init_params or {}).get("capabilities")
+        asks_roots = self.project is None and isinstance(caps, dict) and caps.get("roots") is not None
+        if (
+            message.get("method") != "tools/call"
+            or "id" not in message
+            or not isinstance(params, dict)
+            or params.get("name") != "save_memory"
+            or not self.local_session
+            or asks_roots
+        ):
+            return False
+        answer = early_client.ask(
+            self.vault,
+            {"arguments": params.get("arguments", {}), "project": self.project or None},
+            lambda: self.info is not None or self.closed.is_set() or self.first_connect.is_set(),
+            self.start_timeout,
+            self.call_timeout,
+        )
+        if answer is None:
+            return False
+        self.emit({"jsonrpc": "2.0", "id": message["id"], **answer})
+        return True
 
     def _send_tracked(self, message: dict) -> None:
         try:
@@ -358,6 +395,7 @@ class Relay:
         self.listener = threading.Thread(target=self.listen, name="mnemovault-mcp-listen", daemon=True)
         self.listener.start()
         # find (or start) the daemon while the client is still starting, without holding up stdin
+        self.first_connect.clear()
         threading.Thread(target=self._connect_early, name="mnemovault-mcp-connect", daemon=True).start()
         for raw in stdin:
             if not raw.strip():
@@ -383,6 +421,7 @@ class Relay:
             print(f"mnemovault mcp: {exc}", file=sys.stderr, flush=True)
         finally:
             self.spawned.set()
+            self.first_connect.set()
 
     def _answered_here(self, message: dict) -> bool:
         """initialize, ping and the lists answered from the manifest while no daemon session exists."""

@@ -25,7 +25,7 @@ from .mcp_memory_tools import register_memory_tools
 from .mcp_project import SessionProjects, current
 from .mcp_results import fit
 from .mcp_vault_tools import register_vault_tools
-from .operations import finite, plain
+from .operations import tool_answer
 from .version import version
 
 INSTRUCTIONS = """mnemovault keeps memories as Markdown notes in the user's Obsidian vault.
@@ -101,8 +101,7 @@ def build_mcp(get_service: Callable[[], Any], project: str | None = None) -> Fas
         """`fn(service)` off the event loop, as plain JSON; engine errors raised as they are."""
         svc = get_service()
         try:
-            answer = finite(plain(await to_thread.run_sync(lambda: fn(svc))))
-            return json.loads(json.dumps(answer, default=str, allow_nan=False))
+            return tool_answer(await to_thread.run_sync(lambda: fn(svc)))
         except OSError as exc:  # a storage fault the engine did not name: say what, not which temp file
             err = engine_error(exc)
             if isinstance(err, MnemovaultError):

@@ -56,3 +56,44 @@ def relay(argv: list[str]) -> bool:
     except KeyboardInterrupt:
         sys.exit(130)
     return True
+
+
+def daemon_vault(argv: list[str]) -> tuple[str, float] | None:
+    """(vault, idle exit) of the `daemon --vault V --idle-exit N` a relay starts; None for any
+    other command line (the full CLI handles it: options, help, checks)."""
+    if not argv or argv[0] != "daemon" or len(argv) != 5:
+        return None
+    options = dict(zip(argv[1::2], argv[2::2]))
+    if set(options) != {"--vault", "--idle-exit"}:
+        return None
+    try:
+        idle_exit = float(options["--idle-exit"])
+    except ValueError:
+        return None
+    if not idle_exit >= 0:
+        return None
+    return options["--vault"], idle_exit
+
+
+def daemon(argv: list[str]) -> bool:
+    """Serve a relay's `daemon` command without loading the CLI (about 0.4 s: the relay's first
+    save waits for it); False: the CLI handles it."""
+    found = daemon_vault(argv)
+    if found is None:
+        return False
+    from pathlib import Path
+
+    from .errors import cli_failure
+    from .server import serve
+
+    try:
+        serve(Path(found[0]), None, False, found[1])
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except Exception as exc:
+        failure = cli_failure(exc)
+        if failure is None:
+            raise
+        print(failure[0], file=sys.stderr, flush=True)
+        sys.exit(failure[1])
+    return True

@@ -3,6 +3,7 @@ the loaded model); otherwise they open the engine directly."""
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,11 @@ OPERATIONS = frozenset(RPC_ARGS)
 
 def plain(result: Any) -> Any:
     return result.to_dict() if hasattr(result, "to_dict") else result
+
+
+def tool_answer(value: Any) -> Any:
+    """An operation's result as an MCP tool sends it: plain, finite, strict JSON values."""
+    return json.loads(json.dumps(finite(plain(value)), default=str, allow_nan=False))
 
 
 def finite(value: Any) -> Any:

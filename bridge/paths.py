@@ -69,6 +69,12 @@ def bridge_file(vault: Path) -> Path:
     return config_dir() / "bridges" / f"{vault_key(vault)}.json"
 
 
+def early_file(vault: Path) -> Path:
+    """Where a starting daemon names its early save server (bridge/early_server.py): beside the bridge
+    file, and not `*.json`, which names a daemon that serves everything."""
+    return bridge_file(vault).with_suffix(".early")
+
+
 def token_file() -> Path:
     return config_dir() / "token"
 

@@ -3,7 +3,6 @@ backfill, and the HTTP bridge with MCP at /mcp, on 127.0.0.1."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import logging.handlers
@@ -24,6 +23,7 @@ from vault_sync.limits import quote
 from vault_sync.settings import load_settings
 
 from .context import open_service
+from .early_server import EarlyServer
 from .paths import bridge_file, config_dir, device_token, log_dir, private_dir, private_write
 from .vault_lock import LockHeld, VaultLock
 
@@ -141,12 +141,6 @@ def hold_vault(root: Path, bridge: str | None, hint: str = "") -> VaultLock:
 
 
 def _serve(svc, port: int | None, log_path: Path, lock: VaultLock, idle_exit: float = 0.0) -> None:
-    import uvicorn
-
-    from .http_app import Activity, build_app
-    from .mcp_notify import notify_review_changes
-    from .mcp_server import build_mcp
-
     for line in svc.recover():
         log.warning("journal: %s", line)
     svc.check_index("found when the daemon started")  # the full check; opening checked what is cheap
@@ -161,6 +155,32 @@ def _serve(svc, port: int | None, log_path: Path, lock: VaultLock, idle_exit: fl
     )
     svc.start_watcher()
     svc.runtime.hold_lease(config_dir())
+    # a stop asked for before uvicorn serves (it has its own handlers while it does) is kept
+    # for it; uvicorn re-raises the signal it caught once it has stopped, harmless with these
+    stopping = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopping.set())
+    signal.signal(signal.SIGINT, lambda *_: stopping.set())
+    token = device_token()
+    # the engine is ready: a relay's first save is answered from here while the MCP app starts
+    early = EarlyServer(svc, token, svc.layout.root)
+    early.start()
+    try:
+        _serve_all(svc, port, log_path, lock, idle_exit, token, early, stopping)
+    finally:
+        early.close()
+
+
+def _serve_all(
+    svc, port, log_path: Path, lock: VaultLock, idle_exit: float, token: str, early: EarlyServer, stopping
+) -> None:
+    import asyncio
+
+    import uvicorn
+
+    from .http_app import Activity, build_app
+    from .mcp_notify import notify_review_changes
+    from .mcp_server import build_mcp
+
     lifecycle = Worker(
         "mnemovault-lifecycle",
         min(svc.settings.lifecycle_interval_seconds, svc.settings.lease_seconds / 3),
@@ -182,7 +202,6 @@ def _serve(svc, port: int | None, log_path: Path, lock: VaultLock, idle_exit: fl
     sock.bind(("127.0.0.1", port or env_port()))
     sock.listen(128)  # a client that read the bridge file connects at once, even before uvicorn accepts
     bound = sock.getsockname()[1]
-    token = device_token()
     started = format_datetime(utc_now())
     state = {"pid": os.getpid(), "started": started}
     mcp = build_mcp(lambda: svc)
@@ -203,10 +222,6 @@ def _serve(svc, port: int | None, log_path: Path, lock: VaultLock, idle_exit: fl
     server = uvicorn.Server(
         uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", timeout_graceful_shutdown=3)
     )
-    # uvicorn re-raises the signal it caught once it has stopped; with these handlers that
-    # re-raise is harmless and our cleanup below runs instead of the default kill
-    signal.signal(signal.SIGTERM, lambda *_: None)
-    signal.signal(signal.SIGINT, lambda *_: None)
     try:
         _first_mcp_call(mcp)  # before the bridge file names this daemon: clients find it warm
         if embedder is not None:
@@ -215,8 +230,12 @@ def _serve(svc, port: int | None, log_path: Path, lock: VaultLock, idle_exit: fl
         lock.update({"port": bound})
         log.info("serving %s on 127.0.0.1:%d (bridge file %s)", svc.layout.root, bound, bfile)
         threading.Thread(
-            target=_stop_when, args=(svc.layout.root, server, activity, idle_exit), name="mnemovault-idle", daemon=True
+            target=_stop_when,
+            args=(svc.layout.root, server, activity, idle_exit, stopping),
+            name="mnemovault-idle",
+            daemon=True,
         ).start()
+        threading.Thread(target=_close_when_serving, args=(server, early), name="mnemovault-early", daemon=True).start()
         if embedder is not None:
             threading.Thread(
                 target=_warm_when_serving, args=(svc, server, embedder), name="mnemovault-warm", daemon=True
@@ -235,12 +254,18 @@ def _serve(svc, port: int | None, log_path: Path, lock: VaultLock, idle_exit: fl
         log.info("stopped cleanly")
 
 
-def _stop_when(root: Path, server, activity, idle_exit: float) -> None:
-    """Stop the server when the vault folder is gone (nothing may re-create it), or after
-    `idle_exit` seconds with no request open (0: never)."""
+def _stop_when(root: Path, server, activity, idle_exit: float, stopping: threading.Event) -> None:
+    """Stop the server when asked before it served, when the vault folder is gone (nothing may
+    re-create it), or after `idle_exit` seconds with no request open (0: never)."""
     step = min(1.0, idle_exit / 4) if idle_exit > 0 else 1.0
     while not server.started and not server.should_exit:
+        if stopping.is_set():
+            server.should_exit = True
+            return
         time.sleep(0.05)
+    if stopping.is_set():
+        server.should_exit = True
+        return
     activity.restart()
     while not server.should_exit:
         if not root.is_dir():
@@ -252,6 +277,13 @@ def _stop_when(root: Path, server, activity, idle_exit: float) -> None:
             server.should_exit = True
             return
         time.sleep(step)
+
+
+def _close_when_serving(server, early: EarlyServer) -> None:
+    """The early save server ends once the MCP app serves (relays use the bridge file then)."""
+    while not server.started and not server.should_exit:
+        time.sleep(0.05)
+    early.close()
 
 
 def _start_model_load(svc) -> None:
@@ -277,6 +309,8 @@ def _warm_when_serving(svc, server, embedder: Worker) -> None:
 def _first_mcp_call(mcp) -> None:
     """One in-process tool call: the first of a process imports a good part of fastmcp and
     the engine's paths (0.3-1 s that no client's first call should wait for)."""
+    import asyncio
+
     from fastmcp import Client
 
     async def call() -> None:

@@ -342,6 +342,7 @@ def first_call_save(vault: Path, home: Path, index: Path, embeddings: bool, i: i
         took = time.perf_counter() - t
         if result.get("isError"):
             raise RuntimeError(f"save_memory as the first call failed: {result.get('content')}")
+        _wait_serving(home / "config", s.proc)  # answered before the daemon served: stop it once it does
         return took
     finally:
         s.close()
