@@ -12,6 +12,7 @@ from ..lease import LEASE_RELPATH, lease_problem
 from ..quiet import older_than_window
 from ..views import row_state
 from . import journal
+from .conflicts import merged_state
 
 
 def status(engine: Engine) -> dict[str, Any]:
@@ -44,6 +45,7 @@ def status(engine: Engine) -> dict[str, Any]:
         "scores_older_than_refresh": stale,
         "problems": problems,
         "conflicts": conflicts,
+        "conflicts_merged": merged_state(engine),  # copies of mnemovault's own making, merged by themselves
         "dangling_links": len(dangling),
         "dangling": dangling[:50],
         "last_sync": engine.store.get_meta("last_sync"),
