@@ -192,3 +192,50 @@ def test_a_new_conflict_copy_is_announced_once(empty_vault):
         assert len(heard) == 1  # known already: not announced again
     finally:
         svc.close()
+
+
+def _both_edited(vault, other) -> tuple:
+    note = vault / other["path"]
+    base = note.read_text(encoding="utf-8")
+    return note, base.rstrip("\n") + "\n\nEdited on the desktop.\n", base.rstrip("\n") + "\n\nEdited on the laptop.\n"
+
+
+def test_what_this_device_last_indexed_is_not_the_common_version_winner_side(empty_vault):
+    """Why "one side changed" is not decided against this device's index: the device whose
+    version won the sync has indexed its own edit, so the note equals what it last knew while
+    the other device's edit arrives as the copy. Both sides changed; nothing is merged."""
+    (empty_vault / "LTM").mkdir()
+    _, other = _memory(empty_vault)
+    note, desktop, laptop = _both_edited(empty_vault, other)
+    svc = make_service(empty_vault)
+    try:
+        note.write_text(desktop, encoding="utf-8")
+        svc.sync()  # this device indexed its own edit
+        copy = note.with_name(f"{note.stem}.sync-conflict-20261120-120000-LAPTOP1.md")
+        copy.write_text(laptop, encoding="utf-8")  # the other device's edit arrives as the copy
+        svc.sync()
+        assert svc.settle_conflicts() == [] and svc.run_lifecycle().get("conflicts_merged") is None
+        assert note.read_text(encoding="utf-8") == desktop and copy.read_text(encoding="utf-8") == laptop
+        assert [c["differs"] for c in svc.conflicts()] == ["text"]
+    finally:
+        svc.close()
+
+
+def test_what_this_device_last_indexed_is_not_the_common_version_loser_side(empty_vault):
+    """The device whose version lost: the sync engine renames its file to the copy (what this
+    device last indexed) and puts the other edit in its place. Nothing is merged either."""
+    (empty_vault / "LTM").mkdir()
+    _, other = _memory(empty_vault)
+    note, desktop, laptop = _both_edited(empty_vault, other)
+    svc = make_service(empty_vault)
+    try:
+        note.write_text(laptop, encoding="utf-8")
+        svc.sync()
+        copy = note.with_name(f"{note.stem}.sync-conflict-20261120-120000-LAPTOP1.md")
+        note.rename(copy)
+        note.write_text(desktop, encoding="utf-8")
+        svc.sync()
+        assert svc.settle_conflicts() == []
+        assert note.read_text(encoding="utf-8") == desktop and copy.read_text(encoding="utf-8") == laptop
+    finally:
+        svc.close()
