@@ -137,6 +137,7 @@ def test_both_sides_edited_stays_listed_with_a_diff_of_the_persons_text(empty_va
         assert '+owner: "sam"' in diff  # the person's own key, shown
         assert not any("use_count" in line for line in diff)  # mnemovault's keys are not the person's to compare
         assert item["diff_cut"] == 0 and note.read_bytes() == before and copy.exists()
+        assert svc.status()["conflicts"] == [item]  # status (HTTP, MCP) lists it with the same diff
         assert svc.status()["conflicts_merged"]["count"] == 0
     finally:
         svc.close()

@@ -26,12 +26,11 @@ from .moves import free_path
 log = logging.getLogger("mnemovault.conflicts")  # the daemon's log (bridge/server.py) carries mnemovault.*
 
 
-def list_conflicts(engine: Engine) -> list[dict[str, Any]]:
-    """Every conflict copy with what it changes: the person's text as a bounded unified diff."""
-    out = []
-    for row in queries.all_conflicts(engine.store):
-        out.append({**row, **_what_differs(engine, row)})
-    return out
+def list_conflicts(engine: Engine, diffs: int | None = None) -> list[dict[str, Any]]:
+    """Every conflict copy with what it changes: the person's text as a bounded unified diff
+    (for the first `diffs` copies only, when given: `status` reads two files per copy)."""
+    rows = queries.all_conflicts(engine.store)
+    return [{**row, **_what_differs(engine, row)} if diffs is None or i < diffs else row for i, row in enumerate(rows)]
 
 
 def _what_differs(engine: Engine, row: dict[str, Any]) -> dict[str, Any]:
