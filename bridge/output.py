@@ -135,14 +135,18 @@ def conflicts(items: list[dict]) -> None:
     """Each conflict copy, what differs, and the diff of the person's text (note -> copy)."""
     for item in items:
         said = _DIFFERS.get(item.get("differs", ""), item.get("differs", ""))
-        console.print(f"{item['path']} (copy of {item['original']}): {said}", markup=False, highlight=False)
+        console.print(
+            f"{item['path']} (copy of {item['original']}): {said}", markup=False, highlight=False, soft_wrap=True
+        )
         if item.get("error"):
-            console.print(f"  {item['error']}", markup=False, highlight=False)
+            console.print(f"  {item['error']}", markup=False, highlight=False, soft_wrap=True)
         for line in item.get("diff") or []:
             style = "green" if line.startswith("+") else "red" if line.startswith("-") else None
-            console.print("  " + line, style=style, markup=False, highlight=False)
+            console.print("  " + line, style=style, markup=False, highlight=False, soft_wrap=True)
         if item.get("diff_cut"):
-            console.print(f"  ... {item['diff_cut']} more lines of the diff", markup=False, highlight=False)
+            console.print(
+                f"  ... {item['diff_cut']} more lines of the diff", markup=False, highlight=False, soft_wrap=True
+            )
 
 
 def table(rows: list[dict], columns: list[tuple[str, str]], title: str | None = None) -> None:
