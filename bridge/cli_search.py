@@ -136,16 +136,12 @@ app.add_typer(conflicts_app, name="conflicts")
 
 @conflicts_app.command("list")
 def conflicts_list(vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
-    """Conflict copies found in the vault (never indexed as memories)."""
+    """Conflict copies found in the vault (never indexed as memories), each with a diff of your text."""
     run(
         lambda: emit(
             call(vault, "conflicts"),
             as_json,
-            lambda items: (
-                output.table(items, [("path", "copy"), ("original", "original")], "conflict copies")
-                if items
-                else output.console.print("no conflict copies")
-            ),
+            lambda items: output.conflicts(items) if items else output.console.print("no conflict copies"),
         )
     )
 

@@ -104,6 +104,9 @@ def render_status(s: dict) -> None:
             f"  [yellow]index repaired[/] at {r['at']}: damage in {', '.join(r['damaged'])} ({r['reason']}); "
             f"made the {r['remade']} anew and read the vault again"
         )
+    merged = s.get("conflicts_merged") or {}
+    if merged.get("count"):
+        console.print(f"  merged {merged['count']} conflict copies by themselves (last at {merged['last_at']})")
     if s["conflicts"]:
         console.print(f"  [yellow]{len(s['conflicts'])} sync-conflict copies[/] (not indexed):")
         for item in s["conflicts"]:
@@ -117,6 +120,33 @@ def render_status(s: dict) -> None:
     err = (s.get("background") or {}).get("last_error")
     if err:
         console.print(f"  [red]background {err['task']} failed[/] at {err['at']}: {err['message']}")
+
+
+_DIFFERS = {
+    "owned keys": "only mnemovault's keys differ: the daemon merges it",
+    "nothing": "the same bytes: the daemon merges it",
+    "text": "your text differs: compare, then `mnemovault conflicts resolve` (keeps the text of both)",
+    "original gone": "the note is gone: `conflicts resolve` gives the copy its name",
+    "unreadable": "cannot be read",
+}
+
+
+def conflicts(items: list[dict]) -> None:
+    """Each conflict copy, what differs, and the diff of the person's text (note -> copy)."""
+    for item in items:
+        said = _DIFFERS.get(item.get("differs", ""), item.get("differs", ""))
+        console.print(
+            f"{item['path']} (copy of {item['original']}): {said}", markup=False, highlight=False, soft_wrap=True
+        )
+        if item.get("error"):
+            console.print(f"  {item['error']}", markup=False, highlight=False, soft_wrap=True)
+        for line in item.get("diff") or []:
+            style = "green" if line.startswith("+") else "red" if line.startswith("-") else None
+            console.print("  " + line, style=style, markup=False, highlight=False, soft_wrap=True)
+        if item.get("diff_cut"):
+            console.print(
+                f"  ... {item['diff_cut']} more lines of the diff", markup=False, highlight=False, soft_wrap=True
+            )
 
 
 def table(rows: list[dict], columns: list[tuple[str, str]], title: str | None = None) -> None:

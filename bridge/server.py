@@ -188,6 +188,8 @@ def _serve_all(
         on_error=lambda exc: background.failed(svc.engine, "lifecycle", exc),
     )
     lifecycle.start(first_delay=min(10.0, svc.settings.lifecycle_interval_seconds))
+    # a conflict copy of mnemovault's own making is merged when it appears, not at the next run
+    svc.engine.events.subscribe(lambda kind, _data: lifecycle.poke() if kind == "conflict_copy" else None)
     embedder = None
     if svc.settings.embeddings:
         embedder = Worker(
@@ -337,6 +339,7 @@ def _lifecycle(svc) -> None:
         log.info("background writes left to device %s (lease until %s)", state.holder, state.expires)
         return
     if not svc.runtime.lifecycle_due():
+        svc.settle_conflicts()  # poked by a new conflict copy (each merge is logged by the engine)
         return  # this round only renewed the lease
     started = time.perf_counter()
     report = svc.run_lifecycle()

@@ -71,7 +71,7 @@ def build_engine(
     params = ScoringParams.from_settings(settings)
     store = store or IndexStore(settings.resolved_index_path())
     events = Events(store, params, time)
-    indexer = Indexer(store, layout, settings.max_note_bytes, on_changes=events.changes)
+    indexer = Indexer(store, layout, settings.max_note_bytes, on_changes=events.changes, on_conflicts=events.conflicts)
     writes = WritePath(layout, indexer, events.emit, events.scores)
     runtime = Runtime(settings, layout, indexer)
     editor = EditorHold(time)  # the note open in the editor: background writes wait

@@ -62,6 +62,12 @@ class Events:
         for p in queries.problems_in(self.store, [c.path for c in changes]):
             self.emit("problem", {"path": p["path"], "cause": p["cause"]})
 
+    def conflicts(self, new: dict[str, str]) -> None:
+        """Conflict copies seen for the first time: the daemon's lease holder merges those of
+        mnemovault's own making at once (bridge/server.py), not at its next scheduled run."""
+        for copy, original in sorted(new.items()):
+            self.emit("conflict_copy", {"path": copy, "original": original})
+
     def scores(self, paths: list[str], rows: dict[str, Any] | None = None) -> None:
         """`rows`: index rows already at hand (a score depends on use_count, last_used, strength)."""
         if not self.has_listeners():

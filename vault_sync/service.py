@@ -357,6 +357,11 @@ class MemoryService(EngineView):
     def resolve_conflict(self, path: str) -> dict[str, Any]:
         return conflicts_op.resolve_conflict(self.engine, path)
 
+    @writes
+    def settle_conflicts(self) -> list[dict[str, Any]]:
+        """Merge the conflict copies of mnemovault's own making now (the daemon's lease holder)."""
+        return conflicts_op.settle_conflicts(self.engine)
+
     @reads
     def graph(self, include_notes: bool = True) -> dict[str, Any]:
         return relate_op.graph(self.engine, include_notes)

@@ -144,6 +144,9 @@ def test_conflict_copies_are_reported_not_indexed(service, vault):
         {
             "path": "STM/Redis session TTL is 30 minutes.sync-conflict-20261120-101010-ABCDEF1.md",
             "original": "STM/Redis session TTL is 30 minutes.md",
+            "differs": "nothing",  # the same bytes: the lease holder merges it
+            "diff": [],
+            "diff_cut": 0,
         }
     ]
     assert s["counts"]["stm"] == 31

@@ -98,11 +98,13 @@ class Indexer:
         layout: Layout,
         max_note_bytes: int = 2_000_000,
         on_changes: Callable[[list[Change]], None] | None = None,
+        on_conflicts: Callable[[dict[str, str]], None] | None = None,
     ):
         self.store = store
         self.layout = layout
         self.max_note_bytes = max_note_bytes
         self.on_changes = on_changes
+        self.on_conflicts = on_conflicts  # conflict copies seen for the first time: copy -> original
         self._root = str(layout.root) + os.sep
         self.sync_lock = threading.RLock()  # one sync run at a time: a read is never applied after a newer one
 
@@ -307,6 +309,8 @@ class Indexer:
                 self.store.delete_path(db, p)
                 report.removed += 1
                 changes.append(Change("deleted", p))
+            known = {r[0] for r in db.execute("SELECT path FROM conflicts")} if conflicts else set()
+            new_conflicts = {c: o for c, o in (conflicts or {}).items() if c not in known}
             if all_conflicts:
                 db.execute("DELETE FROM conflicts")
             for c in drop_conflicts:
@@ -322,6 +326,8 @@ class Indexer:
         report.changes.extend(changes)
         if changes and self.on_changes:
             self.on_changes(changes)
+        if new_conflicts and self.on_conflicts:
+            self.on_conflicts(new_conflicts)
 
     def _count(self, sql: str) -> int:
         row = self.store.one(sql)

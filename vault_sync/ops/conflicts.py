@@ -7,8 +7,11 @@ engine's outputs). A copy whose person's text or person's keys differ stays for 
 
 from __future__ import annotations
 
+import json
+import logging
 from typing import Any
 
+from ..dates import format_datetime
 from ..edit import edit_text, newline_of, patch_bytes
 from ..engine import Engine
 from ..errors import InvalidInput, NotFound, WrongState
@@ -16,12 +19,38 @@ from ..fmblock import find_block
 from ..index import queries
 from ..limits import REF_CHARS, quote
 from ..note import OWNED_KEYS, Note, parse_note
+from .conflict_diff import conflict_diff
 from .ltm_index import INDEX_NOTE
 from .moves import free_path
 
+log = logging.getLogger("mnemovault.conflicts")  # the daemon's log (bridge/server.py) carries mnemovault.*
 
-def list_conflicts(engine: Engine) -> list[dict[str, Any]]:
-    return queries.all_conflicts(engine.store)
+
+def list_conflicts(engine: Engine, diffs: int | None = None) -> list[dict[str, Any]]:
+    """Every conflict copy with what it changes: the person's text as a bounded unified diff
+    (for the first `diffs` copies only, when given: `status` reads two files per copy)."""
+    rows = queries.all_conflicts(engine.store)
+    return [{**row, **_what_differs(engine, row)} if diffs is None or i < diffs else row for i, row in enumerate(rows)]
+
+
+def _what_differs(engine: Engine, row: dict[str, Any]) -> dict[str, Any]:
+    original, copy = engine.layout.abs(row["original"]), engine.layout.abs(row["path"])
+    try:
+        copy_data = copy.read_bytes()
+    except OSError as exc:
+        return {"differs": "unreadable", "diff": [], "diff_cut": 0, "error": f"the copy: {exc.strerror or exc}"}
+    try:
+        orig_data = original.read_bytes()
+    except FileNotFoundError:
+        return {"differs": "original gone", "diff": [], "diff_cut": 0}
+    except OSError as exc:
+        return {"differs": "unreadable", "diff": [], "diff_cut": 0, "error": f"the note: {exc.strerror or exc}"}
+    whole = row["original"] == _index_note(engine) or engine.layout.kind_of(row["original"]) not in (
+        "stm",
+        "ltm",
+        "archive",
+    )
+    return conflict_diff(row["original"], row["path"], orig_data, copy_data, whole)
 
 
 def _body(text: str) -> str:
@@ -147,12 +176,49 @@ def _merge_decides_all(engine: Engine, row: dict[str, Any]) -> bool:
 
 
 def settle_conflicts(engine: Engine) -> list[dict[str, Any]]:
-    """Merge every conflict copy of mnemovault's own making now (see the module docstring)."""
+    """Merge every conflict copy of mnemovault's own making now (see the module docstring);
+    each merge is a line in the log and counted for `status` (merged_state)."""
     out = []
-    for row in list_conflicts(engine):
+    for row in queries.all_conflicts(engine.store):
         if _merge_decides_all(engine, row):
             try:
-                out.append(resolve_conflict(engine, row["path"]))
+                done = resolve_conflict(engine, row["path"])
             except (OSError, InvalidInput, WrongState, NotFound):
                 continue  # left listed for the person
+            log.info(
+                "merged conflict copy %s into %s; the copy moved to %s",
+                row["path"],
+                row["original"],
+                done.get("copy_moved_to"),
+            )
+            out.append(done)
+    if out:
+        _record_merged(engine, out)
     return out
+
+
+MERGED_KEY = "conflicts_merged"
+MAX_RECENT = 10
+
+
+def merged_state(engine: Engine) -> dict[str, Any]:
+    """{"count": copies merged by themselves, "last_at": iso|None, "recent": the last few}.
+    Kept in the index's meta table (like background.py): a rebuilt index starts again at 0."""
+    try:
+        data = json.loads(engine.store.get_meta(MERGED_KEY) or "{}")
+    except ValueError:
+        data = {}
+    return {"count": int(data.get("count") or 0), "last_at": data.get("last_at"), "recent": data.get("recent") or []}
+
+
+def _record_merged(engine: Engine, merged: list[dict[str, Any]]) -> None:
+    data = merged_state(engine)
+    recent = [
+        {"copy": m["conflict"], "original": m["original"], "copy_moved_to": m.get("copy_moved_to")} for m in merged
+    ]
+    data = {
+        "count": data["count"] + len(merged),
+        "last_at": format_datetime(engine.now()),
+        "recent": (recent + data["recent"])[:MAX_RECENT],
+    }
+    engine.store.set_meta(MERGED_KEY, json.dumps(data))

@@ -12,6 +12,9 @@ from ..lease import LEASE_RELPATH, lease_problem
 from ..quiet import older_than_window
 from ..views import row_state
 from . import journal
+from .conflicts import list_conflicts, merged_state
+
+DIFFS_IN_STATUS = 20  # `conflicts list` diffs them all
 
 
 def status(engine: Engine) -> dict[str, Any]:
@@ -30,7 +33,7 @@ def status(engine: Engine) -> dict[str, Any]:
         stale += older_than_window(engine.params, row, now, prec, refresh_s)
     runtime = engine.runtime.status()
     problems = queries.all_problems(engine.store) + lease_problems(engine, runtime["lease"])
-    conflicts = queries.all_conflicts(engine.store)
+    conflicts = list_conflicts(engine, diffs=DIFFS_IN_STATUS)  # with what differs: the person's text as a diff
     dangling = dangling_links(engine)
     return {
         "vault": str(engine.layout.root),
@@ -44,6 +47,7 @@ def status(engine: Engine) -> dict[str, Any]:
         "scores_older_than_refresh": stale,
         "problems": problems,
         "conflicts": conflicts,
+        "conflicts_merged": merged_state(engine),  # copies of mnemovault's own making, merged by themselves
         "dangling_links": len(dangling),
         "dangling": dangling[:50],
         "last_sync": engine.store.get_meta("last_sync"),
