@@ -18,6 +18,7 @@ import json
 import logging
 import os
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -87,6 +88,8 @@ class EarlyServer:
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.httpd.daemon_threads = True
         self.closing = False
+        self.arrived = threading.Event()  # a first request came
+        self.busy = threading.Lock()  # held while a save runs
         self.thread = threading.Thread(
             target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="mnemovault-early", daemon=True
         )
@@ -95,6 +98,16 @@ class EarlyServer:
         self.thread.start()
         info = {"port": self.httpd.server_address[1], "token": self.token, "pid": os.getpid()}
         private_write(self.file, json.dumps(info))
+
+    def give_way(self, wait: float = 0.15, longest: float = 10.0) -> None:
+        """Let a save that is already waiting run before the daemon imports its MCP app.
+
+        The relay that started this daemon polls for the early file, so its client's first
+        save arrives within a few hundredths of a second. Run beside those imports it takes
+        several times longer (they hold the interpreter lock most of the time); this waits
+        `wait` seconds at most for it to come, then until it is answered."""
+        if self.arrived.wait(wait) and self.busy.acquire(timeout=longest):
+            self.busy.release()
 
     def close(self) -> None:
         self.closing = True
@@ -147,6 +160,9 @@ class _Handler(BaseHTTPRequestHandler):
         if self.early.closing:
             self._send(409, {"error": "the MCP app serves now"})
             return
-        result = tool_result(self.early.svc, kwargs)
-        log.info("a save answered before the MCP app served")
+        started = time.perf_counter()
+        with self.early.busy:
+            self.early.arrived.set()
+            result = tool_result(self.early.svc, kwargs)
+        log.info("a save answered before the MCP app served (%.0f ms)", (time.perf_counter() - started) * 1000)
         self._send(200, result)

@@ -73,7 +73,8 @@ NotePath = Annotated[str, Strict(), Field(min_length=1, max_length=L.MAX_REF_CHA
 
 
 class Args(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
+    # built on first use: the daemon answers its first save before most models are needed
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
 
 
 # -- /api/rpc operations: fields are the MemoryService method's keyword arguments --

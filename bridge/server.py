@@ -164,6 +164,7 @@ def _serve(svc, port: int | None, log_path: Path, lock: VaultLock, idle_exit: fl
     # the engine is ready: a relay's first save is answered from here while the MCP app starts
     early = EarlyServer(svc, token, svc.layout.root)
     early.start()
+    early.give_way()
     try:
         _serve_all(svc, port, log_path, lock, idle_exit, token, early, stopping)
     finally:
@@ -189,7 +190,7 @@ def _serve_all(
     )
     lifecycle.start(first_delay=min(10.0, svc.settings.lifecycle_interval_seconds))
     # a conflict copy of mnemovault's own making is merged when it appears, not at the next run
-    svc.engine.events.subscribe(lambda kind, _data: lifecycle.poke() if kind == "conflict_copy" else None)
+    svc.subscribe(lambda kind, _data: lifecycle.poke() if kind == "conflict_copy" else None)
     embedder = None
     if svc.settings.embeddings:
         embedder = Worker(

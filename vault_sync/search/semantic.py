@@ -22,8 +22,8 @@ def embedder(engine: Engine) -> "Embedder | None":
 
 def embedder_now(engine: Engine) -> "Embedder | None":
     """The model if it is loaded: never loads it, never waits (model.embedder_now)."""
-    if not engine.settings.embeddings:
-        return None
+    if not engine.settings.embeddings or engine.runtime.embedder is None:
+        return None  # no load started: nothing to import (numpy costs a first save 0.1 s)
     from .model import embedder_now as now
 
     return now(engine)
