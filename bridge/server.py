@@ -26,6 +26,7 @@ from vault_sync.settings import load_settings
 from .context import open_service
 from .paths import bridge_file, config_dir, device_token, log_dir, private_dir, private_write
 from .vault_lock import LockHeld, VaultLock
+from .version import version
 
 log = logging.getLogger("mnemovault.daemon")
 
@@ -160,7 +161,7 @@ def _serve(svc, port: int | None, log_path: Path, lock: VaultLock, idle_exit: fl
         report["removed"],
     )
     svc.start_watcher()
-    svc.runtime.hold_lease(config_dir())
+    svc.runtime.hold_lease(config_dir(), version=version())
     lifecycle = Worker(
         "mnemovault-lifecycle",
         min(svc.settings.lifecycle_interval_seconds, svc.settings.lease_seconds / 3),
