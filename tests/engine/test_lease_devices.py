@@ -287,3 +287,24 @@ def test_an_odd_device_id_gets_a_plain_file_name(empty_vault):
     names = [p.name for p in (empty_vault / ".mnemovault" / "devices").iterdir()]
     assert names == ["_.._etc_passwd__.json"]
     assert devices.status(empty_vault, T0, TTL)["holder"]["device"] == "../../etc/passwd ü"
+
+
+def test_the_cli_status_names_the_holder_the_other_devices_and_the_copies(empty_vault):
+    from typer.testing import CliRunner
+
+    from bridge.cli import app
+    from vault_sync.dates import utc_now
+
+    now = utc_now()  # the CLI reads the wall clock: terms around it
+    lease(empty_vault, "desk", lambda: now - timedelta(seconds=30)).acquire()
+    lease(empty_vault, "laptop", lambda: now - timedelta(seconds=20)).acquire()
+    copy = empty_vault / ".mnemovault" / "devices" / "desk.sync-conflict-20261120-115000-ABCDEF7.json"
+    copy.write_text("{}", encoding="utf-8")
+    r = CliRunner().invoke(app, ["status", "--vault", str(empty_vault)])
+    assert r.exit_code == 0, r.output
+    since, until = now - timedelta(seconds=30), now - timedelta(seconds=30 - TTL)
+    assert f"lease: desk since {format_datetime(since)}, until {format_datetime(until)}" in r.output
+    assert f"device laptop: running, last seen {format_datetime(now - timedelta(seconds=20))}" in r.output
+    assert "1 conflict copies of mnemovault's own files" in r.output and copy.name in r.output
+    r = CliRunner().invoke(app, ["status", "--vault", str(empty_vault), "--json"])
+    assert json.loads(r.output)["devices"]["holder"]["device"] == "desk"
