@@ -117,7 +117,9 @@ class Lease:
         if held:
             me = replace(me, splits=self._splits(me, seen.devices.values(), now))
         else:
-            stepped_down = (term, now) if term is not None else me.last_term
+            # the latest term this device held stays in its file: a holder that meets it later sees a split
+            ended = own.held() if own is not None and own.holding else None
+            stepped_down = (term, now) if term is not None else ended or me.last_term
             me = replace(me, holding=False, term_start=None, expires=None, last_term=stepped_down)
         # a random temp name, never a link (safe_files); the folder is made only under the vault's
         # root, so a vault deleted under a running daemon stays deleted

@@ -308,3 +308,22 @@ def test_the_cli_status_names_the_holder_the_other_devices_and_the_copies(empty_
     assert "1 conflict copies of mnemovault's own files" in r.output and copy.name in r.output
     r = CliRunner().invoke(app, ["status", "--vault", str(empty_vault), "--json"])
     assert json.loads(r.output)["devices"]["holder"]["device"] == "desk"
+
+
+def test_a_term_that_expired_while_the_daemon_was_down_stays_in_its_file(two):
+    """The laptop held during a split, then stopped hard; restarted after its term, it defers,
+    and its file still says when it held, so the desk records the split when the files meet."""
+    a, b = two
+    lease(a, "desk", at(0)).acquire()
+    lease(b, "laptop", at(TTL + 10)).acquire()  # split: the desk's file never arrived here
+    for seconds in (600, 1200):
+        assert lease(a, "desk", at(seconds)).acquire().since == format_datetime(T0)
+    sync_devices(a, b)
+    assert not lease(b, "laptop", at(1900)).acquire().held  # restarted after its term ended
+    data = file_of(b, "laptop")
+    assert data["last_term"] == {"start": format_datetime(at(TTL + 10)()), "until": format_datetime(at(2 * TTL + 10)())}
+    sync_devices(a, b)
+    lease(a, "desk", at(1950)).acquire()
+    assert [(s["device"], s["from"]) for s in file_of(a, "desk")["splits"]] == [
+        ("laptop", format_datetime(at(TTL + 10)()))
+    ]
