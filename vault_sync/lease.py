@@ -96,6 +96,9 @@ class Lease:
         others = [*seen.devices.values(), legacy]
         term = self._live_term(own, now)
         base = own or self._last
+        # a term in this device's file that ended unreleased (a hard stop) stays as its last term:
+        # a holder that meets it later still sees a split it took part in
+        ended = own.held() if own is not None and own.holding and term is None else None
         me = Heartbeat(
             device=self.device,
             path=self.rel,
@@ -103,7 +106,7 @@ class Lease:
             term_start=term or now,
             expires=now + self.ttl,
             last_seen=now,
-            last_term=base.last_term if base else None,
+            last_term=ended or (base.last_term if base else None),
             splits=base.splits if base else (),
             hostname=socket.gethostname()[:200],
             version=self.version,
@@ -117,9 +120,7 @@ class Lease:
         if held:
             me = replace(me, splits=self._splits(me, seen.devices.values(), now))
         else:
-            # the latest term this device held stays in its file: a holder that meets it later sees a split
-            ended = own.held() if own is not None and own.holding else None
-            stepped_down = (term, now) if term is not None else ended or me.last_term
+            stepped_down = (term, now) if term is not None else me.last_term
             me = replace(me, holding=False, term_start=None, expires=None, last_term=stepped_down)
         # a random temp name, never a link (safe_files); the folder is made only under the vault's
         # root, so a vault deleted under a running daemon stays deleted

@@ -91,6 +91,13 @@ def test_a_holder_renews_its_term_without_a_new_start(empty_vault):
     # a daemon restarted within its term carries on with the same term (read from its own file)
     again = lease(empty_vault, "desk", at(600)).acquire()
     assert again.held and again.since == format_datetime(T0)
+    # restarted after its term ran out (a hard stop): a new term, the old one kept as its last
+    fresh = lease(empty_vault, "desk", at(600 + TTL + 1)).acquire()
+    assert fresh.held and fresh.since == format_datetime(at(600 + TTL + 1)())
+    assert file_of(empty_vault, "desk")["last_term"] == {
+        "start": format_datetime(T0),
+        "until": format_datetime(at(600 + TTL)()),
+    }
 
 
 def test_a_stopped_holder_hands_over_at_once_and_a_dead_one_after_expiry(empty_vault):
