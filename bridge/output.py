@@ -107,6 +107,7 @@ def render_status(s: dict) -> None:
     merged = s.get("conflicts_merged") or {}
     if merged.get("count"):
         console.print(f"  merged {merged['count']} conflict copies by themselves (last at {merged['last_at']})")
+    render_devices(s.get("devices"))
     if s["conflicts"]:
         console.print(f"  [yellow]{len(s['conflicts'])} sync-conflict copies[/] (not indexed):")
         for item in s["conflicts"]:
@@ -147,6 +148,31 @@ def conflicts(items: list[dict]) -> None:
             console.print(
                 f"  ... {item['diff_cut']} more lines of the diff", markup=False, highlight=False, soft_wrap=True
             )
+
+
+def render_devices(d: dict | None) -> None:
+    """Who holds the lease (runs background writes) and until when, the other devices' last
+    heartbeats, and conflict copies of the device files (splits are among the problems)."""
+    if not d:
+        return
+    h = d.get("holder")
+    if h is None:
+        console.print("  lease: no device holds it (the next daemon to run takes it)", markup=False)
+    else:
+        who = h["device"] + (" (this device)" if h["device"] == d.get("this_device") else "")
+        how = " (an earlier version's lease.json)" if h.get("legacy") else f" since {h['since']}"
+        console.print(f"  lease: {who}{how}, until {h['until']}", markup=False, highlight=False)
+    for r in d.get("devices") or []:
+        if h is not None and r["device"] == h["device"]:
+            continue
+        state = "running" if r.get("running") else "not running"
+        mark = " (this device)" if r.get("this") else ""
+        console.print(f"  device {r['device']}{mark}: {state}, last seen {r['last_seen']}", markup=False)
+    copies = d.get("conflict_copies") or []
+    if copies:
+        console.print(f"  [yellow]{len(copies)} conflict copies of mnemovault's own files[/] (never read):")
+        for path in copies:
+            console.print(f"    {path}", markup=False, highlight=False)
 
 
 def table(rows: list[dict], columns: list[tuple[str, str]], title: str | None = None) -> None:

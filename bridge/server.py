@@ -26,6 +26,7 @@ from .context import open_service
 from .early_server import EarlyServer
 from .paths import bridge_file, config_dir, device_token, log_dir, private_dir, private_write
 from .vault_lock import LockHeld, VaultLock
+from .version import version
 
 log = logging.getLogger("mnemovault.daemon")
 
@@ -154,7 +155,7 @@ def _serve(svc, port: int | None, log_path: Path, lock: VaultLock, idle_exit: fl
         report["removed"],
     )
     svc.start_watcher()
-    svc.runtime.hold_lease(config_dir())
+    svc.runtime.hold_lease(config_dir(), version=version())
     # a stop asked for before uvicorn serves (it has its own handlers while it does) is kept
     # for it; uvicorn re-raises the signal it caught once it has stopped, harmless with these
     stopping = threading.Event()

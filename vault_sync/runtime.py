@@ -12,9 +12,11 @@ from __future__ import annotations
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
+from .dates import utc_now
 from .lease import Lease
 from .watcher import VaultWatcher
 
@@ -93,11 +95,15 @@ class Runtime:
         if self.watcher is not None:
             self.watcher.stop()
 
-    def hold_lease(self, config_dir: Path) -> Lease:
-        """The background-writes lease of this vault for this device (taken by `acquire`)."""
+    def hold_lease(
+        self, config_dir: Path, version: str | None = None, clock: Callable[[], datetime] | None = None
+    ) -> Lease:
+        """The background-writes lease of this vault for this device (taken by `acquire`); its
+        heartbeat file names the running `version`. `clock`: the engine's (the wall clock by default)."""
         from .lease import device_id
 
-        self.lease = Lease(self.layout.root, device_id(config_dir), self.settings.lease_seconds)
+        device, ttl = device_id(config_dir), self.settings.lease_seconds
+        self.lease = Lease(self.layout.root, device, ttl, clock=clock or utc_now, version=version)
         return self.lease
 
     def release_lease(self) -> None:

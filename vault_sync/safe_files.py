@@ -218,6 +218,24 @@ def read_file(root: Path, rel: str) -> bytes:
             return fh.read()
 
 
+def list_folder(root: Path, rel: str) -> list[str]:
+    """The names in the vault folder `rel`, reached without following a link (UnsafePath for
+    one); [] when the folder is missing."""
+    if not _DIR_FDS:  # pragma: no cover - Windows
+        try:
+            return sorted(os.listdir(Path(root) / PurePosixPath(rel)))
+        except FileNotFoundError:
+            return []
+    try:
+        fd = open_folder(root, rel, make=False)
+    except FileNotFoundError:
+        return []
+    try:
+        return sorted(os.listdir(fd))
+    finally:
+        os.close(fd)
+
+
 def remove_file(root: Path, rel: str) -> None:
     """Delete the vault file `rel` (the name only: a link is removed, never its target)."""
     if not _DIR_FDS:  # pragma: no cover - Windows

@@ -28,12 +28,19 @@ _CONFLICT_PATTERNS = [
 ]
 
 
-def conflict_original(name: str) -> str | None:
-    """For a conflict copy's file name, the name of the note it copies; else None."""
+# the same names around any extension: copies of the engine's own files (.mnemovault/devices/*.json)
+_ANY_EXT_PATTERNS = [
+    re.compile(p.pattern.replace(r"(?P<ext>\.md)", r"(?P<ext>\.[A-Za-z0-9]+)"), p.flags) for p in _CONFLICT_PATTERNS
+]
+
+
+def conflict_original(name: str, any_ext: bool = False) -> str | None:
+    """For a conflict copy's file name, the name of the note (any file with `any_ext`) it
+    copies; else None."""
     low = name.lower()
     if "conflict" not in low and "-desktop-" not in low and "-laptop-" not in low:
         return None  # every pattern needs one of these: a walk of 10k names skips 7 regexes each
-    for pattern in _CONFLICT_PATTERNS:
+    for pattern in _ANY_EXT_PATTERNS if any_ext else _CONFLICT_PATTERNS:
         m = pattern.match(name)
         if m:
             return m.group("base") + m.group("ext")

@@ -29,11 +29,11 @@ MB = 1024 * 1024
 
 
 def snapshot(root: Path) -> dict[str, str]:
-    """sha256 of every file of the vault, the journal included (the lease and lock files are the daemon's)."""
+    """sha256 of every file of the vault, the journal included (the lease, device and lock files are the daemon's)."""
     return {
         p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
         for p in sorted(root.rglob("*"))
-        if p.is_file() and p.name != "lease.json" and not p.name.startswith("daemon-")
+        if p.is_file() and p.name != "lease.json" and not p.name.startswith("daemon-") and p.parent.name != "devices"
     }
 
 

@@ -21,19 +21,24 @@ def scale(short, long):
 
 
 def vault_hashes(root: Path, skip=(".mnemovault/lease.json",)) -> dict[str, str]:
-    """rel path -> sha256 of every file in the vault (symlinks: their target text)."""
+    """rel path -> sha256 of every file in the vault (symlinks: their target text), but the
+    daemon's own bookkeeping: the lease, each device's heartbeat and the daemon's lock."""
     out = {}
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
         for name in filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]:
             p = Path(dirpath) / name
             rel = p.relative_to(root).as_posix()
-            if rel in skip or (rel.startswith(".mnemovault/daemon-") and rel.endswith(".lock")):
-                continue  # the daemon's own bookkeeping: the lease, and its lock (who runs, on which port)
+            if rel in skip or rel.startswith(".mnemovault/devices/") or _daemon_lock(rel):
+                continue
             if p.is_symlink():
                 out[rel] = "link:" + os.readlink(p)
             else:
                 out[rel] = hashlib.sha256(p.read_bytes()).hexdigest()
     return out
+
+
+def _daemon_lock(rel: str) -> bool:
+    return rel.startswith(".mnemovault/daemon-") and rel.endswith(".lock")
 
 
 def memory_ids(vault: Path) -> dict[str, list[str]]:
@@ -50,20 +55,17 @@ def memory_ids(vault: Path) -> dict[str, list[str]]:
 
 
 def lease_held_elsewhere(vault: Path, device: str = "another-device", seconds: float = 1500) -> None:
-    """A lease held by another device: this vault's daemon then runs no background writes. Within
-    two terms of the default lease (900 s): an expiry further ahead is impossible, so stale."""
+    """A lease held by another device (its heartbeat file): this vault's daemon then runs no
+    background writes. Within two terms of the default lease (900 s): an expiry further ahead is
+    impossible, so stale."""
     from datetime import timedelta
 
     from vault_sync.dates import format_datetime, utc_now
+    from vault_sync.devices import Heartbeat, device_path, heartbeat_json
 
     now = utc_now()
-    (vault / ".mnemovault").mkdir(parents=True, exist_ok=True)
-    (vault / ".mnemovault" / "lease.json").write_text(
-        json.dumps(
-            {
-                "device": device,
-                "heartbeat": format_datetime(now),
-                "expires": format_datetime(now + timedelta(seconds=seconds)),
-            }
-        )
-    )
+    path = vault / device_path(device)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    held = Heartbeat(device, device_path(device), True, now, now + timedelta(seconds=seconds), now)
+    path.write_bytes(heartbeat_json(held))
+    assert json.loads(path.read_text())["expires"] == format_datetime(held.expires)

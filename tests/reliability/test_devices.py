@@ -1,6 +1,6 @@
 """Several devices: two daemons on two copies of a vault (different config dirs, so
 different device ids and bridge files), kept in sync by a test helper that copies changed
-files both ways (lease file included), as Syncthing or Obsidian Sync would.
+files both ways (each device's heartbeat file included), as Syncthing or Obsidian Sync would.
 
 - only the lease holder runs background writes; the other says who holds it;
 - after the holder stops (SIGTERM releases the lease) or dies (kill -9: the lease
@@ -163,6 +163,14 @@ def test_lease_hand_over_between_two_devices(tmp_path):
                     "device B to see A's lease",
                 )
                 assert lease_b["held"] is False
+                # each daemon writes its own heartbeat file; B's status names A as the holder and itself
+                seen = _wait(
+                    lambda: (lambda d: d if len(d["devices"]) == 2 else None)(b.status()["devices"]),
+                    15,
+                    "both heartbeats on B",
+                )
+                assert seen["holder"]["device"] == dev_a and seen["this_device"] != dev_a
+                assert not (va / ".mnemovault" / "lease.json").exists() and seen["conflict_copies"] == []
                 _wait(lambda: "background writes left to device" in b.log_text(), 15, "B to skip its lifecycle")
                 _touch_some(b, vb)  # a user operation works on the non-holder
                 _touch_some(a, va)

@@ -1,5 +1,5 @@
 """No write follows a link, anywhere (issue 38): a symbolic or hard link a sync peer plants
-where the engine or the daemon writes (the daemon's lock, the lease and its temp file, the
+where the engine or the daemon writes (the daemon's lock, the device file and its temp file, the
 journal's quarantine, a note's temp file, the memory folders) is refused or never opened,
 and the file it points to outside the vault keeps its bytes and its mtime. The lock file,
 which syncs to every device, names no home path, pid or port; a lease expiring beyond any
@@ -96,19 +96,32 @@ def test_the_lock_file_names_no_home_path_pid_or_port(vault, tmp_path):
 
 
 def test_a_link_at_the_lease_temp_name_is_never_written_through(vault, outside):
-    """`.lease.<device-id>.tmp` was a name any peer could read from lease.json."""
+    """`.lease.<device-id>.tmp` was a name any peer could read from lease.json; the device file's
+    temp name is random."""
     plant(vault / ".mnemovault" / ".lease.laptop-1.tmp", outside)
+    plant(vault / ".mnemovault" / "devices" / ".laptop-1.json.tmp", outside)
     state = Lease(vault, "laptop-1", 60, clock=lambda: FIXED_NOW).acquire()
     assert state.held
     assert unchanged(outside)
-    assert not (vault / ".mnemovault" / "lease.json").is_symlink()
+    assert not (vault / ".mnemovault" / "devices" / "laptop-1.json").is_symlink()
 
 
 @pytest.mark.parametrize("hard", [False, True], ids=["symlink", "hard-link"])
-def test_a_link_at_the_lease_file_is_refused(vault, outside, hard):
-    plant(vault / ".mnemovault" / "lease.json", outside, hard)
-    with pytest.raises(UnsafePath, match=r"\.mnemovault/lease\.json is a (symbolic|hard) link"):
+def test_a_link_at_the_device_file_is_refused(vault, outside, hard):
+    plant(vault / ".mnemovault" / "devices" / "laptop-1.json", outside, hard)
+    with pytest.raises(UnsafePath, match=r"\.mnemovault/devices/laptop-1\.json is a (symbolic|hard) link"):
         Lease(vault, "laptop-1", 60, clock=lambda: FIXED_NOW).acquire()
+    assert unchanged(outside)
+
+
+@pytest.mark.parametrize("hard", [False, True], ids=["symlink", "hard-link"])
+def test_a_link_at_an_old_lease_file_is_never_followed_and_its_name_removed(vault, outside, hard):
+    """An earlier version's lease.json is only read, never through a link; the holder removes
+    the name (never what it points to)."""
+    plant(vault / ".mnemovault" / "lease.json", outside, hard)
+    state = Lease(vault, "laptop-1", 60, clock=lambda: FIXED_NOW).acquire()
+    assert state.held
+    assert not os.path.lexists(vault / ".mnemovault" / "lease.json")
     assert unchanged(outside)
 
 

@@ -1,6 +1,7 @@
 """Two devices through real Syncthing (Debian's package, two instances on loopback): a memory's
-id never changes because Syncthing delivered a move as a create and a delete, and a promotion
-split from a use on the other side settles to one memory."""
+id never changes because Syncthing delivered a move as a create and a delete, a promotion
+split from a use on the other side settles to one memory, and a split longer than the lease
+makes no conflict copy of the lease (one file per device) and shows in `status`."""
 
 from __future__ import annotations
 
@@ -9,9 +10,12 @@ import time
 from datetime import timedelta
 
 import pytest
+from conftest import FIXED_NOW
 from syncthing_pair import BINARY, Pair, files_of
 
-from vault_sync.dates import utc_now
+from vault_sync import devices
+from vault_sync.dates import format_datetime, utc_now
+from vault_sync.lease import Lease
 from vault_sync.note import parse_note
 from vault_sync.service import MemoryService
 from vault_sync.settings import load_settings
@@ -127,3 +131,43 @@ def test_a_promotion_split_from_a_use_settles_to_one_memory(pair, tmp_path):
         later.close()
         a.close()
         b.close()
+
+
+def test_a_split_longer_than_the_lease_makes_no_conflict_copy_and_shows_in_status(pair):
+    ttl = 900
+    clock = {"a": FIXED_NOW, "b": FIXED_NOW}
+
+    def lease(side: str, device: str, seconds: float) -> Lease:
+        clock[side] = FIXED_NOW + timedelta(seconds=seconds)
+        vault = pair.a.vault if side == "a" else pair.b.vault
+        return Lease(vault, device, ttl, clock=lambda: clock[side])
+
+    assert lease("a", "desk", 0).acquire().held
+    pair.sync()
+    assert lease("b", "laptop", 60).acquire().holder == "desk"
+    pair.sync()
+    pair.a.pause(pair.b)
+    pair.b.pause(pair.a)
+    Pair.wait(lambda: not pair.a.connected(pair.b), "the split")
+    for seconds in (300, 600):
+        assert lease("a", "desk", seconds).acquire().held
+    assert lease("b", "laptop", ttl + 10).acquire().held  # the desk's term expired on this side
+    assert lease("a", "desk", ttl + 20).acquire().held
+    pair.a.resume(pair.b)
+    pair.b.resume(pair.a)
+    Pair.wait(lambda: pair.a.connected(pair.b) and pair.b.connected(pair.a), "the heal")
+    pair.sync()
+    for v in (pair.a.vault, pair.b.vault):  # both files say they held: listed on both devices
+        seen = devices.status(v, FIXED_NOW + timedelta(seconds=ttl + 30), ttl)
+        assert [s["devices"] for s in seen["splits"]] == [["desk", "laptop"]], seen
+    assert lease("b", "laptop", ttl + 40).acquire().holder == "desk"  # the earlier term keeps the lease
+    assert lease("a", "desk", ttl + 50).acquire().held
+    pair.sync()
+    for v in (pair.a.vault, pair.b.vault):
+        seen = devices.status(v, FIXED_NOW + timedelta(seconds=ttl + 60), ttl)
+        assert seen["holder"]["device"] == "desk" and seen["holder"]["since"] == format_datetime(FIXED_NOW)
+        assert [s["from"] for s in seen["splits"]] == [format_datetime(FIXED_NOW + timedelta(seconds=ttl + 10))]
+        assert seen["conflict_copies"] == []
+    assert _conflict_copies(pair.a.vault) == [] == _conflict_copies(pair.b.vault)
+    assert not [rel for rel in files_of(pair.a.vault) if "conflict" in rel]
+    assert files_of(pair.a.vault) == files_of(pair.b.vault)

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from .. import background, lookups
+from .. import devices as device_files
 from ..engine import Engine
 from ..index import queries
 from ..index.resolver import build_resolver
-from ..lease import LEASE_RELPATH, lease_problem
 from ..quiet import older_than_window
 from ..views import row_state
 from . import journal
@@ -32,7 +32,11 @@ def status(engine: Engine) -> dict[str, Any]:
         states[st] = states.get(st, 0) + 1
         stale += older_than_window(engine.params, row, now, prec, refresh_s)
     runtime = engine.runtime.status()
-    problems = queries.all_problems(engine.store) + lease_problems(engine, runtime["lease"])
+    lease = engine.runtime.lease
+    devices = device_files.status(
+        engine.layout.root, now, engine.settings.lease_seconds, lease.device if lease is not None else None
+    )
+    problems = queries.all_problems(engine.store) + lease_problems(devices.pop("problems"), runtime["lease"])
     conflicts = list_conflicts(engine, diffs=DIFFS_IN_STATUS)  # with what differs: the person's text as a diff
     dangling = dangling_links(engine)
     return {
@@ -55,6 +59,7 @@ def status(engine: Engine) -> dict[str, Any]:
         "index_repair": engine.store.last_repair,  # the last damage found and repaired (index/health.py)
         "embeddings": embedding_status(engine),
         "lease": runtime["lease"],
+        "devices": devices,  # who holds the lease, every device's last heartbeat, copies of their files
         "scoring": engine.params.public(),
         "quarantined": journal.quarantined(engine),
         "background": background.state(engine),
@@ -63,13 +68,14 @@ def status(engine: Engine) -> dict[str, Any]:
     }
 
 
-def lease_problems(engine: Engine, state: dict[str, Any] | None) -> list[dict[str, Any]]:
-    """The lease file as a problem when it cannot be believed (an expiry beyond any term, a link),
-    read from the file (any front end) or met by this daemon's lifecycle."""
-    causes = [lease_problem(engine.layout.root, engine.now(), engine.settings.lease_seconds)]
-    causes.append((state or {}).get("problem"))
-    seen = list(dict.fromkeys(c for c in causes if c))
-    return [{"path": LEASE_RELPATH.as_posix(), "cause": c, "blocking": False} for c in seen]
+def lease_problems(found: list[dict[str, Any]], state: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The device files' problems (an expiry beyond any term, a link, a split that let two devices
+    write), read from the files (any front end), and what this daemon's lease met."""
+    out = list(found)
+    met = (state or {}).get("problem")
+    if met and all(p["cause"] != met for p in out):
+        out.append({"path": device_files.DEVICES_DIR + "/", "cause": met, "blocking": False})
+    return out
 
 
 def embedding_status(engine: Engine) -> dict[str, Any]:
