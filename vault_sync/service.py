@@ -349,6 +349,14 @@ class MemoryService(EngineView):
     def relate(self, a: str, b: str, rel_type: str = "related") -> dict[str, Any]:
         return relate_op.relate(self.engine, a, b, rel_type)
 
+    @writes
+    def related(self, path: str, limit: int = 10) -> dict[str, Any]:
+        """Memories related to a note (the plugin's panel, ops/related.py); vectors still
+        missing are made first, hence a write."""
+        from .ops.related import related
+
+        return related(self.engine, path, limit)
+
     @reads
     def conflicts(self) -> list[dict[str, Any]]:
         return conflicts_op.list_conflicts(self.engine)

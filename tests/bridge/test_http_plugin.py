@@ -1,10 +1,9 @@
-"""GET /api/related (bridge/http_plugin.py): memories related to a note, with embeddings off."""
+"""GET /api/related (vault_sync/ops/related.py): memories related to a note, with embeddings off."""
 
 from __future__ import annotations
 
 import pytest
 
-from bridge.http_plugin import related
 from tests.conftest import make_service
 from vault_sync.errors import InvalidInput, NotFound
 
@@ -29,7 +28,7 @@ def svc(empty_vault):
 
 
 def test_shared_tags_rank_memories_by_overlap_and_say_so(svc):
-    out = related(svc, "Projects/Kafka plan.md", 10)
+    out = svc.related("Projects/Kafka plan.md", 10)
     assert out["method"] == "tags"
     assert "Embeddings are off" in out["notice"]
     assert [(i["path"], i["similarity"]) for i in out["items"]] == [
@@ -42,7 +41,7 @@ def test_shared_tags_rank_memories_by_overlap_and_say_so(svc):
 
 
 def test_limit_and_the_note_itself_is_never_listed(svc):
-    out = related(svc, "STM/Kafka lag alert at 5000.md", 1)
+    out = svc.related("STM/Kafka lag alert at 5000.md", 1)
     assert [i["path"] for i in out["items"]] == ["STM/Kafka retention is 7 days.md"]
 
 
@@ -52,11 +51,11 @@ def test_the_ltm_index_note_is_never_related(svc, empty_vault):
     svc.sync()
     assert svc.store.note(index)["kind"] == "ltm"  # a memory's kind by its folder, yet no memory
     for ref in ("Projects/Kafka plan.md", "Projects/Untagged kafka notes.md"):
-        assert index not in [i["path"] for i in related(svc, ref, 10)["items"]]
+        assert index not in [i["path"] for i in svc.related(ref, 10)["items"]]
 
 
 def test_without_tags_falls_back_to_text_on_the_title(svc):
-    out = related(svc, "Projects/Untagged kafka notes.md", 5)
+    out = svc.related("Projects/Untagged kafka notes.md", 5)
     assert out["method"] == "text"
     paths = [i["path"] for i in out["items"]]
     assert paths and all(p.startswith("STM/Kafka") for p in paths)
@@ -64,6 +63,6 @@ def test_without_tags_falls_back_to_text_on_the_title(svc):
 
 def test_bad_input_is_a_clear_error(svc):
     with pytest.raises(InvalidInput):
-        related(svc, "Projects/Kafka plan.md", 0)
+        svc.related("Projects/Kafka plan.md", 0)
     with pytest.raises(NotFound):
-        related(svc, "Projects/none.md", 5)
+        svc.related("Projects/none.md", 5)
