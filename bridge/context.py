@@ -12,6 +12,8 @@ from vault_sync.errors import IndexReadOnly
 from vault_sync.service import MemoryService
 from vault_sync.settings import load_settings
 
+from .paths import config_dir
+
 
 def quiet_libraries() -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -45,6 +47,7 @@ def open_service(
         print(f"mnemovault: {exc}; this command reads the vault into a temporary index", file=sys.stderr)
         svc = MemoryService(settings, store=IndexStore(":memory:"))
         initial_sync = True
+    svc.runtime.know_device(config_dir())  # uses made here are recorded as this device's
     try:
         if initial_sync:
             svc.sync()  # the no-change path is cheap; results must reflect the vault as it is

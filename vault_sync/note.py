@@ -25,6 +25,7 @@ OWNED_KEYS = (
     "created",
     "last_used",
     "use_count",
+    "uses_by_device",
     "strength",
     "status",
     "decay_score",
@@ -38,6 +39,10 @@ OWNED_KEYS = (
     "archived_from",
     "related",
 )
+# uses per device (uses.py): {base: n, <device id>: n, ...}
+USES_KEY = "uses_by_device"
+USES_BASE = "base"
+MAX_USES_ENTRIES = 64  # a map larger than this is not ours: ignored, the note counts as base only
 STATUSES = ("active", "promoted", "archived", "superseded")
 _WIKI = re.compile(r"\[\[[^\[\]\n]+\]\]")
 
@@ -51,6 +56,7 @@ class Fields:
     created: datetime | None = None
     last_used: datetime | None = None
     use_count: int = 1
+    uses_by_device: dict[str, int] | None = None  # where the uses came from (uses.py)
     strength: float = 1.0
     status: str = "active"
     decay_score: float | None = None
@@ -309,6 +315,11 @@ def read_fields(fm: dict[str, Any], problems: list[Problem]) -> Fields:
     f.promoted_at = _date(fm, "promoted_at", problems)
     f.archived_at = _date(fm, "archived_at", problems)
     f.use_count = _int(fm, "use_count", 1, 0, 10**9, problems)
+    f.uses_by_device = read_uses_map(fm.get(USES_KEY))
+    if f.uses_by_device is None and fm.get(USES_KEY) is not None:
+        problems.append(
+            Problem(f"{USES_KEY}: {_show(fm.get(USES_KEY))} is not a map of devices to counts; read as none", False)
+        )
     f.strength = _float(fm, "strength", 1.0, MIN_STRENGTH, MAX_STRENGTH, problems)
     f.review_count = _int(fm, "review_count", 0, 0, 10**9, problems)
     f.cross_domain_count = _int(fm, "cross_domain_count", 0, 0, 10**9, problems)
@@ -327,6 +338,20 @@ def read_fields(fm: dict[str, Any], problems: list[Problem]) -> Fields:
     if problem:
         problems.append(Problem(problem, blocking=False))
     return f
+
+
+def read_uses_map(value: Any) -> dict[str, int] | None:
+    """The map as written, or None when absent or not a map of names to whole numbers."""
+    if not isinstance(value, dict) or not value or len(value) > MAX_USES_ENTRIES:
+        return None
+    out: dict[str, int] = {}
+    for k, v in value.items():
+        if not isinstance(k, str) or not k.strip() or isinstance(v, bool) or not isinstance(v, int):
+            return None
+        if k != USES_BASE and v < 0:  # only base may be negative (a hand-lowered count)
+            return None
+        out[k.strip()] = v
+    return out
 
 
 def _str_list_lenient(value: object) -> list[str]:

@@ -33,6 +33,8 @@ class Runtime:
         self.indexer = indexer
         self.watcher: VaultWatcher | None = None
         self.lease: Lease | None = None
+        self.config_dir: Path | None = None  # where this device's id is kept (see device())
+        self._device: str | None = None
         self._next_lifecycle = 0.0  # monotonic time of the next full lifecycle run
         # created on first use by vault_sync.search.model / vector_cache (get_embedder, vector_cache)
         self.embedder: Any = None
@@ -95,6 +97,23 @@ class Runtime:
         if self.watcher is not None:
             self.watcher.stop()
 
+    def know_device(self, config_dir: Path) -> None:
+        """The front end's config folder: this device's id (lease.device_id) is read from it
+        when first needed (a use to record, the lease)."""
+        self.config_dir, self._device = config_dir, None
+
+    def device(self) -> str:
+        """This device's id; without a config folder (tests, a library caller) a fixed one."""
+        if self._device is None:
+            from .lease import device_id
+            from .uses import DEFAULT_DEVICE
+
+            try:
+                self._device = device_id(self.config_dir) if self.config_dir is not None else DEFAULT_DEVICE
+            except OSError:  # a config folder this user cannot write: uses still counted, under the default
+                self._device = DEFAULT_DEVICE
+        return self._device
+
     def hold_lease(
         self, config_dir: Path, version: str | None = None, clock: Callable[[], datetime] | None = None
     ) -> Lease:
@@ -102,8 +121,11 @@ class Runtime:
         heartbeat file names the running `version`. `clock`: the engine's (the wall clock by default)."""
         from .lease import device_id
 
-        device, ttl = device_id(config_dir), self.settings.lease_seconds
-        self.lease = Lease(self.layout.root, device, ttl, clock=clock or utc_now, version=version)
+        self.know_device(config_dir)
+        self._device = device_id(config_dir)
+        self.lease = Lease(
+            self.layout.root, self._device, self.settings.lease_seconds, clock=clock or utc_now, version=version
+        )
         return self.lease
 
     def release_lease(self) -> None:

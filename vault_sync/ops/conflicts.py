@@ -19,6 +19,7 @@ from ..fmblock import find_block
 from ..index import queries
 from ..limits import REF_CHARS, quote
 from ..note import OWNED_KEYS, Note, parse_note
+from ..uses import merge_updates
 from .conflict_diff import conflict_diff
 from .ltm_index import INDEX_NOTE
 from .moves import free_path
@@ -59,11 +60,10 @@ def _body(text: str) -> str:
 
 
 def _merged_fields(orig: Note, copy: Note) -> dict[str, Any]:
-    """Counters by max, the latest use, the earliest creation, the union of tags."""
+    """Uses added up per device (uses.py), other counters by max, the latest use, the
+    earliest creation, the union of tags."""
     a, b = orig.fields, copy.fields
-    out: dict[str, Any] = {}
-    if b.use_count > a.use_count:
-        out["use_count"] = b.use_count
+    out: dict[str, Any] = merge_updates((a.use_count, a.uses_by_device), (b.use_count, b.uses_by_device))
     if b.last_used and (a.last_used is None or b.last_used > a.last_used):
         out["last_used"] = b.last_used
     if b.created and a.created and b.created < a.created:

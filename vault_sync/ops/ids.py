@@ -25,6 +25,7 @@ from ..index import queries
 from ..names import free_rel
 from ..note import Note, parse_note, stem_of
 from ..patch import PatchError
+from ..uses import merge_updates
 
 if TYPE_CHECKING:
     from ..index.sync import SyncReport
@@ -114,17 +115,21 @@ def _drop_stale(engine: Engine, stale: Note, kept: Note) -> str:
     except OSError as exc:
         return f"{stale.path}: same memory as {kept.path}; could not move it to .trash: {exc}"
     log.info("%s: left behind by a move another device finished; moved to %s", stale.path, dst)
-    updates: dict[str, Any] = {}
-    if stale.fields.use_count > kept.fields.use_count:
-        updates["use_count"] = stale.fields.use_count
-    if stale.fields.last_used and (kept.fields.last_used is None or stale.fields.last_used > kept.fields.last_used):
-        updates["last_used"] = stale.fields.last_used
     done = f"{stale.path}: left behind by a move on another device to {kept.path}; moved to {dst}"
-    if updates:
-        try:
-            engine.writes.update(kept.path, lambda current: patch_bytes(current, updates))
-        except (PatchError, OSError) as exc:
-            return f"{done}; could not carry its uses over: {exc}"
+
+    def carry(current: bytes) -> bytes | None:
+        # read the kept note as it is now: uses recorded on each device add up (uses.py)
+        cur = parse_note(kept.path, current).fields
+        s = stale.fields
+        updates = merge_updates((cur.use_count, cur.uses_by_device), (s.use_count, s.uses_by_device))
+        if s.last_used and (cur.last_used is None or s.last_used > cur.last_used):
+            updates["last_used"] = s.last_used
+        return patch_bytes(current, updates) if updates else None
+
+    try:
+        engine.writes.update(kept.path, carry)
+    except (PatchError, OSError) as exc:
+        return f"{done}; could not carry its uses over: {exc}"
     return done
 
 

@@ -12,6 +12,7 @@ from ..limits import cap_strength, check_refs
 from ..names import clean_tags
 from ..note import parse_note
 from ..scoring import is_cross_domain, score_at
+from ..uses import updates_for, used_on
 from .moves import check_size
 from .sweep import score_updates
 
@@ -35,14 +36,16 @@ def _reinforce(
         old = score_at(engine.params, f.use_count, f.last_used or f.created, f.strength, now)
         cross = bool(context_tags) and is_cross_domain(engine.params, f.tags, context_tags or [])
         strength = cap_strength(f.strength + boost + (engine.settings.touch_boost if cross else 0.0))
-        updates: dict[str, Any] = {"last_used": now, "use_count": f.use_count + 1}
+        # this device's own entry grows; use_count is the sum (uses.py: uses on two devices add up)
+        counts = used_on(engine.runtime.device(), f.use_count, f.uses_by_device)
+        updates: dict[str, Any] = {"last_used": now, **updates_for(counts)}
         if strength != f.strength:
             updates["strength"] = round(strength, 6)
         if context_tags is not None:
             updates["review_count"] = f.review_count + 1
             if cross:
                 updates["cross_domain_count"] = f.cross_domain_count + 1
-        f.last_used, f.use_count, f.strength = now, f.use_count + 1, updates.get("strength", f.strength)
+        f.last_used, f.use_count, f.strength = now, updates["use_count"], updates.get("strength", f.strength)
         updates.update(score_updates(engine, f, now))
         updates.update(also or {})  # e.g. the batch save this use belongs to, in the same write
         seen.update(old=old, new=score_at(engine.params, f.use_count, now, f.strength, now), cross=cross)
