@@ -89,10 +89,6 @@ class MemoryService(EngineView):
     def _on_changes(self, changes: list[Change]) -> None:
         self.engine.events.changes(changes)
 
-    @internal
-    def emit_scores(self, paths: list[str], rows: dict[str, Any] | None = None) -> None:
-        self.engine.events.scores(paths, rows)
-
     # -- sync --
     @reads
     def sync(self, rebuild: bool = False, progress: Progress | None = None, check: bool = False) -> dict[str, Any]:
@@ -445,12 +441,6 @@ class MemoryService(EngineView):
     def embedder_now(self) -> Any:
         """The model if it is loaded: never loads it, never waits (vault_sync.search.model)."""
         return semantic.embedder_now(self.engine)
-
-    @internal
-    def semantic_neighbours(self, row: sqlite3.Row, limit: int = 3) -> list[str]:
-        """Names of memories closest in meaning (empty when embeddings are off or the model is
-        still loading: a promotion does not wait for it)."""
-        return semantic.neighbours(self.engine, row, limit)
 
     @reads
     def cluster(
