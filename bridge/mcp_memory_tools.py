@@ -90,11 +90,17 @@ def register_memory_tools(mcp: FastMCP, call: Call) -> None:
         then returns only the new one). The note is filed under this session's project (`project` key) unless
         shared=true."""
         project = None if shared else current()
-        if conversation is None and said_at is None:
-            return await call(lambda s: s.save(text, tags, title, strength, supersedes, project, across_projects))
         return await call(
-            lambda s: s.save_said(
-                text, tags, title, strength, conversation, said_at, supersedes, project, across_projects
+            lambda s: s.save(
+                text,
+                tags,
+                title,
+                strength,
+                supersedes,
+                project,
+                across_projects,
+                conversation=conversation,
+                said_at=said_at,
             )
         )
 

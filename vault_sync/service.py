@@ -177,9 +177,18 @@ class MemoryService(EngineView):
         supersedes: list[str] | None = None,
         project: str | None = None,
         across_projects: bool = False,
+        conversation: str | None = None,
+        said_at: Any = None,
     ) -> dict[str, Any]:
-        """A new memory filed under `project` (None: shared)."""
-        return save_op.save(self.engine, text, tags, title, strength, supersedes, project, across_projects)
+        """A new memory filed under `project` (None: shared); `conversation` and `said_at` (when
+        and in which conversation it was said) become frontmatter keys (ops/save_batch.save_said)."""
+        if conversation is None and said_at is None:
+            return save_op.save(self.engine, text, tags, title, strength, supersedes, project, across_projects)
+        from .ops.save_batch import save_said
+
+        return save_said(
+            self.engine, text, tags, title, strength, conversation, said_at, supersedes, project, across_projects
+        )
 
     @reads
     def brief(
@@ -209,26 +218,6 @@ class MemoryService(EngineView):
         from .ops.save_batch import save_many
 
         return save_many(self.engine, items, conversation, batch_id, project, across_projects)
-
-    @writes
-    def save_said(
-        self,
-        text: str,
-        tags: list[str] | None = None,
-        title: str | None = None,
-        strength: float = 1.0,
-        conversation: str | None = None,
-        said_at: Any = None,
-        supersedes: list[str] | None = None,
-        project: str | None = None,
-        across_projects: bool = False,
-    ) -> dict[str, Any]:
-        """save() with optional conversation id and said_at time (frontmatter keys)."""
-        from .ops.save_batch import save_said
-
-        return save_said(
-            self.engine, text, tags, title, strength, conversation, said_at, supersedes, project, across_projects
-        )
 
     @writes
     def create_memory(
