@@ -30,7 +30,7 @@ from ..uses import merge_updates
 if TYPE_CHECKING:
     from ..index.sync import SyncReport
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("mnemovault.ids")  # the daemon's log (bridge/server.py) carries mnemovault.*
 MEMORY_KINDS = ("stm", "ltm", "archive")
 
 
