@@ -300,6 +300,21 @@ class LifecycleMachine(RuleBasedStateMachine):
         self.engine(self.svc.touch, data.draw(st.sampled_from(list(self.token))), boost=boost)
 
     @precondition(lambda self: self.token)
+    @rule(data=st.data(), pin=st.booleans(), undo=st.booleans())
+    def pin(self, data, pin, undo):
+        """Pin or unpin a memory; an unpin with pin's prior is its undo: the note's bytes come back."""
+        mid = data.draw(st.sampled_from(list(self.token)))
+        if not pin:
+            self.engine(self.svc.unpin, mid)
+            return
+        rel = self.path_of(mid)
+        before = (self.vault / rel).read_bytes() if rel else None
+        out = self.engine(self.svc.pin, mid)
+        if undo and out and out["changed"] and rel == out["note"]["path"]:
+            self.engine(self.svc.unpin, mid, prior=out["prior"])
+            assert (self.vault / rel).read_bytes() == before, f"unpin with pin's prior did not give back {rel}"
+
+    @precondition(lambda self: self.token)
     @rule(data=st.data())
     def observe(self, data):
         refs = data.draw(st.lists(st.sampled_from(list(self.token)), min_size=1, max_size=3, unique=True))
