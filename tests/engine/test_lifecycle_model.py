@@ -304,15 +304,16 @@ class LifecycleMachine(RuleBasedStateMachine):
     def pin(self, data, pin, undo):
         """Pin or unpin a memory; an unpin with pin's prior is its undo: the note's bytes come back."""
         mid = data.draw(st.sampled_from(list(self.token)))
-        if not pin:
-            self.engine(self.svc.unpin, mid)
-            return
         rel = self.path_of(mid)
         before = (self.vault / rel).read_bytes() if rel else None
-        out = self.engine(self.svc.pin, mid)
-        if undo and out and out["changed"] and rel == out["note"]["path"]:
+        out = self.engine(self.svc.pin if pin else self.svc.unpin, mid)
+        if undo and pin and out and out["changed"] and rel == out["note"]["path"]:
             self.engine(self.svc.unpin, mid, prior=out["prior"])
             assert (self.vault / rel).read_bytes() == before, f"unpin with pin's prior did not give back {rel}"
+        elif out and out["changed"] and rel == out["note"]["path"]:
+            key = mid if "/" not in mid else rel
+            if key in self.person:  # `pinned` is the person's key, written at their request: theirs now
+                self.person[key] = masked((self.vault / rel).read_bytes())
 
     @precondition(lambda self: self.token)
     @rule(data=st.data())

@@ -194,3 +194,18 @@ def test_a_pinned_memory_holds_through_a_year_of_daily_sweeps(empty_vault):
         assert svc.next_review_due() is None
     finally:
         svc.close()
+
+
+def test_search_and_the_briefing_weigh_a_pinned_memory_by_its_kept_score(svc):
+    """The briefing's own fast scoring (ops/brief.py) and search's weight read the kept score too."""
+    from vault_sync.ops.brief import strongest
+
+    _write(svc.layout.root, "Old pinned", 100)
+    _write(svc.layout.root, "Old plain", 100)
+    svc.sync()
+    svc.pin("STM/Old pinned.md")
+    scores = {m["path"]: m["score"] for m in strongest(svc.engine, FIXED_NOW, 10)[0]}
+    assert scores["STM/Old pinned.md"] == pytest.approx(1.0)
+    assert scores["STM/Old plain.md"] < 0.1
+    hits = {h["path"]: h for h in svc.search("passport blue folder", limit=10)["results"]}
+    assert hits["STM/Old pinned.md"]["parts"]["decay"] == pytest.approx(1.0)
