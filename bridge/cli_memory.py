@@ -156,6 +156,36 @@ def touch(
     run(lambda: emit(call(vault, "touch", ref=ref, boost=boost), as_json, render))
 
 
+def _pin_line(r: dict) -> None:
+    note = r["note"]
+    if not r["changed"]:
+        output.console.print(f"{note['path']} was already {'pinned' if r['pinned'] else 'not pinned'}", markup=False)
+    elif r["pinned"]:
+        output.console.print(f"{note['path']}: pinned; it keeps its score {note['score']:.3f}", markup=False)
+    else:
+        output.console.print(f"{note['path']}: unpinned; score {note['score']:.3f}, ageing again", markup=False)
+
+
+@app.command()
+def pin(
+    ref: str = typer.Argument(..., help="Memory id or path."),
+    vault: Optional[Path] = VaultOpt,
+    as_json: bool = JsonOpt,
+):
+    """Pin a memory: it keeps its score, gets no due dates, is never reviewed or archived on its own."""
+    run(lambda: emit(call(vault, "pin", ref=ref), as_json, _pin_line))
+
+
+@app.command()
+def unpin(
+    ref: str = typer.Argument(..., help="Memory id or path."),
+    vault: Optional[Path] = VaultOpt,
+    as_json: bool = JsonOpt,
+):
+    """Unpin a memory: it ages from its last use again (GC archives one that fell below the threshold)."""
+    run(lambda: emit(call(vault, "unpin", ref=ref), as_json, _pin_line))
+
+
 @app.command()
 def observe(
     refs: List[str] = typer.Argument(..., help="Memory ids or paths used together."),

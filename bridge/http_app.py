@@ -263,6 +263,8 @@ def build_app(
             methods=["GET"],
         ),
         Route("/api/touch", endpoint(lambda a: lambda: svc.touch(a.ref, a.boost), S.TouchBody), methods=["POST"]),
+        Route("/api/pin", endpoint(lambda a: lambda: svc.pin(a.ref), S.RefArgs), methods=["POST"]),
+        Route("/api/unpin", endpoint(lambda a: lambda: svc.unpin(**S.kwargs(a)), S.UnpinArgs), methods=["POST"]),
         Route("/api/promote", endpoint(promote_fn, S.PromoteBody), methods=["POST"]),
         Route(
             "/api/archive", endpoint(lambda a: lambda: {"archived": [svc.archive(a.ref)]}, S.RefArgs), methods=["POST"]

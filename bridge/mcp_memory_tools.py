@@ -351,6 +351,20 @@ def register_memory_tools(mcp: FastMCP, call: Call) -> None:
         (last_used = now, use_count + 1). Returns old and new score."""
         return await call(lambda s: s.touch(ref, boost))
 
+    @mcp.tool(annotations=hints(idempotent=True))
+    async def pin_memory(ref: Annotated[Ref, Field(description="The memory's id or path.")]) -> R.Pinned:
+        """Pin a memory the person wants kept as it is ("always remember X"): it keeps its score (the one of its
+        last use), is never queued for review, never archived by GC and promoted only when asked. Writes `pinned:
+        true` into its frontmatter; pinning a pinned memory changes nothing (changed: false)."""
+        return await call(lambda s: s.pin(ref))
+
+    @mcp.tool(annotations=hints(idempotent=True))
+    async def unpin_memory(ref: Annotated[Ref, Field(description="The memory's id or path.")]) -> R.Pinned:
+        """Unpin a memory: removes `pinned` from its frontmatter; it ages from its last use again (one long unused
+        can be due for GC at once, which then archives it). Unpinning an unpinned memory changes
+        nothing."""
+        return await call(lambda s: s.unpin(ref))
+
     @mcp.tool(annotations=hints())
     async def observe_memory_usage(
         refs: Annotated[S.LooseRefs, Field(description="The memories you used.")],

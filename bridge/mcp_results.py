@@ -163,6 +163,14 @@ class Touched(TypedDict):
 
 
 @OPEN
+class Pinned(TypedDict):
+    note: Note
+    pinned: bool
+    changed: bool  # false: it already was (nothing written)
+    prior: NotRequired[dict[str, Any] | None]  # pin: the values it replaced (HTTP /api/unpin's undo)
+
+
+@OPEN
 class Observed(TypedDict):
     observed: list[Touched]
     errors: list[Any]

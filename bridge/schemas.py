@@ -259,9 +259,16 @@ class RestoreArgs(Args):
     prior: ArchivedValues | None = None
 
 
+class UnpinArgs(Args):
+    ref: Ref
+    prior: ReviewValues | None = None  # what pin answered: unpin is then pin's exact undo
+
+
 RPC_ARGS: dict[str, type[Args]] = {
     "save": SaveArgs,
     "touch": TouchArgs,
+    "pin": RefArgs,
+    "unpin": UnpinArgs,
     "observe": ObserveArgs,
     "review": ReviewArgs,
     "promote": PromoteArgs,

@@ -18,7 +18,7 @@ from typing import Any
 
 from .dates import parse_datetime
 from .due import due_dates
-from .scoring import ScoringParams, decide, review_priority, score_at, state_of
+from .scoring import ScoringParams, decide, priority_at, score_at, state_of
 
 
 def state_at(p: ScoringParams, value: float, use_count: int, age_s: float | None) -> str:
@@ -36,7 +36,8 @@ def written_is_current(
     if written is None or refresh_s <= 0:
         return False
     low = round(exact, prec)
-    high = round(score_at(p, row["use_count"], last, row["strength"], now - timedelta(seconds=refresh_s)), prec)
+    start = now - timedelta(seconds=refresh_s)
+    high = round(score_at(p, row["use_count"], last, row["strength"], start, bool(row["pinned"])), prec)
     if not low <= round(written, prec) <= high:
         return False  # used, inputs edited, or older than the window
     created = parse_datetime(row["created"])
@@ -48,20 +49,25 @@ def left_alone(p: ScoringParams, row: Any, last: datetime, now: datetime, prec: 
     """Whether the sweep at `now` leaves this note's file as it is (the index's reading of it)."""
     if row["id"] is None:
         return False  # it gets an id
-    exact = score_at(p, row["use_count"], last, row["strength"], now)
+    pinned = bool(row["pinned"])
+    exact = score_at(p, row["use_count"], last, row["strength"], now, pinned)
     value = round(exact, prec)
     if (
         row["decay_score"] is not None
         and round(row["decay_score"], prec) == value
         and row["review_priority"] is not None
-        and round(row["review_priority"], prec) == round(review_priority(p, exact), prec)
+        and round(row["review_priority"], prec) == round(priority_at(p, exact, pinned), prec)
     ):
         return True
     return written_is_current(p, row, last, exact, now, prec, refresh_s)
 
 
-def due_fields(p: ScoringParams, use_count: int, strength: float, last_used: datetime) -> dict[str, date | None]:
-    """review_on / archive_on for these inputs (None: it never gets there)."""
+def due_fields(
+    p: ScoringParams, use_count: int, strength: float, last_used: datetime, pinned: bool = False
+) -> dict[str, date | None]:
+    """review_on / archive_on for these inputs (None: it never gets there, as a pinned memory never does)."""
+    if pinned:
+        return {"review_on": None, "archive_on": None}
     return due_dates(p, use_count, strength, last_used)
 
 
@@ -75,5 +81,6 @@ def older_than_window(p: ScoringParams, row: Any, now: datetime, prec: int, refr
         return True
     start = now - timedelta(seconds=refresh_s)
     return bool(
-        round(row["decay_score"], prec) > round(score_at(p, row["use_count"], last, row["strength"], start), prec)
+        round(row["decay_score"], prec)
+        > round(score_at(p, row["use_count"], last, row["strength"], start, bool(row["pinned"])), prec)
     )

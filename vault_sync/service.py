@@ -26,6 +26,7 @@ from .index.store import IndexStore
 from .index.sync import Change, SyncReport
 from .ops import conflicts as conflicts_op
 from .ops import lifecycle, listings, moves, reading
+from .ops import pin as pin_op
 from .ops import relate as relate_op
 from .ops import repair as repair_op
 from .ops import review as review_op
@@ -265,6 +266,16 @@ class MemoryService(EngineView):
     @writes
     def touch(self, ref: str, boost: bool = False) -> dict[str, Any]:
         return touch_op.touch(self.engine, ref, boost)
+
+    @writes
+    def pin(self, ref: str) -> dict[str, Any]:
+        """Keep a memory as it is: its score, no due dates, never reviewed or archived on its own."""
+        return pin_op.pin(self.engine, ref)
+
+    @writes
+    def unpin(self, ref: str, prior: dict[str, Any] | None = None) -> dict[str, Any]:
+        """It ages from its last use again; with pin's `prior`, pin's exact undo."""
+        return pin_op.unpin(self.engine, ref, prior)
 
     @writes
     def observe(self, refs: list[str], context_tags: list[str] | None = None) -> dict[str, Any]:

@@ -7,15 +7,17 @@ from datetime import datetime
 from typing import Any
 
 from .dates import parse_datetime
-from .scoring import Decision, ScoringParams, decide, review_priority, score_at, state_of
+from .scoring import Decision, ScoringParams, decide, priority_at, score_at, state_of
 
 
 def row_score(params: ScoringParams, row: sqlite3.Row, now: datetime) -> float | None:
-    """The score of an indexed memory right now (None for a person's note)."""
+    """The score of an indexed memory right now (None for a person's note); a pinned one's
+    does not fall with time (scoring.score_at)."""
     if row["kind"] == "note":
         return None
     last = parse_datetime(row["last_used"]) or parse_datetime(row["created"])
-    return score_at(params, row["use_count"] or 0, last, row["strength"] if row["strength"] is not None else 1.0, now)
+    strength = row["strength"] if row["strength"] is not None else 1.0
+    return score_at(params, row["use_count"] or 0, last, strength, now, bool(row["pinned"]))
 
 
 def row_decision(params: ScoringParams, row: sqlite3.Row, now: datetime) -> tuple[Decision, str, float | None]:
@@ -39,8 +41,8 @@ def row_state(params: ScoringParams, row: sqlite3.Row, now: datetime) -> str:
     decision, _, value = row_decision(params, row, now)
     if value is None:
         return "note"
-    if decision == "forget" and row["pinned"]:
-        decision = "keep"
+    if row["pinned"]:
+        return "pinned"  # never reviewed, archived or promoted on its own: none of those states is its
     return state_of(params, value, decision)
 
 
@@ -61,7 +63,7 @@ def note_view(
         "created": row["created"],
         "decay_score": row["decay_score"],
         "score": round(value, 6) if value is not None else None,
-        "review_priority": round(review_priority(params, value), 6)
+        "review_priority": round(priority_at(params, value, bool(row["pinned"])), 6)
         if value is not None and row["kind"] == "stm"
         else 0.0,
         "state": row_state(params, row, now),

@@ -365,7 +365,7 @@ def test_mcp_client_over_http_calls_a_tool(shared):
         return names, result
 
     names, result = asyncio.run(asyncio.wait_for(go(), 60))
-    assert "save_memory" in names and "recent_memories" in names and len(names) == 22
+    assert "save_memory" in names and "recent_memories" in names and len(names) == 24
     assert result.structured_content["counts"]["stm"] == 31
 
 

@@ -22,6 +22,8 @@ MCP_TOOLS = {
     "search_memory",
     "get_memory",
     "touch_memory",
+    "pin_memory",
+    "unpin_memory",
     "observe_memory_usage",
     "review_queue",
     "promote_memory",
@@ -171,6 +173,21 @@ def test_touch_memory_reinforces(svc, vault):
     assert out["new_score"] > out["old_score"]
     text = (vault / STAGING).read_text(encoding="utf-8")
     assert "use_count: 2" in text and "last_used: 2026-11-20T12:00:00Z" in text
+
+
+def test_pin_and_unpin_memory(svc, vault):
+    assert REINDEX in {m["path"] for m in run(call(svc, "review_queue", limit=100, all_projects=True))["items"]}
+    out = run(call(svc, "pin_memory", ref=REINDEX))
+    assert out["pinned"] is True and out["changed"] is True and out["note"]["state"] == "pinned"
+    text = (vault / REINDEX).read_text(encoding="utf-8")
+    assert "pinned: true" in text and "archive_on:" not in text and "review_on:" not in text
+    assert REINDEX not in {m["path"] for m in run(call(svc, "review_queue", limit=100, all_projects=True))["items"]}
+    assert run(call(svc, "pin_memory", ref=REINDEX))["changed"] is False
+    back = run(call(svc, "unpin_memory", ref=REINDEX))
+    assert back["pinned"] is False and back["note"]["pinned"] is False
+    text = (vault / REINDEX).read_text(encoding="utf-8")
+    assert "pinned" not in text and "archive_on:" in text
+    assert "not_found" in run(call_error(svc, "pin_memory", ref="no-such-memory"))
 
 
 def test_observe_memory_usage_cross_domain_boost(svc):

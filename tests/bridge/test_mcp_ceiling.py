@@ -88,6 +88,8 @@ def test_every_tool_at_its_largest_arguments_stays_under_the_ceiling(big):
             await run("recall_context", topic="Atlas", max_tokens=100_000)
             await run("get_memory", refs=["Projects/Long.md", *stm[:99]])
             await run("touch_memory", ref=stm[0], boost=True)
+            await run("pin_memory", ref=stm[0])
+            await run("unpin_memory", ref=stm[0])
             await run("observe_memory_usage", refs=stm[:100])
             thread = await run("recent_memories", limit=1, scope="stm")
             await run("read_thread", ref=thread["items"][0]["path"], before=50, after=50)

@@ -139,6 +139,8 @@ async def drive(run: Run, r: int) -> None:
 
     # writes to the notes a call names
     await run("touch_memory", ref=mine)
+    await run("pin_memory", ref=mine)
+    await run("unpin_memory", ref=mine)
     await run("observe_memory_usage", refs=[mine, turns[0]])
     await run("create_relation", source=mine, target=turns[0])
 

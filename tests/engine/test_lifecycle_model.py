@@ -300,6 +300,22 @@ class LifecycleMachine(RuleBasedStateMachine):
         self.engine(self.svc.touch, data.draw(st.sampled_from(list(self.token))), boost=boost)
 
     @precondition(lambda self: self.token)
+    @rule(data=st.data(), pin=st.booleans(), undo=st.booleans())
+    def pin(self, data, pin, undo):
+        """Pin or unpin a memory; an unpin with pin's prior is its undo: the note's bytes come back."""
+        mid = data.draw(st.sampled_from(list(self.token)))
+        rel = self.path_of(mid)
+        before = (self.vault / rel).read_bytes() if rel else None
+        out = self.engine(self.svc.pin if pin else self.svc.unpin, mid)
+        if undo and pin and out and out["changed"] and rel == out["note"]["path"]:
+            self.engine(self.svc.unpin, mid, prior=out["prior"])
+            assert (self.vault / rel).read_bytes() == before, f"unpin with pin's prior did not give back {rel}"
+        elif out and out["changed"] and rel == out["note"]["path"]:
+            key = mid if "/" not in mid else rel
+            if key in self.person:  # `pinned` is the person's key, written at their request: theirs now
+                self.person[key] = masked((self.vault / rel).read_bytes())
+
+    @precondition(lambda self: self.token)
     @rule(data=st.data())
     def observe(self, data):
         refs = data.draw(st.lists(st.sampled_from(list(self.token)), min_size=1, max_size=3, unique=True))

@@ -75,6 +75,8 @@ def test_bad_notes_are_reported_and_left_alone(hostile):
 REF_ENDPOINTS = [
     ("GET", "/api/note", lambda ref: {"path": ref}),
     ("POST", "/api/touch", lambda ref: {"ref": ref}),
+    ("POST", "/api/pin", lambda ref: {"ref": ref}),
+    ("POST", "/api/unpin", lambda ref: {"ref": ref}),
     ("POST", "/api/promote", lambda ref: {"ref": ref}),
     ("POST", "/api/archive", lambda ref: {"ref": ref}),
     ("POST", "/api/restore", lambda ref: {"ref": ref}),
@@ -84,6 +86,8 @@ RPC_OPS = [
     ("get_memory", lambda ref: {"refs": [ref]}),
     ("read_note", lambda ref: {"path": ref}),
     ("touch", lambda ref: {"ref": ref}),
+    ("pin", lambda ref: {"ref": ref}),
+    ("unpin", lambda ref: {"ref": ref}),
     ("observe", lambda ref: {"refs": [ref]}),
     ("promote", lambda ref: {"ref": ref}),
     ("archive", lambda ref: {"ref": ref}),

@@ -449,13 +449,16 @@ def any_superseded(store: "IndexStore") -> bool:
 def current_memory_scores(store: "IndexStore", exempt: list[int] | None = None) -> list[tuple[Any, ...]]:
     """(rowid, path, id, title, kind, use_count, strength, last_used, created, project) of every STM and
     LTM memory that is not superseded (the `exempt` rowids count as current whatever their
-    marks): what a live score is computed from."""
+    marks): what a live score is computed from. A pinned memory's dates are NULL: its score
+    does not fall with time (scoring.score_at), as a memory's with no date does not."""
     exempt = exempt or []
     also = f" OR rowid IN ({marks(len(exempt))})" if exempt else ""
     return [
         tuple(r)
         for r in store.query(
-            "SELECT rowid, path, id, title, kind, use_count, strength, last_used, created, project FROM notes "
+            "SELECT rowid, path, id, title, kind, use_count, strength, "
+            "CASE WHEN pinned THEN NULL ELSE last_used END, CASE WHEN pinned THEN NULL ELSE created END, project "
+            "FROM notes "
             f"WHERE kind IN ('stm', 'ltm') AND (rowid NOT IN {SUPERSEDED_SQL}{also})",
             tuple(exempt),
         )

@@ -185,7 +185,7 @@ def _value_back(key: str, value: Any) -> Any:
     raise InvalidInput(f"prior.{key} is not a key an undo writes")
 
 
-def _writable(engine: Engine, ref: str) -> Any:
+def writable_memory(engine: Engine, ref: str) -> Any:
     row = lookups.resolve(engine, ref)
     if row["kind"] not in ("stm", "ltm"):
         hint = "; restore it first" if row["kind"] == "archive" else ""
@@ -194,7 +194,7 @@ def _writable(engine: Engine, ref: str) -> Any:
     return row
 
 
-def _parsed(rel: str, current: bytes) -> Any:
+def parsed_memory(rel: str, current: bytes) -> Any:
     note = parse_note(rel, current)
     if not note.writable:
         raise NoteProblem(f"{rel}: {'; '.join(p.cause for p in note.problems if p.blocking)}; fix it first")
@@ -204,20 +204,20 @@ def _parsed(rel: str, current: bytes) -> Any:
 def review_memory(engine: Engine, ref: str, grade: str) -> dict[str, Any]:
     if grade not in GRADES:
         raise InvalidInput(f"grade must be one of {', '.join(GRADES)}")
-    row = _writable(engine, ref)
+    row = writable_memory(engine, ref)
     now = engine.now()
     seen: dict[str, Any] = {}
 
     def transform(current: bytes) -> bytes | None:
-        note = _parsed(row["path"], current)
+        note = parsed_memory(row["path"], current)
         f = note.fields
         last = f.last_used or f.created or now
-        old = score_at(engine.params, f.use_count, last, f.strength, now)
+        old = score_at(engine.params, f.use_count, last, f.strength, now, f.pinned)
         f.last_used = reviewed_last_used(engine.params, grade, f.use_count, f.strength, last, now)
         updates: dict[str, Any] = {"last_used": f.last_used, **score_updates(engine, f, now)}
         seen.update(
             old=old,
-            new=score_at(engine.params, f.use_count, f.last_used, f.strength, now),
+            new=score_at(engine.params, f.use_count, f.last_used, f.strength, now, f.pinned),
             prior=prior_of(note.frontmatter, text=current.decode("utf-8")),
             after=prior_of({**note.frontmatter, **updates}),
         )
@@ -243,10 +243,10 @@ def undo_review(engine: Engine, ref: str, prior: dict[str, Any], after: dict[str
         after = {k: v for k, v in after.items() if k not in (AS_WRITTEN, LAYOUT) or v is not None}
     if not isinstance(after, dict) or set(after) != set(REVIEW_KEYS):
         raise InvalidInput(f"after must give exactly these keys: {', '.join(REVIEW_KEYS)}")
-    row = _writable(engine, ref)
+    row = writable_memory(engine, ref)
 
     def transform(current: bytes) -> bytes | None:
-        note = _parsed(row["path"], current)
+        note = parsed_memory(row["path"], current)
         if prior_of(note.frontmatter) != after:
             raise WrongState(f"{row['path']} changed since the review; nothing was undone")
         return patch_bytes(current, updates)

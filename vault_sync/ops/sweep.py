@@ -22,7 +22,7 @@ from ..note import Fields, checksum_of, parse_note
 from ..patch import REMOVE, PatchError
 from ..quiet import due_fields, written_is_current
 from ..safe_files import NOFOLLOW
-from ..scoring import ScoringParams, review_priority, score_at
+from ..scoring import ScoringParams, priority_at, score_at
 from . import sweep_memo
 
 Due = tuple[sqlite3.Row, float | None, float | None]  # (row, decay_score, review_priority) to write
@@ -98,10 +98,11 @@ def sweep(engine: Engine, paths: list[str] | None = None, full: bool = False) ->
             report.invalid.append({"path": row["path"], "cause": row["why"] or "unreadable"})
             continue
         last = parse_datetime(row["last_used"] or row["created"])
-        exact = score_at(params, row["use_count"], last, row["strength"], now) if last else None
+        pinned = bool(row["pinned"])
+        exact = score_at(params, row["use_count"], last, row["strength"], now, pinned) if last else None
         value = prio = None
         if exact is not None and last is not None:  # exact is None exactly when last is
-            value, prio = round(exact, prec), round(review_priority(params, exact), prec)
+            value, prio = round(exact, prec), round(priority_at(params, exact, pinned), prec)
             # the rule of quiet.left_alone, with the score computed once
             same = (
                 row["decay_score"] is not None
@@ -109,7 +110,8 @@ def sweep(engine: Engine, paths: list[str] | None = None, full: bool = False) ->
                 and row["review_priority"] is not None
                 and round(row["review_priority"], prec) == prio
             )
-            if row["id"] is not None and (same or written_is_current(params, row, last, exact, now, prec, refresh_s)):
+            current = same or written_is_current(params, row, last, exact, now, prec, refresh_s)
+            if row["id"] is not None and current and not (pinned and _has_due_dates(engine, row["path"])):
                 report.unchanged += 1
                 alone.append((row, last))
                 continue
@@ -242,7 +244,7 @@ def _dates_current(params: ScoringParams, data: bytes, row: sqlite3.Row) -> bool
         return False
     end = data.find(b"\n---", 3)
     head = data[: end + 1] if end > 0 else data
-    for key, when in due_fields(params, row["use_count"], row["strength"], last).items():
+    for key, when in due_fields(params, row["use_count"], row["strength"], last, bool(row["pinned"])).items():
         at = head.find(b"\n" + key.encode() + b":")
         if when is None:
             if at >= 0:
@@ -255,17 +257,30 @@ def _dates_current(params: ScoringParams, data: bytes, row: sqlite3.Row) -> bool
     return True
 
 
+def _has_due_dates(engine: Engine, rel: str) -> bool:
+    """Whether a pinned note still carries review_on or archive_on (the index does not hold
+    them): a person who pins by hand just after a use leaves a score that needs no rewrite."""
+    try:
+        with open(os.open(engine.layout.abs(rel), os.O_RDONLY | NOFOLLOW), "rb") as fh:
+            head = fh.read(64 * 1024)
+    except OSError:
+        return False  # the write path reports it if it comes to a write
+    end = head.find(b"\n---", 3)
+    head = b"\n" + (head[: end + 1] if end > 0 else head)
+    return any(b"\n" + key + b":" in head for key in (b"review_on", b"archive_on"))
+
+
 def score_updates(engine: Engine, fields: Fields, now: datetime) -> dict[str, Any]:
     """decay_score and review_priority for these fields, at the stored precision, and the
-    due dates they imply (a date that never comes is removed)."""
+    due dates they imply (a date that never comes is removed, as a pinned memory's are)."""
     prec = engine.settings.score_precision
     last = fields.last_used or fields.created or now
-    exact = score_at(engine.params, fields.use_count, last, fields.strength, now)
+    exact = score_at(engine.params, fields.use_count, last, fields.strength, now, fields.pinned)
     out: dict[str, Any] = {
         "decay_score": round(exact, prec),
-        "review_priority": round(review_priority(engine.params, exact), prec),
+        "review_priority": round(priority_at(engine.params, exact, fields.pinned), prec),
     }
-    for key, when in due_fields(engine.params, fields.use_count, fields.strength, last).items():
+    for key, when in due_fields(engine.params, fields.use_count, fields.strength, last, fields.pinned).items():
         out[key] = REMOVE if when is None else when
     return out
 

@@ -7,6 +7,7 @@ import type { SaveResponse } from "./capture";
 import { TimeoutError, withTimeout, type Timers } from "./timers";
 import type {
 	ArchiveResponse,
+	PinResponse,
 	ArchivedValues,
 	GradeResponse,
 	ReviewGrade,
@@ -287,6 +288,16 @@ export class BridgeClient {
 
 	promoteAuto(dryRun = false): Promise<PromoteResponse> {
 		return this.request("POST", "/api/promote", { auto: true, dry_run: dryRun }, LONG_TIMEOUT_MS);
+	}
+
+	/** Keeps a memory as it is (its score, no due dates, out of review); answers `prior` for an exact undo. */
+	pin(ref: string): Promise<PinResponse> {
+		return this.request("POST", "/api/pin", { ref });
+	}
+
+	/** Lets it age again; with `prior` (what pin answered) pin's exact undo. */
+	unpin(ref: string, prior?: ReviewValues | null): Promise<PinResponse> {
+		return this.request("POST", "/api/unpin", prior ? { ref, prior } : { ref });
 	}
 
 	archive(ref: string): Promise<ArchiveResponse> {

@@ -7,6 +7,7 @@ const STATE_LABELS: Record<NoteState, string> = {
 	danger: "danger zone",
 	forget: "forgotten soon",
 	promote_candidate: "promote candidate",
+	pinned: "pinned",
 	promoted: "promoted",
 	archived: "archived",
 	note: "note",

@@ -7,6 +7,7 @@ import type {
 	GcResponse,
 	GradeResponse,
 	Job,
+	PinResponse,
 	PromoteResponse,
 	RestoreResponse,
 	SyncResponse,
@@ -15,6 +16,13 @@ import type {
 
 export function reinforcedMessage(r: TouchResponse): string {
 	return `Reinforced "${r.note.title}": score ${formatScore(r.old_score)} → ${formatScore(r.new_score)}.`;
+}
+
+export function pinnedMessage(r: PinResponse): string {
+	const title = r.note.title || r.note.path;
+	if (!r.changed) return `"${title}" was already ${r.pinned ? "pinned" : "not pinned"}.`;
+	if (r.pinned) return `Pinned "${title}": it keeps its score ${formatScore(r.note.score)} and never comes back for review.`;
+	return `Unpinned "${title}": score ${formatScore(r.note.score)}, ageing from its last use again.`;
 }
 
 export function gradedMessage(r: GradeResponse): string {

@@ -7,12 +7,15 @@
  */
 import { BridgeOfflineError } from "./bridge-client";
 import { ReviewSession, type ReviewOutcome, type Settled } from "./review-session";
-import type { ArchiveResponse, GradeResponse, Note, PromoteResponse, RestoreResponse, ReviewGrade, ReviewValues, ArchivedValues } from "./types";
+import type { ArchiveResponse, GradeResponse, Note, PinResponse, PromoteResponse, RestoreResponse, ReviewGrade, ReviewValues, ArchivedValues } from "./types";
 
 export interface ReviewFlowDeps {
 	grade(path: string, grade: ReviewGrade): Promise<GradeResponse>;
 	undoGrade(path: string, prior: ReviewValues, after: ReviewValues): Promise<unknown>;
 	promote(path: string): Promise<PromoteResponse>;
+	/** Pins it; `unpin` with the answer's `prior` is the exact undo. */
+	pin(path: string): Promise<PinResponse>;
+	unpin(path: string, prior: ReviewValues): Promise<unknown>;
 	archive(path: string): Promise<ArchiveResponse>;
 	restore(path: string, prior: ArchivedValues): Promise<RestoreResponse>;
 	/** Re-reads the queue (the store's refresh). */
@@ -23,11 +26,12 @@ export interface ReviewFlowDeps {
 	changed(): void;
 }
 
-export type FlowAction = "remember" | "fade" | "promote" | "archive" | "skip";
+export type FlowAction = "remember" | "fade" | "pin" | "promote" | "archive" | "skip";
 
 const BUSY: Record<FlowAction, string> = {
 	remember: "Remembering…",
 	fade: "Letting it fade…",
+	pin: "Pinning…",
 	promote: "Promoting…",
 	archive: "Archiving…",
 	skip: "",
@@ -36,6 +40,7 @@ const BUSY: Record<FlowAction, string> = {
 const VERB: Record<FlowAction | "undo", string> = {
 	remember: "remember",
 	fade: "let fade",
+	pin: "pin",
 	promote: "promote",
 	archive: "archive",
 	skip: "skip",
@@ -45,6 +50,7 @@ const VERB: Record<FlowAction | "undo", string> = {
 const OUTCOME: Record<FlowAction, ReviewOutcome> = {
 	remember: "remembered",
 	fade: "faded",
+	pin: "pinned",
 	promote: "promoted",
 	archive: "archived",
 	skip: "skipped",
@@ -146,6 +152,10 @@ export class ReviewFlow {
 		if (action === "remember" || action === "fade") {
 			const r = await this.deps.grade(path, action);
 			return async () => void (await this.deps.undoGrade(path, r.prior, r.after));
+		}
+		if (action === "pin") {
+			const prior = (await this.deps.pin(path)).prior;
+			return prior ? async () => void (await this.deps.unpin(path, prior)) : null;
 		}
 		if (action === "promote") {
 			await this.deps.promote(path);

@@ -5,9 +5,9 @@
  */
 import type { Note } from "./types";
 
-export type ReviewOutcome = "remembered" | "faded" | "promoted" | "archived" | "skipped";
+export type ReviewOutcome = "remembered" | "faded" | "pinned" | "promoted" | "archived" | "skipped";
 
-export const OUTCOMES: ReviewOutcome[] = ["remembered", "faded", "promoted", "archived", "skipped"];
+export const OUTCOMES: ReviewOutcome[] = ["remembered", "faded", "pinned", "promoted", "archived", "skipped"];
 
 /** A recorded action and how to take it back (null: it cannot be, e.g. a promotion). */
 export interface Settled {
@@ -70,7 +70,7 @@ export class ReviewSession {
 	}
 
 	summary(): Record<ReviewOutcome, number> {
-		const out: Record<ReviewOutcome, number> = { remembered: 0, faded: 0, promoted: 0, archived: 0, skipped: 0 };
+		const out: Record<ReviewOutcome, number> = { remembered: 0, faded: 0, pinned: 0, promoted: 0, archived: 0, skipped: 0 };
 		for (const s of this.done.values()) out[s.outcome]++;
 		return out;
 	}

@@ -28,6 +28,8 @@ export type NoteState =
 	| "danger"
 	| "forget"
 	| "promote_candidate"
+	/** Pinned by the person: keeps its score, never reviewed or archived on its own. */
+	| "pinned"
 	| "promoted"
 	| "archived"
 	| "note";
@@ -48,6 +50,8 @@ export interface Note {
 	review_priority: number;
 	state: NoteState;
 	problems: string[];
+	/** `pinned: true` in the note (absent on older daemons). */
+	pinned?: boolean;
 	/** The memory's project (its `project` key); null: shared by every project; absent on older daemons. */
 	project?: string | null;
 	/** The newest note that supersedes this one (GET /api/note), or null; absent on older daemons. */
@@ -147,6 +151,16 @@ export interface TouchResponse {
 	note: Note;
 	old_score: number | null;
 	new_score: number | null;
+}
+
+/** POST /api/pin and /api/unpin. */
+export interface PinResponse {
+	note: Note;
+	pinned: boolean;
+	/** False: it already was (nothing written). */
+	changed: boolean;
+	/** Pin only: the values it replaced; /api/unpin with them is its exact undo (null: nothing changed). */
+	prior?: ReviewValues | null;
 }
 
 export interface PromoteResponse {

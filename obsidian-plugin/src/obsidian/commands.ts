@@ -10,6 +10,8 @@ export interface CommandActions {
 	/** Whether a daemon job of this kind is running (its command waits until it ends). */
 	jobRunning(kind: JobKind): boolean;
 	reinforce(path: string): Promise<void>;
+	pin(path: string): Promise<void>;
+	unpin(path: string): Promise<void>;
 	promote(path: string): Promise<void>;
 	archive(path: string): Promise<void>;
 	restore(path: string): Promise<void>;
@@ -64,6 +66,8 @@ function jobCommand(plugin: Plugin, actions: CommandActions, id: string, name: s
 
 export function registerCommands(plugin: Plugin, actions: CommandActions): void {
 	noteCommand(plugin, actions, "reinforce-note", "Reinforce this memory", ["stm", "ltm"], (p) => actions.reinforce(p));
+	noteCommand(plugin, actions, "pin-note", "Pin this memory", ["stm", "ltm"], (p) => actions.pin(p));
+	noteCommand(plugin, actions, "unpin-note", "Unpin this memory", ["stm", "ltm"], (p) => actions.unpin(p));
 	noteCommand(plugin, actions, "promote-note", "Promote this memory to long-term", ["stm"], (p) => actions.promote(p));
 	noteCommand(plugin, actions, "archive-note", "Archive this memory", ["stm"], (p) => actions.archive(p));
 	noteCommand(plugin, actions, "restore-note", "Restore this memory from the archive", ["archive"], (p) => actions.restore(p));

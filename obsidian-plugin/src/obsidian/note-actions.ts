@@ -6,7 +6,7 @@ import type { App } from "obsidian";
 import type { ReinforceOnOpenPolicy } from "../core/auto-reinforce";
 import { BridgeOfflineError, type BridgeClient } from "../core/bridge-client";
 import type { ConnectionMonitor } from "../core/connection";
-import { archivedMessage, errorMessage, gradedMessage, promotedMessage, reinforcedMessage, restoredMessage } from "../core/messages";
+import { archivedMessage, errorMessage, gradedMessage, pinnedMessage, promotedMessage, reinforcedMessage, restoredMessage } from "../core/messages";
 import type { ReviewStore } from "../core/review-store";
 import type { Timers } from "../core/timers";
 import type { ArchivedValues, Move, ReviewGrade } from "../core/types";
@@ -49,6 +49,35 @@ export class NoteActions {
 			this.deps.store.refreshSoon();
 			if (path === this.deps.active.path) this.deps.active.score(r.note.score ?? r.new_score, r.note.state);
 			return reinforcedMessage(r);
+		});
+	}
+
+	/** Pins it, with an Undo on the notice that gives back the note as it was. */
+	pin(path: string): Promise<void> {
+		return this.act(async () => {
+			const r = await this.deps.client.pin(path);
+			this.deps.store.refreshSoon();
+			if (path === this.deps.active.path) this.deps.active.score(r.note.score, r.note.state);
+			const prior = r.prior;
+			if (!prior) return pinnedMessage(r);
+			this.deps.notifyAction(pinnedMessage(r), "Undo", () =>
+				void this.act(async () => {
+					await this.deps.client.unpin(path, prior);
+					this.deps.store.refreshSoon();
+					if (path === this.deps.active.path) void this.deps.active.show(false);
+					return `Undone: "${r.note.title}" is back as it was.`;
+				}),
+			);
+			return null;
+		});
+	}
+
+	unpin(path: string): Promise<void> {
+		return this.act(async () => {
+			const r = await this.deps.client.unpin(path);
+			this.deps.store.refreshSoon();
+			if (path === this.deps.active.path) this.deps.active.score(r.note.score, r.note.state);
+			return pinnedMessage(r);
 		});
 	}
 

@@ -29,7 +29,7 @@ export interface ReviewModalDeps extends Omit<ReviewFlowDeps, "changed" | "refre
 }
 
 /** Keys of the card; each is looked up against the card shown (ui/review-card.ts cardKey). */
-const KEYS = ["r", "f", "p", "a", "s", "o", "u", "n", "Enter", "ArrowRight"];
+const KEYS = ["r", "f", "k", "p", "a", "s", "o", "u", "n", "Enter", "ArrowRight"];
 
 export class ReviewFlowModal extends Modal {
 	flow: ReviewFlow;
@@ -69,6 +69,8 @@ export class ReviewFlowModal extends Modal {
 			grade: (p, g) => d.grade(p, g),
 			undoGrade: (p, prior, after) => d.undoGrade(p, prior, after),
 			promote: (p) => d.promote(p),
+			pin: (p) => d.pin(p),
+			unpin: (p, prior) => d.unpin(p, prior),
 			archive: (p) => d.archive(p),
 			restore: (p, prior) => d.restore(p, prior),
 			errorText: (e) => d.errorText(e),

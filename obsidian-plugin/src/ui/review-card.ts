@@ -39,6 +39,7 @@ export interface ReviewCardModel {
 export type CardAction =
 	| "remember"
 	| "fade"
+	| "pin"
 	| "promote"
 	| "archive"
 	| "skip"
@@ -53,6 +54,7 @@ export type CardAction =
 export const CARD_KEYS: [string, string, CardAction, string][] = [
 	["r", "Remember", "remember", "Keep it alive: a review, not a use; it never promotes it"],
 	["f", "Let fade", "fade", "Let it fade: out of the queue, on towards the archive"],
+	["k", "Pin", "pin", "Keep it as it is: it keeps its score and never comes back for review or goes to the archive on its own (Undo unpins it)"],
 	["p", "Promote", "promote", "Move it to long-term memory (asks first: it cannot be undone here)"],
 	["a", "Archive", "archive", "Archive it now (Undo brings it back as it was)"],
 	["s", "Skip", "skip", "Not now: it stays due"],
@@ -62,6 +64,7 @@ export const CARD_KEYS: [string, string, CardAction, string][] = [
 const OUTCOME_WORDS: Record<ReviewOutcome, string> = {
 	remembered: "remembered",
 	faded: "let fade",
+	pinned: "pinned",
 	promoted: "promoted",
 	archived: "archived",
 	skipped: "skipped",

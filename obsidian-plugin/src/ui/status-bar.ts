@@ -8,6 +8,7 @@ const STATE_CLASSES = [
 	"is-danger",
 	"is-forget",
 	"is-promote_candidate",
+	"is-pinned",
 	"is-promoted",
 	"is-archived",
 	"is-note",

@@ -43,6 +43,7 @@ describe("MnemovaultController with a real HTTP daemon", () => {
 				"consolidate-note",
 				"open-related",
 				"open-review-queue",
+				"pin-note",
 				"promote-all",
 				"promote-note",
 				"reinforce-note",
@@ -53,6 +54,7 @@ describe("MnemovaultController with a real HTTP daemon", () => {
 				"search-memories",
 				"show-thread",
 				"sync-now",
+				"unpin-note",
 			].sort(),
 		);
 		expect(plugin.commands.every((c) => c.hotkeys === undefined)).toBe(true);
@@ -69,6 +71,32 @@ describe("MnemovaultController with a real HTTP daemon", () => {
 		expect(notices[0]).toBe('Reinforced "JWT key rotation": score 1.00 → 1.52.');
 		expect(daemon.requests.find((r) => r.path === "/api/touch")!.body).toEqual({ ref: "STM/jwt-rotation.md", boost: false });
 		await waitFor(() => bar().textContent === "Memory 1.52 · fresh", 3000, "new score");
+	});
+
+	it("pins and unpins the active note on command; the pin's notice has an Undo that unpins with its prior", async () => {
+		const { controller, daemon, notices, actions, command, bar } = await setup();
+		const prior = { last_used: "2026-11-01T10:00:00Z", decay_score: 0.23, review_priority: 0.9, review_on: null, archive_on: "2026-12-20" };
+		const pinnedNote = makeNote({ path: "STM/jwt-rotation.md", score: 1, state: "pinned", pinned: true });
+		daemon.routes.set("POST /api/pin", () => {
+			daemon.routes.set("GET /api/note", () => ({ body: pinnedNote })); // what a re-read finds from now on
+			return { body: { note: pinnedNote, pinned: true, changed: true, prior } };
+		});
+		daemon.routes.set("POST /api/unpin", (req) => ({
+			body: { note: makeNote({ path: "STM/jwt-rotation.md", score: 0.3, state: "danger" }), pinned: false, changed: !(req.body as { prior?: unknown }).prior },
+		}));
+		controller.start();
+		expect(command("pin-note").checkCallback!(true)).toBe(true);
+		command("pin-note").checkCallback!(false);
+		await waitFor(() => actions.length === 1, 3000, "pin notice");
+		expect(actions[0]).toMatchObject({ message: 'Pinned "JWT key rotation": it keeps its score 1.00 and never comes back for review.', label: "Undo" });
+		expect(daemon.requests.find((r) => r.path === "/api/pin")!.body).toEqual({ ref: "STM/jwt-rotation.md" });
+		await waitFor(() => bar().textContent === "Memory 1.00 · pinned", 3000, "pinned in the status bar");
+		actions[0].run();
+		await waitFor(() => daemon.requests.some((r) => r.path === "/api/unpin"), 3000, "undo");
+		expect(daemon.requests.find((r) => r.path === "/api/unpin")!.body).toEqual({ ref: "STM/jwt-rotation.md", prior });
+		command("unpin-note").checkCallback!(false);
+		await waitFor(() => notices.some((n) => n.startsWith("Unpinned")), 3000, "unpin notice");
+		expect(daemon.requests.filter((r) => r.path === "/api/unpin").at(-1)!.body).toEqual({ ref: "STM/jwt-rotation.md" });
 	});
 
 	it("reinforces on open when the option is on, once per cooldown", async () => {

@@ -97,6 +97,36 @@ describe("review flow", () => {
 		expect(f.modal.isOpen).toBe(false);
 	});
 
+	it("k pins the memory (out of the queue, counted as pinned); Undo unpins it with pin's prior: exactly as it was", async () => {
+		const f = await openFlow(["Alpha", "Beta"]);
+		const pinned = new Map<string, Note>();
+		f.daemon.routes.set("POST /api/pin", (req) => {
+			const ref = (req.body as { ref: string }).ref;
+			const n = f.state.queue.find((q) => q.path === ref)!;
+			f.state.queue = f.state.queue.filter((q) => q.path !== ref);
+			pinned.set(ref, n);
+			return { body: { note: { ...n, pinned: true, state: "pinned", score: 1 }, pinned: true, changed: true, prior: PRIOR } };
+		});
+		f.daemon.routes.set("POST /api/unpin", (req) => {
+			const ref = (req.body as { ref: string }).ref;
+			const n = pinned.get(ref)!;
+			f.state.queue = [n, ...f.state.queue];
+			return { body: { note: n, pinned: false, changed: true } };
+		});
+		const pin = f.card.querySelector<HTMLButtonElement>("[data-action=pin]")!;
+		expect(pin.textContent).toBe("Pink");
+		f.key("k");
+		await waitFor(() => f.title() === "Beta", 3000, "Beta");
+		expect(f.daemon.requests.find((r) => r.path === "/api/pin")!.body).toEqual({ ref: "STM/Alpha.md" });
+		expect(f.card.querySelector(".mnemovault-card-summary")!.textContent).toBe("This pass: 1 pinned.");
+		expect(f.focused()!.dataset.action).toBe("remember");
+		f.key("u");
+		await waitFor(() => f.title() === "Alpha", 3000, "Alpha back");
+		expect(f.daemon.requests.find((r) => r.path === "/api/unpin")!.body).toEqual({ ref: "STM/Alpha.md", prior: PRIOR });
+		expect(f.card.querySelector(".mnemovault-card-notice")!.textContent).toBe('Undone: "Alpha" is back as it was.');
+		expect(f.card.querySelector(".mnemovault-card-summary")!.textContent).toBe("This pass: nothing yet.");
+	});
+
 	it("offline midway: no actionable card, nothing counted, the one command; back when the daemon is", async () => {
 		const f = await openFlow(["Alpha", "Beta"]);
 		const port = f.daemon.port;

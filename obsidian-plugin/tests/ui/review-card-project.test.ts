@@ -11,7 +11,7 @@ function model(patch: Partial<ReviewCardModel>): ReviewCardModel {
 		text: "Rotate the JWT keys every 90 days.",
 		archiveOn: null,
 		count: 1,
-		summary: { remembered: 0, faded: 0, promoted: 0, archived: 0, skipped: 0 },
+		summary: { remembered: 0, faded: 0, pinned: 0, promoted: 0, archived: 0, skipped: 0 },
 		scoring: DEFAULT_SCORING,
 		nowMs: NOW,
 		horizonDays: 30,
