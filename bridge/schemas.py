@@ -241,6 +241,15 @@ class ReviewValues(Args):
 
 class ArchivedValues(ReviewValues):
     status: Status | None
+    # keys archive writes over a note that held them already (one taken back from the archive
+    # by hand); left out, the undo removes them
+    archived_at: Stamp | None = None
+    archive_reason: Annotated[str, Strict(), Field(max_length=1000)] | None = None
+    archived_from: Literal["stm", "ltm"] | None = None
+    merged_into: Annotated[str, Strict(), Field(max_length=1000)] | None = None
+    as_written: (
+        Annotated[dict[KeyName, Annotated[str, Strict(), Field(max_length=100)]], Field(max_length=10)] | None
+    ) = None
 
 
 class ReviewMemoryArgs(Args):

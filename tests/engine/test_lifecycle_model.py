@@ -390,15 +390,12 @@ class LifecycleMachine(RuleBasedStateMachine):
             self.changed()
 
     @precondition(lambda self: self.token)
-    # ARCHIVE_UNDO_EXACT off: a key that was last now goes back above the person's comment
-    # (tests/engine/test_review_grade.py), but the model still finds an archive whose undo does
-    # not come back to the note's path (a memory the person moved across folders, then
-    # superseded); the grade undo is checked on every sequence
+    # both undos checked: what the model found is in tests/engine/test_archive_undo.py
     @rule(
         data=st.data(),
         grade=st.sampled_from(["remember", "fade"]),
         respell=st.booleans(),
-        archive=st.sampled_from([False]),
+        archive=st.booleans(),
     )
     def undo_is_exact(self, data, grade, respell, archive):
         """A review or an archive, then its undo: the note's bytes as they were, to the byte."""

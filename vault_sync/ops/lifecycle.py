@@ -350,7 +350,8 @@ def _prior_on_disk(engine: Engine, rel: str) -> dict[str, Any] | None:
     try:
         data = engine.layout.abs(rel).read_bytes()
         text = data.decode("utf-8", errors="replace")
-        return review_op.prior_of(parse_note(rel, data).frontmatter, review_op.PRIOR_KEYS, text)
+        keys = review_op.PRIOR_KEYS + review_op.ARCHIVE_KEYS
+        return review_op.prior_of(parse_note(rel, data).frontmatter, keys, text)
     except OSError:
         return None
 
@@ -372,7 +373,7 @@ def restore(engine: Engine, ref: str, prior: dict[str, Any] | None = None) -> di
     """Back to where it was archived from as a use (its score starts again from now): STM/ as
     active, or LTM/ as promoted; with `prior` (what archive answered), the undo of that
     archive: exactly the values before it, and not a use."""
-    undo = review_op.prior_updates(prior, review_op.PRIOR_KEYS) if prior is not None else None
+    undo = None if prior is None else review_op.prior_updates(prior, review_op.PRIOR_KEYS, review_op.ARCHIVE_KEYS)
     row = lookups.resolve(engine, ref)
     if row["kind"] != "archive":
         raise WrongState(f"{row['path']} is not archived; only notes in {engine.layout.archive}/ can be restored")
@@ -384,8 +385,8 @@ def restore(engine: Engine, ref: str, prior: dict[str, Any] | None = None) -> di
 
     def keys(note: Note) -> dict[str, Any]:
         gone: dict[str, Any] = {k: REMOVE for k in ("merged_into", "archived_from") if k in note.frontmatter}
-        if undo is not None:
-            return {**undo, "archived_at": REMOVE, "archive_reason": REMOVE, **gone}
+        if undo is not None:  # every key archive wrote, as it was before (REMOVE: absent)
+            return undo
         note.fields.last_used = now  # back in use: its score and due dates start again from now
         return {
             **score_updates(engine, note.fields, now),

@@ -32,6 +32,7 @@ from ..note import parse_note
 from ..patch import REMOVE, Spelled, raw_scalars
 from ..scalars import render_scalar
 from ..scoring import ScoringParams, decay_factor, score_at
+from ..secret_gate import check_fields
 from .moves import check_size
 from .sweep import score_updates
 
@@ -40,7 +41,12 @@ REVIEW_KEYS = ("last_used", "decay_score", "review_priority", "review_on", "arch
 PRIOR_KEYS = REVIEW_KEYS + ("status",)
 _DATE_KEYS = ("review_on", "archive_on")
 _NUMBER_KEYS = ("decay_score", "review_priority")
-STATUSES_BACK = ("active", "promoted", "superseded")
+# what archive writes or restore removes beyond PRIOR_KEYS: a note the person took back from the
+# archive by hand still holds them, and an archive's undo must give them back (optional in a prior)
+ARCHIVE_KEYS = ("archived_at", "archive_reason", "archived_from", "merged_into")
+_TEXT_KEYS = ("archive_reason", "merged_into")
+# "archived": a memory the person moved out of the archive by hand keeps saying so
+STATUSES_BACK = ("active", "promoted", "superseded", "archived")
 MAX_DT = 100 * 365 * 86400.0
 AS_WRITTEN = "as_written"  # in `prior`: values whose spelling in the note differs from ours
 LAYOUT = "layout"  # in `prior`: the note's keys in order
@@ -117,11 +123,16 @@ def prior_of(
     return out
 
 
-def prior_updates(prior: dict[str, Any], keys: tuple[str, ...] = REVIEW_KEYS) -> dict[str, Any]:
-    """`prior` checked and turned back into the values to write (REMOVE for an absent key)."""
-    if not isinstance(prior, dict) or set(prior) - {AS_WRITTEN, LAYOUT} != set(keys):
+def prior_updates(
+    prior: dict[str, Any], keys: tuple[str, ...] = REVIEW_KEYS, optional: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """`prior` checked and turned back into the values to write (REMOVE for an absent key; an
+    `optional` key left out counts as absent)."""
+    given = set(prior) - {AS_WRITTEN, LAYOUT} if isinstance(prior, dict) else set()
+    if not isinstance(prior, dict) or not set(keys) <= given or not given <= {*keys, *optional}:
         raise InvalidInput(f"prior must give exactly these keys: {', '.join(keys)}")
-    out: dict[str, Any] = {key: REMOVE if prior[key] is None else _value_back(key, prior[key]) for key in keys}
+    keys = (*keys, *optional)
+    out: dict[str, Any] = {key: REMOVE if prior.get(key) is None else _value_back(key, prior[key]) for key in keys}
     spelled = prior.get(AS_WRITTEN) or {}
     if not isinstance(spelled, dict) or not set(spelled) <= set(keys):
         raise InvalidInput(f"prior.{AS_WRITTEN} must map some of these keys to text: {', '.join(keys)}")
@@ -161,11 +172,20 @@ def _spells(text: Any, value: Any) -> bool:
 
 def _value_back(key: str, value: Any) -> Any:
     """One value of `prior`, checked, as the engine writes it."""
-    if key == "last_used":
+    if key in ("last_used", "archived_at"):
         when = parse_datetime(value) if isinstance(value, str) else None
         if when is None:
-            raise InvalidInput("prior.last_used must be an ISO date and time")
+            raise InvalidInput(f"prior.{key} must be an ISO date and time")
         return when
+    if key == "archived_from":
+        if value not in ("stm", "ltm"):
+            raise InvalidInput("prior.archived_from must be stm or ltm")
+        return value
+    if key in _TEXT_KEYS:
+        if not isinstance(value, str) or not value or len(value) > 1000 or "\n" in value or "\r" in value:
+            raise InvalidInput(f"prior.{key} must be one line of text")
+        check_fields({key: value})  # written into the note
+        return value
     if key in _NUMBER_KEYS:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1e6:
             raise InvalidInput(f"prior.{key} must be a number from 0")

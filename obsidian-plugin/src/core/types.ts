@@ -183,9 +183,14 @@ export interface ReviewValues {
 	layout?: string[];
 }
 
-/** What an archive undo writes back: the review values and the status before. */
+/** What an archive undo writes back: the review values, the status and the archive keys before
+ * (a note taken back from the archive by hand still holds those). */
 export interface ArchivedValues extends ReviewValues {
 	status: string | null;
+	archived_at?: string | null;
+	archive_reason?: string | null;
+	archived_from?: "stm" | "ltm" | null;
+	merged_into?: string | null;
 }
 
 export type ReviewGrade = "remember" | "fade";
