@@ -210,3 +210,16 @@ class Daemon:
         if self._client is not None:
             self._client.close()
             self._client = None
+
+
+def stop_started_daemon(home: Path, timeout: float = 60) -> None:
+    """Stop a daemon a relay started (not our child): SIGTERM by the pid its bridge file names,
+    or its early file while it still starts; wait until the process is gone."""
+    bridges = home / "config" / "bridges"
+    for path in [*bridges.glob("*.json"), *bridges.glob("*.early")]:
+        try:
+            pid = json.loads(path.read_text(encoding="utf-8"))["pid"]
+            os.kill(pid, signal.SIGTERM)
+        except (OSError, ValueError, KeyError):
+            continue
+        wait_for(lambda pid=pid: not Path(f"/proc/{pid}").exists(), timeout=timeout)

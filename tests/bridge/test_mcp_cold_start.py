@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import signal
 import sys
 from pathlib import Path
 
 import pytest
 from conftest import ROOT
-from daemon_util import Daemon, child_env, wait_for
+from daemon_util import Daemon, child_env, stop_started_daemon, wait_for
 from fastmcp import Client as FastMCPClient
 from fastmcp.client.transports import StdioTransport
 from mcp.client.client import Client as SDKClient
@@ -32,17 +30,6 @@ def _daemon_accepting(vault: Path) -> bool:
     """Does a daemon serve `vault` and accept connections (MNEMOVAULT_CONFIG_DIR: the children's)?"""
     info = live_bridge(vault)
     return info is not None and listening(info, timeout=1.0)
-
-
-def _stop_started_daemon(home: Path) -> None:
-    """Stop the daemon the relay started (not our child): SIGTERM by the pid it recorded."""
-    for path in (home / "config" / "bridges").glob("*.json"):
-        try:
-            pid = json.loads(path.read_text(encoding="utf-8"))["pid"]
-            os.kill(pid, signal.SIGTERM)
-        except (OSError, ValueError, KeyError):
-            continue
-        wait_for(lambda pid=pid: not Path(f"/proc/{pid}").exists(), timeout=20)
 
 
 def _daemon_processes(vault: Path) -> list[int]:
@@ -90,7 +77,7 @@ def test_default_clients_list_tools_before_the_daemon_accepts(session, vault, tm
     try:
         names, accepting, status = asyncio.run(asyncio.wait_for(session(env, vault), 180))
     finally:
-        _stop_started_daemon(home)
+        stop_started_daemon(home)
     assert {"save_memory", "search_memory", "status", "cluster_memories"} <= names
     assert not accepting, "tools/list was answered before the daemon accepted a connection"
     assert status["counts"]["stm"] == 31  # the first call reached the daemon the relay started
@@ -153,7 +140,7 @@ def test_daemon_stop_ends_a_daemon_a_relay_started(vault, tmp_path, monkeypatch)
         assert early.returncode == 0 and "stopped" in early.stdout, early.stdout + early.stderr
         assert not _daemon_processes(vault), "a daemon of this vault is left running"
     finally:
-        _stop_started_daemon(home)
+        stop_started_daemon(home)
 
 
 def test_a_client_that_leaves_at_once_still_leaves_a_daemon_starting(vault, tmp_path, monkeypatch):
@@ -173,7 +160,7 @@ def test_a_client_that_leaves_at_once_still_leaves_a_daemon_starting(vault, tmp_
         wait_for(lambda: _daemon_accepting(vault), timeout=180)
         assert len(_daemon_processes(vault)) == 1
     finally:
-        _stop_started_daemon(home)
+        stop_started_daemon(home)
 
 
 async def _first_save_then_search(env: dict, vault: Path, text: str) -> tuple[bool, dict, dict]:
@@ -193,7 +180,7 @@ def test_the_first_save_through_a_cold_relay_is_written_indexed_and_found(vault,
     try:
         accepting, saved, found = asyncio.run(asyncio.wait_for(_first_save_then_search(env, vault, text), 180))
     finally:
-        _stop_started_daemon(home)
+        stop_started_daemon(home)
     assert not accepting  # the save was the first thing the relay forwarded to a daemon it started
     assert saved["saved"]
     note = vault / saved["note"]["path"]

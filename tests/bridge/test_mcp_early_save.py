@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT
-from daemon_util import child_env, wait_for
+from daemon_util import child_env, stop_started_daemon, wait_for
 from fastmcp import Client as FastMCPClient
 from fastmcp.client.transports import StdioTransport
 
@@ -30,18 +30,6 @@ pytestmark = pytest.mark.slow
 EARLY_LINE = "a save answered before the MCP app served"
 NPM = "np" + "m_" + "Q7rT2vX9kL4mN8pB3sD6fG1hJ5wZ0yC2eR4t"  # an npm token's shape (not a real one)
 SECRET = f"the registry token is {NPM}"
-
-
-def _stop_started_daemon(home: Path, vault: Path) -> None:
-    """Stop the daemon a relay started: by the bridge file, or the early file while it starts."""
-    config = home / "config"
-    for path in [*(config / "bridges").glob("*.json"), *(config / "bridges").glob("*.early")]:
-        try:
-            pid = json.loads(path.read_text(encoding="utf-8"))["pid"]
-            os.kill(pid, signal.SIGTERM)
-        except (OSError, ValueError, KeyError):
-            continue
-        wait_for(lambda pid=pid: not Path(f"/proc/{pid}").exists(), timeout=60)
 
 
 def _project(vault: Path, saved: dict) -> str | None:
@@ -72,7 +60,7 @@ def _run(home: Path, vault: Path, session, *extra: str, roots=None):
     try:
         return asyncio.run(asyncio.wait_for(go(), 240))
     finally:
-        _stop_started_daemon(home, vault)
+        stop_started_daemon(home)
 
 
 def test_a_first_save_is_answered_early_as_the_tool_answers_and_then_found(vault, tmp_path):
