@@ -20,6 +20,24 @@ PROXY_ERROR = -32000
 _PASSED = object()  # the early server left the call to the MCP app
 
 
+def request_of(message: dict, project: str | None, init_params: dict | None) -> dict | None:
+    """What to ask the early server for a client's `message`: a save_memory call, in a session
+    whose project is known here (the relay's `--project`, or a client without roots: shared);
+    None otherwise (only the MCP app asks a client for its roots)."""
+    params = message.get("params")
+    caps = (init_params or {}).get("capabilities")
+    asks_roots = project is None and isinstance(caps, dict) and caps.get("roots") is not None
+    if (
+        message.get("method") != "tools/call"
+        or "id" not in message
+        or not isinstance(params, dict)
+        or params.get("name") != "save_memory"
+        or asks_roots
+    ):
+        return None
+    return {"arguments": params.get("arguments", {}), "project": project or None}
+
+
 def ask(vault: Path, request: dict, done: Callable[[], bool], wait: float, timeout: float) -> dict[str, Any] | None:
     """The JSON-RPC `result` (or `error`) of `request` ({arguments, project}) from the early
     save server, waiting up to `wait` seconds for it to appear; None when the MCP app should

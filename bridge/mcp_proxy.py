@@ -10,9 +10,8 @@ is POSTed to /mcp with the bearer token and the Mcp-Session-Id; a request is ans
 one JSON body or an SSE stream (which may carry the server's own requests and notices
 before the answer); notifications and responses get 202.
 
-What the daemon sends on its own, outside any call (e.g. `notifications/resources/updated`
-when the review queue changes), arrives on the session's GET stream: a listener thread
-keeps one open for the current session and writes every message from it to stdout.
+What the daemon sends outside any call (`notifications/resources/updated` when the review
+queue changes) comes on the session's GET stream, which a listener thread relays to stdout.
 
 If the daemon goes away: a request that was never sent (connection refused, or an unknown
 session after a restart) is sent again once the relay has reconnected, restarting the
@@ -292,33 +291,19 @@ class Relay:
 
     # --- a first save while the daemon starts -------------------------------------------
     def _early_save(self, message: dict) -> bool:
-        """A save_memory sent before the daemon's MCP app serves, at the session's start,
-        answered by the daemon's early save server (bridge/early_server.py): True once
-        answered. Not for a session whose project
-        would come from the client's roots: only the MCP app asks for them."""
-        params = message.get("params")
-        caps = (self.init_params or {}).get("capabilities")
-        asks_roots = self.project is None and isinstance(caps, dict) and caps.get("roots") is not None
-        if (
-            message.get("method") != "tools/call"
-            or "id" not in message
-            or not isinstance(params, dict)
-            or params.get("name") != "save_memory"
-            or not self.local_session
-            or asks_roots
-        ):
+        """A save_memory at the session's start, before the daemon's MCP app serves, answered
+        by its early save server (bridge/early_client.py): True once answered."""
+        request = early_client.request_of(message, self.project, self.init_params) if self.local_session else None
+        if request is None:
             return False
-        answer = early_client.ask(
-            self.vault,
-            {"arguments": params.get("arguments", {}), "project": self.project or None},
-            lambda: self.info is not None or self.closed.is_set() or self.first_connect.is_set(),
-            self.start_timeout,
-            self.call_timeout,
-        )
+        answer = early_client.ask(self.vault, request, self._started, self.start_timeout, self.call_timeout)
         if answer is None:
             return False
         self.emit({"jsonrpc": "2.0", "id": message["id"], **answer})
         return True
+
+    def _started(self) -> bool:
+        return self.info is not None or self.closed.is_set() or self.first_connect.is_set()
 
     def _send_tracked(self, message: dict) -> None:
         try:
@@ -448,12 +433,9 @@ class Relay:
         return True
 
     def _refuse_discover(self, message: dict) -> None:
-        """The newer protocol's `server/discover` probe, answered here at once, daemon or not.
-
-        This relay keeps one daemon session per client (the session's stream carries what the
-        daemon sends outside calls), which is the initialize handshake's era: the answer names
-        the handshake versions, and the SDK's and fastmcp's clients send `initialize` next.
-        Forwarded, the probe would wait for a starting daemon and then be refused anyway."""
+        """The newer protocol's `server/discover` probe, answered here at once: this relay keeps
+        one daemon session per client (the initialize handshake's era), so the answer names the
+        handshake versions and clients send `initialize` next (forwarded, it waited and failed)."""
         if "id" not in message:
             return
         meta = (message.get("params") or {}).get("_meta") if isinstance(message.get("params"), dict) else None
