@@ -25,6 +25,7 @@ import mcp_types as mt
 from fastmcp.server.dependencies import get_http_headers
 from fastmcp.server.middleware import Middleware
 from fastmcp.tools.base import InputRequiredToolResult
+from mcp.shared.message import ServerMessageMetadata
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
 from vault_sync.errors import InvalidInput
@@ -136,7 +137,14 @@ class SessionProjects(Middleware):
         try:
             with warnings.catch_warnings(), anyio.move_on_after(ROOTS_SECONDS):
                 warnings.simplefilter("ignore")  # roots are deprecated at 2026-07-28, not in this era
-                result = await ctx.session.list_roots()
+                # on the call's own response stream: a request on the session's GET stream is
+                # dropped when the client has not opened that stream yet (the relay opens it
+                # beside the first call, so under load the call came first and waited 10 s)
+                result = await ctx.session.send_request(
+                    mt.ListRootsRequest(),
+                    mt.ListRootsResult,
+                    metadata=ServerMessageMetadata(related_request_id=ctx.request_context.request_id),
+                )
                 project = project_of_roots([str(r.uri) for r in result.roots], self.mapping())
         except Exception:
             pass

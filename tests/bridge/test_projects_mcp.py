@@ -353,3 +353,62 @@ def test_the_cli_takes_the_current_folders_project(empty_vault, tmp_path, monkey
     assert run("search", "build system")["project"] == "atlas-core"
     status = run("status")
     assert status["projects"] == {"": 1, "atlas": 1}
+
+
+def test_roots_are_asked_on_the_calls_own_stream_before_the_client_opens_its_get_stream(shared_daemon, tmp_path):
+    """A handshake-era client whose first call comes before its GET stream is open (the relay
+    opens that stream beside the first call): the daemon asks for the roots on the call's own
+    response stream, so the call is filed under the roots' project at once, not after the
+    roots timeout as shared."""
+    import httpx
+
+    d = shared_daemon
+    headers = {
+        "Authorization": f"Bearer {d.info['token']}",
+        "Accept": "application/json, text/event-stream",
+        "Content-Type": "application/json",
+    }
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {"roots": {"listChanged": True}},
+            "clientInfo": {"name": "no-get-stream", "version": "1"},
+        },
+    }
+
+    def events(resp: httpx.Response):
+        data: list[str] = []
+        for line in resp.iter_lines():
+            if line.startswith("data:"):
+                data.append(line[5:].strip())
+            elif not line and data:
+                yield json.loads("\n".join(data))
+                data = []
+
+    with httpx.Client(base_url=d.url, timeout=120) as http:
+        opened = http.post("/mcp", json=init, headers=headers)
+        assert opened.status_code == 200, opened.text
+        headers["Mcp-Session-Id"] = opened.headers["mcp-session-id"]
+        headers["MCP-Protocol-Version"] = "2025-11-25"
+        http.post("/mcp", json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
+        call = {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "save_memory", "arguments": {"text": "Borealis nightly builds run on the old cluster"}},
+        }
+        with http.stream("POST", "/mcp", json=call, headers=headers) as resp:
+            stream = events(resp)
+            asked = next(stream)
+            assert asked.get("method") == "roots/list", asked  # on this call's stream, not the GET stream
+            roots = [{"uri": uri} for uri in roots_of(tmp_path, "borealis")]
+            answered = http.post(
+                "/mcp", json={"jsonrpc": "2.0", "id": asked["id"], "result": {"roots": roots}}, headers=headers
+            )
+            assert answered.status_code == 202, answered.text
+            result = next(m for m in stream if m.get("id") == 2)
+    saved = result["result"]["structuredContent"]
+    assert saved["note"]["project"] == "borealis", saved
