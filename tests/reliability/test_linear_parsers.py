@@ -16,6 +16,8 @@ Measured on the shared 2-core machine (CPU s; "before" at 1 MB is quadratic, not
     api_key=< repeated             8.3 s at 100 KB        0.05           0.44
     frontmatter key + blanks       0.88 s at 20 KB        0.004          0.04
     '[[' repeated (memory name)    22 s at 20 KB          0.03           0.26
+    '# x' + blanks + 'y' (import)  24 s at 2 KB (cubic)   0.0002         0.002
+    '- ' + blanks (import bullet)  1.2 s at 8 KB          0.0001         0.001
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from conftest import make_service
 
 from vault_sync import codeblocks, fmblock, links, names, note, patch, secret_gate, secrets
 from vault_sync.search import fts
+from vault_sync.transfer import markdown
 
 SIZES = (10_000, 100_000, 1_000_000)
 RATIO = 25  # linear: ~10 per step; quadratic: ~100
@@ -84,6 +87,9 @@ CASES: list[tuple[str, Callable[[str], object], str, str, str]] = [
     ("snippet", lambda t: fts.marked_excerpt(t, ["aaa", "ab"]), "ab aaa ", "", ""),
     ("lead", fts.lead, "# h\n  a  b\n", "", ""),
     ("memory name [[", names.slug_from, "[[", "", "a]b"),
+    ("import heading blanks", markdown.first_heading, " ", "# x", "y"),
+    ("import bullet blanks", markdown.bullet, " ", "- ", ""),
+    ("import numbered blanks", markdown.bullet, " ", "1.", "\t"),
 ]
 
 
