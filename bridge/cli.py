@@ -13,7 +13,7 @@ if __name__ == "__main__":
         raise SystemExit(0)
 
 # isort: off
-from .cli_app import app
+from .cli_app import app, reflow_help
 
 # each module registers its commands on `app` when imported; `--help` lists them in this order (so not sorted)
 from . import cli_index  # noqa: E402,F401  sync, sweep, status, links, watch, demo
@@ -24,6 +24,8 @@ from . import cli_transfer  # noqa: E402,F401  import and export
 # isort: on
 
 __all__ = ["app", "main"]
+
+reflow_help(app)
 
 
 def main() -> None:

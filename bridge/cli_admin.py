@@ -177,8 +177,9 @@ def mcp(
         help="This session's project, whatever the client's roots say (\"\" for shared only; docs/projects.md).",
     ),
 ):
-    """Serve MCP over stdio (for Claude Desktop, Claude Code and other MCP clients): a light
-    relay to the vault's daemon, which it starts in the background if none runs."""
+    """Serve MCP over stdio, for Claude Desktop, Claude Code and other MCP clients.
+
+    A light relay to the vault's daemon, which it starts in the background if none runs."""
     from .mcp_target import proxy_vault
 
     target = None if in_process else proxy_vault(["mcp", "--vault", str(vault)] if vault else ["mcp"])

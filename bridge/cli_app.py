@@ -5,6 +5,7 @@ imports them all."""
 
 from __future__ import annotations
 
+import inspect
 import json
 from typing import Any, Callable
 
@@ -21,6 +22,25 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     help="mnemovault: memories that live in your Obsidian vault.",
 )
+
+
+def reflow(text: str) -> str:
+    """A docstring as help: paragraphs kept, the line breaks inside each one dropped (rich's
+    help keeps them, so a wrapped docstring printed as ragged half-lines)."""
+    paragraphs = inspect.cleandoc(text).split("\n\n")
+    return "\n\n".join(" ".join(p.split()) for p in paragraphs)
+
+
+def reflow_help(group: typer.Typer) -> None:
+    """Every command's help in `group` and its sub-groups, reflowed (call once all are registered)."""
+    for info in group.registered_commands:
+        doc = info.help if info.help is not None else inspect.getdoc(info.callback)
+        if doc:
+            info.help = reflow(doc)
+    for sub in group.registered_groups:
+        if sub.typer_instance is not None:
+            reflow_help(sub.typer_instance)
+
 
 VaultOpt = typer.Option(
     None, "--vault", "-v", help="The vault folder (else MNEMOVAULT_VAULT, the config, or the vault you are inside)."

@@ -65,10 +65,11 @@ def save(
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
 ):
-    """Save a new short-term memory (refuses secrets; a fact already held, in any words, reinforces its
-    memory), filed under the current folder's project unless --shared (docs/projects.md). Without a
-    daemon it is written and indexed at once without loading the embedding model; meaning search
-    catches up on it once a daemon runs."""
+    """Save a new short-term memory; a fact already held, in any words, reinforces its memory.
+
+    Secrets are refused. It is filed under the current folder's project unless --shared
+    (docs/projects.md). Without a daemon it is written and indexed at once without loading the
+    embedding model; meaning search catches up on it once a daemon runs."""
     if text is None:
         text = sys.stdin.read()
 

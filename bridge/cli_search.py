@@ -39,9 +39,10 @@ def search(
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
 ):
-    """Search memories and notes: full text, plus meaning through a running daemon (without one,
-    full text only, with a notice: loading the model for one query takes seconds). Scoped to the
-    current folder's project and shared memories (docs/projects.md)."""
+    """Search memories and notes: full text, plus meaning through a running daemon.
+
+    Without a daemon: full text only, with a notice (loading the model for one query takes
+    seconds). Scoped to the current folder's project and shared memories (docs/projects.md)."""
     extra: dict[str, object] = {
         k: v
         for k, v in (

@@ -35,3 +35,17 @@ def test_every_cli_option_and_argument_has_help_text():
             if not (getattr(param, "help", None) or "").strip():
                 missing.append(f"mnemovault {' '.join(path)} {param.opts[0] if param.opts else param.name}")
     assert missing == [], f"options and arguments without help text: {missing}"
+
+
+def test_every_help_text_is_whole_paragraphs_with_a_short_first_one():
+    """Rich keeps a docstring's line breaks, so a wrapped docstring printed as ragged half-lines;
+    the first paragraph is the one-line summary in `mnemovault --help`'s list."""
+    ragged, long_first = [], []
+    for path, cmd in walk(root_command()):
+        paragraphs = (cmd.help or "").split("\n\n")
+        if any("\n" in p for p in paragraphs):
+            ragged.append(" ".join(path))
+        if len(paragraphs[0]) > 140:
+            long_first.append(" ".join(path))
+    assert ragged == [], f"help with line breaks inside a paragraph: {ragged}"
+    assert long_first == [], f"a first paragraph too long for the command list (split it): {long_first}"
