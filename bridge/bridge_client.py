@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from vault_sync import errors as e
+from vault_sync.settings import named_vault
 
 from .daemon_start import live_bridge
 from .local_http import local_connection
@@ -52,8 +53,8 @@ def daemon_for(vault: Path | None) -> DaemonClient | None:
     """The daemon serving this vault, if one runs (and MNEMOVAULT_NO_DAEMON is not set)."""
     if os.environ.get("MNEMOVAULT_NO_DAEMON"):
         return None
-    vault = vault or (Path(os.environ["MNEMOVAULT_VAULT"]) if os.environ.get("MNEMOVAULT_VAULT") else None)
+    vault = named_vault(vault)
     if vault is None:
         return None
-    info = live_bridge(Path(vault).expanduser())
+    info = live_bridge(vault)
     return None if info is None else DaemonClient(info)

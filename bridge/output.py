@@ -218,6 +218,8 @@ def render_search(r: dict) -> None:
         console.print("every project", markup=False, highlight=False)
     elif r.get("project"):
         console.print(f"project {r['project']} and shared memories", markup=False, highlight=False)
+    if not r["results"]:
+        console.print("no memory or note matches", markup=False, highlight=False)
     for i, hit in enumerate(r["results"], 1):
         mark = " \\[review]" if hit.get("review") else ""
         if hit.get("status") == "archived":

@@ -215,11 +215,23 @@ def _vault_around_cwd() -> Path | None:
         return None
 
 
+def _named_vault(vault: Any, user_data: dict[str, Any]) -> Any:
+    return vault or os.environ.get("MNEMOVAULT_VAULT") or user_data.get("vault")
+
+
+def named_vault(vault: Path | None = None) -> Path | None:
+    """The vault a command works on, as load_settings finds it (--vault, MNEMOVAULT_VAULT, the
+    user's config, else the configured vault the working folder is inside), without the rest of
+    the settings: how the CLI finds the daemon serving it."""
+    found = _named_vault(vault, _read_toml(user_config_file())) or _vault_around_cwd()
+    return Path(found).expanduser() if found else None
+
+
 def load_settings(**explicit: Any) -> Settings:
     """Build settings; None-valued explicit arguments are treated as not given."""
     explicit = {k: v for k, v in explicit.items() if v is not None}
     user_data = _read_toml(user_config_file())
-    vault = explicit.get("vault") or os.environ.get("MNEMOVAULT_VAULT") or user_data.get("vault")
+    vault = _named_vault(explicit.get("vault"), user_data)
     if not vault:  # no vault named anywhere: the configured vault the working folder is inside
         around = _vault_around_cwd()
         if around is not None:

@@ -64,3 +64,36 @@ def test_the_cli_uses_the_vault_the_working_folder_is_inside(vault, tmp_path):
         timeout=120,
     )
     assert lost.returncode != 0 and "--vault" in lost.stderr
+
+
+def test_a_command_inside_the_vault_goes_through_its_running_daemon(vault, tmp_path):
+    """No --vault and none configured: a command run inside the vault finds the daemon serving
+    it (its watcher answers), as it would with --vault; it used to work alone beside it (and a
+    search said "start a daemon" while one ran)."""
+    from daemon_util import QUIET_LIFECYCLE, Daemon
+
+    assert cli("init", str(vault)).returncode == 0
+    d = Daemon(vault, tmp_path / "home", **QUIET_LIFECYCLE).start()
+    try:
+        env = {k: v for k, v in d.env.items() if k != "MNEMOVAULT_VAULT"}
+        done = subprocess.run(
+            [sys.executable, "-m", "bridge.cli", "status", "--json"],
+            cwd=vault / "STM",
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["watcher"] is not None  # answered by the daemon
+        found = subprocess.run(
+            [sys.executable, "-m", "bridge.cli", "search", "zzzzqqqq"],
+            cwd=vault,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert found.returncode == 0 and "no memory or note matches" in found.stdout, found.stdout + found.stderr
+    finally:
+        d.close()
