@@ -6,7 +6,7 @@ import os
 import sys
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 from vault_sync.errors import IndexReadOnly
 from vault_sync.service import MemoryService
@@ -29,7 +29,7 @@ def meaning_search_on(vault: Path | None) -> bool:
 
 @contextmanager
 def open_service(
-    vault: Path | None, initial_sync: bool = True, read_only_index_ok: bool = False, **overrides
+    vault: Path | None, initial_sync: bool = True, read_only_index_ok: bool = False, **overrides: Any
 ) -> Iterator[MemoryService]:
     """`read_only_index_ok`: an index file this user cannot write is replaced, for this one
     command, by one made in memory from the vault (said on stderr): the command still answers

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from vault_sync import errors as e
 from vault_sync.faults import storage_fault
 
@@ -58,7 +60,7 @@ def cli_failure(exc: BaseException) -> tuple[str, int] | None:
     return None
 
 
-def error_body(exc: BaseException) -> dict:
+def error_body(exc: BaseException) -> dict[str, Any]:
     exc = engine_error(exc)
     code = getattr(exc, "code", "internal")
     message = str(exc) if isinstance(exc, e.MnemovaultError) else "internal error; see the daemon log"
