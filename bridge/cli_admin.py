@@ -216,8 +216,8 @@ def mcp(
 @app.command()
 def init(vault: Path = typer.Argument(..., help="The vault folder.")) -> None:
     """Create STM/, LTM/, Archive/ and .mnemovault/config.toml in a vault."""
+    from vault_sync.service import init_vault
     from vault_sync.settings import load_settings
-    from vault_sync.vault import init_vault
 
     def go() -> None:
         target = vault.expanduser()

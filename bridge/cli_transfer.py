@@ -83,8 +83,6 @@ def export(
     vault: Optional[Path] = VaultOpt,
 ) -> None:
     """Export every memory: text, owned keys, links and path."""
-    from vault_sync.transfer.export import check_out, write_out
-
     from .context import open_service
 
     def go() -> None:
@@ -93,7 +91,6 @@ def export(
                 for chunk in svc.export(fmt, scope):
                     sys.stdout.write(chunk)
                 return
-            check_out(out, svc.layout.root, force)  # before any work: a refusal costs nothing
-            write_out(out, svc.layout.root, svc.export(fmt, scope), force=force)
+            svc.export_to(out, fmt, scope, force)
 
     run(go)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from vault_sync.errors import IndexReadOnly
-from vault_sync.service import MemoryService
+from vault_sync.service import IndexStore, MemoryService
 from vault_sync.settings import load_settings
 
 from .paths import config_dir
@@ -42,8 +42,6 @@ def open_service(
     except IndexReadOnly as exc:
         if not read_only_index_ok:
             raise
-        from vault_sync.index.store import IndexStore
-
         print(f"mnemovault: {exc}; this command reads the vault into a temporary index", file=sys.stderr)
         svc = MemoryService(settings, store=IndexStore(":memory:"))
         initial_sync = True

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from vault_sync import errors as e
-from vault_sync.faults import storage_fault
 
 # engine error class -> (HTTP status, CLI exit code); the most specific class wins
 TABLE: list[tuple[type[e.MnemovaultError], int, int]] = [
@@ -32,7 +31,7 @@ def engine_error(exc: BaseException) -> BaseException:
     """An OSError that escaped the engine's own translation (read-only, no permission, disk
     full) as the engine error, with a message that names no file (it may be a temp file)."""
     if isinstance(exc, OSError) and not isinstance(exc, e.MnemovaultError):
-        return storage_fault(exc, "to the vault") or exc
+        return e.storage_fault(exc, "to the vault") or exc
     return exc
 
 

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from vault_sync import background
 from vault_sync.dates import format_datetime, utc_now
 from vault_sync.errors import MnemovaultError, SettingsError
 from vault_sync.limits import quote
@@ -202,7 +201,7 @@ def _serve_all(
         "mnemovault-lifecycle",
         min(svc.settings.lifecycle_interval_seconds, svc.settings.lease_seconds / 3),
         lambda: _lifecycle(svc),
-        on_error=lambda exc: background.failed(svc.engine, "lifecycle", exc),
+        on_error=lambda exc: svc.background_failed("lifecycle", exc),
     )
     lifecycle.start(first_delay=min(10.0, svc.settings.lifecycle_interval_seconds))
     # a conflict copy of mnemovault's own making is merged when it appears, not at the next run
@@ -213,7 +212,7 @@ def _serve_all(
             "mnemovault-embed",
             300.0,
             lambda: _embed(svc),
-            on_error=lambda exc: background.failed(svc.engine, "embeddings", exc),
+            on_error=lambda exc: svc.background_failed("embeddings", exc),
         )
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -311,9 +310,7 @@ def _start_model_load(svc: MemoryService) -> None:
     """Start loading the model in a background thread before the daemon accepts a request.
     Until it is in, search answers from full text and a save skips the vector checks; no
     request thread ever loads it (vault_sync.search.model.embedder_now)."""
-    from vault_sync.search.embeddings import warm_model
-
-    if warm_model(svc.engine, torch_threads=1) is not None:  # one torch thread: see Embedder.start_loading
+    if svc.warm_model(torch_threads=1) is not None:  # one torch thread: see Embedder.start_loading
         log.info("embedding model: loading in the background")
 
 
@@ -372,10 +369,9 @@ def _lifecycle(svc: MemoryService) -> None:
     written = report["sweep"]["written"]
     if moved or written:
         log.info("lifecycle: %d scores written, %d moved (%.2fs)", written, moved, time.perf_counter() - started)
-    problem = background.report_problem(report)
+    problem = svc.background_ran("lifecycle", report)
     if problem:
         log.warning("lifecycle: %s", problem)
-    background.record(svc.engine, "lifecycle", problem)
 
 
 def _embed(svc: MemoryService) -> None:
@@ -384,4 +380,4 @@ def _embed(svc: MemoryService) -> None:
     except ImportError as exc:
         log.warning("embeddings unavailable: %s", exc)
         return
-    background.record(svc.engine, "embeddings")
+    svc.background_ran("embeddings")
