@@ -21,11 +21,11 @@ def _error_class(code: object) -> type[e.MnemovaultError]:
 
 
 class DaemonClient:
-    def __init__(self, info: dict):
+    def __init__(self, info: dict[str, Any]):
         self.info = info
         self.base = f"http://127.0.0.1:{info['port']}"
 
-    def request(self, method: str, path: str, body: dict | None = None, timeout: float = 120.0) -> Any:
+    def request(self, method: str, path: str, body: dict[str, Any] | None = None, timeout: float = 120.0) -> Any:
         data = json.dumps(body).encode("utf-8") if body is not None else None
         headers = {"Authorization": f"Bearer {self.info['token']}", "Content-Type": "application/json"}
         conn = local_connection(self.info["port"], timeout)
@@ -45,7 +45,7 @@ class DaemonClient:
             raise e.MnemovaultError(f"daemon answered {status}") from None
         raise _error_class(err.get("code"))(err.get("message", "error")) from None
 
-    def rpc(self, op: str, args: dict) -> Any:
+    def rpc(self, op: str, args: dict[str, Any]) -> Any:
         return self.request("POST", "/api/rpc", {"op": op, "args": args})["result"]
 
 

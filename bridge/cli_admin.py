@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
@@ -12,6 +12,9 @@ from vault_sync.errors import InvalidInput, WrongState
 from . import output
 from .cli_app import VaultOpt, app, run
 from .paths import module
+
+if TYPE_CHECKING:
+    from .login_service import ServiceFile
 
 service_app = typer.Typer(help="Start the daemon at login (systemd, launchd, Task Scheduler).", no_args_is_help=True)
 plugin_app = typer.Typer(help="The Obsidian plugin.", no_args_is_help=True)
@@ -40,7 +43,7 @@ def daemon(
     stop: bool = typer.Option(
         False, "--stop", help="Stop the daemon serving the vault (one a relay started too), waiting until it is gone."
     ),
-):
+) -> None:
     """Watch the vault, keep scores current, serve the plugin bridge and MCP over HTTP."""
     if info:
         run(lambda: _daemon_info(vault))
@@ -56,7 +59,7 @@ def daemon(
     run(lambda: serve(vault, port, verbose, idle_exit))
 
 
-def _running(vault: Optional[Path]) -> tuple[Path, dict | None]:
+def _running(vault: Optional[Path]) -> tuple[Path, dict[str, Any] | None]:
     from vault_sync.settings import load_settings
 
     from .daemon_start import live_bridge
@@ -105,7 +108,7 @@ def _daemon_stop(vault: Optional[Path], timeout: float = 30.0) -> None:
     typer.echo(f"stopped the mnemovault daemon (pid {pid}) serving {root}")
 
 
-def _starting_daemon(root: Path) -> dict | None:
+def _starting_daemon(root: Path) -> dict[str, Any] | None:
     """A `daemon --vault ROOT` process of this user that is still starting (Linux: /proc)."""
     import os
 
@@ -176,7 +179,7 @@ def mcp(
         "--project",
         help="This session's project, whatever the client's roots say (\"\" for shared only; docs/projects.md).",
     ),
-):
+) -> None:
     """Serve MCP over stdio, for Claude Desktop, Claude Code and other MCP clients.
 
     A light relay to the vault's daemon, which it starts in the background if none runs."""
@@ -212,12 +215,12 @@ def mcp(
 
 
 @app.command()
-def init(vault: Path = typer.Argument(..., help="The vault folder.")):
+def init(vault: Path = typer.Argument(..., help="The vault folder.")) -> None:
     """Create STM/, LTM/, Archive/ and .mnemovault/config.toml in a vault."""
+    from vault_sync.service import init_vault
     from vault_sync.settings import load_settings
-    from vault_sync.vault import init_vault
 
-    def go():
+    def go() -> None:
         target = vault.expanduser()
         if not target.exists() and not target.is_symlink():
             target.mkdir(parents=True)  # `init ~/Notes` on a new machine: the vault starts here
@@ -227,7 +230,7 @@ def init(vault: Path = typer.Argument(..., help="The vault folder.")):
     run(go)
 
 
-def _service_file(vault: Optional[Path], system: Optional[str]):
+def _service_file(vault: Optional[Path], system: Optional[str]) -> ServiceFile:
     from vault_sync.settings import load_settings
 
     from .login_service import service_file
@@ -244,11 +247,11 @@ def service_install(
     vault: Optional[Path] = VaultOpt,
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the file only."),
     system: Optional[str] = typer.Option(None, "--platform", help="linux | macos | windows (default: this one)"),
-):
+) -> None:
     """Write and enable the login service for this vault; fails, saying why, when the service does not start."""
     from .login_service import install
 
-    def go():
+    def go() -> None:
         sf = _service_file(vault, system)
         if dry_run:
             typer.echo(f"# {sf.path}\n{sf.content}")
@@ -266,7 +269,7 @@ def service_install(
 def service_uninstall(
     vault: Optional[Path] = VaultOpt,
     system: Optional[str] = typer.Option(None, "--platform", help="linux | macos | windows (default: this one)"),
-):
+) -> None:
     """Disable and remove the login service."""
     from .login_service import uninstall
 
@@ -277,7 +280,7 @@ def service_uninstall(
 def service_status(
     vault: Optional[Path] = VaultOpt,
     system: Optional[str] = typer.Option(None, "--platform", help="linux | macos | windows (default: this one)"),
-):
+) -> None:
     """Is the login service installed and running?"""
     from .login_service import status
 
@@ -285,7 +288,7 @@ def service_status(
 
 
 @plugin_app.command("install")
-def plugin_install(vault: Optional[Path] = VaultOpt):
+def plugin_install(vault: Optional[Path] = VaultOpt) -> None:
     """Build the plugin if needed and copy it into the vault's .obsidian/plugins/."""
     from .plugin_install import install_plugin
 
@@ -310,7 +313,7 @@ def bench(
     cache: Optional[Path] = typer.Option(
         None, "--cache", help="Where --locomo keeps turn vectors between runs (default ~/.cache/mnemovault/locomo)."
     ),
-):
+) -> None:
     """Measure indexing, live sync, search, sweep and memory on a generated vault (or a copy of yours)."""
     import json as _json
     import sys as _sys
@@ -325,15 +328,16 @@ def bench(
         from .bench.locomo import DEFAULT_CACHE, run_locomo
         from .bench.locomo import render as render_locomo
 
-        def go_locomo():
+        def go_locomo() -> None:
             result = run_locomo(
                 locomo, embeddings=not quick, cache_dir=cache or DEFAULT_CACHE, progress=progress, batch_turns=600
             )
             typer.echo(_json.dumps(result, indent=2, default=str)) if as_json else render_locomo(result, typer.echo)
 
-        return run(go_locomo)
+        run(go_locomo)
+        return
 
-    def go():
+    def go() -> None:
         result = run_bench(None if vault else notes, vault, quick, progress)
         if as_json:
             typer.echo(_json.dumps(result, indent=2, default=str))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import inspect
 import json
+from pathlib import Path
 from typing import Any, Callable
 
 import typer
@@ -55,12 +56,11 @@ ProjectOpt = typer.Option(
 AllProjectsOpt = typer.Option(False, "--all-projects", help="Every project's memories.")
 
 
-def cli_project(vault: Any, project: str | None) -> str | None:
+def cli_project(vault: Path | None, project: str | None) -> str | None:
     """The project a command works in: --project, else MNEMOVAULT_PROJECT, else the current
     folder's by the same rules as an assistant's roots ([projects] in config.toml, else the
     folder's name); a folder inside the vault, the home folder or / is shared (None)."""
     import os
-    from pathlib import Path
 
     from vault_sync.projects import check_project, folder_project
 
@@ -86,7 +86,7 @@ def cli_project(vault: Any, project: str | None) -> str | None:
         return None
 
 
-def project_args(vault: Any, project: str | None, all_projects: bool) -> dict[str, Any]:
+def project_args(vault: Path | None, project: str | None, all_projects: bool) -> dict[str, Any]:
     """The keyword arguments that scope a command: every project's, or one project's and shared."""
     if all_projects:
         return {"all_projects": True}
@@ -111,7 +111,7 @@ def _options(
     show_version: bool = typer.Option(
         False, "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
     ),
-):
+) -> None:
     pass
 
 
@@ -125,7 +125,7 @@ def run(fn: Callable[[], Any]) -> Any:
         raise typer.Exit(code) from None
 
 
-def emit(data: Any, as_json: bool, render: Callable[[Any], None]) -> None:
+def emit(data: Any, as_json: bool, render: Callable[[Any], object]) -> None:
     if as_json:
         typer.echo(json.dumps(finite(data), indent=2, default=str, ensure_ascii=False, allow_nan=False))
     else:

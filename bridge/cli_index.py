@@ -16,10 +16,10 @@ def sync(
     vault: Optional[Path] = VaultOpt,
     rebuild: bool = typer.Option(False, "--rebuild", help="Rebuild the index from scratch."),
     as_json: bool = JsonOpt,
-):
+) -> None:
     """Bring the index up to date with the vault."""
 
-    def go():
+    def go() -> None:
         from .context import open_service
 
         with open_service(vault, initial_sync=False) as svc:
@@ -37,7 +37,7 @@ def sweep(
     full: bool = typer.Option(
         False, "--full", help="Refresh every written score that moved now, not once per score_refresh_hours."
     ),
-):
+) -> None:
     """Recompute decay scores in STM; write back what is due (used, new state, or older than score_refresh_hours)."""
     from .operations import call
 
@@ -46,7 +46,7 @@ def sweep(
 
 
 @app.command()
-def status(vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
+def status(vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt) -> None:
     """Counts by kind and status, problems, conflicts, dangling links, last sync."""
 
     from .operations import call
@@ -63,7 +63,7 @@ def links(
     limit: int = typer.Option(100, "--limit", min=1, max=1000, help="Links per page."),
     offset: int = typer.Option(0, "--offset", min=0, help="Skip this many links (the page's start)."),
     as_json: bool = JsonOpt,
-):
+) -> None:
     """Links in the vault: `--dangling` lists every link that resolves to nothing, a page at a time."""
     from .operations import call
 
@@ -74,7 +74,7 @@ def links(
 
 
 @app.command()
-def watch(vault: Optional[Path] = VaultOpt):
+def watch(vault: Optional[Path] = VaultOpt) -> None:
     """Keep the index current while files change (Ctrl-C to stop)."""
     from .watch import watch_forever
 
@@ -86,7 +86,7 @@ def demo(
     target: Path = typer.Argument(Path(".demo-vault"), help="Where to put the working copy."),
     fresh: bool = typer.Option(True, help="Replace an existing copy."),
     run_daemon: bool = typer.Option(True, "--daemon/--no-daemon", help="Start the daemon on the copy afterwards."),
-):
+) -> None:
     """Copy sample-vault/ with its dates shifted to today, index it and sweep it."""
     from .demo import make_demo
 

@@ -30,7 +30,7 @@ from .operations import call
 from .operations import save as save_op
 
 
-def _moves(result: dict, key: str) -> None:
+def _moves(result: dict[str, Any], key: str) -> None:
     verb = key.replace("_", " ")
     if result.get("dry_run"):
         cands = result.get("candidates", [])
@@ -64,7 +64,7 @@ def save(
     ),
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
-):
+) -> None:
     """Save a new short-term memory; a fact already held, in any words, reinforces its memory.
 
     Secrets are refused. It is filed under the current folder's project unless --shared
@@ -73,7 +73,7 @@ def save(
     if text is None:
         text = sys.stdin.read()
 
-    def render(r: dict) -> None:
+    def render(r: dict[str, Any]) -> None:
         if r.get("reinforced"):
             output.console.print(r["message"])
         else:
@@ -91,7 +91,7 @@ def save(
     if across_projects:
         extra["across_projects"] = True
 
-    def go():
+    def go() -> None:
         filed = None if shared else cli_project(vault, project)
         result, notice = save_op(
             vault, text=text, tags=tag_list(tags), title=title, strength=strength, project=filed, **extra
@@ -111,7 +111,7 @@ def brief(
     all_projects: bool = AllProjectsOpt,
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
-):
+) -> None:
     """What an assistant should know: current memories on the topic and the strongest, within a budget."""
     extra = {"topic": topic} if topic is not None else {}
     run(
@@ -130,10 +130,10 @@ def supersede(
     across_projects: bool = typer.Option(False, "--across-projects", help="Allow the two to be of different projects."),
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
-):
+) -> None:
     """Mark a memory as superseded by a newer one (links both ways; GC archives the old one)."""
 
-    def render(r: dict) -> None:
+    def render(r: dict[str, Any]) -> None:
         output.console.print(f"{r['superseded']['path']} is superseded by {r['by']['path']}")
 
     extra = {"across_projects": True} if across_projects else {}
@@ -146,10 +146,10 @@ def touch(
     boost: bool = typer.Option(False, "--boost", help="Also strength +0.1."),
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
-):
+) -> None:
     """Reinforce a memory: last_used = now, use_count + 1."""
 
-    def render(r: dict) -> None:
+    def render(r: dict[str, Any]) -> None:
         output.console.print(
             f"{r['note']['path']}: score {r['old_score']:.3f} -> {r['new_score']:.3f} (uses {r['note']['use_count']})"
         )
@@ -157,7 +157,7 @@ def touch(
     run(lambda: emit(call(vault, "touch", ref=ref, boost=boost), as_json, render))
 
 
-def _pin_line(r: dict) -> None:
+def _pin_line(r: dict[str, Any]) -> None:
     note = r["note"]
     if not r["changed"]:
         output.console.print(f"{note['path']} was already {'pinned' if r['pinned'] else 'not pinned'}", markup=False)
@@ -172,7 +172,7 @@ def pin(
     ref: str = typer.Argument(..., help="Memory id or path."),
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
-):
+) -> None:
     """Pin a memory: it keeps its score, gets no due dates, is never reviewed or archived on its own."""
     run(lambda: emit(call(vault, "pin", ref=ref), as_json, _pin_line))
 
@@ -182,7 +182,7 @@ def unpin(
     ref: str = typer.Argument(..., help="Memory id or path."),
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
-):
+) -> None:
     """Unpin a memory: it ages from its last use again (GC archives one that fell below the threshold)."""
     run(lambda: emit(call(vault, "unpin", ref=ref), as_json, _pin_line))
 
@@ -193,10 +193,10 @@ def observe(
     context_tags: Optional[str] = typer.Option(None, "--context-tags", help="Tags of the context of use."),
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
-):
+) -> None:
     """Record that memories were used in a context; cross-domain use strengthens them."""
 
-    def render(r: dict) -> None:
+    def render(r: dict[str, Any]) -> None:
         for o in r["observed"]:
             extra = " (cross-domain)" if o.get("cross_domain") else ""
             output.console.print(f"{o['note']['path']}: {o['old_score']:.3f} -> {o['new_score']:.3f}{extra}")
@@ -213,10 +213,10 @@ def thread(
     after: int = typer.Option(5, "--after", "-a", help="Turns said after it (0-50)."),
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
-):
+) -> None:
     """The memories said around one memory in its conversation, in the order they were said."""
 
-    def render(r: dict) -> None:
+    def render(r: dict[str, Any]) -> None:
         output.console.print(
             f"conversation {r['conversation']}" + (f" ({r['earlier']} earlier)" if r["earlier"] else ""), markup=False
         )
@@ -240,10 +240,10 @@ def review(
     all_projects: bool = AllProjectsOpt,
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
-):
+) -> None:
     """Memories in the danger zone, highest review priority first; with REF --grade, review one."""
 
-    def go():
+    def go() -> None:
         if (ref is None) != (grade is None):
             raise InvalidInput("give a memory and --grade together (remember or fade), or neither to list the queue")
         if ref is not None:
@@ -278,7 +278,7 @@ def recent(
     all_projects: bool = AllProjectsOpt,
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
-):
+) -> None:
     """Memories newest first, without a query (one page; --offset for the next)."""
     run(
         lambda: emit(
@@ -309,10 +309,10 @@ def promote(
     dry_run: bool = typer.Option(False, "--dry-run", help="Preview only (the default; kept for old scripts)."),
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
-):
+) -> None:
     """Preview moving memories to LTM with backlinks; --apply moves them (links elsewhere follow)."""
 
-    def go():
+    def go() -> None:
         if apply and dry_run:
             raise InvalidInput("--apply and --dry-run contradict each other; give one")
         if not ref and not auto:
@@ -341,10 +341,10 @@ def gc(
     ),
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
-):
+) -> None:
     """Preview memories below the forget threshold; --apply archives them (pinned ones are immune)."""
 
-    def go():
+    def go() -> None:
         if apply and dry_run:
             raise InvalidInput("--apply and --dry-run contradict each other; give one")
         emit(call(vault, "gc", dry_run=not apply, delete=delete, limit=limit), as_json, lambda r: _moves(r, "archived"))
@@ -357,7 +357,7 @@ def archive(
     ref: str = typer.Argument(..., help="The memory: id or path."),
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
-):
+) -> None:
     """Archive one memory now."""
     run(
         lambda: emit(
@@ -373,7 +373,7 @@ def restore(
     ref: str = typer.Argument(..., help="The archived memory: id or path."),
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
-):
+) -> None:
     """Bring an archived memory back where it was archived from: STM (active), or LTM (promoted)."""
     run(
         lambda: emit(
@@ -393,7 +393,7 @@ def relate(
     ),
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
-):
+) -> None:
     """Link memory A to B in A's frontmatter."""
     run(
         lambda: emit(
@@ -407,7 +407,7 @@ def relate(
 
 
 @app.command()
-def graph(vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
+def graph(vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt) -> None:
     """The graph of memories and their links."""
     run(
         lambda: emit(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import List, Optional
+from typing import Any, List, Optional
 
 import typer
 
@@ -38,7 +38,7 @@ def search(
     all_projects: bool = AllProjectsOpt,
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
-):
+) -> None:
     """Search memories and notes: full text, plus meaning through a running daemon.
 
     Without a daemon: full text only, with a notice (loading the model for one query takes
@@ -56,7 +56,7 @@ def search(
     if include_superseded:
         extra["include_superseded"] = True
 
-    def go():
+    def go() -> None:
         extra.update(project_args(vault, project, all_projects))
         results, notice = search_op(vault, query=query, limit=limit, scope=scope, tags=tag_list(tags), **extra)
         if notice:
@@ -71,11 +71,11 @@ def embed(
     status_only: bool = typer.Option(False, "--status", help="Show coverage only."),
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
-):
+) -> None:
     """Compute missing embeddings (with progress), or show coverage."""
     from .context import open_service
 
-    def go():
+    def go() -> None:
         with open_service(vault, embeddings=True) as svc:
             if not status_only:
                 with output.progress("embedding", enabled=not as_json) as bar:
@@ -98,10 +98,10 @@ def cluster(
     all_projects: bool = AllProjectsOpt,
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
-):
+) -> None:
     """Groups of similar short-term memories, with a suggested action."""
 
-    def render(clusters: list) -> None:
+    def render(clusters: list[dict[str, Any]]) -> None:
         for c in clusters:
             output.console.print(f"[bold]{c['id']}[/] cohesion {c['cohesion']:.2f} -> {c['action']}")
             for m in c["members"]:
@@ -120,7 +120,7 @@ def consolidate(
     apply: bool = typer.Option(False, "--apply", help="Write the merged note and archive the originals."),
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
-):
+) -> None:
     """Merge similar memories into one note (preview unless --apply)."""
     run(
         lambda: emit(
@@ -136,7 +136,7 @@ app.add_typer(conflicts_app, name="conflicts")
 
 
 @conflicts_app.command("list")
-def conflicts_list(vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt):
+def conflicts_list(vault: Optional[Path] = VaultOpt, as_json: bool = JsonOpt) -> None:
     """Conflict copies found in the vault (never indexed as memories), each with a diff of your text."""
     run(
         lambda: emit(
@@ -153,10 +153,10 @@ def conflicts_resolve(
     all_: bool = typer.Option(False, "--all", help="Resolve every memory's conflict copy."),
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
-):
+) -> None:
     """Merge a memory's conflict copy into the original (counters by max, text kept from both)."""
 
-    def go():
+    def go() -> None:
         if not path and not all_:
             raise InvalidInput("give the conflict copy's path, or --all")
         paths = [path] if path else [c["path"] for c in call(vault, "conflicts")]

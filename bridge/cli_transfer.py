@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 
@@ -15,7 +15,7 @@ from .cli_app import JsonOpt, VaultOpt, app, emit, run
 FORMATS = "jsonl, cortexgraph, mem0, basic-memory, markdown, chat"
 
 
-def render_import(r: dict) -> None:
+def render_import(r: dict[str, Any]) -> None:
     verb = "would be " if r["dry_run"] else ""
     output.console.print(
         f"{r['source']}: {r['created']} {verb}created, {r['reinforced']} {verb}reinforced, "
@@ -59,11 +59,11 @@ def import_(
     ),
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
-):
+) -> None:
     """Import memories from another tool (secrets refused, duplicates reinforced, re-runs add nothing)."""
     from .context import open_service
 
-    def go():
+    def go() -> None:
         with open_service(vault) as svc:
             with output.progress("importing", enabled=not as_json) as bar:
                 result = svc.import_memories(fmt, path, dry_run=dry_run, tag=tag, progress=bar, project=project)
@@ -81,19 +81,16 @@ def export(
     ),
     force: bool = typer.Option(False, "--force", help="Replace an existing --out file (its permissions are kept)."),
     vault: Optional[Path] = VaultOpt,
-):
+) -> None:
     """Export every memory: text, owned keys, links and path."""
-    from vault_sync.transfer.export import check_out, write_out
-
     from .context import open_service
 
-    def go():
+    def go() -> None:
         with open_service(vault) as svc:
             if out is None:
                 for chunk in svc.export(fmt, scope):
                     sys.stdout.write(chunk)
                 return
-            check_out(out, svc.layout.root, force)  # before any work: a refusal costs nothing
-            write_out(out, svc.layout.root, svc.export(fmt, scope), force=force)
+            svc.export_to(out, fmt, scope, force)
 
     run(go)

@@ -6,10 +6,10 @@ import os
 import sys
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 from vault_sync.errors import IndexReadOnly
-from vault_sync.service import MemoryService
+from vault_sync.service import IndexStore, MemoryService
 from vault_sync.settings import load_settings
 
 from .paths import config_dir
@@ -29,7 +29,7 @@ def meaning_search_on(vault: Path | None) -> bool:
 
 @contextmanager
 def open_service(
-    vault: Path | None, initial_sync: bool = True, read_only_index_ok: bool = False, **overrides
+    vault: Path | None, initial_sync: bool = True, read_only_index_ok: bool = False, **overrides: Any
 ) -> Iterator[MemoryService]:
     """`read_only_index_ok`: an index file this user cannot write is replaced, for this one
     command, by one made in memory from the vault (said on stderr): the command still answers
@@ -42,8 +42,6 @@ def open_service(
     except IndexReadOnly as exc:
         if not read_only_index_ok:
             raise
-        from vault_sync.index.store import IndexStore
-
         print(f"mnemovault: {exc}; this command reads the vault into a temporary index", file=sys.stderr)
         svc = MemoryService(settings, store=IndexStore(":memory:"))
         initial_sync = True

@@ -13,6 +13,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from .paths import bridge_file, log_dir, module, vault_key
 from .vault_lock import bridge_via_lock
@@ -36,7 +37,7 @@ def pid_alive(pid: int) -> bool:
     return True
 
 
-def live_bridge(vault: Path) -> dict | None:
+def live_bridge(vault: Path) -> dict[str, Any] | None:
     """The bridge file's content (port, token, pid) if its daemon process is alive: ours, or
     that of the daemon holding the vault's lock under another config folder."""
     try:
@@ -52,12 +53,12 @@ def live_bridge(vault: Path) -> dict | None:
     return info
 
 
-def _pid(info: dict) -> int:
+def _pid(info: dict[str, Any]) -> int:
     pid = info.get("pid")
     return pid if isinstance(pid, int) else -1
 
 
-def listening(info: dict, timeout: float = 2.0) -> bool:
+def listening(info: dict[str, Any], timeout: float = 2.0) -> bool:
     """Does the daemon accept connections yet? It writes the bridge file just before it
     listens, and listens only once its app has started; a bare connect costs well under a
     millisecond, where a status request would make the engine count the vault."""
@@ -88,14 +89,19 @@ def idle_exit_seconds() -> float:
     return value if value >= 0 else IDLE_EXIT_SECONDS
 
 
-def start_detached(vault: Path) -> subprocess.Popen:
+def start_detached(vault: Path) -> subprocess.Popen[bytes]:
     """`mnemovault daemon --vault V` in its own session: it outlives this process, reads
     nothing from our stdin and writes nothing to our stdout (that is the MCP channel)."""
     out_path = daemon_log(vault)
     if not out_path.parent.exists():  # the log names notes and paths: only the user reads it
         out_path.parent.mkdir(parents=True, mode=0o700)
     with open(out_path, "ab") as out:
-        kwargs: dict = {"stdin": subprocess.DEVNULL, "stdout": out, "stderr": subprocess.STDOUT, "close_fds": True}
+        kwargs: dict[str, Any] = {
+            "stdin": subprocess.DEVNULL,
+            "stdout": out,
+            "stderr": subprocess.STDOUT,
+            "close_fds": True,
+        }
         if os.name == "nt":  # pragma: no cover - Windows
             kwargs["creationflags"] = subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP  # type: ignore[attr-defined]
         else:
@@ -117,7 +123,7 @@ def start_detached(vault: Path) -> subprocess.Popen:
 
 def ensure_daemon(
     vault: Path, timeout: float = 120.0, start: bool = True, on_spawn: Callable[[], None] | None = None
-) -> dict:
+) -> dict[str, Any]:
     """The live daemon's bridge info, starting the daemon if none runs. Two proxies racing
     both start one: the vault lock lets one win, the other exits, and both find the winner.
     `on_spawn` is called once the daemon's process exists, before it serves."""

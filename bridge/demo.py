@@ -9,7 +9,7 @@ import typer
 
 from vault_sync.dates import utc_now
 from vault_sync.errors import InvalidInput
-from vault_sync.sample import shifted_copy
+from vault_sync.service import shifted_copy
 
 from .context import open_service
 from .output import console, render_status, render_sweep

@@ -17,10 +17,18 @@ from .paths import early_file
 
 PATH = "/early/save_memory"  # early_server.PATH (not imported: that module loads the engine)
 PROXY_ERROR = -32000
-_PASSED = object()  # the early server left the call to the MCP app
 
 
-def request_of(message: dict, project: str | None, init_params: dict | None) -> dict | None:
+class _Passed:
+    """The early server left the call to the MCP app."""
+
+
+_PASSED = _Passed()
+
+
+def request_of(
+    message: dict[str, Any], project: str | None, init_params: dict[str, Any] | None
+) -> dict[str, Any] | None:
     """What to ask the early server for a client's `message`: a save_memory call, in a session
     whose project is known here (the relay's `--project`, or a client without roots: shared);
     None otherwise (only the MCP app asks a client for its roots)."""
@@ -38,7 +46,9 @@ def request_of(message: dict, project: str | None, init_params: dict | None) -> 
     return {"arguments": params.get("arguments", {}), "project": project or None}
 
 
-def ask(vault: Path, request: dict, done: Callable[[], bool], wait: float, timeout: float) -> dict[str, Any] | None:
+def ask(
+    vault: Path, request: dict[str, Any], done: Callable[[], bool], wait: float, timeout: float
+) -> dict[str, Any] | None:
     """The JSON-RPC `result` (or `error`) of `request` ({arguments, project}) from the early
     save server, waiting up to `wait` seconds for it to appear; None when the MCP app should
     answer instead: `done()` turned true (it serves, or the session closed) or the server passed."""
@@ -48,7 +58,7 @@ def ask(vault: Path, request: dict, done: Callable[[], bool], wait: float, timeo
         info = _read(early_file(vault))
         if info is not None and isinstance(info.get("port"), int) and pid_alive(info.get("pid") or -1):
             answer = _post(info, body, timeout)
-            if answer is _PASSED:
+            if isinstance(answer, _Passed):
                 return None
             if answer is not None:
                 return answer
@@ -56,7 +66,7 @@ def ask(vault: Path, request: dict, done: Callable[[], bool], wait: float, timeo
     return None
 
 
-def _read(path: Path) -> dict | None:
+def _read(path: Path) -> dict[str, Any] | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -64,7 +74,7 @@ def _read(path: Path) -> dict | None:
     return data if isinstance(data, dict) else None
 
 
-def _post(info: dict, body: bytes, timeout: float) -> Any:
+def _post(info: dict[str, Any], body: bytes, timeout: float) -> dict[str, Any] | _Passed | None:
     """The answer, _PASSED, or None when the server is not there (any more)."""
     conn = local_connection(info["port"], timeout=timeout)
     try:

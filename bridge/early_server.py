@@ -21,7 +21,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pydantic_core
 
@@ -35,6 +35,9 @@ from .mcp_common import tool_message
 from .mcp_results import fit
 from .operations import tool_answer
 from .paths import early_file, private_write
+
+if TYPE_CHECKING:
+    from vault_sync.service import MemoryService
 
 log = logging.getLogger("mnemovault.daemon")
 
@@ -61,7 +64,7 @@ def save_arguments(arguments: Any, project: Any) -> dict[str, Any]:
     return S.rpc_args("save", args)
 
 
-def tool_result(svc: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
+def tool_result(svc: MemoryService, kwargs: dict[str, Any]) -> dict[str, Any]:
     """The MCP CallToolResult of save_memory, as the MCP app would send it."""
     try:
         try:
@@ -81,7 +84,7 @@ class EarlyServer:
     """The early save endpoint on 127.0.0.1, with the daemon's token; `close` ends it and
     removes its file, so a relay finds the full daemon next."""
 
-    def __init__(self, svc: Any, token: str, root: Path):
+    def __init__(self, svc: MemoryService, token: str, root: Path):
         self.svc, self.token, self.root = svc, token, root
         self.file = early_file(root)
         handler = type("Handler", (_Handler,), {"early": self})

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from vault_sync import errors as e
-from vault_sync.faults import storage_fault
 
 # engine error class -> (HTTP status, CLI exit code); the most specific class wins
 TABLE: list[tuple[type[e.MnemovaultError], int, int]] = [
@@ -30,7 +31,7 @@ def engine_error(exc: BaseException) -> BaseException:
     """An OSError that escaped the engine's own translation (read-only, no permission, disk
     full) as the engine error, with a message that names no file (it may be a temp file)."""
     if isinstance(exc, OSError) and not isinstance(exc, e.MnemovaultError):
-        return storage_fault(exc, "to the vault") or exc
+        return e.storage_fault(exc, "to the vault") or exc
     return exc
 
 
@@ -58,7 +59,7 @@ def cli_failure(exc: BaseException) -> tuple[str, int] | None:
     return None
 
 
-def error_body(exc: BaseException) -> dict:
+def error_body(exc: BaseException) -> dict[str, Any]:
     exc = engine_error(exc)
     code = getattr(exc, "code", "internal")
     message = str(exc) if isinstance(exc, e.MnemovaultError) else "internal error; see the daemon log"

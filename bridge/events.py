@@ -7,11 +7,15 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from typing import TYPE_CHECKING, Any, AsyncIterator
 
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from .operations import finite
+
+if TYPE_CHECKING:
+    from vault_sync.service import MemoryService
 
 log = logging.getLogger("mnemovault.bridge")
 PING_SECONDS = 15.0
@@ -23,10 +27,10 @@ class ClientQueue:
     there), so the overflow count needs no lock."""
 
     def __init__(self, size: int = QUEUE_SIZE):
-        self.queue: asyncio.Queue = asyncio.Queue(maxsize=size)
+        self.queue: asyncio.Queue[tuple[str, dict[str, Any]]] = asyncio.Queue(maxsize=size)
         self.dropped = 0  # events lost since the queue filled; > 0 means a resync is owed
 
-    def offer(self, kind: str, data: dict) -> None:
+    def offer(self, kind: str, data: dict[str, Any]) -> None:
         # after an overflow nothing more is queued until the client catches up: every event
         # it reads after its `resync` is newer than the refresh it makes then
         if self.dropped or self.queue.full():
@@ -34,7 +38,7 @@ class ClientQueue:
             return
         self.queue.put_nowait((kind, data))
 
-    async def next(self, timeout: float) -> tuple[str, dict] | None:
+    async def next(self, timeout: float) -> tuple[str, dict[str, Any]] | None:
         """The next event; a `resync` once the backlog is read after an overflow; None on a quiet spell."""
         if self.dropped and self.queue.empty():
             dropped, self.dropped = self.dropped, 0
@@ -46,21 +50,23 @@ class ClientQueue:
             return None
 
 
-def frame(kind: str, data: dict) -> str:
+def frame(kind: str, data: dict[str, Any]) -> str:
     return f"event: {kind}\ndata: {json.dumps(finite(data), default=str, allow_nan=False)}\n\n"
 
 
-async def events(svc, request: Request, ping_seconds: float = PING_SECONDS, queue_size: int = QUEUE_SIZE) -> Response:
+async def events(
+    svc: MemoryService, request: Request, ping_seconds: float = PING_SECONDS, queue_size: int = QUEUE_SIZE
+) -> Response:
     """Server-sent events for one client, from `svc.subscribe`."""
     loop = asyncio.get_running_loop()
     client = ClientQueue(queue_size)
 
-    def listener(kind: str, data: dict) -> None:  # called on engine threads
+    def listener(kind: str, data: dict[str, Any]) -> None:  # called on engine threads
         loop.call_soon_threadsafe(client.offer, kind, data)
 
     unsubscribe = svc.subscribe(listener)
 
-    async def stream():
+    async def stream() -> AsyncIterator[str]:
         try:
             yield frame("hello", {})
             while True:

@@ -14,8 +14,10 @@ from __future__ import annotations
 import itertools
 import threading
 import time
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol, Sequence
 
+from starlette.requests import Request
+from starlette.responses import Response
 from starlette.routing import Route
 
 from vault_sync.errors import InvalidInput, MnemovaultError
@@ -24,24 +26,27 @@ from . import schemas as S
 from .errors import error_body
 from .operations import plain
 
+if TYPE_CHECKING:
+    from vault_sync.service import MemoryService
+
 KINDS = ("gc", "promote", "sync", "consolidate")
 KEEP_FINISHED = 20
 PROGRESS_EVERY = 0.2  # seconds between progress events: a sweep may move thousands of notes
 
 
 class Jobs:
-    def __init__(self, svc, clock: Callable[[], float] = time.monotonic):
+    def __init__(self, svc: MemoryService, clock: Callable[[], float] = time.monotonic):
         self.svc = svc
         self.clock = clock
-        self.jobs: dict[str, dict] = {}
+        self.jobs: dict[str, dict[str, Any]] = {}
         self.lock = threading.Lock()
         self.ids = itertools.count(1)
 
-    def list(self) -> dict:
+    def list(self) -> dict[str, Any]:
         with self.lock:
             return {"jobs": [dict(j) for j in self.jobs.values()]}
 
-    def start(self, kind: str, ids: Sequence[str] | None = None) -> dict:
+    def start(self, kind: str, ids: Sequence[str] | None = None) -> dict[str, Any]:
         if kind not in KINDS:
             raise InvalidInput(f"unknown job {kind!r}: one of {', '.join(KINDS)}")
         if (kind == "consolidate") != bool(ids):
@@ -66,10 +71,10 @@ class Jobs:
         threading.Thread(target=self._run, args=(job, args), name=f"job-{kind}", daemon=True).start()
         return started
 
-    def _emit(self, job: dict) -> None:
+    def _emit(self, job: dict[str, Any]) -> None:
         self.svc.emit("job", dict(job))
 
-    def _run(self, job: dict, args: dict) -> None:
+    def _run(self, job: dict[str, Any], args: dict[str, Any]) -> None:
         last = [0.0]
 
         def progress(done: int, total: int | None) -> None:
@@ -93,7 +98,7 @@ class Jobs:
                 job.update(state="failed", error={"code": "error", "message": str(exc)})
         self._emit(job)
 
-    def _work(self, kind: str, progress: Callable[[int, int | None], None], args: dict) -> Any:
+    def _work(self, kind: str, progress: Callable[[int, int | None], None], args: dict[str, Any]) -> Any:
         svc = self.svc
         if kind == "sync":
             return svc.sync(progress=progress, check=True)
@@ -106,7 +111,7 @@ class Jobs:
         moved = "promoted" if kind == "promote" else "archived"
         count = [0]
 
-        def on_event(event_kind: str, data: dict) -> None:
+        def on_event(event_kind: str, data: dict[str, Any]) -> None:
             if event_kind == moved:
                 count[0] += 1
                 progress(count[0], total)
@@ -121,7 +126,15 @@ class Jobs:
             unsubscribe()
 
 
-def job_routes(svc, endpoint: Callable) -> list[Route]:
+class Endpoint(Protocol):
+    """http_app's maker of a route's handler: the call the parsed arguments make, their model, the method."""
+
+    def __call__(
+        self, make: Callable[[Any], Callable[[], Any]], model: type[S.Args], method: str = "POST"
+    ) -> Callable[[Request], Awaitable[Response]]: ...
+
+
+def job_routes(svc: MemoryService, endpoint: Endpoint) -> list[Route]:
     jobs = Jobs(svc)
     return [
         Route("/api/jobs", endpoint(lambda a: lambda: jobs.list(), S.NoArgs, "GET"), methods=["GET"]),

@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from anyio import to_thread
 from fastmcp import FastMCP
-from fastmcp.server.middleware import Middleware
+from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
+
+if TYPE_CHECKING:
+    from vault_sync.service import MemoryService
 
 REVIEW_URI = "mnemovault://review"
 REVIEW_SIZE = 20  # what the resource lists
@@ -38,7 +41,7 @@ class SessionWatch(Middleware):
         self.connections: dict[int, Any] = {}
         self.loop: asyncio.AbstractEventLoop | None = None
 
-    async def on_message(self, context, call_next):
+    async def on_message(self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]) -> Any:
         ctx = context.fastmcp_context
         connection = None
         if ctx is not None:
@@ -55,7 +58,7 @@ class SessionWatch(Middleware):
 
 
 class ReviewNotifier:
-    def __init__(self, svc: Any, watch: SessionWatch):
+    def __init__(self, svc: MemoryService, watch: SessionWatch):
         self.svc = svc
         self.watch = watch
         self.last: list[str] | None = None
@@ -94,7 +97,7 @@ class ReviewNotifier:
                 self.watch.connections.pop(key, None)
 
 
-def notify_review_changes(mcp: FastMCP, svc: Any) -> ReviewNotifier:
+def notify_review_changes(mcp: FastMCP, svc: MemoryService) -> ReviewNotifier:
     """Send `resources/updated` for the review queue to every session when it changes."""
     watch = SessionWatch()
     mcp.add_middleware(watch)

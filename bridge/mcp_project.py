@@ -17,14 +17,17 @@ from __future__ import annotations
 import warnings
 from collections import OrderedDict
 from contextvars import ContextVar
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 from urllib.parse import unquote, urlparse
 
 import anyio
 import mcp_types as mt
+from fastmcp.prompts.base import PromptResult
+from fastmcp.resources.base import ResourceResult
+from fastmcp.server.context import Context
 from fastmcp.server.dependencies import get_http_headers
-from fastmcp.server.middleware import Middleware
-from fastmcp.tools.base import InputRequiredToolResult
+from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
+from fastmcp.tools.base import InputRequiredToolResult, ToolResult
 from mcp.shared.message import ServerMessageMetadata
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
@@ -36,7 +39,15 @@ ROOTS_KEY = "mnemovault_roots"  # our input request's key in a 2026-07-28 tools/
 MAX_SESSIONS = 4096  # sessions whose roots are remembered (a daemon serves a few)
 ROOTS_SECONDS = 10.0  # a client that does not answer roots/list in this time is served as shared
 
-_NONE = object()
+
+class _NoHeader:
+    """The request carries no project header."""
+
+
+_NONE = _NoHeader()
+Found = str | None | InputRequiredToolResult  # a project (None: shared), or the roots to ask for first
+P = TypeVar("P")  # a request's parameters
+R = TypeVar("R")  # its result
 _current: ContextVar[str | None] = ContextVar("mnemovault_project", default=None)
 
 
@@ -80,7 +91,11 @@ class SessionProjects(Middleware):
         while len(self.sessions) > MAX_SESSIONS:
             self.sessions.popitem(last=False)
 
-    async def on_notification(self, context: Any, call_next: Any) -> Any:
+    async def on_notification(
+        self,
+        context: MiddlewareContext[mt.Notification[Any, Any]],
+        call_next: CallNext[mt.Notification[Any, Any], Any],
+    ) -> Any:
         if context.method == "notifications/roots/list_changed" and context.fastmcp_context is not None:
             try:
                 self.sessions.pop(context.fastmcp_context.session_id, None)  # asked again on the next call
@@ -88,7 +103,11 @@ class SessionProjects(Middleware):
                 pass
         return await call_next(context)
 
-    async def on_call_tool(self, context: Any, call_next: Any) -> Any:
+    async def on_call_tool(
+        self,
+        context: MiddlewareContext[mt.CallToolRequestParams],
+        call_next: CallNext[mt.CallToolRequestParams, ToolResult],
+    ) -> ToolResult:
         found = await self._project(context.fastmcp_context, ask=True)
         if isinstance(found, InputRequiredToolResult):
             return found
@@ -98,10 +117,21 @@ class SessionProjects(Middleware):
         finally:
             _current.reset(token)
 
-    async def on_read_resource(self, context: Any, call_next: Any) -> Any:
-        return await self.on_get_prompt(context, call_next)
+    async def on_read_resource(
+        self,
+        context: MiddlewareContext[mt.ReadResourceRequestParams],
+        call_next: CallNext[mt.ReadResourceRequestParams, ResourceResult],
+    ) -> ResourceResult:
+        return await self._shown(context, call_next)
 
-    async def on_get_prompt(self, context: Any, call_next: Any) -> Any:
+    async def on_get_prompt(
+        self,
+        context: MiddlewareContext[mt.GetPromptRequestParams],
+        call_next: CallNext[mt.GetPromptRequestParams, PromptResult],
+    ) -> PromptResult:
+        return await self._shown(context, call_next)
+
+    async def _shown(self, context: MiddlewareContext[P], call_next: CallNext[P, R]) -> R:
         """A prompt or resource: the relay's project, or roots already asked (a 2026-07-28
         client's are not asked here: shared)."""
         found = await self._project(context.fastmcp_context, ask=False)
@@ -111,11 +141,11 @@ class SessionProjects(Middleware):
         finally:
             _current.reset(token)
 
-    async def _project(self, ctx: Any, ask: bool) -> Any:
+    async def _project(self, ctx: Context | None, ask: bool) -> Found:
         if self.fixed is not None:
             return check_project(self.fixed)
         header = _header()
-        if header is not _NONE:
+        if not isinstance(header, _NoHeader):
             return header
         if ctx is None or ctx.request_context is None:
             return None
@@ -152,7 +182,7 @@ class SessionProjects(Middleware):
         return project
 
 
-def _header() -> Any:
+def _header() -> str | None | _NoHeader:
     """The project the header names (None: shared), or _NONE without the header."""
     headers = get_http_headers(include_all=True)
     if PROJECT_HEADER not in headers:

@@ -26,13 +26,15 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Callable
 from urllib.parse import quote
 
 from . import early_client, mcp_manifest
 from .daemon_start import DaemonUnavailable, ensure_daemon
 from .local_http import local_connection
 from .paths import not_a_vault
+
+Sink = Callable[[Any], None]  # takes each JSON-RPC message the daemon sends
 
 PROXY_ERROR = -32000  # JSON-RPC "server error" range: the relay's own failures
 ACCEPT = "application/json, text/event-stream"
@@ -79,10 +81,10 @@ class Relay:
         self.start_timeout = _env_float("MNEMOVAULT_MCP_START_TIMEOUT", 120.0)
         self.out_lock = threading.Lock()
         self.state_lock = threading.Lock()
-        self.info: dict | None = None  # the daemon's bridge info
+        self.info: dict[str, Any] | None = None  # the daemon's bridge info
         self.session: str | None = None
         self.protocol: str | None = None
-        self.init_params: dict | None = None  # the client's initialize, once the daemon accepted it
+        self.init_params: dict[str, Any] | None = None  # the client's initialize, once the daemon accepted it
         self.generation = 0
         self.replays = 0
         self.workers: set[threading.Thread] = set()
@@ -115,7 +117,7 @@ class Relay:
         self.emit({"jsonrpc": "2.0", "id": req_id, "error": {"code": PROXY_ERROR, "message": message}})
 
     # --- HTTP side ----------------------------------------------------------------------
-    def _headers(self, info: dict, session: str | None) -> dict:
+    def _headers(self, info: dict[str, Any], session: str | None) -> dict[str, Any]:
         headers = {"Authorization": f"Bearer {info['token']}", "Content-Type": "application/json", "Accept": ACCEPT}
         if session:
             headers["Mcp-Session-Id"] = session
@@ -125,7 +127,9 @@ class Relay:
             headers[PROJECT_HEADER] = quote(self.project, safe="")
         return headers
 
-    def _post(self, info: dict, session: str | None, message: Any, timeout: float):
+    def _post(
+        self, info: dict[str, Any], session: str | None, message: Any, timeout: float
+    ) -> tuple[http.client.HTTPConnection, http.client.HTTPResponse]:
         conn = local_connection(info["port"], timeout=timeout)
         try:
             conn.connect()
@@ -144,7 +148,7 @@ class Relay:
             raise NotSent("session unknown to the daemon")
         return conn, resp
 
-    def _answers(self, resp, req_id: Any, sink) -> Any:
+    def _answers(self, resp: http.client.HTTPResponse, req_id: Any, sink: Sink) -> Any:
         """Pass every message of an answer to `sink`; the one answering `req_id`, if seen."""
         ctype = (resp.getheader("Content-Type") or "").lower()
         if "text/event-stream" not in ctype:
@@ -172,7 +176,9 @@ class Relay:
                 if _answers_id(message, req_id):
                     return message
 
-    def _exchange(self, info: dict, session: str | None, message: dict, timeout: float, sink) -> tuple[Any, Any]:
+    def _exchange(
+        self, info: dict[str, Any], session: str | None, message: dict[str, Any], timeout: float, sink: Sink
+    ) -> tuple[Any, http.client.HTTPResponse]:
         """POST one message; (the answer to it or None, the response object)."""
         conn, resp = self._post(info, session, message, timeout)
         try:
@@ -226,7 +232,7 @@ class Relay:
         )
         self.session_changed.set()
 
-    def _current(self) -> tuple[dict, str | None, int]:
+    def _current(self) -> tuple[dict[str, Any], str | None, int]:
         with self.state_lock:
             if self.info is None:
                 self._connect()
@@ -241,7 +247,7 @@ class Relay:
                 self.info = None
                 self.session = None
 
-    def send(self, message: dict) -> None:
+    def send(self, message: dict[str, Any]) -> None:
         """Relay one message from the client and write whatever the daemon answers."""
         req_id = message.get("id")
         is_request = "method" in message and "id" in message
@@ -290,7 +296,7 @@ class Relay:
             self.emit_error(req_id, "could not reach the mnemovault daemon after reconnecting")
 
     # --- a first save while the daemon starts -------------------------------------------
-    def _early_save(self, message: dict) -> bool:
+    def _early_save(self, message: dict[str, Any]) -> bool:
         """A save_memory at the session's start, before the daemon's MCP app serves, answered
         by its early save server (bridge/early_client.py): True once answered."""
         request = early_client.request_of(message, self.project, self.init_params) if self.local_session else None
@@ -305,7 +311,7 @@ class Relay:
     def _started(self) -> bool:
         return self.info is not None or self.closed.is_set() or self.first_connect.is_set()
 
-    def _send_tracked(self, message: dict) -> None:
+    def _send_tracked(self, message: dict[str, Any]) -> None:
         try:
             self.send(message)
         finally:
@@ -327,7 +333,7 @@ class Relay:
                         break
                 self.closed.wait(0.5)
 
-    def _stream(self, info: dict, session: str) -> bool:
+    def _stream(self, info: dict[str, Any], session: str) -> bool:
         """Relay one GET stream until it ends; False when the daemon will not give one."""
         conn = local_connection(info["port"], timeout=None)  # a stream waits as long as it must
         headers = self._headers(info, session)
@@ -408,7 +414,7 @@ class Relay:
             self.spawned.set()
             self.first_connect.set()
 
-    def _answered_here(self, message: dict) -> bool:
+    def _answered_here(self, message: dict[str, Any]) -> bool:
         """initialize, ping and the lists answered from the manifest while no daemon session exists."""
         method = message.get("method")
         if self.manifest is None or "id" not in message:
@@ -432,7 +438,7 @@ class Relay:
         self.emit({"jsonrpc": "2.0", "id": message["id"], "result": result})
         return True
 
-    def _refuse_discover(self, message: dict) -> None:
+    def _refuse_discover(self, message: dict[str, Any]) -> None:
         """The newer protocol's `server/discover` probe, answered here at once: this relay keeps
         one daemon session per client (the initialize handshake's era), so the answer names the
         handshake versions and clients send `initialize` next (forwarded, it waited and failed)."""

@@ -17,9 +17,7 @@ def run_stdio(vault: Path | None, project: str | None = None) -> None:
             print(f"mnemovault: journal: {line}", file=sys.stderr)
         svc.start_watcher()
         if svc.settings.embeddings:  # in the background, before any call: no call loads it itself
-            from vault_sync.search.embeddings import warm_model
-
-            warm_model(svc.engine, torch_threads=1)
+            svc.warm_model(torch_threads=1)
         try:
             mcp = build_mcp(lambda: svc, project)
             notify_review_changes(mcp, svc)

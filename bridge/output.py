@@ -44,7 +44,7 @@ def progress(label: str, enabled: bool = True) -> Iterator[Callable[[int, int], 
         yield update
 
 
-def render_sync(r: dict) -> None:
+def render_sync(r: dict[str, Any]) -> None:
     console.print(
         f"indexed in {r['seconds']:.2f}s: {r['added']} added, {r['updated']} updated, {r['moved']} moved, "
         f"{r['removed']} removed, {r['unchanged']} unchanged; {r['problems']} with problems, {r['conflicts']} "
@@ -59,7 +59,7 @@ def render_sync(r: dict) -> None:
         console.print(f"  index repaired: {', '.join(repair['damaged'])} made anew ({repair['reason']})")
 
 
-def render_sweep(r: dict) -> None:
+def render_sweep(r: dict[str, Any]) -> None:
     console.print(
         f"swept {r['scanned']} memories in {r['seconds']:.2f}s: {r['written']} written, {r['unchanged']} unchanged, "
         f"{r['quiet']} recently edited (left for later), {len(r['invalid'])} with problems (left alone)"
@@ -71,7 +71,7 @@ def render_sweep(r: dict) -> None:
         console.print(f"  [red]{item['path']}[/]: {item['cause']}")
 
 
-def render_status(s: dict) -> None:
+def render_status(s: dict[str, Any]) -> None:
     c = s["counts"]
     console.print(f"[bold]{s['vault']}[/]")
     console.print(
@@ -132,7 +132,7 @@ _DIFFERS = {
 }
 
 
-def conflicts(items: list[dict]) -> None:
+def conflicts(items: list[dict[str, Any]]) -> None:
     """Each conflict copy, what differs, and the diff of the person's text (note -> copy)."""
     for item in items:
         said = _DIFFERS.get(item.get("differs", ""), item.get("differs", ""))
@@ -150,7 +150,7 @@ def conflicts(items: list[dict]) -> None:
             )
 
 
-def render_devices(d: dict | None) -> None:
+def render_devices(d: dict[str, Any] | None) -> None:
     """Who holds the lease (runs background writes) and until when, the other devices' last
     heartbeats, and conflict copies of the device files (splits are among the problems)."""
     if not d:
@@ -175,7 +175,7 @@ def render_devices(d: dict | None) -> None:
             console.print(f"    {path}", markup=False, highlight=False)
 
 
-def table(rows: list[dict], columns: list[tuple[str, str]], title: str | None = None) -> None:
+def table(rows: list[dict[str, Any]], columns: list[tuple[str, str]], title: str | None = None) -> None:
     from rich.table import Table
 
     t = Table(title=title, show_lines=False)
@@ -196,7 +196,7 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
-def render_dangling(page: dict) -> None:
+def render_dangling(page: dict[str, Any]) -> None:
     """One page of dangling links: source -> target, then where the next page starts."""
     for link in page["links"]:
         console.print(f"{link['source']} -> {link['target']}", markup=False, highlight=False)
@@ -209,7 +209,7 @@ def render_dangling(page: dict) -> None:
     )
 
 
-def render_search(r: dict) -> None:
+def render_search(r: dict[str, Any]) -> None:
     from rich.markup import escape
 
     if r.get("notice"):

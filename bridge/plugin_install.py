@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 from vault_sync.errors import InvalidInput
-from vault_sync.safe_files import replace_file
+from vault_sync.service import replace_file
 from vault_sync.settings import load_settings
 
 from . import resources

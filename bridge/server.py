@@ -14,9 +14,8 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-from vault_sync import background
 from vault_sync.dates import format_datetime, utc_now
 from vault_sync.errors import MnemovaultError, SettingsError
 from vault_sync.limits import quote
@@ -27,6 +26,14 @@ from .early_server import EarlyServer
 from .paths import bridge_file, config_dir, device_token, log_dir, private_dir, private_write
 from .vault_lock import LockHeld, VaultLock
 from .version import version
+
+if TYPE_CHECKING:
+    import uvicorn
+    from fastmcp import FastMCP
+
+    from vault_sync.service import MemoryService
+
+    from .http_app import Activity
 
 log = logging.getLogger("mnemovault.daemon")
 
@@ -62,7 +69,7 @@ class Worker:
     job: Callable[[], object]
     on_error: Callable[[Exception], object] | None = None  # called with the exception of a failed run
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         self.stop_event = threading.Event()
         self.poke_event = threading.Event()
         self.thread = threading.Thread(target=self._run, name=self.name, daemon=True)
@@ -141,7 +148,7 @@ def hold_vault(root: Path, bridge: str | None, hint: str = "") -> VaultLock:
     return lock
 
 
-def _serve(svc, port: int | None, log_path: Path, lock: VaultLock, idle_exit: float = 0.0) -> None:
+def _serve(svc: MemoryService, port: int | None, log_path: Path, lock: VaultLock, idle_exit: float = 0.0) -> None:
     for line in svc.recover():
         log.warning("journal: %s", line)
     svc.check_index("found when the daemon started")  # the full check; opening checked what is cheap
@@ -173,7 +180,14 @@ def _serve(svc, port: int | None, log_path: Path, lock: VaultLock, idle_exit: fl
 
 
 def _serve_all(
-    svc, port, log_path: Path, lock: VaultLock, idle_exit: float, token: str, early: EarlyServer, stopping
+    svc: MemoryService,
+    port: int | None,
+    log_path: Path,
+    lock: VaultLock,
+    idle_exit: float,
+    token: str,
+    early: EarlyServer,
+    stopping: threading.Event,
 ) -> None:
     import asyncio
 
@@ -187,7 +201,7 @@ def _serve_all(
         "mnemovault-lifecycle",
         min(svc.settings.lifecycle_interval_seconds, svc.settings.lease_seconds / 3),
         lambda: _lifecycle(svc),
-        on_error=lambda exc: background.failed(svc.engine, "lifecycle", exc),
+        on_error=lambda exc: svc.background_failed("lifecycle", exc),
     )
     lifecycle.start(first_delay=min(10.0, svc.settings.lifecycle_interval_seconds))
     # a conflict copy of mnemovault's own making is merged when it appears, not at the next run
@@ -198,7 +212,7 @@ def _serve_all(
             "mnemovault-embed",
             300.0,
             lambda: _embed(svc),
-            on_error=lambda exc: background.failed(svc.engine, "embeddings", exc),
+            on_error=lambda exc: svc.background_failed("embeddings", exc),
         )
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -258,7 +272,9 @@ def _serve_all(
         log.info("stopped cleanly")
 
 
-def _stop_when(root: Path, server, activity, idle_exit: float, stopping: threading.Event) -> None:
+def _stop_when(
+    root: Path, server: uvicorn.Server, activity: Activity, idle_exit: float, stopping: threading.Event
+) -> None:
     """Stop the server when asked before it served, when the vault folder is gone (nothing may
     re-create it), or after `idle_exit` seconds with no request open (0: never)."""
     step = min(1.0, idle_exit / 4) if idle_exit > 0 else 1.0
@@ -283,24 +299,22 @@ def _stop_when(root: Path, server, activity, idle_exit: float, stopping: threadi
         time.sleep(step)
 
 
-def _close_when_serving(server, early: EarlyServer) -> None:
+def _close_when_serving(server: uvicorn.Server, early: EarlyServer) -> None:
     """The early save server ends once the MCP app serves (relays use the bridge file then)."""
     while not server.started and not server.should_exit:
         time.sleep(0.05)
     early.close()
 
 
-def _start_model_load(svc) -> None:
+def _start_model_load(svc: MemoryService) -> None:
     """Start loading the model in a background thread before the daemon accepts a request.
     Until it is in, search answers from full text and a save skips the vector checks; no
     request thread ever loads it (vault_sync.search.model.embedder_now)."""
-    from vault_sync.search.embeddings import warm_model
-
-    if warm_model(svc.engine, torch_threads=1) is not None:  # one torch thread: see Embedder.start_loading
+    if svc.warm_model(torch_threads=1) is not None:  # one torch thread: see Embedder.start_loading
         log.info("embedding model: loading in the background")
 
 
-def _warm_when_serving(svc, server, embedder: Worker) -> None:
+def _warm_when_serving(svc: MemoryService, server: uvicorn.Server, embedder: Worker) -> None:
     """Start the backfill once the server answers: its first round would slow the start."""
     while not server.started:
         if server.should_exit:
@@ -310,7 +324,7 @@ def _warm_when_serving(svc, server, embedder: Worker) -> None:
     embedder.start(first_delay=0.5)
 
 
-def _first_mcp_call(mcp) -> None:
+def _first_mcp_call(mcp: FastMCP[Any]) -> None:
     """One in-process tool call: the first of a process imports a good part of fastmcp and
     the engine's paths (0.3-1 s that no client's first call should wait for)."""
     import asyncio
@@ -335,7 +349,9 @@ def _remove_if_ours(bfile: Path) -> None:
         pass
 
 
-def _lifecycle(svc) -> None:
+def _lifecycle(svc: MemoryService) -> None:
+    if svc.lease is None:  # _serve holds it before the first round
+        raise RuntimeError("the daemon holds no background-writes lease")
     state = svc.lease.acquire()
     if not state.held:
         log.info("background writes left to device %s (lease until %s)", state.holder, state.expires)
@@ -353,16 +369,15 @@ def _lifecycle(svc) -> None:
     written = report["sweep"]["written"]
     if moved or written:
         log.info("lifecycle: %d scores written, %d moved (%.2fs)", written, moved, time.perf_counter() - started)
-    problem = background.report_problem(report)
+    problem = svc.background_ran("lifecycle", report)
     if problem:
         log.warning("lifecycle: %s", problem)
-    background.record(svc.engine, "lifecycle", problem)
 
 
-def _embed(svc) -> None:
+def _embed(svc: MemoryService) -> None:
     try:
         svc.embed()
     except ImportError as exc:
         log.warning("embeddings unavailable: %s", exc)
         return
-    background.record(svc.engine, "embeddings")
+    svc.background_ran("embeddings")

@@ -11,7 +11,7 @@ file's content, decides who holds it (a crashed daemon's lock is free again at o
 
 Standard library only: the MCP proxy imports this through daemon_start (it only reads: `holder`,
 `bridge_via_lock`). Taking the lock, which only a daemon does, writes through
-vault_sync/safe_files.py, imported there.
+vault_sync/safe_files.py (by way of the facade, vault_sync/service.py), imported there.
 """
 
 from __future__ import annotations
@@ -136,7 +136,7 @@ class VaultLock:
         """Take the lock and record `info` (pid, config folder, bridge file) in the pointer file;
         LockHeld naming the holder when another daemon has it; UnsafePath when a link (symbolic
         or hard) or a linked folder is where the lock file goes (nothing is written through it)."""
-        from vault_sync.safe_files import open_lock  # a daemon's part: the relay stays light
+        from vault_sync.service import open_lock  # a daemon's part (the daemon has the engine): the relay stays light
 
         rel = self.path.relative_to(self.vault).as_posix()
         deadline = time.monotonic() + 3.0
@@ -171,7 +171,7 @@ class VaultLock:
         """Record more about this daemon (its port, once bound) in the pointer file."""
         if self.fh is None:
             return
-        from vault_sync.safe_files import replace_file
+        from vault_sync.service import replace_file
 
         self.info.update(info)
         folder = pointer_dir()
@@ -181,7 +181,7 @@ class VaultLock:
 
     def release(self) -> None:
         if self.fh is not None:
-            from vault_sync.safe_files import remove_file
+            from vault_sync.service import remove_file
 
             folder = pointer_dir()
             if folder is not None and _read_pointer(self.vault).get("pid") == self.info.get("pid"):

@@ -6,6 +6,7 @@ import logging
 import signal
 import threading
 from pathlib import Path
+from types import FrameType
 
 from .context import open_service
 from .output import console
@@ -16,7 +17,7 @@ log = logging.getLogger("mnemovault.daemon")
 def _stop_event() -> threading.Event:
     stop = threading.Event()
 
-    def handler(signum, frame):
+    def handler(signum: int, frame: FrameType | None) -> None:
         stop.set()
 
     signal.signal(signal.SIGINT, handler)

@@ -11,8 +11,7 @@ from typing import Any
 
 from .dates import format_datetime
 from .engine import Engine
-from .errors import MnemovaultError
-from .faults import storage_fault
+from .errors import MnemovaultError, storage_fault
 
 KEY = "background"
 MAX_MESSAGE = 500

@@ -25,8 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from .errors import WriteConflict
-from .faults import storage_fault
+from .errors import WriteConflict, storage_fault
 from .rename import exchange, linux_call
 from .writer import fsync_dir, open_temp, restore_late_edit, take_old_copy, temp_name, update_file
 

@@ -1,5 +1,9 @@
 """The engine's one exception hierarchy. Front ends map `code` to tool errors and HTTP statuses."""
 
+from __future__ import annotations
+
+import errno as os_errno
+
 
 class MnemovaultError(Exception):
     """Base of every error the engine raises on purpose."""
@@ -115,3 +119,29 @@ def error_class(code: object) -> type[MnemovaultError]:
             return cls
         todo += cls.__subclasses__()
     return MnemovaultError
+
+
+# errno -> (error class, cause, what to do)
+_FAULTS: dict[int, tuple[type[StorageFault], str, str]] = {
+    os_errno.EROFS: (VaultReadOnly, "the vault's file system is read-only", "mount it writable"),
+    os_errno.EACCES: (PermissionDenied, "permission denied", "check the file's and folder's permissions"),
+    os_errno.EPERM: (
+        PermissionDenied,
+        "the operation is not permitted (an immutable or locked file?)",
+        "check the file's permissions and attributes",
+    ),
+    os_errno.ENOSPC: (DiskFull, "the disk is full", "free some space"),
+    os_errno.EDQUOT: (DiskFull, "the disk quota is exceeded", "free some space"),
+}
+
+
+def storage_fault(exc: BaseException, what: str) -> StorageFault | None:
+    """The engine error for an OSError the file system raised while writing `what`; None when
+    the error is not a storage fault (a missing file, a name taken: callers handle those).
+    Here, beside the classes, so a front end maps an OSError that escaped the engine the same way."""
+    if isinstance(exc, StorageFault):
+        return exc
+    if not isinstance(exc, OSError) or exc.errno not in _FAULTS:
+        return None
+    cls, cause, todo = _FAULTS[exc.errno]
+    return cls(f"cannot write {what}: {cause}; {todo}, then try again", exc.errno)

@@ -5,6 +5,12 @@ repairs a damaged index met on the way (ops/repair.py) and delegates to the oper
 ops/, search/ and transfer/, which take the engine and call each other directly. The
 engine's parts stay readable here (`svc.store`, `svc.layout`, `svc.now()`...; most of them
 through its base, engine_view.py) for the front ends and the tests.
+
+Besides the service, this module is where a front end finds what it needs before a service
+exists or beside one (`__all__`): creating a vault, the demo's copy of the sample vault, an
+index held in memory, and the link-safe writes of its own files (the daemon's lock, the
+plugin's install). Front ends import no other engine module but errors, limits, settings,
+dates and projects (tests/project/test_architecture.py).
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
+from . import background as background_runs
 from . import lookups
 from .dates import utc_now
 from .editor_hold import HOLD_SECONDS
@@ -36,10 +43,25 @@ from .ops import supersede as supersede_op
 from .ops import sweep as sweep_op
 from .ops import touch as touch_op
 from .projects import scope_of
+from .safe_files import open_lock, remove_file, replace_file
+from .sample import shifted_copy
 from .search import semantic
 from .settings import Settings
+from .vault import init_vault
 
 Progress = Callable[[int, int], None]  # (done, total)
+
+# what a front end may import from here besides the service (the module docstring says why)
+__all__ = [
+    "IndexStore",
+    "MemoryService",
+    "Progress",
+    "init_vault",
+    "open_lock",
+    "remove_file",
+    "replace_file",
+    "shifted_copy",
+]
 
 if TYPE_CHECKING:
     from .watcher import VaultWatcher
@@ -158,6 +180,20 @@ class MemoryService(EngineView):
         """Every dangling link, a page at a time (`status` carries only the count and the first 50)."""
         return status_op.dangling(self.engine, limit, offset)
 
+    # -- the daemon's background runs (vault_sync/background.py; `status` shows the last) --
+    @internal
+    def background_ran(self, task: str, report: dict[str, Any] | None = None) -> str | None:
+        """A background run of `task` ended: recorded; with a lifecycle `report`, its failures in
+        one line (returned, None when all was written). A clean run clears the task's last error."""
+        problem = background_runs.report_problem(report) if report is not None else None
+        background_runs.record(self.engine, task, problem)
+        return problem
+
+    @internal
+    def background_failed(self, task: str, exc: BaseException) -> None:
+        """A background run of `task` raised `exc`: recorded, and emitted as a `background_error` event."""
+        background_runs.failed(self.engine, task, exc)
+
     # -- lifecycle (each a few lines over vault_sync.ops) --
     @writes
     def recover(self) -> list[str]:
@@ -262,6 +298,15 @@ class MemoryService(EngineView):
         from .transfer.export import export
 
         return export(self.engine, fmt, scope)
+
+    @reads
+    def export_to(self, out: Path, fmt: str = "jsonl", scope: str = "all", force: bool = False) -> None:
+        """The export written to `out`, a file outside the vault, whole or not at all; refused
+        before any work when `out` may not be written (in the vault, a link, a file without `force`)."""
+        from .transfer.export import check_out, export, write_out
+
+        check_out(out, self.layout.root, force)
+        write_out(out, self.layout.root, export(self.engine, fmt, scope), force=force)
 
     @writes
     def touch(self, ref: str, boost: bool = False) -> dict[str, Any]:
@@ -436,6 +481,14 @@ class MemoryService(EngineView):
     def search_page(self, query: str, limit: int = 10, offset: int = 0, **filters: Any) -> dict[str, Any]:
         """One page of a search (ops/listings.py)."""
         return listings.search_page(self.engine, query, limit, offset, **filters)
+
+    @internal
+    def warm_model(self, torch_threads: int | None = None) -> threading.Thread | None:
+        """Start loading the embedding model in the background (None when embeddings are off):
+        until it is in, search answers from full text and a save skips the vector checks."""
+        from .search.model import warm_model
+
+        return warm_model(self.engine, torch_threads)
 
     @internal
     def embedder_now(self) -> Any:

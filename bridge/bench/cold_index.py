@@ -11,17 +11,22 @@ import time
 from datetime import datetime
 from functools import partial
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from .floor import floor_index
 from .generate import generate
+from .makers import ServiceAt
 
 CODE_SHARE = 0.8  # of the code-heavy vault's notes, those holding code
 
 
 def cold_against_floor(
-    vault: Path, work: Path, service: Callable, rounds: int = 3, plain: Callable | None = None
-) -> dict:
+    vault: Path,
+    work: Path,
+    service: ServiceAt,
+    rounds: int = 3,
+    plain: ServiceAt | None = None,
+) -> dict[str, Any]:
     """Medians of `rounds` floor runs and `rounds` cold indexes of `vault`, alternated; wall
     clock, and CPU seconds of this process (steadier on a shared machine). `plain`: a second
     service (the index without its trigram table) timed in the same rounds, for that table's
@@ -62,8 +67,8 @@ def cold_against_floor(
 
 
 def code_heavy_figures(
-    notes: int, work: Path, now: datetime, service: Callable, progress: Callable[[str], None], rounds: int = 3
-) -> dict:
+    notes: int, work: Path, now: datetime, service: ServiceAt, progress: Callable[[str], None], rounds: int = 3
+) -> dict[str, Any]:
     vault = work / "code-vault"
     progress(f"code-heavy vault: {notes} notes, {CODE_SHARE:.0%} with code; floor and cold index")
     generate(vault, notes, now, code_share=CODE_SHARE)

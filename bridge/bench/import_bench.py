@@ -15,9 +15,10 @@ import shutil
 import statistics
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from .generate import FILLER, PEOPLE, SERVICES, TECH, TOPICS
+from .makers import ServiceAt
 
 T0 = 1_760_000_000  # unix seconds: the generated memories' time base (Oct 2025)
 
@@ -83,8 +84,8 @@ def import_floor(src: Path, work: Path) -> float:
 
 
 def import_figures(
-    work: Path, n: int, service: Callable[[Path, Path], object], progress: Callable[[str], None], rounds: int = 3
-) -> dict:
+    work: Path, n: int, service: ServiceAt, progress: Callable[[str], None], rounds: int = 3
+) -> dict[str, Any]:
     """Median import time of `n` CortexGraph memories into an empty vault, beside its floor
     (interleaved, so both see the same disk weather), and the re-run (which adds nothing)."""
     work.mkdir(parents=True, exist_ok=True)
@@ -99,15 +100,15 @@ def import_figures(
         svc = service(vault, work / f"import-{r}.sqlite3")
         try:
             t = time.perf_counter()
-            result = svc.import_memories("cortexgraph", src)  # type: ignore[attr-defined]
+            result = svc.import_memories("cortexgraph", src)
             imports.append(time.perf_counter() - t)
             created = result["created"]
             if r == rounds - 1:
                 t = time.perf_counter()
-                rerun_created = svc.import_memories("cortexgraph", src)["created"]  # type: ignore[attr-defined]
+                rerun_created = svc.import_memories("cortexgraph", src)["created"]
                 rerun = time.perf_counter() - t
         finally:
-            svc.close()  # type: ignore[attr-defined]
+            svc.close()
         floors.append(import_floor(src, work))
         shutil.rmtree(vault, ignore_errors=True)
     seconds, floor = statistics.median(imports), statistics.median(floors)

@@ -174,7 +174,7 @@ def run_conversation(
         info["vectors"] = embed_with_cache(svc, embedder, cache_file)
         hybrid = engine_ranker(svc)
 
-        def timed_hybrid(q: str, _rank=hybrid) -> list[str]:
+        def timed_hybrid(q: str, _rank: Callable[[str], list[str]] = hybrid) -> list[str]:
             t0 = time.perf_counter()
             out = _rank(q)
             latencies.append(time.perf_counter() - t0)

@@ -12,12 +12,13 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from ..paths import module
 from .report import rows
 
 
-def command_of(result: dict) -> str:
+def command_of(result: dict[str, Any]) -> str:
     """The `mnemovault bench` command line that produces a result like this one."""
     vault = result.get("vault", {})
     words = ["mnemovault", "bench"]
@@ -30,7 +31,7 @@ def command_of(result: dict) -> str:
     return " ".join(words + ["--json"])
 
 
-def heading(result: dict) -> str:
+def heading(result: dict[str, Any]) -> str:
     machine = result.get("machine", {})
     measured = result.get("measured")
     when = measured[:10] if measured else "at an unrecorded date"
@@ -46,7 +47,7 @@ def _cell(text: str) -> str:
     return ("↳ " if text.startswith("  ") else "") + text.replace("|", "\\|").strip()
 
 
-def table(result: dict) -> str:
+def table(result: dict[str, Any]) -> str:
     lines = [heading(result), "", "| measure | value | target |", "| --- | ---: | --- |"]
     lines += [f"| {_cell(name)} | {_cell(value)} | {_cell(target)} |" for name, value, target in rows(result)]
     return "\n".join(lines) + "\n"

@@ -14,7 +14,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from ..paths import import_root, module
 from .stats import pct
@@ -25,7 +25,7 @@ ROOT = import_root()
 class Session:
     """One `mnemovault mcp` process spoken to over its stdin/stdout."""
 
-    def __init__(self, args: list[str], env: dict, timeout: float = 300.0):
+    def __init__(self, args: list[str], env: dict[str, Any], timeout: float = 300.0):
         self.started = time.perf_counter()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", module("bridge.cli"), "mcp", *args],
@@ -40,7 +40,7 @@ class Session:
         self.timer = threading.Timer(timeout, self.proc.kill)  # a stuck server must not stall the bench
         self.timer.start()
 
-    def request(self, method: str, params: dict | None = None) -> dict:
+    def request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
         self.next_id += 1
         self._send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params or {}})
         assert self.proc.stdout is not None
@@ -52,12 +52,15 @@ class Session:
             if message.get("id") == self.next_id and ("result" in message or "error" in message):
                 if "error" in message:
                     raise RuntimeError(f"{method}: {message['error']}")
-                return message["result"]
+                result = message["result"]
+                if not isinstance(result, dict):
+                    raise RuntimeError(f"{method}: the result is not an object: {result!r}")
+                return result
 
     def notify(self, method: str) -> None:
         self._send({"jsonrpc": "2.0", "method": method})
 
-    def _send(self, message: dict) -> None:
+    def _send(self, message: dict[str, Any]) -> None:
         assert self.proc.stdin is not None
         self.proc.stdin.write(json.dumps(message).encode("utf-8") + b"\n")
         self.proc.stdin.flush()
@@ -102,7 +105,7 @@ def bench_env(config: Path, data: Path, logs: Path, embeddings: bool) -> dict[st
     return env
 
 
-def one_session(args: list[str], env: dict, query: str) -> dict:
+def one_session(args: list[str], env: dict[str, Any], query: str) -> dict[str, Any]:
     """Start to an answered tools/list, then the first search_memory of the process."""
     s = Session(args, env)
     try:
@@ -159,7 +162,7 @@ def mcp_timing(
     embeddings: bool,
     index: Path | None = None,
     runs: int = 7,
-) -> dict:
+) -> dict[str, Any]:
     """Proxy sessions against a warm daemon on the bench vault; one in-process session to compare."""
     env = bench_env(work / "mcp-config", work / "mcp-data", work / "mcp-logs", embeddings)
     if index is not None:  # an index the bench already embedded: the daemon starts warm
@@ -233,7 +236,7 @@ def _stop_daemon_of(config: Path, timeout: float = 60.0) -> None:
             time.sleep(0.05)
 
 
-def _wait_serving(config: Path, relay: subprocess.Popen, timeout: float = 300.0) -> None:
+def _wait_serving(config: Path, relay: subprocess.Popen[bytes], timeout: float = 300.0) -> None:
     """Until the daemon the relay started listens (its bridge file names a port that accepts)."""
     import socket
 
@@ -253,7 +256,7 @@ def _wait_serving(config: Path, relay: subprocess.Popen, timeout: float = 300.0)
 
 def cold_start(
     vault: Path, work: Path, index: Path, progress: Callable[[str], None], embeddings: bool, runs: int = 3
-) -> dict:
+) -> dict[str, Any]:
     """A relay with no daemon running: start to an answered tools/list (the relay starts the
     daemon), then, once that daemon listens, the first save_memory, which must not wait for the
     model the daemon is still loading. Each run has its own config folder and a copy of an indexed index, as after a

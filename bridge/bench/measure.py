@@ -11,9 +11,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from vault_sync.dates import MovableClock, utc_now
 from vault_sync.index import queries as index_queries  # `queries` names the (query, path) pairs here
@@ -25,8 +25,13 @@ from .quiet_sweep import unchanged_sweep
 from .stats import pct
 from .sweep_bench import stm_sweep
 
+if TYPE_CHECKING:
+    from vault_sync.service import MemoryService
 
-def _service(vault: Path, index: Path, clock=None, trigrams: bool = True, **overrides):
+
+def _service(
+    vault: Path, index: Path, clock: Callable[[], datetime] | None = None, trigrams: bool = True, **overrides: Any
+) -> MemoryService:
     from vault_sync.index.store import IndexStore
     from vault_sync.service import MemoryService
     from vault_sync.settings import load_settings
@@ -37,7 +42,7 @@ def _service(vault: Path, index: Path, clock=None, trigrams: bool = True, **over
     return MemoryService(settings, clock=clock, store=store) if clock else MemoryService(settings, store=store)
 
 
-def edit_latency(svc, vault: Path, edits: int, rng: random.Random) -> list[float]:
+def edit_latency(svc: MemoryService, vault: Path, edits: int, rng: random.Random) -> list[float]:
     from vault_sync.watcher import VaultWatcher
 
     watcher = VaultWatcher(svc.indexer, svc.layout)
@@ -61,7 +66,7 @@ def edit_latency(svc, vault: Path, edits: int, rng: random.Random) -> list[float
     return out
 
 
-def timed(fn: Callable, repeat: int) -> list[float]:
+def timed(fn: Callable[[], object], repeat: int) -> list[float]:
     out = []
     for _ in range(repeat):
         t = time.perf_counter()
@@ -70,7 +75,7 @@ def timed(fn: Callable, repeat: int) -> list[float]:
     return out
 
 
-def recall(svc, queries: list[tuple[str, str]]) -> tuple[float, float, list[float]]:
+def recall(svc: MemoryService, queries: list[tuple[str, str]]) -> tuple[float, float, list[float]]:
     hits, rr, lat = 0, 0.0, []
     gone = [expected for _, expected in queries if svc.store.note(expected) is None]
     if gone:  # a known item moved (promote, gc) before it was measured: the figure would be wrong
@@ -113,12 +118,14 @@ def rss_of(vault: Path, index: Path, embeddings: bool) -> float:
         return float("nan")
 
 
-def run_bench(notes: int | None, vault_dir: Path | None, quick: bool, progress: Callable[[str], None]) -> dict:
+def run_bench(
+    notes: int | None, vault_dir: Path | None, quick: bool, progress: Callable[[str], None]
+) -> dict[str, Any]:
     rng = random.Random(11)
     work = Path(tempfile.mkdtemp(prefix="mnemovault-bench-"))
     now = utc_now()
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None  # shared machines: say how shared
-    result: dict = {
+    result: dict[str, Any] = {
         "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0], "load": load},
         "measured": now.isoformat(),
         "quick": quick,
@@ -262,7 +269,7 @@ def run_bench(notes: int | None, vault_dir: Path | None, quick: bool, progress: 
     return result
 
 
-def brief_timing(svc, topic: str, runs: int = 9) -> dict:
+def brief_timing(svc: MemoryService, topic: str, runs: int = 9) -> dict[str, Any]:
     """`brief` with and without a topic, 800 tokens, on the bench vault with the model off."""
     svc.brief(None, 800)  # the per-index score inputs are built once per index change
     plain = timed(lambda: svc.brief(None, 800), runs)
@@ -274,7 +281,7 @@ def brief_timing(svc, topic: str, runs: int = 9) -> dict:
 MAX_MOVES = 300  # throughput is measured on a sample: a 100k vault has thousands of candidates
 
 
-def _moves(candidates: list[dict], move) -> dict:
+def _moves(candidates: list[dict[str, Any]], move: Callable[[str], object]) -> dict[str, Any]:
     sample = candidates[:MAX_MOVES]
     t = time.perf_counter()
     for c in sample:
@@ -288,10 +295,12 @@ def _moves(candidates: list[dict], move) -> dict:
     }
 
 
-def _semantic(vault: Path, work: Path, queries, progress) -> dict:
+def _semantic(
+    vault: Path, work: Path, queries: list[tuple[str, str]], progress: Callable[[str], None]
+) -> dict[str, Any]:
     from vault_sync.search.embeddings import get_embedder
 
-    out: dict = {}
+    out: dict[str, Any] = {}
     svc = _service(vault, work / "emb.sqlite3", embeddings=True)
     svc.sync()
     emb = get_embedder(svc.engine)
@@ -334,7 +343,7 @@ def _queries_from(vault: Path, rng: random.Random) -> list[tuple[str, str]]:
     return out
 
 
-def to_json(result: dict) -> str:
+def to_json(result: dict[str, Any]) -> str:
     return json.dumps(result, indent=2, default=str)
 
 
@@ -349,7 +358,9 @@ def _compile_sources() -> None:
         compileall.compile_dir(root / package, quiet=2)
 
 
-def cli_timing(vault: Path, work: Path, progress, runs: int = 5, embeddings: bool = True) -> dict:
+def cli_timing(
+    vault: Path, work: Path, progress: Callable[[str], None], runs: int = 5, embeddings: bool = True
+) -> dict[str, Any]:
     """Whole-process time of `mnemovault search`, without and with a running daemon, with the
     default settings (meaning search on) unless `embeddings` is off (`--quick`)."""
     exe = shutil.which("mnemovault") or str(Path(sys.executable).with_name("mnemovault"))

@@ -17,9 +17,11 @@ import statistics
 import time
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from vault_sync.dates import MovableClock
+
+from .makers import ServiceWithClock
 
 STAMP = "%Y-%m-%dT%H:%M:%SZ"
 
@@ -45,8 +47,8 @@ def _stamps(folder: Path) -> dict[str, tuple[int, int]]:
 
 
 def unchanged_sweep(
-    n: int, work: Path, now: datetime, service: Callable, progress: Callable[[str], None], rounds: int = 5
-) -> dict:
+    n: int, work: Path, now: datetime, service: ServiceWithClock, progress: Callable[[str], None], rounds: int = 5
+) -> dict[str, Any]:
     from vault_sync.index import queries
     from vault_sync.ops import sweep_memo
 

@@ -5,10 +5,15 @@ but different fact would stay a memory of its own."""
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
 
+from .makers import ServiceWithModel
 from .repeat_held_out import HELD_OUT_DIFFERENT, HELD_OUT_PARAPHRASES
 from .repeat_set import DIFFERENT, PARAPHRASES
+
+if TYPE_CHECKING:
+    from vault_sync.service import MemoryService
 
 Pairs = list[tuple[str, str, str]]
 
@@ -21,7 +26,7 @@ def vault_texts() -> list[str]:
     return list(seen)
 
 
-def measure(svc: Any, paths: dict[str, str], paraphrases: Pairs, different: Pairs) -> dict[str, Any]:
+def measure(svc: MemoryService, paths: dict[str, str], paraphrases: Pairs, different: Pairs) -> dict[str, Any]:
     """Check each new text against the vault (none is saved). reinforced: the share of
     paraphrases found as a repeat of their own memory; separate: the share of different facts
     found as a repeat of nothing."""
@@ -61,7 +66,7 @@ def measure(svc: Any, paths: dict[str, str], paraphrases: Pairs, different: Pair
     }
 
 
-def repeat_recognition(svc: Any) -> dict[str, Any]:
+def repeat_recognition(svc: MemoryService) -> dict[str, Any]:
     """Fill an empty vault through `svc` (embeddings on or off) and measure both parts."""
     texts = vault_texts()
     answer = svc.save_many([{"text": t} for t in texts])
@@ -72,7 +77,9 @@ def repeat_recognition(svc: Any) -> dict[str, Any]:
     return out
 
 
-def repeat_figures(work: Any, model: bool, service: Any, progress: Any = None) -> dict[str, Any]:
+def repeat_figures(
+    work: Path, model: bool, service: ServiceWithModel, progress: Callable[[str], None] | None = None
+) -> dict[str, Any]:
     """The bench section, as update_figures: words always ("words"), the model ("model") when `model`."""
     out: dict[str, Any] = {}
     for name, embeddings in (("words", False), ("model", True))[: 2 if model else 1]:

@@ -2,22 +2,24 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.console import Console
 from rich.table import Table
 
 
-def _f(value, fmt: str = "{:.3f}") -> str:
+def _f(value: float | None, fmt: str = "{:.3f}") -> str:
     if value is None or value != value:  # None or NaN
         return "-"
     return fmt.format(value)
 
 
-def _cost(r: dict) -> float | None:
+def _cost(r: dict[str, Any]) -> float | None:
     plain = r.get("cold_index_no_trigram_s")
     return r["cold_index_s"] / plain - 1 if plain else None
 
 
-def rows(r: dict) -> list[tuple[str, str, str]]:
+def rows(r: dict[str, Any]) -> list[tuple[str, str, str]]:
     out = [
         ("notes", str(r["vault"].get("notes")), ""),
         ("floor: read+parse+FTS5 (s)", _f(r["floor_s"]), ""),
@@ -290,7 +292,7 @@ def rows(r: dict) -> list[tuple[str, str, str]]:
     return out
 
 
-def render(r: dict) -> None:
+def render(r: dict[str, Any]) -> None:
     t = Table(title="mnemovault bench")
     t.add_column("measure")
     t.add_column("value", justify="right")

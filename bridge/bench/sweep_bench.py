@@ -12,14 +12,15 @@ import os
 import shutil
 import statistics
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from vault_sync.batch import OldCopies, Staged, write_many
 from vault_sync.dates import MovableClock
 
 from .generate import generate
+from .makers import ServiceWithClock
 
 
 def rewrite_floor(folder: Path, count: int, chunk: int) -> float:
@@ -39,7 +40,9 @@ def rewrite_floor(folder: Path, count: int, chunk: int) -> float:
     return time.perf_counter() - started
 
 
-def stm_sweep(n: int, work: Path, now, service: Callable, progress: Callable[[str], None], rounds: int = 3) -> dict:
+def stm_sweep(
+    n: int, work: Path, now: datetime, service: ServiceWithClock, progress: Callable[[str], None], rounds: int = 3
+) -> dict[str, Any]:
     """Sweeps of `n` STM notes whose scores all move (a day apart), each beside a fresh floor."""
     vault = work / "stm-vault"
     progress(f"generating {n} STM notes")

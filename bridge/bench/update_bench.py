@@ -5,14 +5,19 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
 
+from .makers import ServiceWithModel
 from .update_held_out import HELD_OUT_NEGATIVES, HELD_OUT_UPDATES
 from .update_kinds import KIND_NEGATIVES, KIND_UPDATES
 from .update_kinds_first_held_out import FIRST_KIND_NEGATIVES, FIRST_KIND_UPDATES
 from .update_kinds_held_out import HELD_OUT_KIND_NEGATIVES, HELD_OUT_KIND_UPDATES
 from .update_negatives import BACKGROUND, NEGATIVES
 from .update_set import UPDATES
+
+if TYPE_CHECKING:
+    from vault_sync.service import MemoryService
 
 Updates = list[tuple[str, str, str, str]]
 Negatives = list[tuple[str, str]]
@@ -40,14 +45,14 @@ def vault_texts() -> list[str]:
     return list(seen)
 
 
-def fill(svc: Any) -> dict[str, str]:
+def fill(svc: MemoryService) -> dict[str, str]:
     """Save the vault's memories in one batch; text -> the path of its note."""
     texts = vault_texts()
     answer = svc.save_many([{"text": t} for t in texts])
     return {t: r["note"]["path"] for t, r in zip(texts, answer["results"])}
 
 
-def measure(svc: Any, paths: dict[str, str], updates: Updates, negatives: Negatives) -> dict[str, Any]:
+def measure(svc: MemoryService, paths: dict[str, str], updates: Updates, negatives: Negatives) -> dict[str, Any]:
     """Check each new memory against the vault (none of them is saved).
 
     recall: the share of updates whose old memory is listed. precision: the share of listed
@@ -92,7 +97,7 @@ def measure(svc: Any, paths: dict[str, str], updates: Updates, negatives: Negati
     }
 
 
-def _vectors(svc: Any, texts: list[str]) -> list[Any]:
+def _vectors(svc: MemoryService, texts: list[str]) -> list[Any]:
     """Each new memory's save-time vector (search.embeddings.query_vector), in one model call
     instead of one per check; Nones with embeddings off."""
     from vault_sync.names import slug_from
@@ -104,7 +109,7 @@ def _vectors(svc: Any, texts: list[str]) -> list[Any]:
     return list(embedder.encode([embed_text(slug_from(t), [], t) for t in texts]))
 
 
-def update_detection(svc: Any) -> dict[str, Any]:
+def update_detection(svc: MemoryService) -> dict[str, Any]:
     """Fill an empty vault through `svc` (which decides embeddings on or off) and measure the
     set, then the held-out set apart."""
     paths = fill(svc)
@@ -118,7 +123,9 @@ def update_detection(svc: Any) -> dict[str, Any]:
     return out
 
 
-def update_figures(work: Any, model: bool, service: Any, progress: Any = None) -> dict[str, Any]:
+def update_figures(
+    work: Path, model: bool, service: ServiceWithModel, progress: Callable[[str], None] | None = None
+) -> dict[str, Any]:
     """The bench section: the set with embeddings off ("words"), and on ("model") when
     `model`. service(vault, index, embeddings) makes a service over an empty vault."""
     out: dict[str, Any] = {}
