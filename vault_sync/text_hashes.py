@@ -22,7 +22,9 @@ import json
 from typing import Any
 
 from .edit import patch_bytes
-from .note import OWNED_KEYS, Note, parse_note
+from .note import OWNED_KEYS, USES_KEY, Note, parse_note
+from .patch import REMOVE
+from .uses import updates_for as uses_updates
 
 KEY = "text_hashes"
 KEEP = 4  # hashes kept: a few rounds of "person edits, then a use" on one side of a split
@@ -102,3 +104,21 @@ def merged(kept: Note, other: Note) -> str:
     a, b = recorded(kept), recorded(other)
     both = [h for pair in zip(a, b) for h in pair] + a[len(b) :] + b[len(a) :]
     return render([text_hash(kept), *both])
+
+
+def raw_of(note: Note) -> bytes:
+    """The bytes a readable note was parsed from (its text is their exact UTF-8 decoding)."""
+    return (b"\xef\xbb\xbf" if note.bom else b"") + note.text.encode("utf-8")
+
+
+def with_text_of(text_note: Note, owned_note: Note) -> bytes:
+    """`text_note`'s bytes (the person's text, byte for byte) carrying `owned_note`'s owned keys:
+    the kept text of a one-sided conflict on the version whose state (path, status) is kept."""
+    updates: dict[str, Any] = {k: owned_note.frontmatter[k] for k in OWNED_KEYS if k in owned_note.frontmatter}
+    if owned_note.fields.uses_by_device is not None:  # a map: written as uses.py spells it
+        updates[USES_KEY] = uses_updates(owned_note.fields.uses_by_device)[USES_KEY]
+    elif isinstance(updates.get(USES_KEY), dict):
+        del updates[USES_KEY]  # not a map of counts: not ours to copy
+    updates.update({k: REMOVE for k in OWNED_KEYS if k in text_note.frontmatter and k not in owned_note.frontmatter})
+    updates[KEY] = merged(text_note, owned_note)
+    return patch_bytes(raw_of(text_note), updates)

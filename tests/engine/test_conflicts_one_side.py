@@ -108,3 +108,25 @@ def test_a_write_that_changes_nothing_records_nothing_and_an_unchanged_text_is_n
         assert note.read_bytes() == before
     finally:
         svc.close()
+
+
+def test_a_move_left_half_done_keeps_the_persons_line_added_on_the_side_that_did_not_move(empty_vault):
+    """Promoted on one device (its STM file deleted) while the person added a line to the STM
+    file on the other: the sync engine keeps both files. The promoted note keeps the id, the
+    person's text and the uses of both; the STM file goes to .trash."""
+    saved = _saved(empty_vault)
+    note = empty_vault / saved["path"]
+    common = note.read_text(encoding="utf-8")
+    promoted = _used_elsewhere(common).replace("status: active", "status: promoted")
+    (empty_vault / "LTM" / note.name).write_text(promoted, encoding="utf-8")
+    note.write_text(common.rstrip("\n") + "\n\nAdded on the desktop.\n", encoding="utf-8")
+    svc = make_service(empty_vault, duplicate_settle_seconds=0)
+    try:
+        svc.sync()
+        assert not note.exists()
+        kept = parse_note(f"LTM/{note.name}", (empty_vault / "LTM" / note.name).read_bytes())
+        assert kept.fields.id == saved["id"] and kept.fields.status == "promoted"
+        assert kept.body.endswith("\n\nAdded on the desktop.\n") and kept.fields.use_count == 2
+        assert [p.name for p in (empty_vault / ".trash").glob("*.md")] == [note.name]
+    finally:
+        svc.close()

@@ -21,7 +21,7 @@ from ..index import queries
 from ..limits import REF_CHARS, quote
 from ..note import OWNED_KEYS, Note, parse_note
 from ..text_hashes import KEY as TEXT_KEY
-from ..text_hashes import kept_side
+from ..text_hashes import kept_side, with_text_of
 from ..text_hashes import merged as merged_hashes
 from ..uses import merge_updates
 from .conflict_diff import conflict_diff
@@ -163,7 +163,7 @@ def _merge_index_copy(engine: Engine, rel: str, original: str) -> dict[str, Any]
 
 def _pair(engine: Engine, row: dict[str, Any]) -> tuple[Note, Note] | None:
     """A memory and its copy, both readable and writable, one id; None for anything else."""
-    if engine.layout.kind_of(row["original"]) not in ("stm", "ltm"):
+    if engine.layout.kind_of(row["original"]) not in ("stm", "ltm", "archive"):  # archived on both sides too
         return None
     try:
         orig = parse_note(row["original"], engine.layout.abs(row["original"]).read_bytes())
@@ -209,9 +209,11 @@ def merge_one_side(engine: Engine, rel: str, original: str) -> dict[str, Any]:
         side = kept_side(fresh, copy)
         if side not in ("a", "b") or not fresh.writable:
             raise WrongState(f"{rel}: both sides changed your text; compare and merge it")
-        base, winner, other = (current, fresh, copy) if side == "a" else (copy_data, copy, fresh)
         kept[:] = ["note" if side == "a" else "copy"]
-        out = patch_bytes(base, {**_merged_fields(winner, other), TEXT_KEY: merged_hashes(winner, other)})
+        if side == "a":
+            out = patch_bytes(current, {**_merged_fields(fresh, copy), TEXT_KEY: merged_hashes(fresh, copy)})
+        else:  # the copy's text, the note's owned keys, then what the copy adds to them
+            out = patch_bytes(with_text_of(copy, fresh), _merged_fields(fresh, copy))
         now = parse_note(original, out)
         return patch_bytes(out, score_updates(engine, now.fields, engine.now()))
 

@@ -25,6 +25,7 @@ from ..index import queries
 from ..names import free_rel
 from ..note import Note, parse_note, stem_of
 from ..patch import PatchError
+from ..text_hashes import kept_side, with_text_of
 from ..uses import merge_updates
 
 if TYPE_CHECKING:
@@ -103,6 +104,8 @@ def _stale_of(engine: Engine, a: Any, b: Any) -> tuple[Note, Note] | None:
             return None
         if new_note.body.strip().startswith(old_note.body.strip()):
             return old_note, new_note
+        if old_note.writable and new_note.writable and kept_side(new_note, old_note) in ("a", "b"):
+            return old_note, new_note  # only one side changed the person's text (text_hashes.py)
     return None
 
 
@@ -119,11 +122,13 @@ def _drop_stale(engine: Engine, stale: Note, kept: Note) -> str:
 
     def carry(current: bytes) -> bytes | None:
         # read the kept note as it is now: uses recorded on each device add up (uses.py)
-        cur = parse_note(kept.path, current).fields
-        s = stale.fields
+        now = parse_note(kept.path, current)
+        cur, s = now.fields, stale.fields
         updates = merge_updates((cur.use_count, cur.uses_by_device), (s.use_count, s.uses_by_device))
         if s.last_used and (cur.last_used is None or s.last_used > cur.last_used):
             updates["last_used"] = s.last_used
+        if kept_side(now, stale) == "b":  # the person changed the text left behind: it is kept
+            return patch_bytes(with_text_of(stale, now), updates)
         return patch_bytes(current, updates) if updates else None
 
     try:
