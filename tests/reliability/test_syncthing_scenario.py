@@ -31,9 +31,11 @@ TEXTS = {
     "desk": "Backups of the wiki run hourly to the NAS in the basement cupboard.",
     "laptop": "The staging database is refreshed from production every Sunday night.",
     "old": "The old VPN gateway answers on port 1194 until the migration is finished.",
+    "lunch": "The team lunch is on the first Thursday of every month at the canteen.",
 }
 DESK_LINE = "Checked on the desk: the NAS keeps 30 days of snapshots."
 LAPTOP_LINE = "Checked on the laptop: the refresh takes about forty minutes."
+LUNCH_LINE = "Moved to the second Thursday in December."
 
 
 class Device:
@@ -116,13 +118,15 @@ def _writes_in_a_day(dev: Device) -> dict[str, int]:
     """Rounds every 5 minutes for a day on this device's copy alone: writes per note."""
     counts: dict[str, int] = {}
     before = files_of(dev.vault)
+    held = 0
     for _ in range(288):
-        dev.round(step=300.0)
+        held += dev.round(step=300.0) is not None
         after = files_of(dev.vault)
         for rel in set(before) | set(after):
             if rel.split("/", 1)[0] in MEMORY_FOLDERS and before.get(rel) != after.get(rel):
                 counts[rel] = counts.get(rel, 0) + 1
         before = after
+    assert held >= 287, f"{dev.name} held the lease in {held} rounds of 288"  # its own day, not the other's
     return counts
 
 
@@ -147,6 +151,12 @@ def test_two_devices_through_syncthing_split_longer_than_the_lease(tmp_path):
         # the person: a line on each device, each to a memory the other device's assistant uses
         _append(a.vault, _note_of(a, ids["desk"]).path, DESK_LINE)
         _append(b.vault, _note_of(b, ids["laptop"]).path, LAPTOP_LINE, key="owner: sam")
+        # a line on a memory the laptop's assistant reviews (a write that is not a use): one
+        # note, both sides written, only one side's text changed: a sync-conflict copy
+        _append(a.vault, _note_of(a, ids["lunch"]).path, LUNCH_LINE)
+        before = (b.vault / _note_of(b, ids["lunch"]).path).read_bytes()
+        b.svc.review_memory(ids["lunch"], "fade")
+        assert (b.vault / _note_of(b, ids["lunch"]).path).read_bytes() != before
         # and writes use_count 0 on the old one on both sides (never used: gc archives it)
         for dev in (a, b):
             rel = _note_of(dev, ids["old"]).path
@@ -177,6 +187,9 @@ def test_two_devices_through_syncthing_split_longer_than_the_lease(tmp_path):
         heal(pair)
         _settle(pair, a, b)
         assert b.round() is None, "the earlier term keeps the lease after the heal"
+        for dev in (a, b):  # the split that let both write is listed on both devices
+            splits = dev.svc.status()["devices"]["splits"]
+            assert [sorted(s["devices"]) for s in splits] == [["device-vault-a", "device-vault-b"]], splits
 
         # promotion and gc on the holder after the heal
         for _ in range(2):
@@ -209,7 +222,9 @@ def test_two_devices_through_syncthing_split_longer_than_the_lease(tmp_path):
         assert conflict_copies(a.vault) == [] == conflict_copies(b.vault)  # 0 conflict files
         for dev in (a, b):
             held = _memories(dev.vault)
-            assert sorted(held) == sorted(ids.values()), "\n".join([str(held), str(ids), *sorted(files_of(dev.vault))])  # 0 memories lost
+            assert sorted(held) == sorted(ids.values()), "\n".join(
+                [str(held), str(ids), *sorted(files_of(dev.vault))]
+            )  # 0 memories lost
             assert all(len(paths) == 1 for paths in held.values()), held  # 0 duplicated
             for key, mid in ids.items():
                 note = _note_of(dev, mid)  # every stored id resolves
@@ -219,7 +234,21 @@ def test_two_devices_through_syncthing_split_longer_than_the_lease(tmp_path):
             assert _note_of(dev, ids["desk"]).body.count(DESK_LINE) == 1, (where, sorted(files_of(dev.vault)))
             laptop = _note_of(dev, ids["laptop"])
             assert laptop.body.count(LAPTOP_LINE) == 1 and laptop.frontmatter.get("owner") == "sam"
-        for query in ("release train", "NAS backups", "staging database", "VPN gateway", "printer driver"):
+            lunch = _note_of(dev, ids["lunch"])
+            assert lunch.body.count(LUNCH_LINE) == 1 and lunch.path.startswith("STM/")
+        # the conflict copies Syncthing made were merged by the lease holder (kept in .trash/)
+        merged = sorted(rel for rel in files_of(a.vault) if rel.startswith(".trash/") and ".sync-conflict-" in rel)
+        assert any(rel.startswith(".trash/The team lunch") for rel in merged), (merged, _note_of(a, ids["lunch"]).text)
+        assert any(rel.startswith(".trash/LTM Index") for rel in merged), merged
+        assert a.svc.status()["conflicts_merged"]["count"] + b.svc.status()["conflicts_merged"]["count"] == len(merged)
+        for query in (
+            "release train",
+            "NAS backups",
+            "staging database",
+            "VPN gateway",
+            "printer driver",
+            "team lunch",
+        ):
             found = [[r["id"] for r in dev.svc.search(query, scope="all")["results"]] for dev in (a, b)]
             assert found[0] == found[1], (query, found)
         assert _note_of(a, ids["promo"]).path.startswith("LTM/")
