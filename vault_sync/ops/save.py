@@ -64,7 +64,7 @@ def render_note(fields: dict[str, Any], body: str) -> str:
     lines.append("---")
     text = "\n".join(lines) + "\n" + body.rstrip("\n") + "\n"
     # the text as saved, recorded for a sync conflict later (text_hashes.py)
-    lines.insert(-1, f"{TEXT_KEY}: {text_hash(parse_note('', text.encode('utf-8')))}")
+    lines.insert(2, f"{TEXT_KEY}: {text_hash(parse_note('', text.encode('utf-8')))}")  # beside the id
     return "\n".join(lines) + "\n" + body.rstrip("\n") + "\n"
 
 
