@@ -8,7 +8,7 @@ import re
 from conftest import make_service
 
 from vault_sync.note import parse_note
-from vault_sync.text_hashes import recorded, text_hash
+from vault_sync.text_hashes import kept_side, recorded, text_hash
 
 
 def _saved(vault) -> dict:
@@ -30,7 +30,7 @@ def test_the_person_changed_the_copy_and_this_side_was_used_the_copys_text_is_ke
     saved = _saved(empty_vault)
     note = empty_vault / saved["path"]
     common = note.read_text(encoding="utf-8")
-    laptop = common.replace("---\n", "---\nowner: sam\n", 1).rstrip("\n") + "\n\nAdded on the laptop.\n"
+    laptop = common.replace("---\n", "---\nowner: 'sam'  # mine\n", 1).rstrip("\n") + "\n\nAdded on the laptop.\n"
     svc = make_service(empty_vault)
     try:
         svc.touch(saved["id"])  # this device's daemon wrote the note (text as in common)
@@ -41,6 +41,7 @@ def test_the_person_changed_the_copy_and_this_side_was_used_the_copys_text_is_ke
         assert done["text_kept_from"] == "copy" and not copy.exists()
         merged = parse_note(saved["path"], note.read_bytes())
         assert merged.body.endswith("\n\nAdded on the laptop.\n") and merged.frontmatter["owner"] == "sam"
+        assert b"---\nowner: 'sam'  # mine\nid: " in note.read_bytes()  # the person's bytes, as written
         assert merged.fields.id == saved["id"] and merged.fields.use_count == 2  # the touch here kept
         assert recorded(merged)[0] == text_hash(merged)  # the merge is a write: the kept text recorded
         assert svc.conflicts() == [] and svc.status()["conflicts_merged"]["count"] == 1
@@ -130,3 +131,19 @@ def test_a_move_left_half_done_keeps_the_persons_line_added_on_the_side_that_did
         assert [p.name for p in (empty_vault / ".trash").glob("*.md")] == [note.name]
     finally:
         svc.close()
+
+
+def _n(body: str, hashes: str | None) -> object:
+    head = f"text_hashes: {hashes}\n" if hashes is not None else ""
+    return parse_note("STM/x.md", f"---\nid: x\n{head}---\n{body}\n".encode())
+
+
+def test_kept_side_is_the_side_whose_list_holds_the_others_text_and_nothing_else():
+    common = text_hash(_n("Common.", None))
+    grown = text_hash(_n("Common. More.", None))
+    assert kept_side(_n("Common. More.", common), _n("Common.", common)) == "a"
+    assert kept_side(_n("Common.", common), _n("Common. More.", f"{grown} {common}")) == "b"
+    assert kept_side(_n("Common. Desk.", common), _n("Common. Laptop.", common)) is None  # both changed
+    assert kept_side(_n("Common. More.", None), _n("Common.", None)) is None  # older notes: the person's
+    assert kept_side(_n("Common. More.", "12345678"), _n("Common.", common)) is None  # not ours: ignored
+    assert kept_side(_n("Common.", common), _n("Common.", None)) == "same"
