@@ -147,3 +147,29 @@ def test_kept_side_is_the_side_whose_list_holds_the_others_text_and_nothing_else
     assert kept_side(_n("Common. More.", None), _n("Common.", None)) is None  # older notes: the person's
     assert kept_side(_n("Common. More.", "12345678"), _n("Common.", common)) is None  # not ours: ignored
     assert kept_side(_n("Common.", common), _n("Common.", None)) == "same"
+
+
+def test_a_move_left_half_done_with_both_texts_changed_keeps_the_id_on_the_moved_note_on_every_device(tmp_path):
+    """Both devices settle it alike: the moved note keeps the id, the copy left behind gets one
+    new id, the same on both (no second conflict over ids when their files meet)."""
+    results = []
+    for name in ("desk", "laptop"):
+        vault = tmp_path / name
+        vault.mkdir()
+        saved = _saved(vault)
+        note = vault / saved["path"]
+        common = re.sub(r"(?m)^id: .*$", "id: 0d1c2b3a-0000-4000-8000-000000000001", note.read_text(encoding="utf-8"))
+        moved = _used_elsewhere(common).replace("status: active", "status: promoted")
+        (vault / "LTM" / note.name).write_text(moved.rstrip("\n") + "\n\nAdded on the laptop.\n", encoding="utf-8")
+        note.write_text(common.rstrip("\n") + "\n\nAdded on the desktop.\n", encoding="utf-8")
+        svc = make_service(vault, duplicate_settle_seconds=0)
+        try:
+            svc.sync()
+            kept = parse_note("LTM/x.md", (vault / "LTM" / note.name).read_bytes())
+            left = parse_note("STM/x.md", note.read_bytes())
+            assert kept.fields.id == "0d1c2b3a-0000-4000-8000-000000000001"
+            assert left.fields.id not in (None, kept.fields.id) and left.body.endswith("Added on the desktop.\n")
+            results.append(note.read_bytes())
+        finally:
+            svc.close()
+    assert results[0] == results[1]
