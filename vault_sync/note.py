@@ -38,6 +38,7 @@ OWNED_KEYS = (
     "archived_at",
     "archived_from",
     "related",
+    "text_hashes",
 )
 # uses per device (uses.py): {base: n, <device id>: n, ...}
 USES_KEY = "uses_by_device"

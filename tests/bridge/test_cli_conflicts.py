@@ -22,6 +22,8 @@ def test_conflicts_list_and_status_in_the_terminal(tmp_path):
     (note_a.with_name(f"{note_a.stem}.sync-conflict-20261121-103000-ABCDEF7.md")).write_text(
         text_a.rstrip("\n") + "\n\nThe old one [vpn1] is off.\n", encoding="utf-8"
     )
+    # both sides changed the text: the person's to merge (one side only would merge by itself)
+    note_a.write_text(text_a.rstrip("\n") + "\n\nChecked on the desktop.\n", encoding="utf-8")
     keys_only = note_b.with_name(f"{note_b.stem}.sync-conflict-20261121-103000-ABCDEF7.md")
     keys_only.write_text(re.sub(r"(?m)^use_count: \d+", "use_count: 9", note_b.read_text("utf-8")), "utf-8")
     env = child_env(tmp_path / "home")

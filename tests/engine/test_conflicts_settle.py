@@ -55,10 +55,13 @@ def test_scores_only_copy_and_index_note_copy_merge_on_the_schedule(empty_vault)
 
 
 def test_a_copy_with_the_persons_text_or_keys_changed_stays_for_the_person(empty_vault):
+    """Notes from before text_hashes: which side changed cannot be told (test_conflicts_one_side.py)."""
     (empty_vault / "LTM").mkdir()
     _, other = _memory(empty_vault)
     note = empty_vault / other["path"]
+    note.write_text(re.sub(r"(?m)^text_hashes: .*\n", "", note.read_text(encoding="utf-8")), encoding="utf-8")
     text = note.read_text(encoding="utf-8")
+    assert "text_hashes" not in text
     edited = note.with_name(f"{note.stem}.sync-conflict-20261120-120000-AAAAAAA.md")
     edited.write_text(text.rstrip("\n") + "\n\nA line the person added there.\n", encoding="utf-8")
     keyed = note.with_name(f"{note.stem} (conflicted copy 2026-11-20).md")

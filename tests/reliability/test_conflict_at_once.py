@@ -38,9 +38,12 @@ def test_the_lease_holder_merges_a_new_owned_keys_copy_at_once(tmp_path):
         assert merged == 1 and daemon.status()["conflicts"] == []
         assert len(list((vault / ".trash").glob("*.md"))) == 1
         assert wait_for(lambda: "merged conflict copy" in daemon.log_text(), 10)
-        # the person's own conflict stays, and /api/status shows the diff of their text
+        # the person's own conflict (both sides changed the text) stays, and /api/status shows
+        # the diff of their text (one side changed: merged, tests/engine/test_conflicts_one_side.py)
+        common = note.read_text(encoding="utf-8").rstrip("\n")
+        note.write_text(common + "\n\nOnly on the desktop.\n", "utf-8")
         mine = note.with_name(f"{note.stem}.sync-conflict-20261121-103100-ABCDEF7.md")
-        mine.write_text(note.read_text(encoding="utf-8").rstrip("\n") + "\n\nOnly on the laptop.\n", "utf-8")
+        mine.write_text(common + "\n\nOnly on the laptop.\n", "utf-8")
         listed = wait_for(lambda: daemon.status()["conflicts"], 30)
         assert [c["path"] for c in listed] == [mine.relative_to(vault).as_posix()] and listed[0]["differs"] == "text"
         assert "+Only on the laptop." in listed[0]["diff"] and mine.exists()

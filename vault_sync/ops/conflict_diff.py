@@ -7,24 +7,13 @@ shown. A copy of one of the person's own notes is compared whole."""
 from __future__ import annotations
 
 import difflib
-import json
 from typing import Any
 
-from ..note import OWNED_KEYS, Note, parse_note
+from ..note import parse_note
+from ..text_hashes import person_text
 
 MAX_DIFF_LINES = 80  # a conflict list stays readable; the rest is named, never silently cut
 MAX_LINE_CHARS = 300
-
-
-def person_text(note: Note) -> str:
-    """The person's keys (one line each, in their order) then the body, as compared and shown."""
-    keys = [
-        f"{k}: {json.dumps(v, ensure_ascii=False, default=str)}"
-        for k, v in note.frontmatter.items()
-        if str(k).lower() not in OWNED_KEYS
-    ]
-    head = "".join(line + "\n" for line in keys)
-    return (head + ("\n" if head else "") + note.body.strip("\r\n")).replace("\r\n", "\n")
 
 
 def conflict_diff(original: str, copy: str, orig_data: bytes, copy_data: bytes, whole: bool) -> dict[str, Any]:

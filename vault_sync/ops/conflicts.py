@@ -3,7 +3,8 @@
 Copies of mnemovault's own making merge without the person (`settle_conflicts`, on the lease
 holder's schedule): a copy of the generated LTM Index note (its lines joined), and a memory's
 copy that differs from its note only in keys the merge decides (counters, dates, tags, the
-engine's outputs). A copy whose person's text or person's keys differ stays for the person."""
+engine's outputs), and one where only one side changed the person's text (text_hashes.py
+tells which: that side's text is kept). A copy where both sides changed it stays for the person."""
 
 from __future__ import annotations
 
@@ -19,10 +20,14 @@ from ..fmblock import find_block
 from ..index import queries
 from ..limits import REF_CHARS, quote
 from ..note import OWNED_KEYS, Note, parse_note
+from ..text_hashes import KEY as TEXT_KEY
+from ..text_hashes import kept_side, with_text_of
+from ..text_hashes import merged as merged_hashes
 from ..uses import merge_updates
 from .conflict_diff import conflict_diff
 from .ltm_index import INDEX_NOTE
 from .moves import free_path
+from .sweep import score_updates
 
 log = logging.getLogger("mnemovault.conflicts")  # the daemon's log (bridge/server.py) carries mnemovault.*
 
@@ -156,23 +161,72 @@ def _merge_index_copy(engine: Engine, rel: str, original: str) -> dict[str, Any]
     return {"conflict": rel, "original": original, "action": "merged", "copy_moved_to": trash_rel}
 
 
-def _merge_decides_all(engine: Engine, row: dict[str, Any]) -> bool:
-    """The copy differs from its memory only in keys the merge decides (none of the person's)."""
-    if row["original"] == _index_note(engine):
-        return engine.layout.abs(row["original"]).exists()
-    if engine.layout.kind_of(row["original"]) not in ("stm", "ltm"):
-        return False
+def _pair(engine: Engine, row: dict[str, Any]) -> tuple[Note, Note] | None:
+    """A memory and its copy, both readable and writable, one id; None for anything else."""
+    if engine.layout.kind_of(row["original"]) not in ("stm", "ltm", "archive"):  # archived on both sides too
+        return None
     try:
         orig = parse_note(row["original"], engine.layout.abs(row["original"]).read_bytes())
         copy = parse_note(row["path"], engine.layout.abs(row["path"]).read_bytes())
     except OSError:
+        return None
+    if not (orig.writable and copy.writable) or orig.fields.id is None or orig.fields.id != copy.fields.id:
+        return None
+    return orig, copy
+
+
+def _merge_decides_all(engine: Engine, row: dict[str, Any]) -> bool:
+    """The copy differs from its memory only in keys the merge decides (none of the person's)."""
+    if row["original"] == _index_note(engine):
+        return engine.layout.abs(row["original"]).exists()
+    pair = _pair(engine, row)
+    if pair is None:
         return False
-    if not (orig.writable and copy.writable) or orig.fields.id != copy.fields.id:
-        return False
+    orig, copy = pair
     if _body(copy.text).strip() != _body(orig.text).strip():
         return False
     persons = (set(orig.frontmatter) | set(copy.frontmatter)) - set(OWNED_KEYS)
     return all(orig.frontmatter.get(k) == copy.frontmatter.get(k) for k in persons)
+
+
+def _one_side_changed(engine: Engine, row: dict[str, Any]) -> bool:
+    """Only one side changed the person's text, as the notes' text_hashes tell (text_hashes.py)."""
+    pair = _pair(engine, row)
+    return pair is not None and kept_side(*pair) in ("a", "b")
+
+
+def merge_one_side(engine: Engine, rel: str, original: str) -> dict[str, Any]:
+    """The text of the side that changed it is kept, owned keys merged as for any copy, the
+    scores recomputed; the copy goes to .trash. Refused (nothing written) when the note changed
+    meanwhile so that it can no longer be told."""
+    copy_path = engine.layout.abs(rel)
+    copy_data = copy_path.read_bytes()
+    copy = parse_note(rel, copy_data)
+    kept: list[str] = []
+
+    def transform(current: bytes) -> bytes | None:
+        fresh = parse_note(original, current)
+        side = kept_side(fresh, copy)
+        if side not in ("a", "b") or not fresh.writable:
+            raise WrongState(f"{rel}: both sides changed your text; compare and merge it")
+        kept[:] = ["note" if side == "a" else "copy"]
+        if side == "a":
+            out = patch_bytes(current, {**_merged_fields(fresh, copy), TEXT_KEY: merged_hashes(fresh, copy)})
+        else:  # the copy's text, the note's owned keys, then what the copy adds to them
+            out = patch_bytes(with_text_of(copy, fresh), _merged_fields(fresh, copy))
+        now = parse_note(original, out)
+        return patch_bytes(out, score_updates(engine, now.fields, engine.now()))
+
+    engine.writes.update(original, transform)
+    trash_rel = free_path(engine, ".trash", copy_path.name[:-3])
+    engine.writes.rename(rel, trash_rel)
+    return {
+        "conflict": rel,
+        "original": original,
+        "action": "merged",
+        "text_kept_from": kept[0],
+        "copy_moved_to": trash_rel,
+    }
 
 
 def settle_conflicts(engine: Engine) -> list[dict[str, Any]]:
@@ -180,18 +234,23 @@ def settle_conflicts(engine: Engine) -> list[dict[str, Any]]:
     each merge is a line in the log and counted for `status` (merged_state)."""
     out = []
     for row in queries.all_conflicts(engine.store):
-        if _merge_decides_all(engine, row):
-            try:
+        try:
+            if _merge_decides_all(engine, row):
                 done = resolve_conflict(engine, row["path"])
-            except (OSError, InvalidInput, WrongState, NotFound):
-                continue  # left listed for the person
-            log.info(
-                "merged conflict copy %s into %s; the copy moved to %s",
-                row["path"],
-                row["original"],
-                done.get("copy_moved_to"),
-            )
-            out.append(done)
+            elif _one_side_changed(engine, row):
+                done = merge_one_side(engine, row["path"], row["original"])
+            else:
+                continue
+        except (OSError, InvalidInput, WrongState, NotFound):
+            continue  # left listed for the person
+        log.info(
+            "merged conflict copy %s into %s%s; the copy moved to %s",
+            row["path"],
+            row["original"],
+            " (your text from the copy)" if done.get("text_kept_from") == "copy" else "",
+            done.get("copy_moved_to"),
+        )
+        out.append(done)
     if out:
         _record_merged(engine, out)
     return out

@@ -9,7 +9,10 @@ one id at two paths of one name in two memory folders. That is a move in flight,
 it waits `duplicate_settle_seconds` after the new file arrived here (its ctime: a sync engine
 sets the mtime it had on the other device, never the ctime). Settled, the move that never
 finished (both files still there) keeps the memory at its promoted path and puts the stale
-copy in Obsidian's .trash, its uses carried over; anything else is a copy and gets a new id.
+copy in Obsidian's .trash, its uses carried over (and the person's text, when only the copy
+left behind changed it: text_hashes.py). When both sides changed the text, the moved note keeps
+the id and the copy left behind gets a new id derived from the old one and its path, the same on
+every device. Anything else is a copy and gets a new id.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from ..index import queries
 from ..names import free_rel
 from ..note import Note, parse_note, stem_of
 from ..patch import PatchError
+from ..text_hashes import kept_side, with_text_of
 from ..uses import merge_updates
 
 if TYPE_CHECKING:
@@ -71,6 +75,12 @@ def _fix(engine: Engine, ids: list[str]) -> list[str]:
             if pair is not None:
                 out.append(_drop_stale(engine, *pair))
                 continue
+            # both sides changed the text: the moved memory keeps the id on every device, the
+            # copy left behind gets one new id, the same on every device (no conflict of ids)
+            moved, left = _moved_first(keeper, r)
+            if _was_moved(moved, left):
+                out.append(_new_id_for(engine, left, moved["path"], _same_everywhere(left)))
+                continue
         out.append(_new_id_for(engine, r, keeper["path"]))
     return out
 
@@ -92,9 +102,7 @@ def _stale_of(engine: Engine, a: Any, b: Any) -> tuple[Note, Note] | None:
     """(the copy a promotion or an archive left behind, the moved memory) when one is that,
     else None: the moved note's text starts with the other's whole text."""
     for old, new in ((a, b), (b, a)):
-        promoted = new["kind"] == "ltm" and new["status"] == "promoted" and old["kind"] == "stm"
-        archived = new["kind"] == "archive" and old["kind"] in ("stm", "ltm")
-        if not (promoted or archived):
+        if not _was_moved(new, old):
             continue
         try:
             old_note = parse_note(old["path"], engine.layout.abs(old["path"]).read_bytes())
@@ -103,6 +111,8 @@ def _stale_of(engine: Engine, a: Any, b: Any) -> tuple[Note, Note] | None:
             return None
         if new_note.body.strip().startswith(old_note.body.strip()):
             return old_note, new_note
+        if old_note.writable and new_note.writable and kept_side(new_note, old_note) in ("a", "b"):
+            return old_note, new_note  # only one side changed the person's text (text_hashes.py)
     return None
 
 
@@ -119,11 +129,13 @@ def _drop_stale(engine: Engine, stale: Note, kept: Note) -> str:
 
     def carry(current: bytes) -> bytes | None:
         # read the kept note as it is now: uses recorded on each device add up (uses.py)
-        cur = parse_note(kept.path, current).fields
-        s = stale.fields
+        now = parse_note(kept.path, current)
+        cur, s = now.fields, stale.fields
         updates = merge_updates((cur.use_count, cur.uses_by_device), (s.use_count, s.uses_by_device))
         if s.last_used and (cur.last_used is None or s.last_used > cur.last_used):
             updates["last_used"] = s.last_used
+        if kept_side(now, stale) == "b":  # the person changed the text left behind: it is kept
+            return patch_bytes(with_text_of(stale, now), updates)
         return patch_bytes(current, updates) if updates else None
 
     try:
@@ -133,13 +145,32 @@ def _drop_stale(engine: Engine, stale: Note, kept: Note) -> str:
     return done
 
 
-def _new_id_for(engine: Engine, r: Any, same_as: str) -> str:
+_RANK = {"archive": 0, "ltm": 1, "stm": 2}  # where a move goes: STM -> LTM -> Archive
+
+
+def _moved_first(a: Any, b: Any) -> tuple[Any, Any]:
+    """(the note a move put in its new folder, the one left behind)."""
+    return (a, b) if _RANK.get(a["kind"], 3) <= _RANK.get(b["kind"], 3) else (b, a)
+
+
+def _was_moved(new: Any, old: Any) -> bool:
+    """`new` is what a promotion or an archive made of `old` (as _stale_of reads them)."""
+    promoted = new["kind"] == "ltm" and new["status"] == "promoted" and old["kind"] == "stm"
+    return promoted or (new["kind"] == "archive" and old["kind"] in ("stm", "ltm"))
+
+
+def _same_everywhere(r: Any) -> str:
+    """A new id every device derives alike from the old id and the path."""
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"mnemovault:{r['id']}:{r['path']}"))
+
+
+def _new_id_for(engine: Engine, r: Any, same_as: str, new_id: str | None = None) -> str:
     path = engine.layout.abs(r["path"])
     try:
         data = path.read_bytes()
     except OSError as exc:
         return f"{r['path']}: duplicate id {r['id']} (same as {same_as}); could not fix: {exc}"
-    new_id = str(uuid.uuid4())
+    new_id = new_id or str(uuid.uuid4())
     try:
         engine.writes.update(r["path"], _new_id(new_id), expected=data)
     except (PatchError, OSError) as exc:

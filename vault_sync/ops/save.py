@@ -14,13 +14,15 @@ from ..faults import writing
 from ..index import queries
 from ..limits import MAX_TEXT_CHARS, check_strength, check_tags, check_text, check_title
 from ..names import clean_tags, create_under_free_name, slug_from
-from ..note import normalized_hash
+from ..note import normalized_hash, parse_note
 from ..projects import EVERYTHING, ProjectScope, check_across, check_project, same_project
 from ..quiet import due_fields
 from ..scalars import render_scalar
 from ..scoring import review_priority, score_at
 from ..search import semantic
 from ..secret_gate import check_fields
+from ..text_hashes import KEY as TEXT_KEY
+from ..text_hashes import text_hash
 from .repeats import EXACT, find_repeat, how_found, reinforced_answer, words_only_reason
 from .touch import touch
 
@@ -60,6 +62,9 @@ def render_note(fields: dict[str, Any], body: str) -> str:
         else:
             lines.append(f"{key}: {render_scalar(value)}")
     lines.append("---")
+    text = "\n".join(lines) + "\n" + body.rstrip("\n") + "\n"
+    # the text as saved, recorded for a sync conflict later (text_hashes.py)
+    lines.insert(2, f"{TEXT_KEY}: {text_hash(parse_note('', text.encode('utf-8')))}")  # beside the id
     return "\n".join(lines) + "\n" + body.rstrip("\n") + "\n"
 
 

@@ -12,6 +12,7 @@ from ..limits import cap_strength, check_refs
 from ..names import clean_tags
 from ..note import parse_note
 from ..scoring import is_cross_domain, score_at
+from ..text_hashes import stamped
 from ..uses import updates_for, used_on
 from .moves import check_size
 from .sweep import score_updates
@@ -49,7 +50,7 @@ def _reinforce(
         updates.update(score_updates(engine, f, now))
         updates.update(also or {})  # e.g. the batch save this use belongs to, in the same write
         seen.update(old=old, new=score_at(engine.params, f.use_count, now, f.strength, now, f.pinned), cross=cross)
-        return patch_bytes(current, updates)
+        return stamped(row["path"], current, patch_bytes(current, updates))
 
     engine.writes.update(row["path"], transform, scores=True)
     note = lookups.view(engine, lookups.indexed(engine, row["path"]))
