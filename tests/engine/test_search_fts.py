@@ -247,9 +247,9 @@ def test_review_blending_pulls_in_relevant_danger_zone_memory(vault):
     write_memory(vault, "Fading unrelated fact", "The bicycle shed code is 4711.", last_used=when)
     svc = make_service(vault)
     due = svc.store.note("STM/Orchard ladder rule.md")
-    from vault_sync.views import row_state
+    from vault_sync.ageing import of_row
 
-    assert row_state(svc.params, due, FIXED_NOW) == "danger"
+    assert of_row(svc.params, due, FIXED_NOW).state == "danger"
     plain = search(svc.engine, "kiwi harvest", limit=4, blend_review=False)["results"]
     assert "STM/Orchard ladder rule.md" not in [r["path"] for r in plain]
     assert not any(r["review"] for r in plain)

@@ -23,6 +23,7 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from .. import lookups
+from ..ageing import Facts, memory_score
 from ..dates import format_datetime, parse_datetime
 from ..edit import patch_bytes
 from ..engine import Engine
@@ -31,7 +32,7 @@ from ..fmblock import YamlProblem, load_yaml
 from ..note import parse_note
 from ..patch import REMOVE, Spelled, raw_scalars
 from ..scalars import render_scalar
-from ..scoring import ScoringParams, decay_factor, score_at
+from ..scoring import ScoringParams, decay_factor
 from ..secret_gate import check_fields
 from .moves import check_size
 from .sweep import score_updates
@@ -82,7 +83,7 @@ def reviewed_last_used(
     p: ScoringParams, grade: str, use_count: int, strength: float, last_used: datetime, now: datetime
 ) -> datetime:
     """The last_used a review with `grade` writes (see the module docstring)."""
-    peak = score_at(p, use_count, now, strength, now)
+    peak = memory_score(p, Facts(use_count, strength, now), now)  # its score were it used now
     at = now.replace(microsecond=0) - timedelta(seconds=seconds_to_reach(p, peak, target_score(p, grade)))
     return max(last_used, at) if grade == "remember" else min(last_used, at)
 
@@ -232,12 +233,12 @@ def review_memory(engine: Engine, ref: str, grade: str) -> dict[str, Any]:
         note = parsed_memory(row["path"], current)
         f = note.fields
         last = f.last_used or f.created or now
-        old = score_at(engine.params, f.use_count, last, f.strength, now, f.pinned)
+        old = memory_score(engine.params, Facts.of_fields(f, now), now)
         f.last_used = reviewed_last_used(engine.params, grade, f.use_count, f.strength, last, now)
         updates: dict[str, Any] = {"last_used": f.last_used, **score_updates(engine, f, now)}
         seen.update(
             old=old,
-            new=score_at(engine.params, f.use_count, f.last_used, f.strength, now, f.pinned),
+            new=memory_score(engine.params, Facts.of_fields(f, now), now),
             prior=prior_of(note.frontmatter, text=current.decode("utf-8")),
             after=prior_of({**note.frontmatter, **updates}),
         )
