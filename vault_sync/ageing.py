@@ -23,12 +23,12 @@ The clock is a parameter: the same facts and `now` always give the same answer.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime, timezone
+from datetime import date, datetime, timedelta, timezone
 from functools import cached_property
 from typing import Any
 
 from .dates import parse_datetime
-from .due import crossing_at
+from .due import seconds_until
 from .scoring import Decision, ScoringParams, decide, in_danger_zone, review_priority, score, state_of
 
 
@@ -150,20 +150,29 @@ class Ageing:
         )
 
     @cached_property
-    def review_at(self) -> datetime | None:
-        """The instant an unused memory's score falls to the danger zone's top (None: never)."""
-        return self._crossing(self.params.danger_zone_max)
+    def review_after_s(self) -> float | None:
+        """Seconds after its last use at which an unused memory's score falls to the danger
+        zone's top (0: it starts there; None: never, as for a pinned memory)."""
+        return None if self.facts.pinned else seconds_until(self.params, *self._top, self.params.danger_zone_max)
 
     @cached_property
+    def archive_after_s(self) -> float | None:
+        """Seconds after its last use at which it falls below the forget threshold (None: never)."""
+        return None if self.facts.pinned else seconds_until(self.params, *self._top, self.params.forget_threshold)
+
+    @property
+    def _top(self) -> tuple[int, float]:
+        return self.facts.use_count, self.facts.strength
+
+    @property
+    def review_at(self) -> datetime | None:
+        """The instant an unused memory's score falls to the danger zone's top (None: never)."""
+        return _after(self.facts.last_used, self.review_after_s)
+
+    @property
     def archive_at(self) -> datetime | None:
         """The instant an unused memory's score falls below the forget threshold (None: never)."""
-        return self._crossing(self.params.forget_threshold)
-
-    def _crossing(self, threshold: float) -> datetime | None:
-        f = self.facts
-        if f.pinned or f.last_used is None:
-            return None
-        return crossing_at(self.params, f.use_count, f.strength, f.last_used, threshold)
+        return _after(self.facts.last_used, self.archive_after_s)
 
     @property
     def review_on(self) -> date | None:
@@ -190,6 +199,10 @@ class Ageing:
     def due(self) -> dict[str, date | None]:
         """review_on / archive_on as a note carries them (None: the day never comes, so no key)."""
         return {"review_on": self.review_on, "archive_on": self.archive_on}
+
+
+def _after(last: datetime | None, seconds: float | None) -> datetime | None:
+    return None if last is None or seconds is None else last + timedelta(seconds=seconds)
 
 
 def _day(at: datetime | None) -> date | None:

@@ -258,6 +258,7 @@ def archive_one(engine: Engine, row: sqlite3.Row, reason: str, extra: dict[str, 
         raise WrongState(f"{row['path']} is already archived")
     if row["kind"] == "note":
         raise WrongState(f"{row['path']} is one of your notes, not a memory; only memories are archived")
+    check_not_pinned(row, "archived")
     now = engine.now()
     dst = f"{engine.layout.archive}/{row['path'].split('/', 1)[1]}"
     # where it came from (stm or ltm): restore puts it back there
@@ -273,8 +274,16 @@ def archive_one(engine: Engine, row: sqlite3.Row, reason: str, extra: dict[str, 
     return move
 
 
+def check_not_pinned(row: sqlite3.Row, what: str) -> None:
+    """A pinned memory is never archived (nor trashed, nor merged away) by any path, a request
+    by name included: the person pinned it to keep it; unpinning is theirs to do first."""
+    if row["pinned"]:
+        raise WrongState(f"{row['path']} is pinned, and a pinned memory is never {what}; unpin it first")
+
+
 def trash_one(engine: Engine, row: sqlite3.Row, reason: str) -> Move:
     """Obsidian's .trash: out of sight, still recoverable by hand; never unlinked."""
+    check_not_pinned(row, "archived")
     dst = free_path(engine, ".trash", stem_of(row["path"]))
     now = engine.now()
     move = move_note(
