@@ -16,12 +16,15 @@ The rules, in one place:
   in the review queue when it is in STM, current, not pinned and in the danger zone.
 - due dates: review_on / archive_on, the UTC days an unused memory's score falls to the
   danger zone's top and below the forget threshold; none for a pinned memory.
+- a graded review moves the last use to where the score is a bounded target
+  (`reviewed_last_used`; ops/review.py writes it).
 
 The clock is a parameter: the same facts and `now` always give the same answer.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from functools import cached_property
@@ -29,7 +32,7 @@ from typing import Any
 
 from .dates import parse_datetime
 from .due import seconds_until
-from .scoring import Decision, ScoringParams, decide, in_danger_zone, review_priority, score, state_of
+from .scoring import Decision, ScoringParams, decay_factor, decide, in_danger_zone, review_priority, score, state_of
 
 
 @dataclass(frozen=True)
@@ -237,3 +240,42 @@ def memory_score(p: ScoringParams, facts: Facts, now: datetime) -> float:
     if value is None:
         raise ValueError("a person's note has no score")
     return value
+
+
+# -- a graded review (ops/review.py): where it moves the last use --
+MAX_DT = 100 * 365 * 86400.0
+
+
+def target_score(p: ScoringParams, grade: str) -> float:
+    if grade == "remember":
+        return (p.danger_zone_max + p.promote_threshold) / 2
+    return p.danger_zone_min * 0.99
+
+
+def seconds_to_reach(p: ScoringParams, peak: float, target: float) -> float:
+    """The smallest whole number of seconds after a use at which the score is at most `target`
+    (0 when even a use now scores no more). Bisection: every decay model falls monotonically."""
+    if peak <= target:
+        return 0.0
+    lo, hi = 0.0, 86400.0
+    while peak * decay_factor(p, hi) > target:
+        if hi >= MAX_DT:
+            return MAX_DT
+        lo, hi = hi, hi * 2
+    for _ in range(80):
+        mid = (lo + hi) / 2
+        if peak * decay_factor(p, mid) > target:
+            lo = mid
+        else:
+            hi = mid
+    return float(math.ceil(hi))
+
+
+def reviewed_last_used(
+    p: ScoringParams, grade: str, use_count: int, strength: float, last_used: datetime, now: datetime
+) -> datetime:
+    """The last_used a review with `grade` writes (ops/review.py's docstring: a bounded effect,
+    never a promotion by itself)."""
+    peak = memory_score(p, Facts(use_count, strength, now), now)  # its score were it used now
+    at = now.replace(microsecond=0) - timedelta(seconds=seconds_to_reach(p, peak, target_score(p, grade)))
+    return max(last_used, at) if grade == "remember" else min(last_used, at)
