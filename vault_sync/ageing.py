@@ -27,18 +27,17 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
-from functools import cached_property
-from typing import Any
+from typing import Any, Callable, Generic, NamedTuple, TypeVar
 
 from .dates import parse_datetime
 from .due import seconds_until
 from .scoring import Decision, ScoringParams, decay_factor, decide, in_danger_zone, review_priority, score, state_of
 
 
-@dataclass(frozen=True)
-class Facts:
+class Facts(NamedTuple):
     """What ageing is computed from. `last_used` is where the decay counts from: the last
-    use, else the creation (None: no date at all, scored as if just used)."""
+    use, else the creation (None: no date at all, scored as if just used). Immutable, and a
+    tuple because the sweep builds one per note (a frozen dataclass costs three times as much)."""
 
     use_count: int
     strength: float
@@ -78,10 +77,28 @@ class Facts:
         )
 
 
-@dataclass(frozen=True)
+T = TypeVar("T")
+
+
+class _once(Generic[T]):
+    """A property computed on first read and kept in the instance (functools.cached_property
+    takes a lock per read in Python 3.11, which the review queue and GC pay for every memory)."""
+
+    def __init__(self, fn: Callable[[Any], T]) -> None:
+        self.fn, self.name = fn, fn.__name__
+
+    def __get__(self, obj: Any, owner: Any = None) -> T:
+        value = self.fn(obj)
+        obj.__dict__[self.name] = value  # read before this descriptor from now on
+        return value
+
+
+@dataclass(eq=False)
 class Ageing:
-    """One memory's ageing at `now`. The score and priority are computed at once; the rest on
-    first read (the sweep reads only those two for most notes, and a due date may cost a search)."""
+    """One memory's ageing at `now`, read-only. The score and priority are computed at once;
+    the rest on first read (the sweep reads only those two for most notes, and a due date may
+    cost a search). Not a frozen dataclass: the review queue and GC build one per memory, and
+    a frozen one's construction costs more than the score."""
 
     params: ScoringParams
     facts: Facts
@@ -89,25 +106,17 @@ class Ageing:
     score: float | None  # None: a person's note, which does not age
     review_priority: float  # the one written in the note (any kind); 0 for a pinned memory
 
-    @cached_property
-    def _rule(self) -> tuple[Decision, str]:
-        """The score rule's decision, before pinned and superseded (STM only)."""
+    @_once
+    def _decided(self) -> tuple[Decision, str]:
         f = self.facts
         if self.score is None or f.kind != "stm":
             return "keep", ""
-        age = (self.now - f.created).total_seconds() if f.created else None
-        return decide(self.params, self.score, f.use_count, age)
-
-    @cached_property
-    def _decided(self) -> tuple[Decision, str]:
-        f = self.facts
-        decision, reason = self._rule
-        if f.kind != "stm" or self.score is None:
-            return decision, reason
         if f.pinned:
             return "keep", "pinned: kept as it is"
         if f.superseded and f.status == "superseded":
             return "forget", "superseded by a newer memory"
+        age = (self.now - f.created).total_seconds() if f.created else None
+        decision, reason = decide(self.params, self.score, f.use_count, age)  # the score rule
         if f.superseded and decision == "promote":
             return "keep", "superseded by a newer memory: not promoted"
         return decision, reason
@@ -121,7 +130,7 @@ class Ageing:
     def reason(self) -> str:
         return self._decided[1]
 
-    @cached_property
+    @_once
     def state(self) -> str:
         """The label people see."""
         f = self.facts
@@ -152,13 +161,13 @@ class Ageing:
             and in_danger_zone(self.params, self.score)
         )
 
-    @cached_property
+    @_once
     def review_after_s(self) -> float | None:
         """Seconds after its last use at which an unused memory's score falls to the danger
         zone's top (0: it starts there; None: never, as for a pinned memory)."""
         return None if self.facts.pinned else seconds_until(self.params, *self._top, self.params.danger_zone_max)
 
-    @cached_property
+    @_once
     def archive_after_s(self) -> float | None:
         """Seconds after its last use at which it falls below the forget threshold (None: never)."""
         return None if self.facts.pinned else seconds_until(self.params, *self._top, self.params.forget_threshold)

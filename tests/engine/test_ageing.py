@@ -48,25 +48,25 @@ def test_a_pinned_memory_keeps_its_last_use_score_and_is_never_due_reviewed_or_a
 def test_a_superseded_memory_is_forgotten_while_its_status_says_so_and_never_promoted():
     old = _facts(0.1, uses=6, created_days=1)
     assert age(P, old, FIXED_NOW).decision == "promote"
-    replaced = age(P, replace(old, superseded=True, status="superseded"), FIXED_NOW)
+    replaced = age(P, old._replace(superseded=True, status="superseded"), FIXED_NOW)
     assert (replaced.decision, replaced.reason) == ("forget", "superseded by a newer memory")
-    restored = age(P, replace(old, superseded=True), FIXED_NOW)  # status active again: fades by its score
+    restored = age(P, old._replace(superseded=True), FIXED_NOW)  # status active again: fades by its score
     assert restored.decision == "keep"
-    faded = age(P, replace(_facts(120), superseded=True), FIXED_NOW)
+    faded = age(P, _facts(120)._replace(superseded=True), FIXED_NOW)
     assert faded.decision == "forget" and not faded.in_review
     danger = next(d for d in range(1, 60) if age(P, _facts(d), FIXED_NOW).in_review)
-    assert not age(P, replace(_facts(danger), superseded=True), FIXED_NOW).in_review
+    assert not age(P, _facts(danger)._replace(superseded=True), FIXED_NOW).in_review
 
 
 def test_kinds_and_statuses_name_the_state_and_only_stm_decides():
-    note = age(P, replace(_facts(3), kind="note"), FIXED_NOW)
+    note = age(P, _facts(3)._replace(kind="note"), FIXED_NOW)
     assert (note.score, note.state, note.decision, note.shown_priority) == (None, "note", "keep", 0.0)
-    ltm = age(P, replace(_facts(120), kind="ltm", status="promoted"), FIXED_NOW)
+    ltm = age(P, _facts(120)._replace(kind="ltm", status="promoted"), FIXED_NOW)
     assert (ltm.state, ltm.decision, ltm.enters_review_at) == ("promoted", "keep", None)
     danger = next(d for d in range(1, 60) if age(P, _facts(d), FIXED_NOW).in_review)
-    ltm_danger = age(P, replace(_facts(danger), kind="ltm"), FIXED_NOW)
+    ltm_danger = age(P, _facts(danger)._replace(kind="ltm"), FIXED_NOW)
     assert ltm_danger.review_priority > 0 and ltm_danger.shown_priority == 0.0  # written, never shown or queued
-    assert age(P, replace(_facts(120), kind="archive", status="archived"), FIXED_NOW).state == "archived"
+    assert age(P, _facts(120)._replace(kind="archive", status="archived"), FIXED_NOW).state == "archived"
 
 
 def test_it_enters_review_when_its_score_reaches_the_danger_zone():
