@@ -15,7 +15,8 @@ The rules, in one place:
 - review priority: the parabola over the danger zone; none for a pinned memory. A memory is
   in the review queue when it is in STM, current, not pinned and in the danger zone.
 - due dates: review_on / archive_on, the UTC days an unused memory's score falls to the
-  danger zone's top and below the forget threshold; none for a pinned memory.
+  danger zone's top and below the forget threshold; none for a pinned memory, nor for one
+  leaving the lifecycle for the archive.
 - a graded review moves the last use to where the score is a bounded target
   (`reviewed_last_used`; ops/review.py writes it).
 
@@ -164,13 +165,18 @@ class Ageing:
     @_once
     def review_after_s(self) -> float | None:
         """Seconds after its last use at which an unused memory's score falls to the danger
-        zone's top (0: it starts there; None: never, as for a pinned memory)."""
-        return None if self.facts.pinned else seconds_until(self.params, *self._top, self.params.danger_zone_max)
+        zone's top (0: it starts there; None: never, as for a pinned or archived memory)."""
+        return None if self._dateless else seconds_until(self.params, *self._top, self.params.danger_zone_max)
 
     @_once
     def archive_after_s(self) -> float | None:
         """Seconds after its last use at which it falls below the forget threshold (None: never)."""
-        return None if self.facts.pinned else seconds_until(self.params, *self._top, self.params.forget_threshold)
+        return None if self._dateless else seconds_until(self.params, *self._top, self.params.forget_threshold)
+
+    @property
+    def _dateless(self) -> bool:
+        """No due dates: a pinned memory never comes due, nor one in the archive (no sweep acts there)."""
+        return self.facts.pinned or self.facts.kind == "archive"
 
     @property
     def _top(self) -> tuple[int, float]:

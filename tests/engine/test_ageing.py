@@ -66,7 +66,9 @@ def test_kinds_and_statuses_name_the_state_and_only_stm_decides():
     danger = next(d for d in range(1, 60) if age(P, _facts(d), FIXED_NOW).in_review)
     ltm_danger = age(P, _facts(danger)._replace(kind="ltm"), FIXED_NOW)
     assert ltm_danger.review_priority > 0 and ltm_danger.shown_priority == 0.0  # written, never shown or queued
-    assert age(P, _facts(120)._replace(kind="archive", status="archived"), FIXED_NOW).state == "archived"
+    archived = age(P, _facts(3)._replace(kind="archive", status="archived"), FIXED_NOW)
+    assert archived.state == "archived" and archived.due() == {"review_on": None, "archive_on": None}
+    assert age(P, _facts(3), FIXED_NOW).review_on is not None  # the same memory in STM has them
 
 
 def test_it_enters_review_when_its_score_reaches_the_danger_zone():

@@ -306,9 +306,7 @@ def trash_one(engine: Engine, row: sqlite3.Row, reason: str) -> Move:
 def archived_scores(engine: Engine, note: Note, now: datetime) -> dict[str, Any]:
     """The owned score keys of a memory leaving the lifecycle: its score as of now (not the
     last sweep's), and no review_on/archive_on (no sweep will act on them in the archive)."""
-    out = score_updates(engine, note.fields, now)
-    out.update({key: REMOVE for key in ("review_on", "archive_on") if key in out})
-    return out
+    return score_updates(engine, note.fields, now, kind="archive")
 
 
 def _check_flag(name: str, value: object) -> None:

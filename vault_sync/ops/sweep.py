@@ -269,10 +269,10 @@ def _has_due_dates(engine: Engine, rel: str) -> bool:
     return any(b"\n" + key + b":" in head for key in (b"review_on", b"archive_on"))
 
 
-def score_updates(engine: Engine, fields: Fields, now: datetime) -> dict[str, Any]:
+def score_updates(engine: Engine, fields: Fields, now: datetime, kind: str = "stm") -> dict[str, Any]:
     """decay_score and review_priority for these fields, at the stored precision, and the
     due dates they imply (a date that never comes is removed, as a pinned memory's are)."""
-    a = age(engine.params, Facts.of_fields(fields, now), now)
+    a = age(engine.params, Facts.of_fields(fields, now, kind), now)
     out: dict[str, Any] = a.scores(engine.settings.score_precision)
     for key, when in a.due().items():
         out[key] = REMOVE if when is None else when
