@@ -1,4 +1,5 @@
-"""The plugin's decay model checked against the engine's: golden cases computed by the engine.
+"""The plugin's decay model checked against the engine's: golden cases computed by the engine's
+ageing policy (vault_sync/ageing.py, the one module that combines the decay formulas).
 
     python tests/decay_cases.py --write    # rewrite obsidian-plugin/tests/core/decay-cases.json
 
@@ -14,12 +15,14 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import replace
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "obsidian-plugin" / "tests" / "core" / "decay-cases.json"
 HOUR, DAY = 3600.0, 86400.0
+LAST_USE = datetime(2026, 1, 1, tzinfo=timezone.utc)  # any instant: only the time since it counts
 
 # each model at the defaults, and each with the parameters a person may change moved off them
 PROFILES: list[dict[str, Any]] = [
@@ -36,35 +39,38 @@ AGES_S = [0.0, HOUR, 12 * HOUR, DAY, 3 * DAY, 7 * DAY, 30 * DAY, 180 * DAY]
 
 
 def cases() -> dict[str, Any]:
-    from vault_sync.due import seconds_until
-    from vault_sync.scoring import ScoringParams, decay_factor, review_priority, score
+    from vault_sync.ageing import Facts, age
+    from vault_sync.scoring import ScoringParams, decay_factor
 
     out = []
     for profile in PROFILES:
         p = replace(ScoringParams(), **profile)
         rows = []
         for use_count, strength in MEMORIES:
-            for age in AGES_S:
-                value = score(p, use_count, age, strength)
+            facts = Facts(use_count, strength, LAST_USE)
+            for age_s in AGES_S:
+                a = age(p, facts, LAST_USE + timedelta(seconds=age_s))
                 rows.append(
                     {
                         "use_count": use_count,
                         "strength": strength,
-                        "age_s": age,
-                        "factor": decay_factor(p, age),
-                        "score": value,
-                        "review_priority": review_priority(p, value),
+                        "age_s": age_s,
+                        "factor": decay_factor(p, age_s),
+                        "score": a.score,
+                        "review_priority": a.review_priority,
                     }
                 )
-        due = [
-            {
-                "use_count": use_count,
-                "strength": strength,
-                "review_s": seconds_until(p, use_count, strength, p.danger_zone_max),
-                "archive_s": seconds_until(p, use_count, strength, p.forget_threshold),
-            }
-            for use_count, strength in MEMORIES
-        ]
+        due = []
+        for use_count, strength in MEMORIES:
+            a = age(p, Facts(use_count, strength, LAST_USE), LAST_USE)
+            due.append(
+                {
+                    "use_count": use_count,
+                    "strength": strength,
+                    "review_s": a.review_after_s,
+                    "archive_s": a.archive_after_s,
+                }
+            )
         out.append({"scoring": p.public(), "points": rows, "due": due})
     return {"generated_by": "python tests/decay_cases.py --write", "profiles": out}
 

@@ -7,8 +7,8 @@ import threading
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable
 
+from .ageing import of_row
 from .index import queries
-from .views import row_score, row_state
 
 if TYPE_CHECKING:
     from .index.store import IndexStore
@@ -77,8 +77,5 @@ class Events:
             row = rows.get(rel) if rows else None
             row = row if row is not None else self.store.note(rel)
             if row is not None:
-                value = row_score(self.params, row, now)
-                self.emit(
-                    "score_changed",
-                    {"path": rel, "id": row["id"], "score": value, "state": row_state(self.params, row, now)},
-                )
+                a = of_row(self.params, row, now)
+                self.emit("score_changed", {"path": rel, "id": row["id"], "score": a.score, "state": a.state})

@@ -13,17 +13,17 @@ value outside that range.
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
+from .ageing import Ageing, Facts, age, score_state
 from .dates import parse_datetime
-from .due import due_dates
-from .scoring import ScoringParams, decide, priority_at, score_at, state_of
+from .scoring import ScoringParams
 
 
-def state_at(p: ScoringParams, value: float, use_count: int, age_s: float | None) -> str:
-    decision, _ = decide(p, value, use_count, age_s)
-    return state_of(p, value, decision)
+def _facts(row: Any, last: datetime) -> Facts:
+    """The index's reading of a swept note, ageing from `last` (its last use, else creation)."""
+    return Facts(row["use_count"], row["strength"], last, pinned=bool(row["pinned"]))
 
 
 def written_is_current(
@@ -36,39 +36,35 @@ def written_is_current(
     if written is None or refresh_s <= 0:
         return False
     low = round(exact, prec)
-    start = now - timedelta(seconds=refresh_s)
-    high = round(score_at(p, row["use_count"], last, row["strength"], start, bool(row["pinned"])), prec)
+    high = round(_score(age(p, _facts(row, last), now - timedelta(seconds=refresh_s))), prec)
     if not low <= round(written, prec) <= high:
         return False  # used, inputs edited, or older than the window
     created = parse_datetime(row["created"])
-    age = (now - created).total_seconds() if created else None
-    return state_at(p, written, row["use_count"], age) == state_at(p, exact, row["use_count"], age)
+    age_s = (now - created).total_seconds() if created else None
+    return score_state(p, written, row["use_count"], age_s) == score_state(p, exact, row["use_count"], age_s)
+
+
+def _score(a: Ageing) -> float:
+    assert a.score is not None  # a swept note is a memory: it has one
+    return a.score
+
+
+def same_as_written(row: Any, a: Ageing, prec: int) -> bool:
+    """Whether the note already carries this ageing's score and review priority."""
+    return (
+        row["decay_score"] is not None
+        and round(row["decay_score"], prec) == round(_score(a), prec)
+        and row["review_priority"] is not None
+        and round(row["review_priority"], prec) == round(a.review_priority, prec)
+    )
 
 
 def left_alone(p: ScoringParams, row: Any, last: datetime, now: datetime, prec: int, refresh_s: float) -> bool:
     """Whether the sweep at `now` leaves this note's file as it is (the index's reading of it)."""
     if row["id"] is None:
         return False  # it gets an id
-    pinned = bool(row["pinned"])
-    exact = score_at(p, row["use_count"], last, row["strength"], now, pinned)
-    value = round(exact, prec)
-    if (
-        row["decay_score"] is not None
-        and round(row["decay_score"], prec) == value
-        and row["review_priority"] is not None
-        and round(row["review_priority"], prec) == round(priority_at(p, exact, pinned), prec)
-    ):
-        return True
-    return written_is_current(p, row, last, exact, now, prec, refresh_s)
-
-
-def due_fields(
-    p: ScoringParams, use_count: int, strength: float, last_used: datetime, pinned: bool = False
-) -> dict[str, date | None]:
-    """review_on / archive_on for these inputs (None: it never gets there, as a pinned memory never does)."""
-    if pinned:
-        return {"review_on": None, "archive_on": None}
-    return due_dates(p, use_count, strength, last_used)
+    a = age(p, _facts(row, last), now)
+    return same_as_written(row, a, prec) or written_is_current(p, row, last, _score(a), now, prec, refresh_s)
 
 
 def older_than_window(p: ScoringParams, row: Any, now: datetime, prec: int, refresh_s: float) -> bool:
@@ -80,7 +76,4 @@ def older_than_window(p: ScoringParams, row: Any, now: datetime, prec: int, refr
     if row["decay_score"] is None:
         return True
     start = now - timedelta(seconds=refresh_s)
-    return bool(
-        round(row["decay_score"], prec)
-        > round(score_at(p, row["use_count"], last, row["strength"], start, bool(row["pinned"])), prec)
-    )
+    return bool(round(row["decay_score"], prec) > round(_score(age(p, _facts(row, last), start)), prec))

@@ -1,17 +1,18 @@
-"""Decay scoring: the three models, the score, review priority, cross-domain use, decisions.
+"""Decay scoring's pure formulas: the three models, the score, review priority, cross-domain
+use, the score rule's decision and label.
 
 score = use_count^beta * f(now - last_used) * strength, where f is the chosen model's decay
 factor: f(0) = 1, f(H) = 0.5 for the half-life H.
 
-A pinned memory (`pinned: true`) does not age: its score is the one it had at its last use,
-f(0), whatever the time (docs/scoring.md, "Pinned memories").
+These know nothing of pinned, superseded or kinds: ageing.py combines them into a memory's
+score, state, decision, review priority and due dates, and is the only module that may
+(tests/project/test_architecture.py).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from datetime import datetime
 from typing import TYPE_CHECKING, Any, Iterable, Literal
 
 if TYPE_CHECKING:
@@ -96,19 +97,6 @@ def decay_factor(p: ScoringParams, dt_seconds: float) -> float:
 
 def score(p: ScoringParams, use_count: int, dt_seconds: float, strength: float) -> float:
     return float((max(use_count, 0) ** p.beta) * decay_factor(p, dt_seconds) * strength)
-
-
-def score_at(
-    p: ScoringParams, use_count: int, last_used: datetime | None, strength: float, now: datetime, pinned: bool = False
-) -> float:
-    """The score at `now`; a pinned memory's stays the one of its last use (time does not count)."""
-    dt = (now - last_used).total_seconds() if last_used and not pinned else 0.0
-    return score(p, use_count, dt, strength)
-
-
-def priority_at(p: ScoringParams, value: float, pinned: bool = False) -> float:
-    """The review priority written in a memory: none for a pinned one (it is never reviewed)."""
-    return 0.0 if pinned else review_priority(p, value)
 
 
 def review_priority(p: ScoringParams, value: float) -> float:

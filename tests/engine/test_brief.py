@@ -151,7 +151,7 @@ def _memory(folder, name, uses, last_used, written, strength=1.0, created="2026-
 def test_brief_orders_by_the_live_score_not_the_written_one(tmp_path):
     """The written decay_score lags behind uses (quiet write-back): the briefing uses the live
     score at the service's clock, as review and promotion do."""
-    from vault_sync.views import row_score
+    from vault_sync.ageing import of_row
 
     root = tmp_path / "v"
     (root / "STM").mkdir(parents=True)
@@ -162,7 +162,7 @@ def test_brief_orders_by_the_live_score_not_the_written_one(tmp_path):
     )  # written weak, used today
     s = make_service(root, now=now)
     try:
-        live = {r["path"]: row_score(s.params, r, now) for r in s.store.query("SELECT rowid, * FROM notes")}
+        live = {r["path"]: of_row(s.params, r, now).score for r in s.store.query("SELECT rowid, * FROM notes")}
         assert live["STM/fresh-low.md"] > live["STM/stale-high.md"]  # the premise: written and live disagree
         order = [i["path"] for i in s.brief(None, 800)["included"]]
         assert order == ["STM/fresh-low.md", "STM/stale-high.md"]
@@ -172,12 +172,12 @@ def test_brief_orders_by_the_live_score_not_the_written_one(tmp_path):
 
 @pytest.mark.parametrize("model", ["power_law", "exponential", "two_component"])
 def test_strongest_matches_a_brute_force_ranking(tmp_path, model):
-    """The threshold scan returns exactly the top of a full ranking by views.row_score, for
+    """The threshold scan returns exactly the top of a full ranking by ageing.of_row, for
     every decay model, at several clocks (ties, unknown and future last uses included)."""
     import random
 
+    from vault_sync.ageing import of_row
     from vault_sync.ops.brief import strongest
-    from vault_sync.views import row_score
 
     rng = random.Random(17)
     root = tmp_path / "v"
@@ -207,9 +207,9 @@ def test_strongest_matches_a_brute_force_ranking(tmp_path, model):
                 got, total = strongest(s.engine, now, k)
                 assert total == 400
                 full = sorted(
-                    rows, key=lambda r: (r["kind"] == "ltm", row_score(s.params, r, now), -r["rowid"]), reverse=True
+                    rows, key=lambda r: (r["kind"] == "ltm", of_row(s.params, r, now).score, -r["rowid"]), reverse=True
                 )
-                want = [(r["path"], row_score(s.params, r, now)) for r in full[:k]]
+                want = [(r["path"], of_row(s.params, r, now).score) for r in full[:k]]
                 assert [g["score"] for g in got] == pytest.approx([w[1] for w in want], rel=1e-9)
                 # equal scores may come in another order; distinct ones may not
                 assert {g["path"] for g in got if g["score"] > want[-1][1] * (1 + 1e-9)} == {

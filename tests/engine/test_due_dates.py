@@ -7,20 +7,21 @@ from datetime import datetime, time, timedelta, timezone
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from vault_sync.ageing import Facts, memory_score
 from vault_sync.due import due_dates, seconds_until
-from vault_sync.scoring import DAY, ScoringParams, score_at
+from vault_sync.scoring import DAY, ScoringParams
 
 MODELS = ["exponential", "power_law", "two_component"]
 
 
 def brute_force_day(p: ScoringParams, n: int, s: float, last_used: datetime, threshold: float):
     """The first UTC day at whose end the score is at or below `threshold` (None: not in 10 years)."""
-    if score_at(p, n, last_used, s, last_used) <= threshold:
+    if memory_score(p, Facts(n, s, last_used), last_used) <= threshold:
         return last_used.date()
     day = last_used.date()
     for _ in range(3650):
         end = datetime.combine(day + timedelta(days=1), time(0), tzinfo=timezone.utc)
-        if score_at(p, n, last_used, s, end) <= threshold:
+        if memory_score(p, Facts(n, s, last_used), end) <= threshold:
             return day
         day += timedelta(days=1)
     return None
@@ -50,8 +51,8 @@ def test_crossing_is_the_instant_the_score_reaches_the_threshold():
         t = seconds_until(p, 3, 1.2, p.forget_threshold)
         last = datetime(2026, 3, 1, tzinfo=timezone.utc)
         at = last + timedelta(seconds=t)
-        assert abs(score_at(p, 3, last, 1.2, at) - p.forget_threshold) < 1e-9
-        assert score_at(p, 3, last, 1.2, at - timedelta(seconds=1)) > p.forget_threshold
+        assert abs(memory_score(p, Facts(3, 1.2, last), at) - p.forget_threshold) < 1e-9
+        assert memory_score(p, Facts(3, 1.2, last), at - timedelta(seconds=1)) > p.forget_threshold
 
 
 def test_already_below_and_never():

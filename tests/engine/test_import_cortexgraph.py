@@ -15,8 +15,8 @@ from test_transfer import SECRET, T0, by_source_id, cg_memory, fm_of, notes, wri
 from typer.testing import CliRunner
 
 from bridge.cli import app
+from vault_sync.ageing import Facts, memory_score
 from vault_sync.ops.relate import backlinks
-from vault_sync.scoring import score_at
 from vault_sync.transfer import BadSource
 
 
@@ -325,7 +325,7 @@ def test_every_memory_imports_with_the_score_cortexgraph_shows(tmp_path):
                 continue
             want = cortexgraph_score(EXPECTED["memories"][fm["source_id"]], now)
             # the engine's own score of what the note holds, unrounded, and as it shows it
-            exact = score_at(svc.engine.params, fm["use_count"], fm["last_used"], fm["strength"], _when(now))
+            exact = memory_score(svc.engine.params, Facts(fm["use_count"], fm["strength"], fm["last_used"]), _when(now))
             assert exact == pytest.approx(want, rel=1e-9), fm["source_id"]
             shown = 10**-svc.engine.settings.score_precision
             assert svc.note(p.relative_to(vault).as_posix())["score"] == pytest.approx(want, abs=shown)

@@ -9,8 +9,8 @@ from datetime import timedelta
 import yaml
 from conftest import FIXED_NOW, make_service
 
+from vault_sync.ageing import Facts, memory_score
 from vault_sync.due import due_dates
-from vault_sync.scoring import score_at
 
 LAST = FIXED_NOW - timedelta(days=20)
 
@@ -38,12 +38,12 @@ def test_archive_and_restore_refresh_the_owned_keys(empty_vault):
     svc.archive("m-owned-1")
     fm = fm_of(empty_vault / "Archive" / "Owned.md")
     # the score as of the archiving, not the stale 0.97; no due dates in the archive
-    assert fm["decay_score"] == round(score_at(svc.params, 2, LAST, 1.0, FIXED_NOW), prec) != 0.97
+    assert fm["decay_score"] == round(memory_score(svc.params, Facts(2, 1.0, LAST), FIXED_NOW), prec) != 0.97
     assert fm["status"] == "archived" and "review_on" not in fm and "archive_on" not in fm
 
     svc.restore("m-owned-1")
     fm = fm_of(empty_vault / "STM" / "Owned.md")
-    fresh = round(score_at(svc.params, 2, FIXED_NOW, 1.0, FIXED_NOW), prec)
+    fresh = round(memory_score(svc.params, Facts(2, 1.0, FIXED_NOW), FIXED_NOW), prec)
     want = due_dates(svc.params, 2, 1.0, FIXED_NOW)
     assert fm["status"] == "active" and fm["decay_score"] == fresh
     assert (
@@ -79,7 +79,7 @@ def test_capitalised_owned_keys_are_read_reported_and_written_in_place(empty_vau
     fm = fm_of(path)
     keys = [k.lower() for k in fm]
     assert len(keys) == len(set(keys))  # no owned key twice in two spellings
-    want = round(score_at(svc.params, 5, LAST, 1.0, FIXED_NOW), svc.settings.score_precision)
+    want = round(memory_score(svc.params, Facts(5, 1.0, LAST), FIXED_NOW), svc.settings.score_precision)
     assert fm["Decay_Score"] == want and "decay_score" not in fm and fm["USE_COUNT"] == 5
     # every line the sweep did not own is byte for byte what the person wrote
     old_lines, new_lines = CAPS.splitlines(keepends=True), after.splitlines(keepends=True)

@@ -69,3 +69,52 @@ def test_a_forgotten_pinned_memory_is_never_archived(svc):
     pinned, plain = _pair(svc, "Old", 1, 120, 121)
     gone = {c["path"] for c in gc_candidates(svc.engine)}
     assert plain in gone and pinned not in gone
+
+
+def test_archive_by_name_on_the_cli_refuses_a_pinned_memory_and_names_unpin(empty_vault):
+    """`mnemovault archive <name>` once archived a pinned memory: refused, the note's bytes
+    untouched, and archived once the person unpins it."""
+    from typer.testing import CliRunner
+
+    from bridge.cli import app
+
+    s = make_service(empty_vault)
+    try:
+        pinned, _plain = _pair(s, "Named", 1, 120, 121)
+    finally:
+        s.close()
+    note = empty_vault / pinned
+    before = note.read_bytes()
+    listing = sorted(empty_vault.rglob("*.md"))
+    name = note.stem  # by name, not by path or id
+    res = CliRunner().invoke(app, ["archive", name, "--vault", str(empty_vault)])
+    assert res.exit_code != 0
+    assert "pinned" in res.output and "unpin" in res.output, res.output
+    assert note.read_bytes() == before
+    assert sorted(empty_vault.rglob("*.md")) == listing
+    res = CliRunner().invoke(app, ["unpin", name, "--vault", str(empty_vault)])
+    assert res.exit_code == 0, res.output
+    res = CliRunner().invoke(app, ["archive", name, "--vault", str(empty_vault)])
+    assert res.exit_code == 0, res.output
+    assert not note.exists()
+
+
+def test_no_path_archives_or_merges_away_a_pinned_memory(svc):
+    """archive by id, trash and consolidate refuse a pinned memory before writing anything."""
+    from vault_sync.errors import WrongState
+    from vault_sync.ops.lifecycle import trash_one
+
+    pinned, plain = _pair(svc, "Kept", 1, 2, 3)
+    note = svc.layout.root / pinned
+    before = note.read_bytes()
+    listing = sorted(p.relative_to(svc.layout.root) for p in svc.layout.root.rglob("*.md"))
+    ident = svc.store.note(pinned)["id"]
+    with pytest.raises(WrongState, match="pinned.*unpin"):
+        svc.archive(ident)
+    with pytest.raises(WrongState, match="pinned.*unpin"):
+        trash_one(svc.engine, svc.store.note(pinned), "test")
+    with pytest.raises(WrongState, match="pinned.*unpin"):
+        svc.consolidate([pinned, plain], apply=True)
+    assert note.read_bytes() == before
+    assert sorted(p.relative_to(svc.layout.root) for p in svc.layout.root.rglob("*.md")) == listing
+    assert (svc.layout.root / plain).exists()

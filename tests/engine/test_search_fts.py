@@ -247,9 +247,9 @@ def test_review_blending_pulls_in_relevant_danger_zone_memory(vault):
     write_memory(vault, "Fading unrelated fact", "The bicycle shed code is 4711.", last_used=when)
     svc = make_service(vault)
     due = svc.store.note("STM/Orchard ladder rule.md")
-    from vault_sync.views import row_state
+    from vault_sync.ageing import of_row
 
-    assert row_state(svc.params, due, FIXED_NOW) == "danger"
+    assert of_row(svc.params, due, FIXED_NOW).state == "danger"
     plain = search(svc.engine, "kiwi harvest", limit=4, blend_review=False)["results"]
     assert "STM/Orchard ladder rule.md" not in [r["path"] for r in plain]
     assert not any(r["review"] for r in plain)
@@ -261,6 +261,26 @@ def test_review_blending_pulls_in_relevant_danger_zone_memory(vault):
     assert "STM/Fading unrelated fact.md" not in [r["path"] for r in blended]
     # the irrelevant danger-zone memory is never blended in, even when nothing else matches
     assert "STM/Fading unrelated fact.md" not in paths(search(svc.engine, "orchard ladder", limit=10))
+
+
+def test_a_pinned_memory_in_the_danger_zone_is_never_offered_for_review_in_search(vault):
+    """A weak pinned memory keeps a danger-zone score forever; search finds it but never flags it
+    for review (it never enters the review queue), while its unpinned twin is flagged."""
+    for pinned in (True, False):
+        name = "pinned" if pinned else "plain"
+        path = write_memory(vault, f"Kiwi ladder {name}", f"Kiwi ladder rule {name}: check it.", strength=0.25)
+        if pinned:
+            note = vault / path
+            note.write_text(
+                note.read_text(encoding="utf-8").replace("status: active\n", "status: active\npinned: true\n")
+            )
+    svc = make_service(vault)
+    try:
+        res = {r["path"]: r for r in search(svc.engine, "kiwi ladder rule", limit=10)["results"]}
+        assert res["STM/Kiwi ladder plain.md"]["review"] is True
+        assert res["STM/Kiwi ladder pinned.md"]["review"] is False
+    finally:
+        svc.close()
 
 
 def test_sample_danger_zone_memory_flagged_when_relevant(service):

@@ -384,3 +384,64 @@ def test_an_error_code_names_its_engine_class():
     assert len({c.code for c in classes}) == len(classes)  # each code names one class
     assert all(e.error_class(c.code) is c for c in classes)
     assert e.error_class("disk_full") is e.DiskFull and e.error_class("nonsense") is e.MnemovaultError
+
+
+# how a memory ages is decided in one module: vault_sync/ageing.py combines the pure formulas
+# of scoring.py and due.py; nothing else may, so no caller can drift from the policy
+AGEING = "vault_sync.ageing"
+SCORING_FORMULAS = ("decay_factor", "score", "review_priority", "in_danger_zone", "decide", "state_of")
+AGEING_FORMULAS_ALLOWED = {AGEING, "vault_sync.due", "vault_sync.scoring"}
+# brief's top-k scan bounds scores by the decay curve without scoring every memory; its result
+# is checked against ageing's scores (tests/engine/test_brief.py::test_strongest_matches_a_brute_force_ranking)
+CURVE_READERS = {"vault_sync.ops.brief": {"vault_sync.scoring.decay_factor"}}
+
+
+def _ageing_breaches(source: str, name: str, is_package: bool = False) -> list[str]:
+    """The formulas of scoring.py and due.py this module imports, or those modules whole
+    (`from .. import scoring` would let it combine them under another name)."""
+    package = name if is_package else name.rsplit(".", 1)[0]
+    whole = ("vault_sync.scoring", "vault_sync.due")
+    found: list[str] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [a.name for a in node.names if a.name in whole]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
+            for a in node.names:
+                full = f"{base}.{a.name}"
+                if full in whole or base == "vault_sync.due" or (base == whole[0] and a.name in SCORING_FORMULAS):
+                    found.append(full)
+    return sorted(set(found))
+
+
+def test_the_ageing_checker_sees_a_caller_combining():
+    src = (
+        "from ..scoring import ScoringParams, decay_factor, decide\nfrom ..due import seconds_until\n"
+        "from .. import scoring\nimport vault_sync.due\nfrom ..ageing import age\n"
+    )
+    assert _ageing_breaches(src, "vault_sync.ops.x") == [
+        "vault_sync.due",
+        "vault_sync.due.seconds_until",
+        "vault_sync.scoring",
+        "vault_sync.scoring.decay_factor",
+        "vault_sync.scoring.decide",
+    ]
+    assert _ageing_breaches("from ..scoring import DAY, ScoringParams, is_cross_domain\n", "vault_sync.ops.x") == []
+
+
+def test_only_the_ageing_policy_combines_the_decay_formulas():
+    """Score, state, decision, review priority and due dates come from vault_sync/ageing.py:
+    a module that combined scoring.py's formulas itself could drift from the policy (a pinned
+    memory's score falling, a superseded one reviewed)."""
+    found = []
+    for folder in PACKAGES:
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            name = _module_name(path)
+            if name in AGEING_FORMULAS_ALLOWED:
+                continue
+            breaches = _ageing_breaches(path.read_text(encoding="utf-8"), name, path.name == "__init__.py")
+            found += [f"{name} imports {b}" for b in breaches if b not in CURVE_READERS.get(name, set())]
+    assert found == []

@@ -450,7 +450,7 @@ def current_memory_scores(store: "IndexStore", exempt: list[int] | None = None) 
     """(rowid, path, id, title, kind, use_count, strength, last_used, created, project) of every STM and
     LTM memory that is not superseded (the `exempt` rowids count as current whatever their
     marks): what a live score is computed from. A pinned memory's dates are NULL: its score
-    does not fall with time (scoring.score_at), as a memory's with no date does not."""
+    does not fall with time (ageing.py), as a memory's with no date does not."""
     exempt = exempt or []
     also = f" OR rowid IN ({marks(len(exempt))})" if exempt else ""
     return [

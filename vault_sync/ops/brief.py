@@ -161,7 +161,7 @@ def strongest(
     engine: Engine, now: datetime, limit: int, scope: ProjectScope = EVERYTHING
 ) -> tuple[list[dict[str, Any]], int]:
     """(the `limit` strongest current memories of `scope` by live score, LTM before STM; how many
-    current memories it holds). The score is views.row_score's formula at `now`."""
+    current memories it holds). The score is ageing.py's at `now`."""
     groups = _groups(engine)
     t = now.timestamp()
     best = _top(groups["ltm"], engine.params, t, limit, scope)

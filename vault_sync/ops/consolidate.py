@@ -29,7 +29,7 @@ from ..note import stem_of
 from ..projects import same_project
 from ..search.cluster import cluster
 from ..secret_gate import check_fields
-from .lifecycle import archive_one
+from .lifecycle import archive_one, check_not_pinned
 from .save import create_memory
 from .supersede import link_name, mark
 
@@ -51,6 +51,7 @@ def _members(engine: Engine, ids: list[str] | str) -> list[Any]:
             raise WrongState(f"{row['path']} is not a short-term memory; only STM memories are consolidated")
         if not row["writable"]:  # it could not be archived afterwards: refuse before writing anything
             raise NoteProblem(f"{row['path']} has invalid frontmatter; fix it before consolidating it")
+        check_not_pinned(row, "merged away")  # its original is archived: refused before anything is written
         if row["path"] not in seen:
             seen.add(row["path"])
             rows.append(row)

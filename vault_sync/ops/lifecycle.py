@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any, Callable
 
 from .. import lookups
+from ..ageing import of_row
 from ..dates import format_datetime
 from ..editor_hold import held_matcher
 from ..engine import Engine
@@ -19,10 +20,8 @@ from ..lookups import newest, not_current, successors_map
 from ..note import Note, parse_note, stem_of
 from ..patch import REMOVE
 from ..projects import EVERYTHING, ProjectScope
-from ..scoring import in_danger_zone, review_priority
 from ..search import semantic
 from ..secret_gate import check_fields
-from ..views import row_decision, row_score
 from . import review as review_op
 from .conflicts import settle_conflicts
 from .ids import settle_duplicate_ids
@@ -43,10 +42,12 @@ def promote_candidates(engine: Engine) -> list[dict[str, Any]]:
     out = []
     superseded = not_current(engine)
     for row in _stm_rows(engine):
-        decision, reason, value = row_decision(engine.params, row, now)
-        # a replaced fact is not long-term knowledge; a pinned memory is promoted only when asked
-        if decision == "promote" and row["path"] not in superseded and not row["pinned"]:
-            out.append({"id": row["id"], "title": row["title"], "path": row["path"], "score": value, "reason": reason})
+        # a replaced fact is not long-term knowledge; a pinned memory is promoted only when asked (ageing.py)
+        a = of_row(engine.params, row, now, row["path"] in superseded)
+        if a.decision == "promote":
+            out.append(
+                {"id": row["id"], "title": row["title"], "path": row["path"], "score": a.score, "reason": a.reason}
+            )
     return sorted(out, key=lambda c: -c["score"])
 
 
@@ -55,13 +56,12 @@ def gc_candidates(engine: Engine) -> list[dict[str, Any]]:
     out = []
     superseded = not_current(engine)
     for row in _stm_rows(engine):
-        decision, reason, value = row_decision(engine.params, row, now)
-        # replaced by a newer fact: archived whatever its score. Only while its status says
-        # so: a restored one (status active, its links kept as history) fades by its score
-        if row["path"] in superseded and row["status"] == "superseded" and not row["pinned"]:
-            decision, reason = "forget", "superseded by a newer memory"
-        if decision == "forget" and not row["pinned"]:
-            out.append({"id": row["id"], "title": row["title"], "path": row["path"], "score": value, "reason": reason})
+        # a superseded one is forgotten whatever its score, a pinned one never (ageing.py)
+        a = of_row(engine.params, row, now, row["path"] in superseded)
+        if a.decision == "forget":
+            out.append(
+                {"id": row["id"], "title": row["title"], "path": row["path"], "score": a.score, "reason": a.reason}
+            )
     return sorted(out, key=lambda c: c["score"])
 
 
@@ -76,11 +76,11 @@ def review_rows(engine: Engine, scope: ProjectScope = EVERYTHING) -> list[sqlite
     items = []
     superseded = not_current(engine)
     for row in queries.stm_rows(engine.store):
-        if row["path"] in superseded or row["pinned"] or not scope.admits(row["project"]):
-            continue  # no longer true, or kept by the person anyway; another project's: not this queue
-        value = row_score(engine.params, row, now)
-        if value is not None and in_danger_zone(engine.params, value):
-            items.append((review_priority(engine.params, value), row))
+        if not scope.admits(row["project"]):
+            continue  # another project's: not this queue
+        a = of_row(engine.params, row, now, row["path"] in superseded)
+        if a.in_review:  # not superseded, not pinned, in the danger zone (ageing.py)
+            items.append((a.review_priority, row))
     items.sort(key=lambda t: (-t[0], t[1]["path"]))
     return [row for _, row in items]
 
@@ -193,8 +193,8 @@ def promote(engine: Engine, ref: str, dry_run: bool = False) -> dict[str, Any]:
     _check_flag("dry_run", dry_run)
     row = lookups.resolve(engine, ref)
     _check_promotable(engine, row)
-    decision, why, _ = row_decision(engine.params, row, engine.now())
-    reason = why if decision == "promote" else "requested"
+    a = of_row(engine.params, row, engine.now())
+    reason = a.reason if a.decision == "promote" else "requested"
     if dry_run:
         return {
             "dry_run": True,
@@ -258,6 +258,7 @@ def archive_one(engine: Engine, row: sqlite3.Row, reason: str, extra: dict[str, 
         raise WrongState(f"{row['path']} is already archived")
     if row["kind"] == "note":
         raise WrongState(f"{row['path']} is one of your notes, not a memory; only memories are archived")
+    check_not_pinned(row, "archived")
     now = engine.now()
     dst = f"{engine.layout.archive}/{row['path'].split('/', 1)[1]}"
     # where it came from (stm or ltm): restore puts it back there
@@ -273,8 +274,16 @@ def archive_one(engine: Engine, row: sqlite3.Row, reason: str, extra: dict[str, 
     return move
 
 
+def check_not_pinned(row: sqlite3.Row, what: str) -> None:
+    """A pinned memory is never archived (nor trashed, nor merged away) by any path, a request
+    by name included: the person pinned it to keep it; unpinning is theirs to do first."""
+    if row["pinned"]:
+        raise WrongState(f"{row['path']} is pinned, and a pinned memory is never {what}; unpin it first")
+
+
 def trash_one(engine: Engine, row: sqlite3.Row, reason: str) -> Move:
     """Obsidian's .trash: out of sight, still recoverable by hand; never unlinked."""
+    check_not_pinned(row, "archived")
     dst = free_path(engine, ".trash", stem_of(row["path"]))
     now = engine.now()
     move = move_note(
@@ -297,9 +306,7 @@ def trash_one(engine: Engine, row: sqlite3.Row, reason: str) -> Move:
 def archived_scores(engine: Engine, note: Note, now: datetime) -> dict[str, Any]:
     """The owned score keys of a memory leaving the lifecycle: its score as of now (not the
     last sweep's), and no review_on/archive_on (no sweep will act on them in the archive)."""
-    out = score_updates(engine, note.fields, now)
-    out.update({key: REMOVE for key in ("review_on", "archive_on") if key in out})
-    return out
+    return score_updates(engine, note.fields, now, kind="archive")
 
 
 def _check_flag(name: str, value: object) -> None:

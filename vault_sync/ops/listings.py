@@ -7,15 +7,14 @@ from datetime import datetime, timezone
 from typing import Any
 
 from .. import lookups
+from ..ageing import of_row
 from ..dates import format_datetime, parse_datetime
-from ..due import crossing_at
 from ..engine import Engine
 from ..errors import InvalidInput
 from ..index import queries
 from ..limits import MAX_LIMIT, check_limit
 from ..lookups import not_current
 from ..projects import EVERYTHING, ProjectScope
-from ..views import row_score
 from .lifecycle import review_rows
 
 MAX_OFFSET = 10_000_000
@@ -56,12 +55,7 @@ def next_review_due(engine: Engine) -> str | None:
     superseded = not_current(engine)  # never reviewed (review_rows): not due either
     best: datetime | None = None
     for row in queries.stm_rows(engine.store):
-        value = row_score(p, row, now)
-        last = parse_datetime(row["last_used"]) or parse_datetime(row["created"])
-        if value is None or value <= p.danger_zone_max or last is None or row["path"] in superseded or row["pinned"]:
-            continue
-        uses, strength = row["use_count"] or 0, row["strength"] if row["strength"] is not None else 1.0
-        at = crossing_at(p, uses, strength, last, p.danger_zone_max)
+        at = of_row(p, row, now, row["path"] in superseded).enters_review_at
         if at is not None and (best is None or at < best):
             best = at
     return None if best is None else format_datetime(best)

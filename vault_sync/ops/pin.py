@@ -1,7 +1,7 @@
 """pin / unpin: a memory the person keeps as it is (docs/memories.md, "Pinned memories").
 
 Pinning writes `pinned: true` (a person's key: they may write it by hand too) and, in the
-same write, the score the memory keeps (the one of its last use: scoring.score_at), no
+same write, the score the memory keeps (the one of its last use: ageing.py), no
 review priority and no review_on/archive_on. Unpinning removes the key and writes the live
 score and due dates again: the memory ages from its last use, as if it had never been pinned.
 

@@ -18,11 +18,11 @@ Both answer `prior` (the owned values before, as written in the note) and `after
 
 from __future__ import annotations
 
-import math
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 from typing import Any
 
 from .. import lookups
+from ..ageing import Facts, memory_score, reviewed_last_used
 from ..dates import format_datetime, parse_datetime
 from ..edit import patch_bytes
 from ..engine import Engine
@@ -31,7 +31,6 @@ from ..fmblock import YamlProblem, load_yaml
 from ..note import parse_note
 from ..patch import REMOVE, Spelled, raw_scalars
 from ..scalars import render_scalar
-from ..scoring import ScoringParams, decay_factor, score_at
 from ..secret_gate import check_fields
 from .moves import check_size
 from .sweep import score_updates
@@ -47,44 +46,9 @@ ARCHIVE_KEYS = ("archived_at", "archive_reason", "archived_from", "merged_into")
 _TEXT_KEYS = ("archive_reason", "merged_into")
 # "archived": a memory the person moved out of the archive by hand keeps saying so
 STATUSES_BACK = ("active", "promoted", "superseded", "archived")
-MAX_DT = 100 * 365 * 86400.0
 AS_WRITTEN = "as_written"  # in `prior`: values whose spelling in the note differs from ours
 LAYOUT = "layout"  # in `prior`: the note's keys in order
 MAX_LAYOUT, MAX_KEY_CHARS = 200, 200
-
-
-def target_score(p: ScoringParams, grade: str) -> float:
-    if grade == "remember":
-        return (p.danger_zone_max + p.promote_threshold) / 2
-    return p.danger_zone_min * 0.99
-
-
-def seconds_to_reach(p: ScoringParams, peak: float, target: float) -> float:
-    """The smallest whole number of seconds after a use at which the score is at most `target`
-    (0 when even a use now scores no more). Bisection: every decay model falls monotonically."""
-    if peak <= target:
-        return 0.0
-    lo, hi = 0.0, 86400.0
-    while peak * decay_factor(p, hi) > target:
-        if hi >= MAX_DT:
-            return MAX_DT
-        lo, hi = hi, hi * 2
-    for _ in range(80):
-        mid = (lo + hi) / 2
-        if peak * decay_factor(p, mid) > target:
-            lo = mid
-        else:
-            hi = mid
-    return float(math.ceil(hi))
-
-
-def reviewed_last_used(
-    p: ScoringParams, grade: str, use_count: int, strength: float, last_used: datetime, now: datetime
-) -> datetime:
-    """The last_used a review with `grade` writes (see the module docstring)."""
-    peak = score_at(p, use_count, now, strength, now)
-    at = now.replace(microsecond=0) - timedelta(seconds=seconds_to_reach(p, peak, target_score(p, grade)))
-    return max(last_used, at) if grade == "remember" else min(last_used, at)
 
 
 def _plain(value: Any) -> Any:
@@ -232,12 +196,12 @@ def review_memory(engine: Engine, ref: str, grade: str) -> dict[str, Any]:
         note = parsed_memory(row["path"], current)
         f = note.fields
         last = f.last_used or f.created or now
-        old = score_at(engine.params, f.use_count, last, f.strength, now, f.pinned)
+        old = memory_score(engine.params, Facts.of_fields(f, now), now)
         f.last_used = reviewed_last_used(engine.params, grade, f.use_count, f.strength, last, now)
         updates: dict[str, Any] = {"last_used": f.last_used, **score_updates(engine, f, now)}
         seen.update(
             old=old,
-            new=score_at(engine.params, f.use_count, f.last_used, f.strength, now, f.pinned),
+            new=memory_score(engine.params, Facts.of_fields(f, now), now),
             prior=prior_of(note.frontmatter, text=current.decode("utf-8")),
             after=prior_of({**note.frontmatter, **updates}),
         )

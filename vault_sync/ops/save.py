@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from .. import lookups, wordcount
+from ..ageing import Facts, age
 from ..engine import Engine
 from ..errors import InvalidInput, MnemovaultError, Refused
 from ..faults import writing
@@ -16,9 +17,7 @@ from ..limits import MAX_TEXT_CHARS, check_strength, check_tags, check_text, che
 from ..names import clean_tags, create_under_free_name, slug_from
 from ..note import normalized_hash, parse_note
 from ..projects import EVERYTHING, ProjectScope, check_across, check_project, same_project
-from ..quiet import due_fields
 from ..scalars import render_scalar
-from ..scoring import review_priority, score_at
 from ..search import semantic
 from ..secret_gate import check_fields
 from ..text_hashes import KEY as TEXT_KEY
@@ -101,8 +100,7 @@ def create_memory(
     now = engine.now()
     created = created or now
     last_used = last_used or created
-    prec = engine.settings.score_precision
-    value = score_at(engine.params, use_count, last_used, strength, now)
+    ageing = age(engine.params, Facts(use_count, float(strength), last_used), now)
     project = check_project(project)
     fields: dict[str, Any] = {
         "id": str(uuid.uuid4()),
@@ -113,9 +111,8 @@ def create_memory(
         "use_count": use_count,
         "strength": float(strength),
         "status": "active",
-        "decay_score": round(value, prec),
-        "review_priority": round(review_priority(engine.params, value), prec),
-        **{k: d for k, d in due_fields(engine.params, use_count, float(strength), last_used).items() if d is not None},
+        **ageing.scores(engine.settings.score_precision),
+        **{k: d for k, d in ageing.due().items() if d is not None},
     }
     fields.update(extra or {})
     with writing(f"{engine.layout.stm}/"):

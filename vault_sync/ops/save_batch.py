@@ -27,6 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .. import lookups
+from ..ageing import Facts, age
 from ..dates import parse_datetime
 from ..engine import Engine
 from ..errors import InvalidInput, MnemovaultError
@@ -35,8 +36,6 @@ from ..limits import check_name, check_strength, check_tags, check_title, quote
 from ..names import clean_tags, create_under_free_name, slug_from
 from ..note import embed_text, normalized_hash, parse_note
 from ..projects import ProjectScope, check_across, check_project, same_project
-from ..quiet import due_fields
-from ..scoring import review_priority, score_at
 from ..search import semantic
 from ..secret_gate import check_fields
 from .batch_ids import check_batch_id, claim
@@ -274,7 +273,7 @@ def _write(
     prec = engine.settings.score_precision
     paths: list[str] = []
     for _, body, tags, title, strength, extra, _old in fresh:
-        value = score_at(engine.params, 1, now, strength, now)
+        ageing = age(engine.params, Facts(1, strength, now), now)
         fields: dict[str, Any] = {
             "id": str(uuid.uuid4()),
             **({"project": project} if project else {}),  # a person's key: shared memories have none
@@ -284,9 +283,8 @@ def _write(
             "use_count": 1,
             "strength": strength,
             "status": "active",
-            "decay_score": round(value, prec),
-            "review_priority": round(review_priority(engine.params, value), prec),
-            **{k: d for k, d in due_fields(engine.params, 1, strength, now).items() if d is not None},
+            **ageing.scores(prec),
+            **{k: d for k, d in ageing.due().items() if d is not None},
             **extra,
             **({"last_batch": batch_id} if batch_id else {}),
         }

@@ -6,11 +6,11 @@ from typing import Any
 
 from .. import background, lookups
 from .. import devices as device_files
+from ..ageing import of_row
 from ..engine import Engine
 from ..index import queries
 from ..index.resolver import build_resolver
 from ..quiet import older_than_window
-from ..views import row_state
 from . import journal
 from .conflicts import list_conflicts, merged_state
 
@@ -28,7 +28,7 @@ def status(engine: Engine) -> dict[str, Any]:
     for row in queries.stm_rows(engine.store):
         if row["id"] is None or not row["writable"]:
             continue  # not a memory (no id) or unreadable as one: listed under problems, in no state
-        st = row_state(engine.params, row, now)
+        st = of_row(engine.params, row, now).state
         states[st] = states.get(st, 0) + 1
         stale += older_than_window(engine.params, row, now, prec, refresh_s)
     runtime = engine.runtime.status()

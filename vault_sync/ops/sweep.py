@@ -11,6 +11,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Callable
 
+from ..ageing import Facts, age
 from ..batch import OldCopies, Rewrite, Staged, write_many
 from ..dates import parse_datetime
 from ..edit import patch_bytes, swap_bytes
@@ -20,9 +21,9 @@ from ..index import queries
 from ..index.sync import ScoreWrite
 from ..note import Fields, checksum_of, parse_note
 from ..patch import REMOVE, PatchError
-from ..quiet import due_fields, written_is_current
+from ..quiet import same_as_written, written_is_current
 from ..safe_files import NOFOLLOW
-from ..scoring import ScoringParams, priority_at, score_at
+from ..scoring import ScoringParams
 from . import sweep_memo
 
 Due = tuple[sqlite3.Row, float | None, float | None]  # (row, decay_score, review_priority) to write
@@ -99,18 +100,15 @@ def sweep(engine: Engine, paths: list[str] | None = None, full: bool = False) ->
             continue
         last = parse_datetime(row["last_used"] or row["created"])
         pinned = bool(row["pinned"])
-        exact = score_at(params, row["use_count"], last, row["strength"], now, pinned) if last else None
         value = prio = None
-        if exact is not None and last is not None:  # exact is None exactly when last is
-            value, prio = round(exact, prec), round(priority_at(params, exact, pinned), prec)
+        if last is not None:
+            a = age(params, Facts(row["use_count"], row["strength"], last, pinned=pinned), now)
+            assert a.score is not None  # a memory's: only a person's note has none
+            value, prio = round(a.score, prec), round(a.review_priority, prec)
             # the rule of quiet.left_alone, with the score computed once
-            same = (
-                row["decay_score"] is not None
-                and round(row["decay_score"], prec) == value
-                and row["review_priority"] is not None
-                and round(row["review_priority"], prec) == prio
+            current = same_as_written(row, a, prec) or written_is_current(
+                params, row, last, a.score, now, prec, refresh_s
             )
-            current = same or written_is_current(params, row, last, exact, now, prec, refresh_s)
             if row["id"] is not None and current and not (pinned and _has_due_dates(engine, row["path"])):
                 report.unchanged += 1
                 alone.append((row, last))
@@ -244,7 +242,8 @@ def _dates_current(params: ScoringParams, data: bytes, row: sqlite3.Row) -> bool
         return False
     end = data.find(b"\n---", 3)
     head = data[: end + 1] if end > 0 else data
-    for key, when in due_fields(params, row["use_count"], row["strength"], last, bool(row["pinned"])).items():
+    due = age(params, Facts(row["use_count"], row["strength"], last, pinned=bool(row["pinned"])), last).due()
+    for key, when in due.items():
         at = head.find(b"\n" + key.encode() + b":")
         if when is None:
             if at >= 0:
@@ -270,17 +269,12 @@ def _has_due_dates(engine: Engine, rel: str) -> bool:
     return any(b"\n" + key + b":" in head for key in (b"review_on", b"archive_on"))
 
 
-def score_updates(engine: Engine, fields: Fields, now: datetime) -> dict[str, Any]:
+def score_updates(engine: Engine, fields: Fields, now: datetime, kind: str = "stm") -> dict[str, Any]:
     """decay_score and review_priority for these fields, at the stored precision, and the
     due dates they imply (a date that never comes is removed, as a pinned memory's are)."""
-    prec = engine.settings.score_precision
-    last = fields.last_used or fields.created or now
-    exact = score_at(engine.params, fields.use_count, last, fields.strength, now, fields.pinned)
-    out: dict[str, Any] = {
-        "decay_score": round(exact, prec),
-        "review_priority": round(priority_at(engine.params, exact, fields.pinned), prec),
-    }
-    for key, when in due_fields(engine.params, fields.use_count, fields.strength, last, fields.pinned).items():
+    a = age(engine.params, Facts.of_fields(fields, now, kind), now)
+    out: dict[str, Any] = a.scores(engine.settings.score_precision)
+    for key, when in a.due().items():
         out[key] = REMOVE if when is None else when
     return out
 

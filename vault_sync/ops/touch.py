@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from .. import lookups
+from ..ageing import Facts, memory_score
 from ..edit import patch_bytes
 from ..engine import Engine
 from ..errors import InvalidInput, MnemovaultError, NoteProblem, WrongState
 from ..limits import cap_strength, check_refs
 from ..names import clean_tags
 from ..note import parse_note
-from ..scoring import is_cross_domain, score_at
+from ..scoring import is_cross_domain
 from ..text_hashes import stamped
 from ..uses import updates_for, used_on
 from .moves import check_size
@@ -34,7 +35,7 @@ def _reinforce(
         if not note.writable:
             raise NoteProblem(f"{row['path']}: {'; '.join(p.cause for p in note.problems if p.blocking)}; fix it first")
         f = note.fields
-        old = score_at(engine.params, f.use_count, f.last_used or f.created, f.strength, now, f.pinned)
+        old = memory_score(engine.params, Facts.of_fields(f, now), now)
         cross = bool(context_tags) and is_cross_domain(engine.params, f.tags, context_tags or [])
         strength = cap_strength(f.strength + boost + (engine.settings.touch_boost if cross else 0.0))
         # this device's own entry grows; use_count is the sum (uses.py: uses on two devices add up)
@@ -49,7 +50,7 @@ def _reinforce(
         f.last_used, f.use_count, f.strength = now, updates["use_count"], updates.get("strength", f.strength)
         updates.update(score_updates(engine, f, now))
         updates.update(also or {})  # e.g. the batch save this use belongs to, in the same write
-        seen.update(old=old, new=score_at(engine.params, f.use_count, now, f.strength, now, f.pinned), cross=cross)
+        seen.update(old=old, new=memory_score(engine.params, Facts.of_fields(f, now), now), cross=cross)
         return stamped(row["path"], current, patch_bytes(current, updates))
 
     engine.writes.update(row["path"], transform, scores=True)

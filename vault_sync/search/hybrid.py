@@ -42,12 +42,12 @@ import sqlite3
 from concurrent.futures import Future
 from typing import Any, Callable, NotRequired, TypedDict
 
+from ..ageing import of_row
 from ..engine import Engine
 from ..index import queries
 from ..index.fulltext import Filters
 from ..limits import MAX_SEARCH_LIMIT, check_limit, check_query
 from ..projects import ProjectScope, fold, scope_of
-from ..views import row_score
 from . import archive, context
 from . import fts as ftsmod
 
@@ -336,12 +336,11 @@ def _ranked(
         rel = rels[rowid]
         if names and row["conversation"] is not None and subject(row["title"]) in names:
             rel *= 1.0 + SUBJECT_BONUS
-        decay = row_score(params, row, now)
+        ageing = of_row(params, row, now)
+        decay = ageing.score
         final = rel * kind_weight(row["kind"], decay)
         due = (
-            row["kind"] == "stm"
-            and decay is not None
-            and params.danger_zone_min <= decay <= params.danger_zone_max
+            ageing.in_review  # a pinned memory is never offered for review
             and ((cos is not None and cos >= REVIEW_SEM) or (hit is not None and hit.coverage >= REVIEW_COVERAGE))
         )
         scored.append(

@@ -19,6 +19,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from .. import lookups
+from ..ageing import Facts, age
 from ..edit import patch_bytes
 from ..engine import Engine
 from ..errors import InvalidInput, NoteProblem
@@ -29,7 +30,6 @@ from ..ops.ltm_index import add_many_to_index_note, wikilink_safe
 from ..ops.relate import relation_key
 from ..ops.save import render_note, taken_names
 from ..ops.touch import touch
-from ..scoring import review_priority, score_at
 from .core import IMPORTED_IDS, Item, Plan, Progress, pair
 
 if TYPE_CHECKING:
@@ -137,8 +137,7 @@ def write_supersessions(engine: Engine, links: Links, created: dict[str, str], e
 def fields_for(engine: Engine, source: str, item: Item, now: datetime) -> dict[str, Any]:
     created = item.created or now
     last_used = item.last_used or created
-    prec = engine.settings.score_precision
-    value = score_at(engine.params, item.use_count, last_used, item.strength, now)
+    ageing = age(engine.params, Facts(item.use_count, item.strength, last_used), now)
     out: dict[str, Any] = {
         "id": str(uuid.uuid4()),
         "tags": item.tags,
@@ -147,8 +146,7 @@ def fields_for(engine: Engine, source: str, item: Item, now: datetime) -> dict[s
         "use_count": item.use_count,
         "strength": float(item.strength),
         "status": item.state,
-        "decay_score": round(value, prec),
-        "review_priority": round(review_priority(engine.params, value), prec),
+        **ageing.scores(engine.settings.score_precision),  # its due dates: the first sweep's
     }
     # the same keys promote and archive write
     if item.state == "promoted":
