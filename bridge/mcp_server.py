@@ -21,10 +21,9 @@ from vault_sync.limits import ANSWER_CHARS
 from . import schemas as S
 from .errors import engine_error
 from .mcp_common import bounded_status, tool_message
-from .mcp_memory_tools import register_memory_tools
 from .mcp_project import SessionProjects, current
 from .mcp_results import fit
-from .mcp_vault_tools import register_vault_tools
+from .mcp_tools import register_tools
 from .operations import tool_answer
 from .version import version
 
@@ -114,8 +113,7 @@ def build_mcp(get_service: Callable[[], Any], project: str | None = None) -> Fas
         except MnemovaultError as exc:
             raise ToolError(tool_message(exc)) from None
 
-    register_memory_tools(mcp, call)
-    register_vault_tools(mcp, call)
+    register_tools(mcp, call)
 
     async def resource(fn: Callable[[Any], Any]) -> Any:
         """Engine errors as MCP errors: a missing memory is "resource not found", a bad one invalid params."""

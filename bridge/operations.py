@@ -8,7 +8,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from .schemas import RPC_ARGS, rpc_args
+from .declarations import RPC_ARGS, rpc_args
 
 # operations a CLI command may run, by name -> MemoryService method (each with its schema)
 OPERATIONS = frozenset(RPC_ARGS)
