@@ -16,8 +16,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Literal
 
-from vault_sync.facade_marks import INTERNAL, READ, WRITE
-
 from . import mcp_memory_tools as memory
 from . import mcp_results as R
 from . import mcp_vault_tools as keep
@@ -25,6 +23,8 @@ from . import schemas as S
 from . import tool_args as A
 from .mcp_common import MOVES, Call, hints
 
+# the facade's marks (vault_sync/facade_marks.py): tests/bridge/test_declarations.py checks each entry's
+READ, WRITE, INTERNAL = "read", "write", "internal"
 READS = hints(read_only=True, idempotent=True)
 Body = Callable[[Call, Any, "str | None"], Awaitable[Any]]  # (call, parsed arguments, session project) -> answer
 

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, model_validator
 
 from vault_sync import limits as L
-from vault_sync.editor_hold import check_path
 from vault_sync.errors import InvalidInput
 
 # -- field types (shared with the MCP tools, bridge/mcp_memory_tools.py and mcp_vault_tools.py) --
@@ -62,15 +61,9 @@ When = Annotated[
 ]
 
 
-def _note_path(value: str) -> str:
-    try:
-        return check_path(value)
-    except InvalidInput as exc:
-        raise ValueError(str(exc)) from None
-
-
-# a vault-relative Markdown path as the editor names it (no '..', not absolute, ends .md)
-NotePath = Annotated[str, Strict(), Field(min_length=1, max_length=L.MAX_REF_CHARS), AfterValidator(_note_path)]
+# a vault-relative Markdown path as the editor names it: the engine checks its form (no '..', not
+# absolute, ends .md: vault_sync/editor_hold.check_path) with the same message on every front end
+NotePath = Annotated[str, Strict(), Field(min_length=1, max_length=L.MAX_REF_CHARS)]
 
 
 class Args(BaseModel):
