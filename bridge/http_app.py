@@ -9,13 +9,14 @@ import json
 import logging
 import threading
 import time
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable
 
 from anyio import to_thread
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from vault_sync.errors import InvalidInput, MnemovaultError
 from vault_sync.limits import MAX_BODY_BYTES, MAX_QUERY_STRING_BYTES, quote
@@ -69,19 +70,19 @@ class Guard:
 
     def __init__(
         self,
-        app,
+        app: ASGIApp,
         token: str,
         port_ref: Callable[[], int],
         max_body: int = MAX_BODY_BYTES,
         activity: Activity | None = None,
-    ):
+    ) -> None:
         self.app = app
         self.max_body = max_body
         self.token = token.encode("utf-8")
         self.port_ref = port_ref
         self.activity = activity
 
-    async def _pass(self, scope, receive, send):
+    async def _pass(self, scope: Scope, receive: Receive, send: Send) -> None:
         """An authorised request goes on to the app; it counts as a client while it lasts."""
         if self.activity is None:
             return await self.app(scope, receive, send)
@@ -91,7 +92,7 @@ class Guard:
         finally:
             self.activity.end()
 
-    async def __call__(self, scope, receive, send):
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
             return await self.app(scope, receive, send)
         if scope["type"] != "http":  # no websockets (or anything else) past the guard
@@ -146,7 +147,7 @@ class Guard:
                 break
         body, replayed = b"".join(chunks), False
 
-        async def replay():
+        async def replay() -> Message:
             nonlocal replayed
             if not replayed:
                 replayed = True
@@ -156,7 +157,7 @@ class Guard:
         return await self._pass(scope, replay, send)
 
 
-async def _deny(send, status: int, code: str, message: str, close: bool = False) -> None:
+async def _deny(send: Send, status: int, code: str, message: str, close: bool = False) -> None:
     body = json.dumps({"error": {"code": code, "message": message}}).encode("utf-8")
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     if status == 401:  # RFC 6750: the scheme a client must use
@@ -182,7 +183,7 @@ async def _run(fn: Callable[[], Any]) -> JSONResponse:
         return _json(error_body(exc), http_status(exc))  # a stray OSError may be a storage fault
 
 
-async def _body(request: Request) -> dict:
+async def _body(request: Request) -> dict[str, Any]:
     raw = await request.body()  # already bounded by the Guard
     if not raw:
         return {}
@@ -201,16 +202,18 @@ def _bound(run: Callable[[Any, Any], Any], svc: Any, args: Any) -> Callable[[], 
 
 
 def build_app(
-    svc,
+    svc: Any,
     token: str,
     port_ref: Callable[[], int],
-    mcp_app=None,
-    state: dict | None = None,
+    mcp_app: Any = None,
+    state: dict[str, Any] | None = None,
     activity: Activity | None = None,
 ) -> Any:
     state = state if state is not None else {}
 
-    def endpoint(make: Callable[[Any], Callable[[], Any]], model: type[S.Args], method: str = "POST"):
+    def endpoint(
+        make: Callable[[Any], Callable[[], Any]], model: type[S.Args], method: str = "POST"
+    ) -> Callable[[Request], Awaitable[Response]]:
         async def handler(request: Request) -> Response:
             try:
                 if method == "POST":
@@ -224,8 +227,8 @@ def build_app(
 
         return handler
 
-    def status_fn(a):
-        def go():
+    def status_fn(a: S.NoArgs) -> Callable[[], Any]:
+        def go() -> Any:
             out = svc.status()
             # `api`: the plugin refuses a daemon whose bridge API differs (docs/bridge-api.md)
             out["daemon"] = {"pid": state.get("pid"), "started": state.get("started"), "version": version(), "api": 1}
@@ -233,7 +236,7 @@ def build_app(
 
         return go
 
-    def rpc_fn(a: S.RpcBody):
+    def rpc_fn(a: S.RpcBody) -> Callable[[], Any]:
         args = rpc_args(a.op, a.args)
         method = getattr(svc, a.op)
         return lambda: {"result": plain(method(**args))}

@@ -281,7 +281,7 @@ class PromoteBody(Args):
     dry_run: Flag = True  # a preview unless asked to apply
 
     @model_validator(mode="after")
-    def _one_target(self):
+    def _one_target(self) -> PromoteBody:
         if (self.ref is None) == (not self.auto):
             raise ValueError("give the note as `ref`, or `auto: true` for every candidate (not both)")
         return self
@@ -370,7 +370,7 @@ def _kind(value: Any) -> str:
     return type(value).__name__
 
 
-def _field(loc: tuple) -> str:
+def _field(loc: tuple[Any, ...]) -> str:
     parts = [
         p
         if isinstance(p, str) and p.isidentifier() and len(p) <= 40
@@ -381,7 +381,7 @@ def _field(loc: tuple) -> str:
     return f"`{name}`" if name else "the request"
 
 
-def describe(err: dict) -> str:
+def describe(err: dict[str, Any]) -> str:
     """One error of a ValidationError, in words, naming the field, never echoing the input."""
     kind, ctx, field = err["type"], err.get("ctx") or {}, _field(tuple(err.get("loc", ())))
     got = _kind(err.get("input"))
