@@ -251,7 +251,7 @@ def build_app(
         Route("/api/rpc", endpoint(rpc_fn, S.RpcBody), methods=["POST"]),
         Route("/api/events", events_endpoint, methods=["GET"]),
     ]
-    for op in TABLE:  # every operation's routes, as declared (bridge/declarations.py)
+    for op in TABLE:  # every operation's routes, as declared (bridge/declarations/)
         for route in op.routes:
             model, run = route_run(op, route)
             make = functools.partial(_bound, run, svc)

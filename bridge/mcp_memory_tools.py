@@ -1,6 +1,6 @@
 """What the MCP tools that save, find, read and use memories do beyond calling their facade method
 (the session's project, checks of their own, the short form of a long answer). Their names,
-arguments, descriptions and result types are declared in bridge/declarations.py."""
+arguments, descriptions and result types are declared in bridge/declarations/."""
 
 from __future__ import annotations
 

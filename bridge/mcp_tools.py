@@ -1,4 +1,4 @@
-"""The MCP tools, made from the declarations (bridge/declarations.py): each tool's signature is
+"""The MCP tools, made from the declarations (bridge/declarations/): each tool's signature is
 its argument model's fields (types, bounds and descriptions: the input schema), its return
 annotation the declared result type (the output schema), its docstring the declared description."""
 

@@ -1,7 +1,7 @@
 """What the MCP tools that keep the vault (review, promote, forget, relations, the graph, clusters,
 status, sync) do beyond calling their facade method: previews paged, `apply` for `dry_run`, the
 session's project. Their names, arguments, descriptions and result types are declared in
-bridge/declarations.py."""
+bridge/declarations/."""
 
 from __future__ import annotations
 

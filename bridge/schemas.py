@@ -1,4 +1,4 @@
-"""The typed edge: the argument models of the operations (bridge/declarations.py names which
+"""The typed edge: the argument models of the operations (bridge/declarations/ names which
 operation takes which, for `/api/rpc`, the HTTP routes and the MCP tools).
 
 Strict types (a string is never split into a list, "no" is never a boolean, null is never a

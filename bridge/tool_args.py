@@ -2,7 +2,7 @@
 a session's project instead of `project`, `apply` instead of `dry_run`, pages of a whole answer.
 Each field's type and description is what the tool's input schema shows (bridge/mcp_tools.py
 builds the tool's signature from these fields); a tool whose arguments are the operation's
-uses the operation's model itself (declarations.py)."""
+uses the operation's model itself (bridge/declarations/)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The declaration table (bridge/declarations.py) agrees with the facade: every declared
+"""The declaration table (bridge/declarations/) agrees with the facade: every declared
 operation is a facade method marked as the table says (read or write), and every public
 operation of the facade is declared or named as a deliberate exception."""
 
