@@ -29,7 +29,7 @@ from vault_sync.errors import InvalidInput, MnemovaultError
 from vault_sync.limits import ANSWER_CHARS, MAX_BODY_BYTES
 from vault_sync.projects import check_project
 
-from . import schemas as S
+from .declarations import rpc_args
 from .errors import engine_error
 from .mcp_common import tool_message
 from .mcp_results import fit
@@ -61,7 +61,7 @@ def save_arguments(arguments: Any, project: Any) -> dict[str, Any]:
         raise InvalidInput("shared is not a boolean")
     args = {k: v for k, v in arguments.items() if k != "shared"}
     args["project"] = None if shared else project
-    return S.rpc_args("save", args)
+    return rpc_args("save", args)
 
 
 def tool_result(svc: MemoryService, kwargs: dict[str, Any]) -> dict[str, Any]:

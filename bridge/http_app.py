@@ -3,26 +3,29 @@ and the MCP endpoint, all behind one guard (token, Host, Origin). 127.0.0.1 only
 
 from __future__ import annotations
 
+import functools
 import hmac
 import json
 import logging
 import threading
 import time
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable
 
 from anyio import to_thread
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from vault_sync.errors import InvalidInput, MnemovaultError
 from vault_sync.limits import MAX_BODY_BYTES, MAX_QUERY_STRING_BYTES, quote
 
 from . import schemas as S
+from .declarations import TABLE, route_run, rpc_args
 from .errors import error_body, http_status
 from .events import events
-from .http_plugin import plugin_routes
+from .http_jobs import job_routes
 from .mcp_errors import plain_transport_errors
 from .operations import finite, plain
 from .version import version
@@ -67,19 +70,19 @@ class Guard:
 
     def __init__(
         self,
-        app,
+        app: ASGIApp,
         token: str,
         port_ref: Callable[[], int],
         max_body: int = MAX_BODY_BYTES,
         activity: Activity | None = None,
-    ):
+    ) -> None:
         self.app = app
         self.max_body = max_body
         self.token = token.encode("utf-8")
         self.port_ref = port_ref
         self.activity = activity
 
-    async def _pass(self, scope, receive, send):
+    async def _pass(self, scope: Scope, receive: Receive, send: Send) -> None:
         """An authorised request goes on to the app; it counts as a client while it lasts."""
         if self.activity is None:
             return await self.app(scope, receive, send)
@@ -89,7 +92,7 @@ class Guard:
         finally:
             self.activity.end()
 
-    async def __call__(self, scope, receive, send):
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
             return await self.app(scope, receive, send)
         if scope["type"] != "http":  # no websockets (or anything else) past the guard
@@ -144,7 +147,7 @@ class Guard:
                 break
         body, replayed = b"".join(chunks), False
 
-        async def replay():
+        async def replay() -> Message:
             nonlocal replayed
             if not replayed:
                 replayed = True
@@ -154,7 +157,7 @@ class Guard:
         return await self._pass(scope, replay, send)
 
 
-async def _deny(send, status: int, code: str, message: str, close: bool = False) -> None:
+async def _deny(send: Send, status: int, code: str, message: str, close: bool = False) -> None:
     body = json.dumps({"error": {"code": code, "message": message}}).encode("utf-8")
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     if status == 401:  # RFC 6750: the scheme a client must use
@@ -180,7 +183,7 @@ async def _run(fn: Callable[[], Any]) -> JSONResponse:
         return _json(error_body(exc), http_status(exc))  # a stray OSError may be a storage fault
 
 
-async def _body(request: Request) -> dict:
+async def _body(request: Request) -> dict[str, Any]:
     raw = await request.body()  # already bounded by the Guard
     if not raw:
         return {}
@@ -193,17 +196,24 @@ async def _body(request: Request) -> dict:
     return data
 
 
+def _bound(run: Callable[[Any, Any], Any], svc: Any, args: Any) -> Callable[[], Any]:
+    """What a route's handler runs in a worker thread, its arguments parsed."""
+    return lambda: run(svc, args)
+
+
 def build_app(
-    svc,
+    svc: Any,
     token: str,
     port_ref: Callable[[], int],
-    mcp_app=None,
-    state: dict | None = None,
+    mcp_app: Any = None,
+    state: dict[str, Any] | None = None,
     activity: Activity | None = None,
 ) -> Any:
     state = state if state is not None else {}
 
-    def endpoint(make: Callable[[Any], Callable[[], Any]], model: type[S.Args], method: str = "POST"):
+    def endpoint(
+        make: Callable[[Any], Callable[[], Any]], model: type[S.Args], method: str = "POST"
+    ) -> Callable[[Request], Awaitable[Response]]:
         async def handler(request: Request) -> Response:
             try:
                 if method == "POST":
@@ -217,8 +227,8 @@ def build_app(
 
         return handler
 
-    def status_fn(a):
-        def go():
+    def status_fn(a: S.NoArgs) -> Callable[[], Any]:
+        def go() -> Any:
             out = svc.status()
             # `api`: the plugin refuses a daemon whose bridge API differs (docs/bridge-api.md)
             out["daemon"] = {"pid": state.get("pid"), "started": state.get("started"), "version": version(), "api": 1}
@@ -226,26 +236,8 @@ def build_app(
 
         return go
 
-    def promote_fn(a: S.PromoteBody):
-        return lambda: svc.promote_all(a.dry_run) if a.auto else svc.promote(a.ref, a.dry_run)
-
-    def search_fn(a: S.SearchQuery):
-        return lambda: svc.search_page(
-            a.q,
-            a.limit,
-            a.offset,
-            scope=a.scope,
-            since=a.since,
-            until=a.until,
-            used_since=a.used_since,
-            include_superseded=a.include_superseded,
-            include_archived=a.include_archived,
-            project=a.project,
-            all_projects=a.project is None,  # the person's vault: every project unless one is asked for
-        )
-
-    def rpc_fn(a: S.RpcBody):
-        args = S.rpc_args(a.op, a.args)
+    def rpc_fn(a: S.RpcBody) -> Callable[[], Any]:
+        args = rpc_args(a.op, a.args)
         method = getattr(svc, a.op)
         return lambda: {"result": plain(method(**args))}
 
@@ -256,61 +248,15 @@ def build_app(
 
     routes: list[BaseRoute] = [
         Route("/api/status", endpoint(status_fn, S.NoArgs, "GET"), methods=["GET"]),
-        Route("/api/note", endpoint(lambda a: lambda: svc.note(a.path), S.NoteQuery, "GET"), methods=["GET"]),
-        Route(
-            "/api/thread",
-            endpoint(lambda a: lambda: svc.thread(a.ref, a.before, a.after), S.ThreadArgs, "GET"),
-            methods=["GET"],
-        ),
-        Route("/api/touch", endpoint(lambda a: lambda: svc.touch(a.ref, a.boost), S.TouchBody), methods=["POST"]),
-        Route("/api/pin", endpoint(lambda a: lambda: svc.pin(a.ref), S.RefArgs), methods=["POST"]),
-        Route("/api/unpin", endpoint(lambda a: lambda: svc.unpin(**S.kwargs(a)), S.UnpinArgs), methods=["POST"]),
-        Route("/api/promote", endpoint(promote_fn, S.PromoteBody), methods=["POST"]),
-        Route(
-            "/api/archive", endpoint(lambda a: lambda: {"archived": [svc.archive(a.ref)]}, S.RefArgs), methods=["POST"]
-        ),
-        Route(
-            "/api/restore",
-            endpoint(lambda a: lambda: {"restored": [svc.restore(**S.kwargs(a))]}, S.RestoreArgs),
-            methods=["POST"],
-        ),
-        Route(
-            "/api/gc", endpoint(lambda a: lambda: svc.gc(dry_run=a.dry_run, limit=a.limit), S.GcBody), methods=["POST"]
-        ),
-        Route(
-            "/api/review",
-            endpoint(
-                lambda a: (
-                    lambda: {
-                        **svc.review_page(a.limit, a.offset, a.project, a.project is None),
-                        "next_due": svc.next_review_due(),
-                    }
-                ),
-                S.ReviewQuery,
-                "GET",
-            ),
-            methods=["GET"],
-        ),
-        Route(
-            "/api/recent",
-            endpoint(
-                lambda a: (
-                    lambda: svc.recent(
-                        a.limit, a.offset, a.since, a.scope, a.project, a.all_projects or a.project is None
-                    )
-                ),
-                S.RecentArgs,
-                "GET",
-            ),
-            methods=["GET"],
-        ),
-        Route("/api/search", endpoint(search_fn, S.SearchQuery, "GET"), methods=["GET"]),
-        Route("/api/sync", endpoint(lambda a: lambda: svc.sync(check=True), S.NoArgs), methods=["POST"]),
-        Route("/api/editing", endpoint(lambda a: lambda: svc.editing(a.path), S.EditingArgs), methods=["POST"]),
         Route("/api/rpc", endpoint(rpc_fn, S.RpcBody), methods=["POST"]),
         Route("/api/events", events_endpoint, methods=["GET"]),
     ]
-    routes.extend(plugin_routes(svc, endpoint))  # the Obsidian plugin's extras (http_plugin.py)
+    for op in TABLE:  # every operation's routes, as declared (bridge/declarations/)
+        for route in op.routes:
+            model, run = route_run(op, route)
+            make = functools.partial(_bound, run, svc)
+            routes.append(Route(route.path, endpoint(make, model, route.method), methods=[route.method]))
+    routes.extend(job_routes(svc, endpoint))  # the plugin's background jobs (http_jobs.py)
     if mcp_app is not None:
         routes.append(Mount("/", app=plain_transport_errors(mcp_app)))  # no validation internals in answers
     lifespan = getattr(mcp_app, "lifespan", None) if mcp_app is not None else None

@@ -14,7 +14,7 @@ MAX_LINKS = 100  # links and backlinks listed per memory read; the rest counted
 
 # MCP tool annotations: hints for clients deciding whether a call needs the person's consent.
 # Every tool acts on the local vault only (openWorldHint false).
-def hints(read_only: bool = False, destructive: bool = False, idempotent: bool = False) -> dict:
+def hints(read_only: bool = False, destructive: bool = False, idempotent: bool = False) -> dict[str, bool]:
     return {
         "readOnlyHint": read_only,
         "destructiveHint": destructive,
@@ -35,7 +35,7 @@ def tool_message(exc: MnemovaultError) -> str:
     return exc.tagged()
 
 
-def bounded_status(result: dict) -> dict:
+def bounded_status(result: dict[str, Any]) -> dict[str, Any]:
     """status with its lists of problems and conflicts cut to a page; the totals beside them."""
     for key in ("problems", "conflicts", "quarantined", "supersession_cycles"):
         items = result.get(key)

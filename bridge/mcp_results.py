@@ -405,7 +405,10 @@ def fit(value: Any, limit: int = ANSWER_CHARS) -> Any:
     return value
 
 
-def _largest(node: Any, parent: Any, key: Any, best: tuple | None = None) -> tuple | None:
+_Target = tuple[int, Any, Any, Any]  # (size, parent, key, node)
+
+
+def _largest(node: Any, parent: Any, key: Any, best: _Target | None = None) -> _Target | None:
     """(size, parent, key, node) of the largest list of two or more items, or text over the floor."""
     if isinstance(node, str):
         if len(node) > STRING_FLOOR:
@@ -426,7 +429,7 @@ def _largest(node: Any, parent: Any, key: Any, best: tuple | None = None) -> tup
     return best
 
 
-def _cut(target: tuple, excess: int, limit: int) -> None:
+def _cut(target: _Target, excess: int, limit: int) -> None:
     _, parent, key, node = target
     if isinstance(node, str):
         keep = max(STRING_FLOOR, len(node) - excess - 20)
@@ -459,7 +462,7 @@ def _is_stub(item: Any) -> bool:
     return isinstance(item, dict) and str(item.get("error", "")).startswith("not_read:")
 
 
-def _stubs(node: list) -> int:
+def _stubs(node: list[Any]) -> int:
     """How many refs at the end of a list answer were left out already."""
     n = 0
     while n < len(node) and _is_stub(node[len(node) - 1 - n]):

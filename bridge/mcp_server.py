@@ -6,11 +6,12 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
+import mcp_types as mt
 from anyio import to_thread
 from fastmcp import FastMCP
 from fastmcp.exceptions import ResourceError, ToolError
 from fastmcp.exceptions import ValidationError as FastMCPValidationError
-from fastmcp.server.middleware import Middleware
+from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.tools.base import ToolResult
 from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
@@ -21,10 +22,9 @@ from vault_sync.limits import ANSWER_CHARS
 from . import schemas as S
 from .errors import engine_error
 from .mcp_common import bounded_status, tool_message
-from .mcp_memory_tools import register_memory_tools
 from .mcp_project import SessionProjects, current
 from .mcp_results import fit
-from .mcp_vault_tools import register_vault_tools
+from .mcp_tools import register_tools
 from .operations import tool_answer
 from .version import version
 
@@ -53,7 +53,11 @@ class ArgumentErrors(Middleware):
     """Argument errors in our own words: the field named, the input never echoed back
     (fastmcp's default text is pydantic's, which quotes the input)."""
 
-    async def on_call_tool(self, context, call_next):
+    async def on_call_tool(
+        self,
+        context: MiddlewareContext[mt.CallToolRequestParams],
+        call_next: CallNext[mt.CallToolRequestParams, ToolResult],
+    ) -> ToolResult:
         args = context.message.arguments or {}
         if context.message.name in ("gc", "promote_memory") and "dry_run" in args:
             # the old flag: a client that coerced "no" to false must not act; say what replaced it
@@ -71,7 +75,11 @@ class Ceiling(Middleware):
     """Every tool's answer within ANSWER_CHARS, whatever its arguments (mcp_results.fit): the one
     place the budget is applied, after the tool made its page."""
 
-    async def on_call_tool(self, context, call_next):
+    async def on_call_tool(
+        self,
+        context: MiddlewareContext[mt.CallToolRequestParams],
+        call_next: CallNext[mt.CallToolRequestParams, ToolResult],
+    ) -> ToolResult:
         result = await call_next(context)
         sc = getattr(result, "structured_content", None)
         if getattr(result, "is_error", False) or not isinstance(sc, dict):
@@ -114,8 +122,7 @@ def build_mcp(get_service: Callable[[], Any], project: str | None = None) -> Fas
         except MnemovaultError as exc:
             raise ToolError(tool_message(exc)) from None
 
-    register_memory_tools(mcp, call)
-    register_vault_tools(mcp, call)
+    register_tools(mcp, call)
 
     async def resource(fn: Callable[[Any], Any]) -> Any:
         """Engine errors as MCP errors: a missing memory is "resource not found", a bad one invalid params."""
@@ -134,9 +141,9 @@ def build_mcp(get_service: Callable[[], Any], project: str | None = None) -> Fas
 
         def text(svc: Any) -> str:
             path = svc.get_memory([memory_id])[0]["path"]
-            return svc.read_note(path)["text"]
+            return str(svc.read_note(path)["text"])
 
-        return await resource(text)
+        return str(await resource(text))
 
     @mcp.resource("mnemovault://status", mime_type="application/json")
     async def status_resource() -> str:

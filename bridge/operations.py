@@ -8,7 +8,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from .schemas import RPC_ARGS, rpc_args
+from .declarations import RPC_ARGS, rpc_args
 
 # operations a CLI command may run, by name -> MemoryService method (each with its schema)
 OPERATIONS = frozenset(RPC_ARGS)
@@ -35,7 +35,7 @@ def finite(value: Any) -> Any:
     return value
 
 
-def run_local(svc, op: str, args: dict) -> Any:
+def run_local(svc: Any, op: str, args: dict[str, Any]) -> Any:
     return plain(getattr(svc, op)(**rpc_args(op, args)))
 
 
@@ -46,7 +46,7 @@ FULL_TEXT_NOTICE = (
 )
 
 
-def _via_daemon(vault: Path | None, op: str, args: dict) -> Any:
+def _via_daemon(vault: Path | None, op: str, args: dict[str, Any]) -> Any:
     from .bridge_client import daemon_for
 
     rpc_args(op, args)  # the same checks and messages with or without a daemon
@@ -76,7 +76,7 @@ SAVED_WITHOUT_MODEL_NOTICE = (
 )
 
 
-def _without_model(vault: Path | None, op: str, notice: str, args: dict) -> tuple[Any, str | None]:
+def _without_model(vault: Path | None, op: str, notice: str, args: dict[str, Any]) -> tuple[Any, str | None]:
     """(result, notice): through the daemon when one runs (it holds the model); else in this
     process, never loading the model for one command (seconds and hundreds of MB), with
     `notice` when the settings have meaning search on."""

@@ -1,4 +1,5 @@
-"""The typed edge: one pydantic model per HTTP endpoint and per `/api/rpc` operation.
+"""The typed edge: the argument models of the operations (bridge/declarations/ names which
+operation takes which, for `/api/rpc`, the HTTP routes and the MCP tools).
 
 Strict types (a string is never split into a list, "no" is never a boolean, null is never a
 default), unknown fields refused, every size bounded by vault_sync/limits.py. The MCP tools
@@ -10,10 +11,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, model_validator
 
 from vault_sync import limits as L
-from vault_sync.editor_hold import check_path
 from vault_sync.errors import InvalidInput
 
 # -- field types (shared with the MCP tools, bridge/mcp_memory_tools.py and mcp_vault_tools.py) --
@@ -61,15 +61,9 @@ When = Annotated[
 ]
 
 
-def _note_path(value: str) -> str:
-    try:
-        return check_path(value)
-    except InvalidInput as exc:
-        raise ValueError(str(exc)) from None
-
-
-# a vault-relative Markdown path as the editor names it (no '..', not absolute, ends .md)
-NotePath = Annotated[str, Strict(), Field(min_length=1, max_length=L.MAX_REF_CHARS), AfterValidator(_note_path)]
+# a vault-relative Markdown path as the editor names it: the engine checks its form (no '..', not
+# absolute, ends .md: vault_sync/editor_hold.check_path) with the same message on every front end
+NotePath = Annotated[str, Strict(), Field(min_length=1, max_length=L.MAX_REF_CHARS)]
 
 
 class Args(BaseModel):
@@ -96,19 +90,21 @@ class BriefArgs(Args):
 
 
 class SupersedeArgs(Args):
-    old: Ref
-    by: Ref
-    across_projects: Flag = False
+    old: Annotated[Ref, Field(description="The memory that no longer holds.")]
+    by: Annotated[Ref, Field(description="The memory that replaces it.")]
+    across_projects: Annotated[
+        Flag, Field(description="Allow the two to be of different projects (refused otherwise).")
+    ] = False
 
 
 class TouchArgs(Args):
-    ref: Ref
-    boost: Flag = False
+    ref: Annotated[Ref, Field(description="The memory's id or path.")]
+    boost: Annotated[Flag, Field(description="Also raise strength by 0.1.")] = False
 
 
 class ObserveArgs(Args):
-    refs: LooseRefs
-    context_tags: Tags | None = None
+    refs: Annotated[LooseRefs, Field(description="The memories you used.")]
+    context_tags: Annotated[Tags | None, Field(description="Tags describing the current conversation's topic.")] = None
 
 
 class ReviewArgs(Args):
@@ -134,7 +130,7 @@ class GcArgs(Args):
 
 
 class RefArgs(Args):
-    ref: Ref
+    ref: Annotated[Ref, Field(description="The memory's id or path.")]
 
 
 class DanglingArgs(Args):
@@ -204,17 +200,17 @@ class EditingArgs(Args):
 
 
 class RefsArgs(Args):
-    refs: Refs
+    refs: Annotated[Refs, Field(description="Memory ids or note paths.")]
 
 
 class PathArgs(Args):
-    path: Ref
+    path: Annotated[Ref, Field(description="A note's path inside the vault, e.g. 'Projects/Atlas.md'.")]
 
 
 class ThreadArgs(Args):
-    ref: Ref
-    before: Annotated[int, Strict(), Field(ge=0, le=50)] = 5
-    after: Annotated[int, Strict(), Field(ge=0, le=50)] = 5
+    ref: Annotated[Ref, Field(description="A memory said in a conversation: its id or path (e.g. a search hit).")]
+    before: Annotated[int, Strict(), Field(ge=0, le=50, description="Turns said before it to include.")] = 5
+    after: Annotated[int, Strict(), Field(ge=0, le=50, description="Turns said after it to include.")] = 5
 
 
 Grade = Literal["remember", "fade"]
@@ -273,63 +269,19 @@ class UnpinArgs(Args):
     prior: ReviewValues | None = None  # what pin answered: unpin is then pin's exact undo
 
 
-RPC_ARGS: dict[str, type[Args]] = {
-    "save": SaveArgs,
-    "touch": TouchArgs,
-    "pin": RefArgs,
-    "unpin": UnpinArgs,
-    "observe": ObserveArgs,
-    "review": ReviewArgs,
-    "promote": PromoteArgs,
-    "promote_all": PromoteAllArgs,
-    "gc": GcArgs,
-    "archive": RefArgs,
-    "restore": RestoreArgs,
-    "relate": RelateArgs,
-    "graph": GraphArgs,
-    "search": SearchArgs,
-    "cluster": ClusterArgs,
-    "consolidate": ConsolidateArgs,
-    "status": NoArgs,
-    "sweep": SweepArgs,
-    "note": RefArgs,
-    "get_memory": RefsArgs,
-    "read_note": PathArgs,
-    "conflicts": NoArgs,
-    "resolve_conflict": PathArgs,
-    "supersede": SupersedeArgs,
-    "brief": BriefArgs,
-    "editing": EditingArgs,
-    "dangling": DanglingArgs,
-    "thread": ThreadArgs,
-    "review_memory": ReviewMemoryArgs,
-    "undo_review": UndoReviewArgs,
-    "recent": RecentArgs,
-}
-
-
 class RpcBody(Args):
     op: Annotated[str, Strict(), Field(max_length=40)]
     args: dict[str, Any] = {}
 
 
 # -- HTTP endpoints (docs/bridge-api.md) --
-class NoteQuery(Args):
-    path: Ref
-
-
-class TouchBody(Args):
-    ref: Ref
-    boost: Flag = False
-
-
 class PromoteBody(Args):
     ref: Ref | None = None
     auto: Flag = False
     dry_run: Flag = True  # a preview unless asked to apply
 
     @model_validator(mode="after")
-    def _one_target(self):
+    def _one_target(self) -> PromoteBody:
         if (self.ref is None) == (not self.auto):
             raise ValueError("give the note as `ref`, or `auto: true` for every candidate (not both)")
         return self
@@ -418,7 +370,7 @@ def _kind(value: Any) -> str:
     return type(value).__name__
 
 
-def _field(loc: tuple) -> str:
+def _field(loc: tuple[Any, ...]) -> str:
     parts = [
         p
         if isinstance(p, str) and p.isidentifier() and len(p) <= 40
@@ -429,7 +381,7 @@ def _field(loc: tuple) -> str:
     return f"`{name}`" if name else "the request"
 
 
-def describe(err: dict) -> str:
+def describe(err: dict[str, Any]) -> str:
     """One error of a ValidationError, in words, naming the field, never echoing the input."""
     kind, ctx, field = err["type"], err.get("ctx") or {}, _field(tuple(err.get("loc", ())))
     got = _kind(err.get("input"))
@@ -479,8 +431,8 @@ def kwargs(model: Args) -> dict[str, Any]:
     return {name: v.model_dump() if isinstance(v, BaseModel) else v for name, v in values.items()}
 
 
-def rpc_args(op: Any, args: Any) -> dict[str, Any]:
-    """The keyword arguments for MemoryService.<op>, validated; InvalidInput otherwise."""
-    if not isinstance(op, str) or op not in RPC_ARGS:
+def checked_args(table: dict[str, type[Args]], op: Any, args: Any) -> dict[str, Any]:
+    """The keyword arguments for MemoryService.<op>, validated by `table[op]`; InvalidInput otherwise."""
+    if not isinstance(op, str) or op not in table:
         raise InvalidInput(f"unknown operation {L.quote(op) if isinstance(op, str) else _kind(op)}")
-    return kwargs(parse(RPC_ARGS[op], {} if args is None else args, prefix=f"{op}: "))
+    return kwargs(parse(table[op], {} if args is None else args, prefix=f"{op}: "))

@@ -82,6 +82,17 @@ def spellings(ref: str) -> list[str]:
     return list(dict.fromkeys((ref, unicodedata.normalize("NFC", ref), unicodedata.normalize("NFD", ref))))
 
 
+def page(items: list[Any], offset: int, limit: int) -> dict[str, Any]:
+    """One page of `items`: the page, the total, and where the next page starts (None at the end)."""
+    end = offset + limit
+    return {
+        "items": items[offset:end],
+        "total": len(items),
+        "offset": offset,
+        "next_offset": end if end < len(items) else None,
+    }
+
+
 def check_name(what: str, value: Any, max_chars: int) -> str:
     """A one-line name: a string, not too long, no line breaks, control or bidi characters;
     returned in its one spelling (clean_name)."""

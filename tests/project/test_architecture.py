@@ -153,10 +153,6 @@ FRONT_ENDS_MAY_IMPORT = {
 # bridge/bench/ measures the engine's parts one by one (the sweep's batch writer, the index's
 # queries, the repeat and may-supersede checks, the watcher) beside their floors: it may reach in
 BENCH = "bridge.bench"
-# TEMPORARY (issue 37): modules the declaration-table work is rewriting still reach past the
-# facade and fix their own imports there; the merge empties this set (a module listed here
-# that no longer reaches past fails the test below, so the set cannot go stale)
-NOT_YET_THROUGH_THE_FACADE = {"bridge.schemas", "bridge.mcp_vault_tools"}
 
 
 def _past_the_facade(graph: dict[str, set[str]]) -> dict[str, list[str]]:
@@ -180,9 +176,7 @@ def test_the_facade_checker_sees_a_front_end_reaching_in():
 
 def test_front_ends_import_only_the_facade_and_the_shared_modules():
     past = _past_the_facade(import_graph())
-    found = {name: deps for name, deps in past.items() if name not in NOT_YET_THROUGH_THE_FACADE}
-    assert found == {}, "go through vault_sync/service.py (or move the helper where it belongs)"
-    assert NOT_YET_THROUGH_THE_FACADE <= set(past), "these go through the facade now: take them out of the set"
+    assert past == {}, "go through vault_sync/service.py (or move the helper where it belongs)"
 
 
 # -- source greps: what may live where --

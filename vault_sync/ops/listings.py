@@ -12,7 +12,7 @@ from ..dates import format_datetime, parse_datetime
 from ..engine import Engine
 from ..errors import InvalidInput
 from ..index import queries
-from ..limits import MAX_LIMIT, check_limit
+from ..limits import MAX_LIMIT, check_limit, page
 from ..lookups import not_current
 from ..projects import EVERYTHING, ProjectScope
 from .lifecycle import review_rows
@@ -25,17 +25,6 @@ def check_offset(offset: Any) -> int:
     if isinstance(offset, bool) or not isinstance(offset, int) or not 0 <= offset <= MAX_OFFSET:
         raise InvalidInput(f"offset must be a whole number from 0 to {MAX_OFFSET}")
     return offset
-
-
-def page(items: list[Any], offset: int, limit: int) -> dict[str, Any]:
-    """One page of `items`: the page, the total, and where the next page starts (None at the end)."""
-    end = offset + limit
-    return {
-        "items": items[offset:end],
-        "total": len(items),
-        "offset": offset,
-        "next_offset": end if end < len(items) else None,
-    }
 
 
 def review_page(engine: Engine, limit: int = 20, offset: int = 0, scope: ProjectScope = EVERYTHING) -> dict[str, Any]:
