@@ -395,17 +395,22 @@ class LifecycleMachine(RuleBasedStateMachine):
         data=st.data(),
         grade=st.sampled_from(["remember", "fade"]),
         respell=st.booleans(),
-        archive=st.booleans(),
+        action=st.sampled_from(["review", "archive", "pin"]),
     )
-    def undo_is_exact(self, data, grade, respell, archive):
-        """A review or an archive, then its undo: the note's bytes as they were, to the byte."""
+    def undo_is_exact(self, data, grade, respell, action):
+        """A review, an archive or a pin, then its undo: the note's bytes as they were, to the byte."""
         rel = self.path_of(data.draw(st.sampled_from(list(self.token))))
         if rel is None or not rel.startswith(("STM/", "LTM/")):
             return
         if respell:
             self.respell(rel)
         before = (self.vault / rel).read_bytes()
-        if archive:
+        if action == "pin":
+            pinned = self.engine(self.svc.pin, rel)
+            if pinned is None or pinned.get("prior") is None:
+                return  # already pinned (no prior to undo to) or refused
+            assert self.engine(self.svc.unpin, rel, prior=pinned["prior"]) is not None
+        elif action == "archive":
             moved = self.engine(self.svc.archive, rel)
             if moved is None or moved.get("prior") is None:
                 return

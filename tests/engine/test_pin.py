@@ -12,7 +12,7 @@ import pytest
 from conftest import FIXED_NOW, make_service
 
 from vault_sync.due import due_dates
-from vault_sync.errors import NotFound, WrongState
+from vault_sync.errors import InvalidInput, NotFound, WrongState
 from vault_sync.service import MemoryService
 from vault_sync.settings import load_settings
 
@@ -209,3 +209,29 @@ def test_search_and_the_briefing_weigh_a_pinned_memory_by_its_kept_score(svc):
     assert scores["STM/Old plain.md"] < 0.1
     hits = {h["path"]: h for h in svc.search("passport blue folder", limit=10)["results"]}
     assert hits["STM/Old pinned.md"]["parts"]["decay"] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("spelling", ["pinned: false", "pinned: no", "pinned: False   # the person's"])
+def test_unpin_with_the_prior_gives_back_a_persons_own_pinned_false_line(svc, spelling):
+    """A person wrote `pinned: false` in their own words: pin, then its undo, gives back that
+    very line, not a note without the key."""
+    path = _write(svc.layout.root, "Umbrella", 10)
+    path.write_bytes(path.read_bytes().replace(b"status: active\n", f"status: active\n{spelling}\n".encode()))
+    svc.sync()
+    original = path.read_bytes()
+    prior = svc.pin("Umbrella")["prior"]
+    assert b"pinned: true" in path.read_bytes()
+    svc.unpin("Umbrella", prior=prior)
+    assert path.read_bytes() == original
+
+
+def test_an_undo_whose_pinned_spelling_is_not_false_is_refused_and_loses_nothing(svc):
+    path = _write(svc.layout.root, "Scarf", 10)
+    path.write_bytes(path.read_bytes().replace(b"status: active\n", b"status: active\npinned: no\n"))
+    svc.sync()
+    prior = svc.pin("Scarf")["prior"]
+    before = path.read_bytes()
+    bad = {**prior, "as_written": {**prior["as_written"], "pinned": "yes"}}
+    with pytest.raises(InvalidInput, match="spelling of false"):
+        svc.unpin("Scarf", prior=bad)
+    assert path.read_bytes() == before

@@ -6,8 +6,9 @@ review priority and no review_on/archive_on. Unpinning removes the key and write
 score and due dates again: the memory ages from its last use, as if it had never been pinned.
 
 Pin answers `prior`, the owned values it replaced; `unpin` with that `prior` is pin's exact
-undo (the values and their spelling back on their lines), refused once the memory was used
-since, as a review's undo is.
+undo (the values and their spelling back on their lines, and a person's own `pinned: false`
+or `pinned: no` line as they wrote it), refused once the memory was used since, as a review's
+undo is.
 """
 
 from __future__ import annotations
@@ -19,10 +20,10 @@ from .. import lookups
 from ..dates import parse_datetime
 from ..edit import patch_bytes
 from ..engine import Engine
-from ..errors import WrongState
-from ..patch import REMOVE
+from ..errors import InvalidInput, WrongState
+from ..patch import REMOVE, Spelled, raw_scalars
 from . import review as review_op
-from .review import REVIEW_KEYS, prior_of, prior_updates
+from .review import AS_WRITTEN, REVIEW_KEYS, prior_of, prior_updates, spells
 from .sweep import score_updates
 
 
@@ -33,8 +34,31 @@ def pin(engine: Engine, ref: str) -> dict[str, Any]:
 
 def unpin(engine: Engine, ref: str, prior: dict[str, Any] | None = None) -> dict[str, Any]:
     """Unpin one memory; with `prior` (what pin answered), pin's exact undo."""
-    undo = prior_updates(prior, REVIEW_KEYS) if prior is not None else None
+    undo = _undo(prior) if prior is not None else None
     return _set(engine, ref, False, undo, _when(prior))
+
+
+def _undo(prior: dict[str, Any]) -> dict[str, Any]:
+    """pin's `prior` turned back into the values to write; `as_written.pinned`, when the note
+    had the person's own `pinned: false` line, writes that line back instead of removing the key."""
+    spelled = prior.get(AS_WRITTEN)
+    was = spelled.get("pinned") if isinstance(spelled, dict) else None
+    if was is not None:
+        assert isinstance(spelled, dict)
+        rest = {k: v for k, v in spelled.items() if k != "pinned"}
+        prior = {**prior, AS_WRITTEN: rest or None}
+        if not spells(was, False):
+            raise InvalidInput(f"prior.{AS_WRITTEN}.pinned must be a one-line spelling of false, not {was!r}")
+    undo = prior_updates(prior, REVIEW_KEYS)
+    undo["pinned"] = REMOVE if was is None else Spelled(was, False)
+    return undo
+
+
+def _person_spelling(text: str) -> dict[str, str]:
+    """The note's own `pinned: false` (or `no`), as written: pin's undo puts that line back."""
+    raw, _ = raw_scalars(text, ("pinned",))
+    was = raw.get("pinned")
+    return {"pinned": was} if was is not None and spells(was, False) else {}
 
 
 def _when(prior: dict[str, Any] | None) -> datetime | None:
@@ -60,7 +84,13 @@ def _set(
         f.pinned = pinned
         updates: dict[str, Any] = {"pinned": True if pinned else REMOVE}
         updates.update(undo if undo is not None else score_updates(engine, f, now))
-        seen.update(changed=True, prior=prior_of(note.frontmatter, text=current.decode("utf-8")) if pinned else None)
+        if pinned:
+            text = current.decode("utf-8")
+            prior = prior_of(note.frontmatter, text=text)
+            if own := _person_spelling(text):
+                prior[AS_WRITTEN] = {**prior.get(AS_WRITTEN, {}), **own}
+            seen.update(prior=prior)
+        seen.update(changed=True)
         return patch_bytes(current, updates)
 
     engine.writes.update(row["path"], transform, scores=True)

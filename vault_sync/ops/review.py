@@ -101,7 +101,7 @@ def prior_updates(
     if not isinstance(spelled, dict) or not set(spelled) <= set(keys):
         raise InvalidInput(f"prior.{AS_WRITTEN} must map some of these keys to text: {', '.join(keys)}")
     for key, text in spelled.items():
-        if not _spells(text, out[key]):
+        if not spells(text, out[key]):
             raise InvalidInput(f"prior.{AS_WRITTEN}.{key} must be a one-line spelling of prior.{key}")
     layout = prior.get(LAYOUT) or []
     if not isinstance(layout, list) or len(layout) > MAX_LAYOUT or not all(isinstance(k, str) for k in layout):
@@ -114,7 +114,7 @@ def prior_updates(
     return dict(sorted(out.items(), key=lambda kv: layout.index(kv[0]) if kv[0] in layout else len(layout)))
 
 
-def _spells(text: Any, value: Any) -> bool:
+def spells(text: Any, value: Any) -> bool:
     """`text` is a one-line YAML scalar that reads as `value` (what an undo may write verbatim)."""
     if value is REMOVE or not isinstance(text, str) or not text or len(text) > 100:
         return False
@@ -124,6 +124,8 @@ def _spells(text: Any, value: Any) -> bool:
         got = load_yaml("k: " + text)["k"]
     except (YamlProblem, TypeError, KeyError):
         return False
+    if isinstance(value, bool):
+        return got is value
     if isinstance(value, datetime):
         when = parse_datetime(got) if isinstance(got, (datetime, str)) else None
         return when is not None and when == value
