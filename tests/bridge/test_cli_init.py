@@ -33,6 +33,13 @@ def test_init_keeps_an_existing_vault_and_refuses_a_file(tmp_path):
     assert afile.read_text(encoding="utf-8") == "not a folder"
 
 
+def _cli_in(folder, env: dict, *args: str) -> subprocess.CompletedProcess:
+    """`python -m bridge.cli ARGS` run in `folder` (no --vault: the working folder decides)."""
+    return subprocess.run(
+        [sys.executable, "-m", "bridge.cli", *args], cwd=folder, env=env, capture_output=True, text=True, timeout=120
+    )
+
+
 def test_the_cli_uses_the_vault_the_working_folder_is_inside(vault, tmp_path):
     """No --vault, no MNEMOVAULT_VAULT, no default in the person's config: a command run in a
     sub-folder of a configured vault uses that vault; outside any vault it says how to name one."""
@@ -42,27 +49,12 @@ def test_the_cli_uses_the_vault_the_working_folder_is_inside(vault, tmp_path):
         [sys.executable, "-m", "bridge.cli", "init", str(vault)], env=env, capture_output=True, text=True, timeout=120
     )
     assert init.returncode == 0, init.stderr
-    inside = vault / "STM"
-    done = subprocess.run(
-        [sys.executable, "-m", "bridge.cli", "status", "--json"],
-        cwd=inside,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = _cli_in(vault / "STM", env, "status", "--json")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["vault"] == str(vault.resolve())
     outside = tmp_path / "elsewhere"
     outside.mkdir()
-    lost = subprocess.run(
-        [sys.executable, "-m", "bridge.cli", "status"],
-        cwd=outside,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    lost = _cli_in(outside, env, "status")
     assert lost.returncode != 0 and "--vault" in lost.stderr
 
 
@@ -76,24 +68,10 @@ def test_a_command_inside_the_vault_goes_through_its_running_daemon(vault, tmp_p
     d = Daemon(vault, tmp_path / "home", **QUIET_LIFECYCLE).start()
     try:
         env = {k: v for k, v in d.env.items() if k != "MNEMOVAULT_VAULT"}
-        done = subprocess.run(
-            [sys.executable, "-m", "bridge.cli", "status", "--json"],
-            cwd=vault / "STM",
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        done = _cli_in(vault / "STM", env, "status", "--json")
         assert done.returncode == 0, done.stderr
         assert json.loads(done.stdout)["watcher"] is not None  # answered by the daemon
-        found = subprocess.run(
-            [sys.executable, "-m", "bridge.cli", "search", "zzzzqqqq"],
-            cwd=vault,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        found = _cli_in(vault, env, "search", "zzzzqqqq")
         assert found.returncode == 0 and "no memory or note matches" in found.stdout, found.stdout + found.stderr
     finally:
         d.close()
