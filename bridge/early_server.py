@@ -23,17 +23,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-import pydantic_core
-
+from vault_sync import limits as L
 from vault_sync.errors import InvalidInput, MnemovaultError
 from vault_sync.limits import ANSWER_CHARS, MAX_BODY_BYTES
 from vault_sync.projects import check_project
 
-from . import schemas as S
+from .answers import tool_answer
 from .errors import engine_error
 from .mcp_common import tool_message
-from .mcp_results import fit
-from .operations import tool_answer
 from .paths import early_file, private_write
 
 log = logging.getLogger("mnemovault.daemon")
@@ -58,14 +55,56 @@ def save_arguments(arguments: Any, project: Any) -> dict[str, Any]:
         raise InvalidInput("shared is not a boolean")
     args = {k: v for k, v in arguments.items() if k != "shared"}
     args["project"] = None if shared else project
-    return S.rpc_args("save", args)
+    return _checked(args)
+
+
+def _checked(args: dict[str, Any]) -> dict[str, Any]:
+    """The save's arguments as bridge/schemas.py's SaveArgs gives them, checked here without
+    pydantic (it and the models are a good part of what a daemon's start waits for):
+    anything SaveArgs would refuse, or that this is not sure of, is InvalidInput (a test
+    holds the two together)."""
+    text, tags, title = args.get("text"), args.get("tags"), args.get("title")
+    strength, refs, project = args.get("strength", 1.0), args.get("supersedes"), args.get("project")
+    across = args.get("across_projects", False)
+    if not (
+        _text(text, 0, L.MAX_TEXT_CHARS)
+        and (tags is None or _texts(tags, 0, L.MAX_TAGS, 0, L.MAX_TAG_CHARS))
+        and (title is None or _text(title, 1, L.MAX_TITLE_CHARS))
+        and type(strength) in (int, float)
+        and 0.0 <= strength <= 2.0  # NaN is not; infinity is out of range
+        and (refs is None or _texts(refs, 1, L.MAX_REFS, 1, L.MAX_REF_CHARS))
+        and (project is None or _text(project, 0, 100))
+        and type(across) is bool
+    ):
+        raise InvalidInput("a value this path leaves to the MCP tool")
+    return {
+        "text": text,
+        "tags": tags,
+        "title": title,
+        "strength": float(strength),
+        "supersedes": refs,
+        "project": project,
+        "across_projects": across,
+    }
+
+
+def _text(value: Any, shortest: int, longest: int) -> bool:
+    return type(value) is str and shortest <= len(value) <= longest
+
+
+def _texts(value: Any, fewest: int, most: int, shortest: int, longest: int) -> bool:
+    return type(value) is list and fewest <= len(value) <= most and all(_text(v, shortest, longest) for v in value)
 
 
 def tool_result(svc: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
     """The MCP CallToolResult of save_memory, as the MCP app would send it."""
     try:
         try:
-            value = fit(tool_answer(svc.save(**kwargs)), ANSWER_CHARS)
+            value = tool_answer(svc.save(**kwargs))
+            if len(json.dumps(value)) > ANSWER_CHARS:  # mcp_results.answer_chars; a save's answer is small
+                from .mcp_results import fit
+
+                value = fit(value, ANSWER_CHARS)
         except OSError as exc:  # a storage fault the engine did not name (as mcp_server.run does)
             err = engine_error(exc)
             if isinstance(err, MnemovaultError):
@@ -73,8 +112,29 @@ def tool_result(svc: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
             raise
     except MnemovaultError as exc:
         return {"content": [{"type": "text", "text": tool_message(exc)}], "isError": True}
-    text = pydantic_core.to_json(value, fallback=str).decode()  # fastmcp's text of a structured answer
+    text = json_text(value)
     return {"content": [{"type": "text", "text": text}], "structuredContent": value, "isError": False}
+
+
+def json_text(value: Any) -> str:
+    """fastmcp's text of a structured answer (pydantic_core.to_json), written by the standard
+    library where the two agree: every value but a float that either would write with an
+    exponent (1e-05 against 1e-5), which goes to pydantic_core."""
+    if _plain_floats(value):
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    import pydantic_core
+
+    return pydantic_core.to_json(value, fallback=str).decode()
+
+
+def _plain_floats(value: Any) -> bool:
+    if isinstance(value, float):
+        return value == 0.0 or 1e-4 <= abs(value) < 1e15
+    if isinstance(value, dict):
+        return all(_plain_floats(v) for v in value.values())
+    if isinstance(value, list):
+        return all(_plain_floats(v) for v in value)
+    return True
 
 
 class EarlyServer:

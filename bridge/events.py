@@ -11,7 +11,7 @@ import logging
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
-from .operations import finite
+from .answers import finite
 
 log = logging.getLogger("mnemovault.bridge")
 PING_SECONDS = 15.0

@@ -21,8 +21,8 @@ from starlette.routing import Route
 from vault_sync.errors import InvalidInput, MnemovaultError
 
 from . import schemas as S
+from .answers import plain
 from .errors import error_body
-from .operations import plain
 
 KINDS = ("gc", "promote", "sync", "consolidate")
 KEEP_FINISHED = 20
