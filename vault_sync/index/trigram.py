@@ -17,9 +17,9 @@ characters.
 
 from __future__ import annotations
 
-import re
 import sqlite3
 
+from ..lazy_re import LazyPattern
 from .fragments import marks
 
 # Han, kana, hangul, bopomofo; Thai, Lao, Tibetan, Myanmar, Khmer, Tai Tham, Balinese,
@@ -32,8 +32,8 @@ _RANGES = (
     "\u3400-\u4dbf\u4e00-\u9fff\ua960-\ua97f\ua980-\ua9df\uaa80-\uaadf\uac00-\ud7af\ud7b0-\ud7ff"
     "\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f"
 )
-_CHAR = re.compile(f"[{_RANGES}]")
-_RUN = re.compile(f"[{_RANGES}]+")
+_CHAR = LazyPattern(f"[{_RANGES}]")
+_RUN = LazyPattern(f"[{_RANGES}]+")
 MAX_GRAMS = 48  # per query: a long sentence is sampled evenly
 
 
@@ -51,8 +51,8 @@ def runs(text: str) -> list[str]:
     return out
 
 
-_SPAN = re.compile(f"[{_RANGES}]+(?:[ \t]+[{_RANGES}]+)+")
-_STRETCH = re.compile(f"[{_RANGES}]+(?:[ \t]+[{_RANGES}]+)*")
+_SPAN = LazyPattern(f"[{_RANGES}]+(?:[ \t]+[{_RANGES}]+)+")
+_STRETCH = LazyPattern(f"[{_RANGES}]+(?:[ \t]+[{_RANGES}]+)*")
 
 
 def spans(text: str) -> list[str]:
