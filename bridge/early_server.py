@@ -17,9 +17,9 @@ import hmac
 import json
 import logging
 import os
+import socketserver
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -145,8 +145,7 @@ class EarlyServer:
         self.svc, self.token, self.root = svc, token, root
         self.file = early_file(root)
         handler = type("Handler", (_Handler,), {"early": self})
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self.httpd.daemon_threads = True
+        self.httpd = _Server(("127.0.0.1", 0), handler)
         self.closing = False
         self.arrived = threading.Event()  # a first request came
         self.busy = threading.Lock()  # held while a save runs
@@ -181,31 +180,77 @@ class EarlyServer:
         self.httpd.server_close()
 
 
-class _Handler(BaseHTTPRequestHandler):
-    early: EarlyServer
-    protocol_version = "HTTP/1.1"
+REASONS = {
+    200: "OK",
+    400: "Bad Request",
+    401: "Unauthorized",
+    404: "Not Found",
+    405: "Method Not Allowed",
+    409: "Conflict",
+}
+MAX_LINE = 8192  # a request line or a header line
+MAX_HEADERS = 64
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
-        pass  # the daemon's log names what matters; no access log
+
+class _Server(socketserver.ThreadingTCPServer):
+    # not http.server's: it imports the email package and looks up this host's name (a DNS
+    # query) before it listens, which a relay's first save waited for; one request per connection
+    daemon_threads = True
+    allow_reuse_address = False
+
+
+class _Handler(socketserver.StreamRequestHandler):
+    early: EarlyServer
+    timeout = 60  # a client that stops mid-request does not hold a thread for ever
 
     def _send(self, status: int, body: Any) -> None:
         data = json.dumps(body, ensure_ascii=False).encode("utf-8")
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        head = (
+            f"HTTP/1.1 {status} {REASONS[status]}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(data)}\r\nConnection: close\r\n\r\n"
+        )
+        self.wfile.write(head.encode("ascii") + data)
 
-    def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
-        auth = self.headers.get("Authorization", "")
+    def _request(self) -> tuple[str, str, dict[str, str]] | None:
+        """(method, path, headers by lower-case name) of the request read; None: malformed."""
+        line = self.rfile.readline(MAX_LINE + 1)
+        parts = line.decode("latin-1").split()
+        if len(line) > MAX_LINE or len(parts) != 3 or not parts[2].startswith("HTTP/1."):
+            return None
+        headers: dict[str, str] = {}
+        for _ in range(MAX_HEADERS + 1):
+            raw = self.rfile.readline(MAX_LINE + 1)
+            if raw in (b"\r\n", b"\n"):
+                return parts[0], parts[1], headers
+            name, colon, value = raw.decode("latin-1").partition(":")
+            if len(raw) > MAX_LINE or not colon or not raw.endswith(b"\n"):
+                return None
+            headers[name.strip().lower()] = value.strip()
+        return None
+
+    def handle(self) -> None:
+        try:
+            request = self._request()
+            if request is None:
+                self._send(400, {"error": "bad request"})
+            else:
+                self._answer(*request)
+        except OSError:
+            pass  # the client went away
+
+    def _answer(self, method: str, path: str, headers: dict[str, str]) -> None:
+        if method != "POST":
+            self._send(405, {"error": "method not allowed"})
+            return
+        auth = headers.get("authorization", "")
         if not hmac.compare_digest(auth.encode("utf-8"), f"Bearer {self.early.token}".encode("utf-8")):
             self._send(401, {"error": "unauthorized"})
             return
-        if self.path != PATH:
+        if path != PATH:
             self._send(404, {"error": "not found"})
             return
         try:
-            length = int(self.headers.get("Content-Length") or "0")
+            length = int(headers.get("content-length") or "0")
         except ValueError:
             length = -1
         if not 0 < length <= MAX_BODY_BYTES:
