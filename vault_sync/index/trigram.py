@@ -45,7 +45,9 @@ def needs(text: str) -> bool:
 def runs(text: str) -> list[str]:
     """The query's runs of such characters, in order, without repeats."""
     out: list[str] = []
-    for run in _RUN.findall(text or ""):
+    if not text or text.isascii():  # none of these scripts is ASCII: the usual query needs no pattern
+        return out
+    for run in _RUN.findall(text):
         if run not in out:
             out.append(run)
     return out
@@ -59,7 +61,9 @@ def spans(text: str) -> list[str]:
     """Stretches of two or more runs separated only by spaces (Korean and Thai write spaces
     between words or phrases), each with single spaces, without repeats."""
     out: list[str] = []
-    for span in _SPAN.findall(text or ""):
+    if not text or text.isascii():
+        return out
+    for span in _SPAN.findall(text):
         span = " ".join(span.split())
         if span not in out:
             out.append(span)
