@@ -271,3 +271,23 @@ def test_a_save_after_the_daemon_died_mid_call_starts_it_again_without_waiting_f
     assert saved.structured_content["saved"] is True
     assert _early_answers(home) == 0  # the daemon started again through the normal path
     assert second not in (None, first)
+
+
+def test_a_relay_starts_the_daemon_before_its_own_imports_and_waits_for_that_one(vault, tmp_path, monkeypatch):
+    from bridge import daemon_start
+
+    home = tmp_path / "home"
+    for key, value in child_env(home).items():
+        monkeypatch.setenv(key, value)
+    folder = vault.resolve()
+    daemon_start.prestart(folder)
+    child = daemon_start._started[folder]
+    try:
+        info = daemon_start.ensure_daemon(folder, 120)
+        assert info["pid"] == child.pid and folder not in daemon_start._started  # no second daemon
+        daemon_start.prestart(folder)  # one serves: nothing started
+        assert folder not in daemon_start._started
+    finally:
+        daemon_start._started.pop(folder, None)
+        child.terminate()  # our own child here: reaped, not left a zombie that still looks alive
+        child.wait(60)
