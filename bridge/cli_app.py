@@ -14,8 +14,8 @@ import typer
 
 from vault_sync.errors import MnemovaultError
 
+from .answers import finite
 from .errors import cli_failure
-from .operations import finite
 
 app = typer.Typer(
     add_completion=False,

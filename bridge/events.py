@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, AsyncIterator
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
-from .operations import finite
+from .answers import finite
 
 if TYPE_CHECKING:
     from vault_sync.service import MemoryService

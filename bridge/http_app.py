@@ -22,12 +22,12 @@ from vault_sync.errors import InvalidInput, MnemovaultError
 from vault_sync.limits import MAX_BODY_BYTES, MAX_QUERY_STRING_BYTES, quote
 
 from . import schemas as S
+from .answers import finite, plain
 from .declarations import TABLE, route_run, rpc_args
 from .errors import error_body, http_status
 from .events import events
 from .http_jobs import job_routes
 from .mcp_errors import plain_transport_errors
-from .operations import finite, plain
 from .version import version
 
 log = logging.getLogger("mnemovault.bridge")

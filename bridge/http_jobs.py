@@ -23,8 +23,8 @@ from starlette.routing import Route
 from vault_sync.errors import InvalidInput, MnemovaultError
 
 from . import schemas as S
+from .answers import plain
 from .errors import error_body
-from .operations import plain
 
 if TYPE_CHECKING:
     from vault_sync.service import MemoryService

@@ -20,12 +20,12 @@ from vault_sync.errors import InvalidInput, MnemovaultError, NotFound
 from vault_sync.limits import ANSWER_CHARS
 
 from . import schemas as S
+from .answers import tool_answer
 from .errors import engine_error
 from .mcp_common import bounded_status, tool_message
 from .mcp_project import SessionProjects, current
 from .mcp_results import fit
 from .mcp_tools import register_tools
-from .operations import tool_answer
 from .version import version
 
 INSTRUCTIONS = """mnemovault keeps memories as Markdown notes in the user's Obsidian vault.

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 
 def proxy_project(argv: list[str]) -> str | None:
@@ -49,6 +50,12 @@ def relay(argv: list[str]) -> bool:
     vault = proxy_vault(argv)
     if vault is None:
         return False
+    from .daemon_start import prestart
+    from .paths import not_a_vault
+
+    folder = Path(vault).expanduser().resolve()  # as run_proxy resolves it
+    if not_a_vault(folder) is None:  # else run_proxy says what is wrong, and starts nothing
+        prestart(folder)
     from .mcp_proxy import run_proxy
 
     try:
@@ -81,8 +88,6 @@ def daemon(argv: list[str]) -> bool:
     found = daemon_vault(argv)
     if found is None:
         return False
-    from pathlib import Path
-
     from .errors import cli_failure
     from .server import serve
 

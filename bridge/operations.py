@@ -3,36 +3,14 @@ the loaded model); otherwise they open the engine directly."""
 
 from __future__ import annotations
 
-import json
-import math
 from pathlib import Path
 from typing import Any
 
+from .answers import plain
 from .declarations import RPC_ARGS, rpc_args
 
 # operations a CLI command may run, by name -> MemoryService method (each with its schema)
 OPERATIONS = frozenset(RPC_ARGS)
-
-
-def plain(result: Any) -> Any:
-    return result.to_dict() if hasattr(result, "to_dict") else result
-
-
-def tool_answer(value: Any) -> Any:
-    """An operation's result as an MCP tool sends it: plain, finite, strict JSON values."""
-    return json.loads(json.dumps(finite(plain(value)), default=str, allow_nan=False))
-
-
-def finite(value: Any) -> Any:
-    """`value` with every non-finite float (a person's `decay_score: .inf`, an overflow) as None:
-    what every front end prints or sends is strict JSON (json.dumps would write `Infinity`)."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {k: finite(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [finite(v) for v in value]
-    return value
 
 
 def run_local(svc: Any, op: str, args: dict[str, Any]) -> Any:

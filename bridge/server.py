@@ -161,8 +161,6 @@ def _serve(svc: MemoryService, port: int | None, log_path: Path, lock: VaultLock
         report["updated"],
         report["removed"],
     )
-    svc.start_watcher()
-    svc.runtime.hold_lease(config_dir(), version=version())
     # a stop asked for before uvicorn serves (it has its own handlers while it does) is kept
     # for it; uvicorn re-raises the signal it caught once it has stopped, harmless with these
     stopping = threading.Event()
@@ -174,6 +172,11 @@ def _serve(svc: MemoryService, port: int | None, log_path: Path, lock: VaultLock
     early.start()
     early.give_way()
     try:
+        # after the first save: the watcher and the lease are not needed for it, and a sync
+        # once the watcher runs takes in what changed since the one above
+        svc.start_watcher()
+        svc.sync()
+        svc.runtime.hold_lease(config_dir(), version=version())
         _serve_all(svc, port, log_path, lock, idle_exit, token, early, stopping)
     finally:
         early.close()

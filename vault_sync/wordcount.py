@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from .lazy_re import LazyPattern
+
 # Han, kana, bopomofo (and their compatibility and extension blocks): about two per word.
 _WIDE_RANGES = (
     "\u2e80-\u2fdf\u3005-\u3007\u3021-\u3029\u3041-\u309f\u30a1-\u30ff\u3105-\u312f\u31a0-\u31bf\u31f0-\u31ff"
@@ -22,10 +24,10 @@ _WIDE_RANGES = (
 _SOUTHEAST_RANGES = "\u0e00-\u0e7f\u0e80-\u0eff\u0f00-\u0fff\u1000-\u109f\u1780-\u17ff\u1a20-\u1aaf\uaa80-\uaadf"
 _HANGUL_RANGES = "\u1100-\u11ff\u3131-\u318e\ua960-\ua97f\uac00-\ud7af\ud7b0-\ud7ff"
 
-_WIDE = re.compile(f"[{_WIDE_RANGES}]")
-_SOUTHEAST = re.compile(f"[{_SOUTHEAST_RANGES}]")
-_HANGUL = re.compile(f"[{_HANGUL_RANGES}]")
-_UNSPACED = re.compile(f"[{_WIDE_RANGES}{_SOUTHEAST_RANGES}]")
+_WIDE = LazyPattern(f"[{_WIDE_RANGES}]")
+_SOUTHEAST = LazyPattern(f"[{_SOUTHEAST_RANGES}]")
+_HANGUL = LazyPattern(f"[{_HANGUL_RANGES}]")
+_UNSPACED = LazyPattern(f"[{_WIDE_RANGES}{_SOUTHEAST_RANGES}]")
 
 _CLAUSE_MARK = re.compile("(?<=[，、,；;：:])")  # split after each mark, keeping it
 
@@ -68,7 +70,7 @@ def first_words(text: str, n: int) -> str:
     for token in text.split():
         if left <= 0:
             break
-        unspaced = _UNSPACED.search(token) is not None
+        unspaced = not token.isascii() and _UNSPACED.search(token) is not None
         size = words(token) if unspaced else 1.0
         if size <= left or not unspaced:
             out.append(token)
@@ -96,4 +98,4 @@ def first_words(text: str, n: int) -> str:
 
 def has_unspaced(text: str) -> bool:
     """Does `text` hold a script written without spaces between words (Han, kana, Thai...)?"""
-    return _UNSPACED.search(text) is not None
+    return not text.isascii() and _UNSPACED.search(text) is not None  # the scripts are not ASCII

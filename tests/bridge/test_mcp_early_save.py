@@ -10,6 +10,7 @@ import http.client
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -165,6 +166,36 @@ def test_the_early_server_takes_only_what_it_answers_as_the_tool_would(vault, tm
         assert not early_file(vault).exists()
 
 
+def _raw(port: int, data: bytes) -> bytes:
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+        sock.sendall(data)
+        chunks = []
+        while chunk := sock.recv(65536):
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def test_the_early_server_answers_a_malformed_request_and_goes_on(vault, tmp_path):
+    token = "t" * 40
+    with open_service(vault) as svc:
+        early = EarlyServer(svc, token, vault)
+        early.start()
+        try:
+            port = early.httpd.server_address[1]
+            assert _raw(port, b"nonsense\r\n\r\n").startswith(b"HTTP/1.1 400 ")
+            assert _raw(port, b"POST / HTTP/1.1\r\n" + b"X-A: b\r\n" * 100 + b"\r\n").startswith(b"HTTP/1.1 400 ")
+            assert _raw(port, b"POST / HTTP/1.1\r\nX: " + b"a" * 9000 + b"\r\n\r\n").startswith(b"HTTP/1.1 400 ")
+            assert _raw(port, b"GET /early/save_memory HTTP/1.1\r\n\r\n").startswith(b"HTTP/1.1 405 ")
+            body = json.dumps({"arguments": {"text": "Larches turn gold in October"}}).encode()
+            head = f"POST {PATH} HTTP/1.1\r\nauthorization: Bearer {token}\r\ncontent-length: {len(body)}\r\n\r\n"
+            answer = _raw(port, head.encode() + body)
+            status, _, rest = answer.partition(b"\r\n")
+            assert status == b"HTTP/1.1 200 OK"
+            assert json.loads(rest.partition(b"\r\n\r\n")[2])["structuredContent"]["saved"] is True
+        finally:
+            early.close()
+
+
 def test_a_daemon_asked_to_stop_while_it_starts_stops_cleanly(vault, tmp_path):
     home = tmp_path / "home"
     env = child_env(home)
@@ -240,3 +271,23 @@ def test_a_save_after_the_daemon_died_mid_call_starts_it_again_without_waiting_f
     assert saved.structured_content["saved"] is True
     assert _early_answers(home) == 0  # the daemon started again through the normal path
     assert second not in (None, first)
+
+
+def test_a_relay_starts_the_daemon_before_its_own_imports_and_waits_for_that_one(vault, tmp_path, monkeypatch):
+    from bridge import daemon_start
+
+    home = tmp_path / "home"
+    for key, value in child_env(home).items():
+        monkeypatch.setenv(key, value)
+    folder = vault.resolve()
+    daemon_start.prestart(folder)
+    child = daemon_start._started[folder]
+    try:
+        info = daemon_start.ensure_daemon(folder, 120)
+        assert info["pid"] == child.pid and folder not in daemon_start._started  # no second daemon
+        daemon_start.prestart(folder)  # one serves: nothing started
+        assert folder not in daemon_start._started
+    finally:
+        daemon_start._started.pop(folder, None)
+        child.terminate()  # our own child here: reaped, not left a zombie that still looks alive
+        child.wait(60)

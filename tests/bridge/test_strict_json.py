@@ -7,10 +7,10 @@ import json
 
 import pytest
 
+from bridge.answers import finite
 from bridge.cli_app import emit
 from bridge.events import frame
 from bridge.http_app import _json
-from bridge.operations import finite
 
 ODD = {"score": float("inf"), "items": [{"priority": float("nan")}, -float("inf")], "kept": 0.5, "n": 3}
 

@@ -84,9 +84,9 @@ def test_missing_vault_and_index_inside_vault(tmp_path, empty_vault):
 
 
 def test_every_setting_has_an_env_var(empty_vault, monkeypatch):
-    from vault_sync.settings import Settings
+    from vault_sync.settings_model import SettingsModel
 
-    for name, field in Settings.model_fields.items():
+    for name, field in SettingsModel.model_fields.items():
         if name == "vault" or field.annotation in (bool,):
             continue
         value = field.default
@@ -108,9 +108,9 @@ def test_a_vault_config_sets_only_how_memories_fade_and_move(vault, caplog, monk
 
     from conftest import make_service
 
-    from vault_sync.settings import VAULT_SETTINGS, Settings
+    from vault_sync.settings import FIELDS, VAULT_SETTINGS
 
-    assert VAULT_SETTINGS <= set(Settings.model_fields)
+    assert VAULT_SETTINGS <= set(FIELDS)
     _config(
         vault,
         'stm_dir = "Daily"\nembedding_model = "someone/else"\nmax_note_bytes = 1\n'

@@ -5,6 +5,7 @@ files equal to it; dependency ranges with the tested set in .ci/constraints.txt.
 from __future__ import annotations
 
 import asyncio
+import importlib.metadata
 import json
 import re
 import shutil
@@ -83,7 +84,7 @@ def test_version_prefers_the_checkouts_pyproject_then_the_metadata(tmp_path, mon
             '[project]\nname = "another"\nversion = "1.0.0"\n', encoding="utf-8"
         )  # not ours: the metadata's
         version_module.version.cache_clear()
-        monkeypatch.setattr(version_module.metadata, "version", lambda dist: {"mnemovault": "6.0.0"}[dist])
+        monkeypatch.setattr(importlib.metadata, "version", lambda dist: {"mnemovault": "6.0.0"}[dist])
         assert version_module.version() == "6.0.0"
         monkeypatch.setattr(version_module, "PYPROJECT", tmp_path / "absent.toml")  # an installed wheel
         version_module.version.cache_clear()

@@ -17,9 +17,9 @@ characters.
 
 from __future__ import annotations
 
-import re
 import sqlite3
 
+from ..lazy_re import LazyPattern
 from .fragments import marks
 
 # Han, kana, hangul, bopomofo; Thai, Lao, Tibetan, Myanmar, Khmer, Tai Tham, Balinese,
@@ -32,8 +32,8 @@ _RANGES = (
     "\u3400-\u4dbf\u4e00-\u9fff\ua960-\ua97f\ua980-\ua9df\uaa80-\uaadf\uac00-\ud7af\ud7b0-\ud7ff"
     "\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f"
 )
-_CHAR = re.compile(f"[{_RANGES}]")
-_RUN = re.compile(f"[{_RANGES}]+")
+_CHAR = LazyPattern(f"[{_RANGES}]")
+_RUN = LazyPattern(f"[{_RANGES}]+")
 MAX_GRAMS = 48  # per query: a long sentence is sampled evenly
 
 
@@ -45,21 +45,25 @@ def needs(text: str) -> bool:
 def runs(text: str) -> list[str]:
     """The query's runs of such characters, in order, without repeats."""
     out: list[str] = []
-    for run in _RUN.findall(text or ""):
+    if not text or text.isascii():  # none of these scripts is ASCII: the usual query needs no pattern
+        return out
+    for run in _RUN.findall(text):
         if run not in out:
             out.append(run)
     return out
 
 
-_SPAN = re.compile(f"[{_RANGES}]+(?:[ \t]+[{_RANGES}]+)+")
-_STRETCH = re.compile(f"[{_RANGES}]+(?:[ \t]+[{_RANGES}]+)*")
+_SPAN = LazyPattern(f"[{_RANGES}]+(?:[ \t]+[{_RANGES}]+)+")
+_STRETCH = LazyPattern(f"[{_RANGES}]+(?:[ \t]+[{_RANGES}]+)*")
 
 
 def spans(text: str) -> list[str]:
     """Stretches of two or more runs separated only by spaces (Korean and Thai write spaces
     between words or phrases), each with single spaces, without repeats."""
     out: list[str] = []
-    for span in _SPAN.findall(text or ""):
+    if not text or text.isascii():
+        return out
+    for span in _SPAN.findall(text):
         span = " ".join(span.split())
         if span not in out:
             out.append(span)

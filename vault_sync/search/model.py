@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..engine import Engine
-from ..settings import DEFAULT_MODEL
+from ..settings_fields import DEFAULT_MODEL
 from .turns import Turns
 
 if TYPE_CHECKING:
