@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import typer
+from pydantic import BaseModel
 
 from vault_sync.errors import MnemovaultError
 
@@ -41,6 +42,16 @@ def reflow_help(group: typer.Typer) -> None:
     for sub in group.registered_groups:
         if sub.typer_instance is not None:
             reflow_help(sub.typer_instance)
+
+
+def described(model: type[BaseModel], field: str) -> str:
+    """The description of `field` in an operation's argument model (bridge/schemas.py): the text an
+    assistant reads over MCP and /api/rpc, used as the option's --help so the two cannot drift
+    (tests/bridge/test_cli_help_shared.py). One paragraph: help is reflowed."""
+    text = model.model_fields[field].description
+    if not text:
+        raise TypeError(f"{model.__name__}.{field} has no description to share with --help")
+    return text
 
 
 VaultOpt = typer.Option(

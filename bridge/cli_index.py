@@ -8,7 +8,8 @@ from typing import Optional
 import typer
 
 from . import output
-from .cli_app import JsonOpt, VaultOpt, app, emit, run
+from . import schemas as S
+from .cli_app import JsonOpt, VaultOpt, app, described, emit, run
 
 
 @app.command()
@@ -34,9 +35,7 @@ def sync(
 def sweep(
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
-    full: bool = typer.Option(
-        False, "--full", help="Refresh every written score that moved now, not once per score_refresh_hours."
-    ),
+    full: bool = typer.Option(False, "--full", help=described(S.SweepArgs, "full")),
 ) -> None:
     """Recompute decay scores in STM; write back what is due (used, new state, or older than score_refresh_hours)."""
     from .operations import call
@@ -60,8 +59,8 @@ def links(
     dangling: bool = typer.Option(
         False, "--dangling", help="List the links that resolve to nothing (the only listing for now)."
     ),
-    limit: int = typer.Option(100, "--limit", min=1, max=1000, help="Links per page."),
-    offset: int = typer.Option(0, "--offset", min=0, help="Skip this many links (the page's start)."),
+    limit: int = typer.Option(100, "--limit", min=1, max=1000, help=described(S.DanglingArgs, "limit")),
+    offset: int = typer.Option(0, "--offset", min=0, help=described(S.DanglingArgs, "offset")),
     as_json: bool = JsonOpt,
 ) -> None:
     """Links in the vault: `--dangling` lists every link that resolves to nothing, a page at a time."""

@@ -10,9 +10,9 @@ from typing import Any, List, Optional
 import typer
 
 from vault_sync.errors import InvalidInput
-from vault_sync.limits import MAX_LIMIT
 
 from . import output
+from . import schemas as S
 from .cli_app import (
     AllProjectsOpt,
     JsonOpt,
@@ -21,6 +21,7 @@ from .cli_app import (
     VaultOpt,
     app,
     cli_project,
+    described,
     emit,
     project_args,
     run,
@@ -52,8 +53,8 @@ def _moves(result: dict[str, Any], key: str) -> None:
 def save(
     text: Optional[str] = typer.Argument(None, help="The memory; read from stdin when omitted."),
     tags: Optional[str] = TagsOpt,
-    title: Optional[str] = typer.Option(None, "--title", help="Title (and file name); else the first words."),
-    strength: float = typer.Option(1.0, "--strength", help="0.0-2.0"),
+    title: Optional[str] = typer.Option(None, "--title", help=described(S.SaveArgs, "title")),
+    strength: float = typer.Option(1.0, "--strength", help=described(S.SaveArgs, "strength")),
     supersedes: Optional[List[str]] = typer.Option(
         None, "--supersedes", help="A memory (id or path) this one replaces; repeatable."
     ),
@@ -105,8 +106,8 @@ def save(
 
 @app.command()
 def brief(
-    topic: Optional[str] = typer.Argument(None, help="What the conversation is about (optional)."),
-    max_tokens: int = typer.Option(800, "--max-tokens", help="Budget, 4 characters a token (40-100000)."),
+    topic: Optional[str] = typer.Argument(None, help=described(S.BriefArgs, "topic")),
+    max_tokens: int = typer.Option(800, "--max-tokens", help=described(S.BriefArgs, "max_tokens")),
     project: Optional[str] = ProjectOpt,
     all_projects: bool = AllProjectsOpt,
     vault: Optional[Path] = VaultOpt,
@@ -125,9 +126,11 @@ def brief(
 
 @app.command()
 def supersede(
-    old: str = typer.Argument(..., help="The memory that no longer holds (id or path)."),
-    by: str = typer.Option(..., "--by", help="The memory that replaces it (id or path)."),
-    across_projects: bool = typer.Option(False, "--across-projects", help="Allow the two to be of different projects."),
+    old: str = typer.Argument(..., help=described(S.SupersedeArgs, "old")),
+    by: str = typer.Option(..., "--by", help=described(S.SupersedeArgs, "by")),
+    across_projects: bool = typer.Option(
+        False, "--across-projects", help=described(S.SupersedeArgs, "across_projects")
+    ),
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
 ) -> None:
@@ -142,8 +145,8 @@ def supersede(
 
 @app.command()
 def touch(
-    ref: str = typer.Argument(..., help="Memory id or path."),
-    boost: bool = typer.Option(False, "--boost", help="Also strength +0.1."),
+    ref: str = typer.Argument(..., help=described(S.TouchArgs, "ref")),
+    boost: bool = typer.Option(False, "--boost", help=described(S.TouchArgs, "boost")),
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
 ) -> None:
@@ -169,7 +172,7 @@ def _pin_line(r: dict[str, Any]) -> None:
 
 @app.command()
 def pin(
-    ref: str = typer.Argument(..., help="Memory id or path."),
+    ref: str = typer.Argument(..., help=described(S.RefArgs, "ref")),
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
 ) -> None:
@@ -179,7 +182,7 @@ def pin(
 
 @app.command()
 def unpin(
-    ref: str = typer.Argument(..., help="Memory id or path."),
+    ref: str = typer.Argument(..., help=described(S.UnpinArgs, "ref")),
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
 ) -> None:
@@ -189,7 +192,7 @@ def unpin(
 
 @app.command()
 def observe(
-    refs: List[str] = typer.Argument(..., help="Memory ids or paths used together."),
+    refs: List[str] = typer.Argument(..., help=described(S.ObserveArgs, "refs")),
     context_tags: Optional[str] = typer.Option(None, "--context-tags", help="Tags of the context of use."),
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
@@ -208,9 +211,9 @@ def observe(
 
 @app.command()
 def thread(
-    ref: str = typer.Argument(..., help="A memory said in a conversation: id or path."),
-    before: int = typer.Option(5, "--before", "-b", help="Turns said before it (0-50)."),
-    after: int = typer.Option(5, "--after", "-a", help="Turns said after it (0-50)."),
+    ref: str = typer.Argument(..., help=described(S.ThreadArgs, "ref")),
+    before: int = typer.Option(5, "--before", "-b", help=described(S.ThreadArgs, "before")),
+    after: int = typer.Option(5, "--after", "-a", help=described(S.ThreadArgs, "after")),
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
 ) -> None:
@@ -232,10 +235,8 @@ def thread(
 @app.command()
 def review(
     ref: Optional[str] = typer.Argument(None, help="With --grade: the memory reviewed (id or path)."),
-    grade: Optional[str] = typer.Option(
-        None, "--grade", help="remember (keep it alive, never past the promote threshold) or fade."
-    ),
-    limit: int = typer.Option(20, "--limit", "-n", help="Memories in the queue to list (1-200)."),
+    grade: Optional[str] = typer.Option(None, "--grade", help=described(S.ReviewMemoryArgs, "grade")),
+    limit: int = typer.Option(20, "--limit", "-n", help=described(S.ReviewArgs, "limit")),
     project: Optional[str] = ProjectOpt,
     all_projects: bool = AllProjectsOpt,
     vault: Optional[Path] = VaultOpt,
@@ -270,10 +271,10 @@ def review(
 
 @app.command()
 def recent(
-    since: Optional[str] = typer.Option(None, "--since", help="Created at or after: ISO date or duration (7d)."),
-    limit: int = typer.Option(20, "--limit", "-n", help="1-200"),
-    offset: int = typer.Option(0, "--offset", min=0, help="Skip this many memories (the page's start)."),
-    scope: str = typer.Option("memories", "--scope", help="memories | stm | ltm | archive | all"),
+    since: Optional[str] = typer.Option(None, "--since", help=described(S.RecentArgs, "since")),
+    limit: int = typer.Option(20, "--limit", "-n", help=described(S.RecentArgs, "limit")),
+    offset: int = typer.Option(0, "--offset", min=0, help=described(S.RecentArgs, "offset")),
+    scope: str = typer.Option("memories", "--scope", help=described(S.RecentArgs, "scope")),
     project: Optional[str] = ProjectOpt,
     all_projects: bool = AllProjectsOpt,
     vault: Optional[Path] = VaultOpt,
@@ -335,10 +336,8 @@ def gc(
         False, "--apply", help="Archive the candidates (without it: a preview, as on every front end)."
     ),
     dry_run: bool = typer.Option(False, "--dry-run", help="Preview only (the default; kept for old scripts)."),
-    delete: bool = typer.Option(False, "--delete", help="With --apply: move to Obsidian's .trash instead of Archive."),
-    limit: Optional[int] = typer.Option(
-        None, "--limit", "-n", help=f"With --apply: archive at most this many (1-{MAX_LIMIT}), lowest score first."
-    ),
+    delete: bool = typer.Option(False, "--delete", help=described(S.GcArgs, "delete")),
+    limit: Optional[int] = typer.Option(None, "--limit", "-n", help=described(S.GcArgs, "limit")),
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
 ) -> None:
@@ -354,7 +353,7 @@ def gc(
 
 @app.command()
 def archive(
-    ref: str = typer.Argument(..., help="The memory: id or path."),
+    ref: str = typer.Argument(..., help=described(S.RefArgs, "ref")),
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
 ) -> None:
@@ -370,7 +369,7 @@ def archive(
 
 @app.command()
 def restore(
-    ref: str = typer.Argument(..., help="The archived memory: id or path."),
+    ref: str = typer.Argument(..., help=described(S.RestoreArgs, "ref")),
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
 ) -> None:
@@ -386,11 +385,9 @@ def restore(
 
 @app.command()
 def relate(
-    a: str = typer.Argument(..., help="One memory or note: id or path."),
-    b: str = typer.Argument(..., help="The other one."),
-    rel_type: str = typer.Option(
-        "related", "--type", help="The frontmatter key in A that holds the link (lower-case letters, digits, _)."
-    ),
+    a: str = typer.Argument(..., help=described(S.RelateArgs, "a")),
+    b: str = typer.Argument(..., help=described(S.RelateArgs, "b")),
+    rel_type: str = typer.Option("related", "--type", help=described(S.RelateArgs, "rel_type")),
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
 ) -> None:

@@ -12,27 +12,38 @@ import typer
 from vault_sync.errors import InvalidInput
 
 from . import output
-from .cli_app import AllProjectsOpt, JsonOpt, ProjectOpt, TagsOpt, VaultOpt, app, emit, project_args, run, tag_list
+from . import schemas as S
+from .cli_app import (
+    AllProjectsOpt,
+    JsonOpt,
+    ProjectOpt,
+    TagsOpt,
+    VaultOpt,
+    app,
+    described,
+    emit,
+    project_args,
+    run,
+    tag_list,
+)
 from .operations import call
 from .operations import search as search_op
 
 
 @app.command()
 def search(
-    query: str = typer.Argument(..., help="What to look for, in your own words."),
-    limit: int = typer.Option(10, "--limit", "-n", help="1-200"),
-    scope: str = typer.Option("all", "--scope", help="all | stm | ltm | memories | notes | archive"),
+    query: str = typer.Argument(..., help=described(S.SearchArgs, "query")),
+    limit: int = typer.Option(10, "--limit", "-n", help=described(S.SearchArgs, "limit")),
+    scope: str = typer.Option("all", "--scope", help=described(S.SearchArgs, "scope")),
     tags: Optional[str] = TagsOpt,
-    since: Optional[str] = typer.Option(None, "--since", help="Created at or after: ISO date or duration (7d)."),
-    until: Optional[str] = typer.Option(None, "--until", help="Created at or before: ISO date or duration."),
-    used_since: Optional[str] = typer.Option(None, "--used-since", help="Last used at or after: ISO date or duration."),
+    since: Optional[str] = typer.Option(None, "--since", help=described(S.SearchArgs, "since")),
+    until: Optional[str] = typer.Option(None, "--until", help=described(S.SearchArgs, "until")),
+    used_since: Optional[str] = typer.Option(None, "--used-since", help=described(S.SearchArgs, "used_since")),
     include_superseded: bool = typer.Option(
-        False, "--include-superseded", help="Also show memories a newer one replaced."
+        False, "--include-superseded", help=described(S.SearchArgs, "include_superseded")
     ),
     include_archived: Optional[bool] = typer.Option(
-        None,
-        "--include-archived/--no-include-archived",
-        help="Also show archived memories (default: only with --since, --until or --used-since).",
+        None, "--include-archived/--no-include-archived", help=described(S.SearchArgs, "include_archived")
     ),
     project: Optional[str] = ProjectOpt,
     all_projects: bool = AllProjectsOpt,
@@ -91,9 +102,7 @@ def embed(
 
 @app.command()
 def cluster(
-    threshold: float = typer.Option(
-        0.83, "--threshold", help="Cosine similarity two memories need to share a cluster (0-1)."
-    ),
+    threshold: float = typer.Option(0.83, "--threshold", help=described(S.ClusterArgs, "threshold")),
     project: Optional[str] = ProjectOpt,
     all_projects: bool = AllProjectsOpt,
     vault: Optional[Path] = VaultOpt,
@@ -116,8 +125,8 @@ def cluster(
 
 @app.command()
 def consolidate(
-    ids: List[str] = typer.Argument(..., help="Memory ids or paths (or one cluster id)."),
-    apply: bool = typer.Option(False, "--apply", help="Write the merged note and archive the originals."),
+    ids: List[str] = typer.Argument(..., help=described(S.ConsolidateArgs, "ids")),
+    apply: bool = typer.Option(False, "--apply", help=described(S.ConsolidateArgs, "apply")),
     vault: Optional[Path] = VaultOpt,
     as_json: bool = JsonOpt,
 ) -> None:

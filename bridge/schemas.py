@@ -75,23 +75,25 @@ class Args(BaseModel):
 class SaveArgs(Args):
     text: Text
     tags: Tags | None = None
-    title: Title | None = None
-    strength: Strength = 1.0
+    title: Annotated[Title | None, Field(description="Title (and file name); else the first words.")] = None
+    strength: Annotated[Strength, Field(description="Importance 0.0-2.0 (1 = normal).")] = 1.0
     supersedes: Refs | None = None
     project: Project | None = None
     across_projects: Flag = False
 
 
 class BriefArgs(Args):
-    topic: Query | None = None
-    max_tokens: Annotated[int, Strict(), Field(ge=40, le=100_000)] = 800
+    topic: Annotated[Query | None, Field(description="What the conversation is about (optional).")] = None
+    max_tokens: Annotated[
+        int, Strict(), Field(ge=40, le=100_000, description="Budget, 4 characters a token (40-100000).")
+    ] = 800
     project: Project | None = None
     all_projects: Flag = False
 
 
 class SupersedeArgs(Args):
-    old: Annotated[Ref, Field(description="The memory that no longer holds.")]
-    by: Annotated[Ref, Field(description="The memory that replaces it.")]
+    old: Annotated[Ref, Field(description="The memory that no longer holds (id or path).")]
+    by: Annotated[Ref, Field(description="The memory that replaces it (id or path).")]
     across_projects: Annotated[
         Flag, Field(description="Allow the two to be of different projects (refused otherwise).")
     ] = False
@@ -103,12 +105,12 @@ class TouchArgs(Args):
 
 
 class ObserveArgs(Args):
-    refs: Annotated[LooseRefs, Field(description="The memories you used.")]
+    refs: Annotated[LooseRefs, Field(description="The memories used together: ids or paths.")]
     context_tags: Annotated[Tags | None, Field(description="Tags describing the current conversation's topic.")] = None
 
 
 class ReviewArgs(Args):
-    limit: Limit = 20
+    limit: Annotated[Limit, Field(description="Memories in the queue to list (1-200).")] = 20
     project: Project | None = None
     all_projects: Flag = True  # the person's own queue: every project's unless narrowed
 
@@ -125,8 +127,11 @@ class PromoteAllArgs(Args):
 
 class GcArgs(Args):
     dry_run: Flag = True
-    delete: Flag = False
-    limit: Limit | None = None
+    delete: Annotated[Flag, Field(description="Applied: move to Obsidian's .trash instead of Archive.")] = False
+    limit: Annotated[
+        Limit | None,
+        Field(description=f"Applied: archive at most this many (1-{L.MAX_LIMIT}), lowest score first."),
+    ] = None
 
 
 class RefArgs(Args):
@@ -134,14 +139,16 @@ class RefArgs(Args):
 
 
 class DanglingArgs(Args):
-    limit: Limit = 100
-    offset: Offset = 0
+    limit: Annotated[Limit, Field(description="Links per page.")] = 100
+    offset: Annotated[Offset, Field(description="Skip this many links (the page's start).")] = 0
 
 
 class RelateArgs(Args):
-    a: Ref
-    b: Ref
-    rel_type: RelationType = "related"
+    a: Annotated[Ref, Field(description="One memory or note: id or path.")]
+    b: Annotated[Ref, Field(description="The other one: id or path.")]
+    rel_type: Annotated[
+        RelationType, Field(description="The frontmatter key in A that holds the link (lower-case letters, digits, _).")
+    ] = "related"
 
 
 class GraphArgs(Args):
@@ -149,40 +156,50 @@ class GraphArgs(Args):
 
 
 class SearchArgs(Args):
-    query: Query
-    limit: SearchLimit = 10
-    scope: Scope = "all"
+    query: Annotated[Query, Field(description="What to look for, in your own words.")]
+    limit: Annotated[SearchLimit, Field(description="Most results (1-200).")] = 10
+    scope: Annotated[Scope, Field(description="all | stm | ltm | memories | notes | archive")] = "all"
     tags: Tags | None = None
     status: Status | None = None
     since_days: Days | None = None
     blend_review: Flag = True
-    since: When | None = None
-    until: When | None = None
-    used_since: When | None = None
-    include_superseded: Flag = False
-    include_archived: Flag | None = None  # None: only a time-bounded search looks into the archive
+    since: Annotated[When | None, Field(description="Created at or after: ISO date or duration (7d).")] = None
+    until: Annotated[When | None, Field(description="Created at or before: ISO date or duration.")] = None
+    used_since: Annotated[When | None, Field(description="Last used at or after: ISO date or duration.")] = None
+    include_superseded: Annotated[Flag, Field(description="Also show memories a newer one replaced.")] = False
+    include_archived: Annotated[  # None: only a time-bounded search looks into the archive
+        Flag | None,
+        Field(description="Also show archived memories (default: only when since, until or used_since is given)."),
+    ] = None
     project: Project | None = None
     all_projects: Flag = False
 
 
 class RecentArgs(Args):
-    limit: Limit = 20
-    offset: Offset = 0
-    since: When | None = None
-    scope: Literal["memories", "stm", "ltm", "archive", "all"] = "memories"
+    limit: Annotated[Limit, Field(description="Memories in this page (1-200).")] = 20
+    offset: Annotated[Offset, Field(description="Skip this many memories (the page's start).")] = 0
+    since: Annotated[When | None, Field(description="Created at or after: ISO date or duration (7d).")] = None
+    scope: Annotated[
+        Literal["memories", "stm", "ltm", "archive", "all"],
+        Field(description="memories (short- and long-term) | stm | ltm | archive | all"),
+    ] = "memories"
     project: Project | None = None
     all_projects: Flag = False
 
 
 class ClusterArgs(Args):
-    threshold: Threshold = 0.83
+    threshold: Annotated[
+        Threshold, Field(description="Cosine similarity two memories need to share a cluster (0.5-0.99).")
+    ] = 0.83
     project: Project | None = None
     all_projects: Flag = False
 
 
 class ConsolidateArgs(Args):
-    ids: Refs
-    apply: Flag = False
+    ids: Annotated[Refs, Field(description="Memory ids or paths to merge (or one cluster id).")]
+    apply: Annotated[Flag, Field(description="Write the merged note and archive the originals (else a preview).")] = (
+        False
+    )
 
 
 class NoArgs(Args):
@@ -190,7 +207,9 @@ class NoArgs(Args):
 
 
 class SweepArgs(Args):
-    full: Flag = False
+    full: Annotated[
+        Flag, Field(description="Refresh every written score that moved now, not once per score_refresh_hours.")
+    ] = False
 
 
 class EditingArgs(Args):
@@ -209,8 +228,8 @@ class PathArgs(Args):
 
 class ThreadArgs(Args):
     ref: Annotated[Ref, Field(description="A memory said in a conversation: its id or path (e.g. a search hit).")]
-    before: Annotated[int, Strict(), Field(ge=0, le=50, description="Turns said before it to include.")] = 5
-    after: Annotated[int, Strict(), Field(ge=0, le=50, description="Turns said after it to include.")] = 5
+    before: Annotated[int, Strict(), Field(ge=0, le=50, description="Turns said before it to include (0-50).")] = 5
+    after: Annotated[int, Strict(), Field(ge=0, le=50, description="Turns said after it to include (0-50).")] = 5
 
 
 Grade = Literal["remember", "fade"]
@@ -250,7 +269,7 @@ class ArchivedValues(ReviewValues):
 
 class ReviewMemoryArgs(Args):
     ref: Ref
-    grade: Grade
+    grade: Annotated[Grade, Field(description="remember (keep it alive, never past the promote threshold) or fade.")]
 
 
 class UndoReviewArgs(Args):
@@ -260,12 +279,12 @@ class UndoReviewArgs(Args):
 
 
 class RestoreArgs(Args):
-    ref: Ref
+    ref: Annotated[Ref, Field(description="The archived memory's id or path.")]
     prior: ArchivedValues | None = None
 
 
 class UnpinArgs(Args):
-    ref: Ref
+    ref: Annotated[Ref, Field(description="The memory's id or path.")]
     prior: ReviewValues | None = None  # what pin answered: unpin is then pin's exact undo
 
 
